@@ -1,0 +1,67 @@
+// Small helpers shared by the raw socket adapters (udp, tcp).
+#pragma once
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace mwperf {
+
+inline bool make_addr(const std::string& host, uint16_t port, sockaddr_in* a) {
+  std::memset(a, 0, sizeof *a);
+  a->sin_family = AF_INET;
+  a->sin_port = htons(port);
+  return inet_pton(AF_INET, host.c_str(), &a->sin_addr) == 1;
+}
+
+inline uint16_t local_port(int fd) {
+  sockaddr_in a;
+  socklen_t l = sizeof a;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &l) != 0) return 0;
+  return ntohs(a.sin_port);
+}
+
+// Applies SO_RCVTIMEO only when it changes, so a steady timeout costs no syscall.
+class RecvTimeout {
+ public:
+  bool apply(int fd, int64_t timeout_ns) {
+    if (timeout_ns == current_) return true;
+    timeval tv;
+    tv.tv_sec = timeout_ns / 1000000000LL;
+    tv.tv_usec = (timeout_ns % 1000000000LL) / 1000;
+    if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // 0 would mean "forever"
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return false;
+    current_ = timeout_ns;
+    return true;
+  }
+
+ private:
+  int64_t current_ = -1;
+};
+
+// Asks for `want` bytes of socket buffer; returns what the kernel granted.
+inline int set_buffer(int fd, int opt, int want) {
+  setsockopt(fd, SOL_SOCKET, opt, &want, sizeof want);
+  int got = 0;
+  socklen_t l = sizeof got;
+  getsockopt(fd, SOL_SOCKET, opt, &got, &l);
+  return got;
+}
+
+inline std::string kernel_version() {
+  utsname u;
+  if (uname(&u) != 0) return "linux";
+  return std::string("linux ") + u.release;
+}
+
+inline std::string errno_text(const char* what) {
+  return std::string(what) + ": " + std::strerror(errno);
+}
+
+}  // namespace mwperf

@@ -1,0 +1,206 @@
+// Raw TCP: a length-prefixed stream (4-byte little-endian length, then the
+// message), up to 16 MiB per message. Nagle is off (TCP_NODELAY). Reads go
+// through a 256 KiB buffer so that small messages cost one syscall per batch,
+// and large bodies are read straight into the caller's buffer.
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "adapters/adapter.h"
+#include "adapters/socket_util.h"
+
+namespace mwperf {
+namespace {
+
+constexpr size_t kTcpMax = 16u << 20;
+constexpr size_t kReadBuf = 256u << 10;
+constexpr size_t kDirect = 64u << 10;  // read bodies this large straight into the caller's buffer
+constexpr int kWantBuffer = 4 << 20;
+
+class TcpAdapter final : public Adapter {
+ public:
+  TcpAdapter() : rbuf_(kReadBuf) {}
+  ~TcpAdapter() override { close(); }
+  const char* name() const override { return "tcp"; }
+  Capabilities caps() const override { return {kTcpMax, "tcp", "reliable"}; }
+  std::string version() const override { return kernel_version(); }
+  std::string effective_config() const override {
+    return "{\"tcp_nodelay\":true,\"framing\":\"u32 length prefix\",\"so_rcvbuf\":" +
+           std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) + "}";
+  }
+
+  Errc open(const AdapterConfig& cfg) override {
+    if (cfg.size > kTcpMax)
+      return fail(Errc::unsupported,
+                  "tcp: size " + std::to_string(cfg.size) + " exceeds the 16 MiB (16777216 B) limit");
+    sockaddr_in a;
+    if (!make_addr(cfg.host, cfg.port, &a)) return fail(Errc::io, "tcp: bad address " + cfg.host);
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return fail(Errc::io, errno_text("tcp socket"));
+    if (cfg.role == Role::sub) {
+      const int one = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd, 1) != 0) {
+        ::close(fd);
+        return fail(Errc::io, errno_text("tcp bind/listen"));
+      }
+      listen_fd_ = fd;
+      port_ = local_port(fd);
+      return Errc::ok;
+    }
+    if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      ::close(fd);
+      return fail(Errc::io, errno_text("tcp connect"));
+    }
+    setup(fd);
+    return Errc::ok;
+  }
+  uint16_t bound_port() const override { return port_; }
+
+  Errc wait_matched(int64_t timeout_ns) override {
+    if (fd_ >= 0) return Errc::ok;
+    pollfd p{listen_fd_, POLLIN, 0};
+    const int r = poll(&p, 1, int(timeout_ns / 1000000));
+    if (r == 0) return fail(Errc::timeout, "tcp: no connection from the publisher");
+    if (r < 0) return fail(Errc::io, errno_text("tcp poll"));
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return fail(Errc::io, errno_text("tcp accept"));
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+    setup(fd);
+    return Errc::ok;
+  }
+
+  Errc send(const uint8_t* data, size_t len) override {
+    uint32_t n32 = uint32_t(len);
+    iovec iov[2] = {{&n32, sizeof n32}, {const_cast<uint8_t*>(data), len}};
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = 2;
+    size_t left = sizeof n32 + len;
+    while (left > 0) {
+      const ssize_t w = sendmsg(fd_, &m, MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EPIPE || errno == ECONNRESET) return fail(Errc::closed, "tcp: peer closed");
+        return fail(Errc::io, errno_text("tcp send"));
+      }
+      left -= size_t(w);
+      size_t skip = size_t(w);  // advance the iovecs past what was written
+      while (m.msg_iovlen > 0 && skip >= m.msg_iov[0].iov_len) {
+        skip -= m.msg_iov[0].iov_len;
+        ++m.msg_iov;
+        --m.msg_iovlen;
+      }
+      if (m.msg_iovlen > 0) {
+        m.msg_iov[0].iov_base = static_cast<uint8_t*>(m.msg_iov[0].iov_base) + skip;
+        m.msg_iov[0].iov_len -= skip;
+      }
+    }
+    return Errc::ok;
+  }
+
+  Errc recv(uint8_t* buf, size_t cap, int64_t timeout_ns, size_t* len) override {
+    if (fd_ < 0) return fail(Errc::closed, "tcp: not connected");
+    const int flags = timeout_ns == 0 ? MSG_DONTWAIT : 0;
+    if (timeout_ns != 0 && !timeout_.apply(fd_, timeout_ns)) return fail(Errc::io, errno_text("tcp SO_RCVTIMEO"));
+    for (;;) {
+      if (!have_len_) {
+        if (rend_ - rstart_ >= 4) {
+          uint32_t n32;
+          std::memcpy(&n32, rbuf_.data() + rstart_, 4);
+          rstart_ += 4;
+          if (n32 > kTcpMax) return fail(Errc::io, "tcp: frame of " + std::to_string(n32) + " bytes, stream corrupt");
+          have_len_ = true;
+          body_len_ = n32;
+          body_got_ = 0;
+          discard_ = body_len_ > cap;
+        } else {
+          const Errc e = fill(flags);
+          if (e != Errc::ok) return e;
+          continue;
+        }
+      }
+      const size_t take = std::min(rend_ - rstart_, body_len_ - body_got_);
+      if (take > 0 && !discard_) std::memcpy(buf + body_got_, rbuf_.data() + rstart_, take);
+      rstart_ += take;
+      body_got_ += take;
+      if (body_got_ == body_len_) {
+        have_len_ = false;
+        if (discard_) return fail(Errc::too_big, "tcp: message larger than the buffer");
+        *len = body_len_;
+        return Errc::ok;
+      }
+      const size_t remaining = body_len_ - body_got_;
+      if (!discard_ && remaining >= kDirect) {
+        const ssize_t n = ::recv(fd_, buf + body_got_, remaining, flags);
+        if (n <= 0) return read_error(n);
+        body_got_ += size_t(n);
+        if (body_got_ == body_len_) {
+          have_len_ = false;
+          *len = body_len_;
+          return Errc::ok;
+        }
+        continue;
+      }
+      const Errc e = fill(flags);
+      if (e != Errc::ok) return e;
+    }
+  }
+
+  void close() override {
+    if (fd_ >= 0) ::close(fd_);
+    if (listen_fd_ >= 0) ::close(listen_fd_);
+    fd_ = listen_fd_ = -1;
+  }
+
+ private:
+  void setup(int fd) {
+    fd_ = fd;
+    const int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    rcvbuf_ = set_buffer(fd_, SO_RCVBUF, kWantBuffer);
+    sndbuf_ = set_buffer(fd_, SO_SNDBUF, kWantBuffer);
+    timeval tv{10, 0};  // a peer that stops reading fails the send instead of hanging
+    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  }
+
+  Errc fill(int flags) {
+    if (rstart_ == rend_) {
+      rstart_ = rend_ = 0;
+    } else if (rstart_ > 0) {
+      std::memmove(rbuf_.data(), rbuf_.data() + rstart_, rend_ - rstart_);
+      rend_ -= rstart_;
+      rstart_ = 0;
+    }
+    const ssize_t n = ::recv(fd_, rbuf_.data() + rend_, rbuf_.size() - rend_, flags);
+    if (n <= 0) return read_error(n);
+    rend_ += size_t(n);
+    return Errc::ok;
+  }
+
+  Errc read_error(ssize_t n) {
+    if (n == 0) return fail(Errc::closed, "tcp: peer closed");
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return Errc::timeout;
+    if (errno == ECONNRESET) return fail(Errc::closed, "tcp: connection reset");
+    return fail(Errc::io, errno_text("tcp recv"));
+  }
+
+  int fd_ = -1, listen_fd_ = -1;
+  uint16_t port_ = 0;
+  int rcvbuf_ = 0, sndbuf_ = 0;
+  RecvTimeout timeout_;
+  std::vector<uint8_t> rbuf_;
+  size_t rstart_ = 0, rend_ = 0;
+  bool have_len_ = false, discard_ = false;
+  size_t body_len_ = 0, body_got_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Adapter> make_tcp_adapter() { return std::make_unique<TcpAdapter>(); }
+
+}  // namespace mwperf

@@ -1,0 +1,149 @@
+#include "core/options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "core/header.h"
+
+namespace mwperf {
+
+const char* to_string(Mode m) {
+  switch (m) {
+    case Mode::latency: return "latency";
+    case Mode::throughput: return "throughput";
+    case Mode::rate: return "rate";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string bad(const std::string& opt, const std::string& val, const char* why) {
+  return "--" + opt + ": '" + val + "' " + why;
+}
+
+bool to_u64(const std::string& s, uint64_t* out) {
+  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+bool to_i64(const std::string& s, int64_t* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+std::string parse_options(int argc, const char* const* argv, Options* o) {
+  if (argc < 2) return "missing command (run, list, wakeup, version)";
+  o->command = argv[1];
+  if (o->command != "run" && o->command != "list" && o->command != "wakeup" && o->command != "version")
+    return "unknown command '" + o->command + "' (run, list, wakeup, version)";
+
+  std::map<std::string, std::string> kv;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) != 0) return "unexpected argument '" + a + "'";
+    if (i + 1 >= argc) return a + ": missing value";
+    kv[a.substr(2)] = argv[++i];
+  }
+
+  for (const auto& [k, v] : kv) {
+    uint64_t u = 0;
+    int64_t i = 0;
+    if (k == "role") {
+      if (v == "pub") o->role = Role::pub;
+      else if (v == "sub") o->role = Role::sub;
+      else return bad(k, v, "is not pub or sub");
+    } else if (k == "mw") {
+      if (!make_adapter(v)) return bad(k, v, "is not an adapter built into this agent (see: mwperf-agent list)");
+      o->mw = v;
+    } else if (k == "mode") {
+      if (v == "latency") o->mode = Mode::latency;
+      else if (v == "throughput") o->mode = Mode::throughput;
+      else if (v == "rate") o->mode = Mode::rate;
+      else return bad(k, v, "is not latency, throughput or rate");
+    } else if (k == "size") {
+      if (!to_u64(v, &u) || u < kHeaderSize)
+        return bad(k, v, "must be an integer number of bytes >= 32 (the mwperf header)");
+      o->size = size_t(u);
+    } else if (k == "rate-hz") {
+      char* end = nullptr;
+      const double r = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !std::isfinite(r) || r <= 0) return bad(k, v, "must be a rate > 0 in Hz");
+      o->rate_hz = r;
+    } else if (k == "duration-ns" || k == "warmup-ns" || k == "ping-timeout-ns" || k == "match-timeout-ns" ||
+               k == "drain-ns") {
+      if (!to_i64(v, &i) || i < 0) return bad(k, v, "must be a non-negative integer of nanoseconds");
+      if (k == "duration-ns") o->duration_ns = i;
+      else if (k == "warmup-ns") o->warmup_ns = i;
+      else if (k == "ping-timeout-ns") o->ping_timeout_ns = i;
+      else if (k == "match-timeout-ns") o->match_timeout_ns = i;
+      else o->drain_ns = i;
+    } else if (k == "latency-count") {
+      if (!to_u64(v, &u)) return bad(k, v, "must be a non-negative integer (0 = no latency pings)");
+      o->latency_count = u;
+    } else if (k == "host") {
+      o->host = v;
+    } else if (k == "port") {
+      if (!to_u64(v, &u) || u > 65535) return bad(k, v, "is not a port number");
+      o->port = uint16_t(u);
+    } else if (k == "cpu") {
+      if (!to_i64(v, &i) || i < -1 || i > 4095) return bad(k, v, "must be a core number, or -1 for unpinned");
+      o->cpu = int(i);
+    } else if (k == "wait") {
+      if (v == "block") o->wait = WaitMode::block;
+      else if (v == "spin") o->wait = WaitMode::spin;
+      else return bad(k, v, "is not block or spin");
+    } else if (k == "run-id") {
+      if (!to_u64(v, &u) || u > 0xFFFFFFFFULL) return bad(k, v, "must be a 32-bit unsigned integer");
+      o->run_id = uint32_t(u);
+    } else if (k == "max-samples") {
+      if (!to_u64(v, &u) || u < 1 || u > (1ULL << 31)) return bad(k, v, "must be between 1 and 2^31");
+      o->max_samples = size_t(u);
+    } else if (k == "seq-start") {
+      if (!to_u64(v, &u)) return bad(k, v, "must be a 64-bit unsigned integer");
+      o->seq_start = u;
+    } else if (k == "cpus") {
+      const auto comma = v.find(',');
+      int64_t a = 0, b = 0;
+      if (comma == std::string::npos || !to_i64(v.substr(0, comma), &a) || !to_i64(v.substr(comma + 1), &b) ||
+          a < 0 || b < 0)
+        return bad(k, v, "must be two core numbers A,B");
+      o->cpu_a = int(a);
+      o->cpu_b = int(b);
+    } else if (k == "iterations") {
+      if (!to_u64(v, &u) || u < 1 || u > 10000000) return bad(k, v, "must be between 1 and 10000000");
+      o->iterations = int(u);
+    } else {
+      return "--" + k + ": unknown option";
+    }
+  }
+
+  if (o->command == "run") {
+    if (o->mw.empty()) return "--mw: missing (the adapter to use)";
+    if (o->size == 0) return "--size: missing";
+    if (!kv.count("role")) return "--role: missing (pub or sub)";
+    if (o->mode == Mode::rate && o->rate_hz <= 0) return "--rate-hz: missing (required in rate mode)";
+    if (o->role == Role::pub && o->port == 0) return "--port: missing (the port the subscriber reported)";
+    auto a = make_adapter(o->mw);
+    if (o->size > a->caps().max_size)
+      return "--size: '" + std::to_string(o->size) + "' exceeds what " + o->mw + " carries (" +
+             std::to_string(a->caps().max_size) + " bytes)";
+  }
+  return "";
+}
+
+}  // namespace mwperf

@@ -1,0 +1,43 @@
+// The agent's command line, parsed and validated into typed options.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "adapters/adapter.h"
+
+namespace mwperf {
+
+enum class Mode { latency, throughput, rate };
+const char* to_string(Mode m);
+
+struct Options {
+  std::string command;  // run | list | wakeup | version
+  Role role = Role::pub;
+  std::string mw;
+  Mode mode = Mode::latency;
+  size_t size = 0;
+  double rate_hz = 0;
+  int64_t duration_ns = 5'000'000'000;
+  int64_t warmup_ns = 1'000'000'000;
+  uint64_t latency_count = 10000;
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  int cpu = -1;
+  WaitMode wait = WaitMode::block;
+  uint32_t run_id = 1;
+  size_t max_samples = 1u << 20;
+  int64_t ping_timeout_ns = 1'000'000'000;
+  int64_t match_timeout_ns = 10'000'000'000;
+  int64_t drain_ns = 200'000'000;
+  uint64_t seq_start = 0;
+  // wakeup probe
+  int cpu_a = 0, cpu_b = 1;
+  int iterations = 20000;
+};
+
+// Parses argv into *o. Returns "" on success, otherwise one line that names the
+// bad option and value (the caller prints it and exits 2).
+std::string parse_options(int argc, const char* const* argv, Options* o);
+
+}  // namespace mwperf

@@ -1,0 +1,218 @@
+// Publisher: latency (ping-pong), throughput (flat out, a ping every N samples)
+// and rate (absolute deadlines, stamped with the intended send time).
+#include <cmath>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/header.h"
+#include "core/json.h"
+#include "core/session.h"
+#include "core/stats.h"
+#include "core/sysinfo.h"
+
+namespace mwperf {
+namespace {
+
+constexpr uint64_t kMaxConsecutiveSendErrors = 1000;
+
+class Publisher {
+ public:
+  Publisher(const Options& o, Adapter& ad)
+      : o_(o), ad_(ad), tx_(o.size), rx_(o.size), rtt_(o.max_samples),
+        slice_(o.wait == WaitMode::spin ? 0 : kBlockSliceNs) {
+    hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
+    for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
+  }
+
+  Outcome run(int64_t discovery_ns) {
+    const bool spin = o_.wait == WaitMode::spin;
+    warmup(spin);
+    if (!error_.empty()) return {3, error_event(o_, error_)};
+    const Usage u0 = usage_now();
+    const int64_t t0 = now_ns();
+    switch (o_.mode) {
+      case Mode::latency: latency(t0 + o_.duration_ns); break;
+      case Mode::throughput: throughput(t0 + o_.duration_ns); break;
+      case Mode::rate: rate(t0, t0 + o_.duration_ns, spin); break;
+    }
+    const int64_t elapsed = now_ns() - t0;
+    const Usage u1 = usage_now();
+    if (!error_.empty()) return {3, error_event(o_, error_)};
+
+    const Summary rtt = rtt_.summarize();
+    JsonObject j;
+    j.str("event", "result");
+    common_fields(j, o_, ad_);
+    j.unum("sent", sent_).unum("warmup_sent", warmup_sent_).num("elapsed_ns", elapsed);
+    j.real("rate_hz", o_.rate_hz);
+    j.real("achieved_hz", o_.duration_ns > 0 ? double(sent_) * 1e9 / double(o_.duration_ns) : 0);
+    j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
+    j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("foreign", foreign_);
+    j.num("discovery_ns", discovery_ns);
+    j.num("cpu_user_ns", u1.user_ns - u0.user_ns).num("cpu_sys_ns", u1.sys_ns - u0.sys_ns);
+    j.num("maxrss_kb", u1.maxrss_kb).unum("stats_buffer_kb", rtt_.buffer_bytes() / 1024);
+    if (o_.mode == Mode::rate) {
+      j.null("rtt_ns").null("latency_ns");
+    } else {
+      j.stats("rtt_ns", rtt).stats("latency_ns", halve(rtt));
+    }
+    return {0, j.done()};
+  }
+
+ private:
+  bool send(uint8_t flags, uint64_t seq, int64_t stamp) {
+    hdr_.flags = flags;
+    hdr_.seq = seq;
+    hdr_.send_ns = stamp;
+    encode_header(hdr_, tx_.data());
+    if (ad_.send(tx_.data(), tx_.size()) == Errc::ok) {
+      consecutive_errors_ = 0;
+      return true;
+    }
+    ++send_errors_;
+    if (++consecutive_errors_ >= kMaxConsecutiveSendErrors)
+      error_ = std::string(ad_.name()) + ": " + std::to_string(consecutive_errors_) +
+               " sends failed in a row, last: " + ad_.last_error();
+    return false;
+  }
+
+  enum class Pong { got, none, failed };
+
+  // Receives one echo within `timeout_ns` (0 = poll once). A pong for `seq`
+  // records its RTT when `measure`; stale pongs and foreign messages are counted.
+  Pong take_pong(uint64_t seq, int64_t timeout_ns, bool measure) {
+    size_t len = 0;
+    const Errc e = ad_.recv(rx_.data(), rx_.size(), timeout_ns, &len);
+    if (e == Errc::timeout) return Pong::none;
+    if (e == Errc::too_big) {
+      ++foreign_;
+      return Pong::none;
+    }
+    if (e != Errc::ok) {
+      error_ = std::string(ad_.name()) + ": receiving echoes failed: " + ad_.last_error();
+      return Pong::failed;
+    }
+    const int64_t t = now_ns();
+    Header h;
+    if (decode_header(rx_.data(), len, o_.run_id, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
+      ++foreign_;
+      return Pong::none;
+    }
+    if (h.seq != seq) {
+      ++late_pongs_;
+      return Pong::none;
+    }
+    if (measure) {
+      rtt_.add(t - h.send_ns);
+      ++pongs_;
+    }
+    return Pong::got;
+  }
+
+  // Waits for the pong of `seq` until `deadline`.
+  Pong await_pong(uint64_t seq, int64_t deadline, bool measure) {
+    for (;;) {
+      const Pong p = take_pong(seq, slice_, measure);
+      if (p != Pong::none) return p;
+      if (now_ns() >= deadline) return Pong::none;
+    }
+  }
+
+  void warmup(bool spin) {
+    const int64_t end = now_ns() + o_.warmup_ns;
+    const double period = o_.mode == Mode::rate ? 1e9 / o_.rate_hz : 0;
+    const int64_t t0 = now_ns();
+    for (uint64_t k = 0; error_.empty(); ++k) {
+      int64_t t = now_ns();
+      if (o_.mode == Mode::rate) {
+        t = t0 + int64_t(std::llround(double(k) * period));
+        if (t >= end) break;
+        wait_until(t, spin);
+      } else if (t >= end) {
+        break;
+      }
+      const uint8_t flags = kFlagWarmup | (o_.mode == Mode::latency ? kFlagPing : 0);
+      if (!send(flags, k, t)) continue;
+      ++warmup_sent_;
+      if (o_.mode == Mode::latency && await_pong(k, t + o_.ping_timeout_ns, false) == Pong::failed) return;
+    }
+  }
+
+  void latency(int64_t end) {
+    uint64_t seq = o_.seq_start;
+    for (int64_t t = now_ns(); t < end && error_.empty(); t = now_ns()) {
+      if (!send(kFlagPing, seq, t)) continue;
+      ++sent_;
+      ++ping_sent_;
+      if (await_pong(seq, t + o_.ping_timeout_ns, true) == Pong::none) ++ping_lost_;
+      ++seq;
+    }
+  }
+
+  void throughput(int64_t end) {
+    uint64_t seq = o_.seq_start;
+    bool outstanding = false;
+    uint64_t ping_seq = 0;
+    int64_t ping_deadline = 0;
+    for (uint64_t i = 0; error_.empty(); ++i) {
+      const int64_t t = now_ns();
+      if (t >= end) break;
+      const bool ping = !outstanding && o_.latency_count > 0 && i % o_.latency_count == 0;
+      if (send(ping ? kFlagPing : 0, seq, t)) {
+        ++sent_;
+        if (ping) {
+          outstanding = true;
+          ping_seq = seq;
+          ping_deadline = t + o_.ping_timeout_ns;
+          ++ping_sent_;
+        }
+        ++seq;
+      }
+      if (outstanding) {
+        const Pong p = take_pong(ping_seq, 0, true);
+        if (p == Pong::got) {
+          outstanding = false;
+        } else if (t >= ping_deadline) {
+          outstanding = false;
+          ++ping_lost_;
+        }
+      }
+    }
+    if (outstanding && error_.empty() && await_pong(ping_seq, ping_deadline, true) != Pong::got) ++ping_lost_;
+  }
+
+  void rate(int64_t t0, int64_t end, bool spin) {
+    const double period = 1e9 / o_.rate_hz;
+    uint64_t seq = o_.seq_start;
+    for (uint64_t k = 0; error_.empty(); ++k) {
+      const int64_t intended = t0 + int64_t(std::llround(double(k) * period));
+      if (intended >= end) break;
+      wait_until(intended, spin);
+      // Stamped with the intended time: a publisher that falls behind shows up as
+      // latency, not as a silent gap (no coordinated omission).
+      if (send(0, seq, intended)) {
+        ++sent_;
+        ++seq;
+      }
+    }
+  }
+
+  const Options& o_;
+  Adapter& ad_;
+  std::vector<uint8_t> tx_, rx_;
+  LatencyStats rtt_;
+  const int64_t slice_;
+  Header hdr_;
+  uint64_t sent_ = 0, warmup_sent_ = 0, pongs_ = 0, ping_sent_ = 0, ping_lost_ = 0, late_pongs_ = 0;
+  uint64_t send_errors_ = 0, consecutive_errors_ = 0, foreign_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns) {
+  Publisher p(o, ad);
+  return p.run(discovery_ns);
+}
+
+}  // namespace mwperf

@@ -1,0 +1,29 @@
+// The two roles of a test point. Each returns the `result` event line, or an
+// `error` event line with exit code 3 when the middleware fails mid-run.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "adapters/adapter.h"
+#include "core/control.h"
+#include "core/options.h"
+
+namespace mwperf {
+
+struct Outcome {
+  int exit_code;     // 0 ok, 3 middleware failure
+  std::string line;  // the JSON event to emit
+};
+
+Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns);
+Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop);
+int run_wakeup_probe(const Options& o);
+
+// Fields common to both roles' result events.
+class JsonObject;
+void common_fields(JsonObject& j, const Options& o, const Adapter& ad);
+std::string error_event(const Options& o, const std::string& message);
+
+constexpr int64_t kBlockSliceNs = 20'000'000;  // longest a blocking recv waits before the loop looks around
+
+}  // namespace mwperf

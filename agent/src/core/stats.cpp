@@ -1,0 +1,80 @@
+#include "core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace mwperf {
+
+LatencyStats::LatencyStats(size_t capacity) : buf_(capacity), cap_(capacity) {
+  // vector(capacity) value-initialises, so every page is touched here and not in
+  // the hot loop.
+}
+
+void LatencyStats::add(int64_t v) {
+  ++n_;
+  if (n_ == 1) {
+    min_ = max_ = v;
+  } else {
+    if (v < min_) min_ = v;
+    if (v > max_) max_ = v;
+  }
+  const double d = double(v) - mean_;
+  mean_ += d / double(n_);
+  m2_ += d * (double(v) - mean_);
+  if (kept_ < cap_) {
+    buf_[kept_++] = v;
+    return;
+  }
+  // Algorithm R: keep the new sample with probability cap/n.
+  rng_ ^= rng_ >> 12;
+  rng_ ^= rng_ << 25;
+  rng_ ^= rng_ >> 27;
+  const uint64_t j = (rng_ * 0x2545F4914F6CDD1DULL) % n_;
+  if (j < cap_) buf_[j] = v;
+}
+
+int64_t LatencyStats::percentile_ppm(uint64_t ppm) const {
+  if (kept_ == 0) return 0;
+  // rank = ceil(kept * ppm / 1e6), at least 1.
+  const uint64_t prod = uint64_t(kept_) * ppm;  // kept_ <= 2^31, ppm < 2^20: no overflow
+  uint64_t rank = uint64_t((prod + 999999) / 1000000);
+  if (rank < 1) rank = 1;
+  if (rank > kept_) rank = kept_;
+  return buf_[rank - 1];
+}
+
+Summary LatencyStats::summarize() {
+  Summary s;
+  s.count = n_;
+  s.kept = kept_;
+  s.exact = n_ <= cap_;
+  if (n_ == 0) return s;
+  std::sort(buf_.begin(), buf_.begin() + kept_);
+  s.mean = mean_;
+  s.std = std::sqrt(m2_ / double(n_));
+  s.min = min_;
+  s.max = max_;
+  s.p50 = percentile_ppm(500000);
+  s.p90 = percentile_ppm(900000);
+  s.p99 = percentile_ppm(990000);
+  s.p9999 = percentile_ppm(999900);
+  s.p999999 = percentile_ppm(999999);
+  return s;
+}
+
+Summary halve(const Summary& r) {
+  Summary s = r;
+  s.mean = r.mean / 2;
+  s.std = r.std / 2;
+  s.min = r.min / 2;
+  s.max = r.max / 2;
+  s.p50 = r.p50 / 2;
+  s.p90 = r.p90 / 2;
+  s.p99 = r.p99 / 2;
+  s.p9999 = r.p9999 / 2;
+  s.p999999 = r.p999999 / 2;
+  return s;
+}
+
+}  // namespace mwperf

@@ -1,0 +1,50 @@
+// Latency statistics over every sample of a test point.
+//
+// count/mean/std/min/max cover every sample (Welford's online algorithm for the
+// mean and the population standard deviation). Percentiles are nearest-rank over
+// a preallocated buffer of at most `capacity` samples: exact while
+// count <= capacity; past the bound the buffer becomes a uniform reservoir sample
+// (Vitter's Algorithm R, fixed seed) and the percentiles are estimates
+// (Summary::exact == false). add() never allocates.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mwperf {
+
+struct Summary {
+  uint64_t count = 0;
+  double mean = 0, std = 0;
+  int64_t min = 0, max = 0;
+  int64_t p50 = 0, p90 = 0, p99 = 0, p9999 = 0, p999999 = 0;
+  uint64_t kept = 0;
+  bool exact = true;
+};
+
+class LatencyStats {
+ public:
+  explicit LatencyStats(size_t capacity);
+  void add(int64_t v);
+  uint64_t count() const { return n_; }
+  // Sorts the kept samples in place: call once, at the end of a point.
+  Summary summarize();
+  // Nearest-rank percentile, p in parts per million (500000 = p50), over the
+  // sorted kept samples. Valid after summarize().
+  int64_t percentile_ppm(uint64_t ppm) const;
+  size_t buffer_bytes() const { return buf_.capacity() * sizeof(int64_t); }
+
+ private:
+  std::vector<int64_t> buf_;
+  size_t cap_;
+  uint64_t n_ = 0;
+  double mean_ = 0, m2_ = 0;
+  int64_t min_ = 0, max_ = 0;
+  uint64_t rng_ = 0x9E3779B97F4A7C15ULL;
+  size_t kept_ = 0;
+};
+
+// Halves every figure: one-way latency reported as RTT/2, as RTI Perftest does.
+Summary halve(const Summary& rtt);
+
+}  // namespace mwperf

@@ -1,0 +1,41 @@
+#include "core/sysinfo.h"
+
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace mwperf {
+
+std::string pin_to_cpu(int cpu) {
+  if (cpu < 0) return "";
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0)
+    return "cannot pin to cpu " + std::to_string(cpu) + ": " + std::strerror(errno);
+  return "";
+}
+
+std::vector<int> current_affinity() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int i = 0; i < CPU_SETSIZE; ++i)
+    if (CPU_ISSET(i, &set)) cpus.push_back(i);
+  return cpus;
+}
+
+Usage usage_now() {
+  rusage r;
+  getrusage(RUSAGE_SELF, &r);
+  Usage u;
+  u.user_ns = int64_t(r.ru_utime.tv_sec) * 1000000000LL + int64_t(r.ru_utime.tv_usec) * 1000;
+  u.sys_ns = int64_t(r.ru_stime.tv_sec) * 1000000000LL + int64_t(r.ru_stime.tv_usec) * 1000;
+  u.maxrss_kb = r.ru_maxrss;
+  return u;
+}
+
+}  // namespace mwperf

@@ -1,0 +1,126 @@
+// mwperf-agent: parse -> validate -> open the adapter -> run one role -> report.
+// See docs/agent-protocol.md for the command line and the control protocol.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "core/clock.h"
+#include "core/json.h"
+#include "core/options.h"
+#include "core/session.h"
+#include "core/sysinfo.h"
+
+using namespace mwperf;
+
+namespace mwperf {
+
+void common_fields(JsonObject& j, const Options& o, const Adapter& ad) {
+  j.str("role", o.role == Role::pub ? "pub" : "sub").str("mw", o.mw).str("mode", to_string(o.mode));
+  j.unum("size", o.size).str("wait", o.wait == WaitMode::spin ? "spin" : "block").str("clock", "monotonic");
+  j.ints("cpu_affinity", current_affinity()).num("pid", getpid());
+  j.str("adapter_version", ad.version()).raw("adapter_config", ad.effective_config());
+  j.str("transport", ad.caps().transport).str("reliability", ad.caps().reliability);
+}
+
+std::string error_event(const Options& o, const std::string& message) {
+  return JsonObject()
+      .str("event", "error")
+      .str("role", o.role == Role::pub ? "pub" : "sub")
+      .str("mw", o.mw)
+      .str("error", message)
+      .done();
+}
+
+}  // namespace mwperf
+
+namespace {
+
+int list_adapters() {
+  for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e) {
+    auto a = e->make();
+    const Capabilities c = a->caps();
+    emit(JsonObject()
+             .str("event", "adapter")
+             .str("name", e->name)
+             .str("version", a->version())
+             .unum("max_size", c.max_size)
+             .str("transport", c.transport)
+             .str("reliability", c.reliability)
+             .done());
+  }
+  return 0;
+}
+
+int run(const Options& o) {
+  const std::string pin_error = pin_to_cpu(o.cpu);
+  if (!pin_error.empty()) {
+    emit(error_event(o, pin_error));
+    return 3;
+  }
+  auto ad = make_adapter(o.mw);
+  AdapterConfig cfg;
+  cfg.role = o.role;
+  cfg.host = o.host;
+  cfg.port = o.port;
+  cfg.size = o.size;
+  cfg.wait = o.wait;
+  if (ad->open(cfg) != Errc::ok) {
+    emit(error_event(o, ad->last_error()));
+    return 3;
+  }
+  const char* role = o.role == Role::pub ? "pub" : "sub";
+  Outcome out{0, ""};
+  if (o.role == Role::sub) {
+    StopSignal stop;
+    stop.start_stdin_reader();
+    emit(JsonObject()
+             .str("event", "ready").str("role", role).str("mw", o.mw)
+             .num("port", ad->bound_port()).num("pid", getpid())
+             .ints("cpu_affinity", current_affinity()).done());
+    const Errc m = ad->wait_matched(o.match_timeout_ns);
+    if (m != Errc::ok) {
+      emit(error_event(o, ad->last_error()));
+      return m == Errc::timeout ? 4 : 3;
+    }
+    out = run_sub(o, *ad, stop);
+  } else {
+    const int64_t t0 = now_ns();
+    const Errc m = ad->wait_matched(o.match_timeout_ns);
+    if (m != Errc::ok) {
+      emit(error_event(o, ad->last_error()));
+      return m == Errc::timeout ? 4 : 3;
+    }
+    const int64_t discovery = now_ns() - t0;
+    emit(JsonObject()
+             .str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
+             .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery).done());
+    out = run_pub(o, *ad, discovery);
+  }
+  emit(out.line);
+  ad->close();
+  return out.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  const std::string err = parse_options(argc, argv, &o);
+  if (!err.empty()) {
+    std::fprintf(stderr, "mwperf-agent: %s\n", err.c_str());
+    return 2;
+  }
+  prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the controller
+  signal(SIGPIPE, SIG_IGN);
+  if (o.command == "version") {
+    emit(JsonObject()
+             .str("event", "version").str("version", MWPERF_VERSION).str("build_type", MWPERF_BUILD_TYPE)
+             .str("compiler", __VERSION__).done());
+    return 0;
+  }
+  if (o.command == "list") return list_adapters();
+  if (o.command == "wakeup") return run_wakeup_probe(o);
+  return run(o);
+}
