@@ -1,0 +1,55 @@
+# mwperf: `make run` sets everything up and runs the default characterization;
+# `make test` sets everything up and runs every test. Both are idempotent.
+SHELL := /bin/bash
+VENV  := .venv
+PY    := $(VENV)/bin/python
+MWPERF := $(VENV)/bin/mwperf
+AGENT_BUILD := agent/build
+AGENT := $(AGENT_BUILD)/mwperf-agent
+BIN_DIR ?= /usr/local/bin
+
+# The default local characterization (raw UDP/TCP floor on loopback).
+RUN_ARGS ?= --mw udp,tcp --mode latency,throughput,rate --size 32,1k,63000 --rate 1000,10000 --duration 3s
+
+.PHONY: setup deps venv agent link run test test-agent test-python bench clean
+
+setup: deps venv agent link
+
+deps:
+	@scripts/install-deps.sh
+
+$(VENV)/.stamp: python/pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e 'python[test]'
+	touch $@
+
+venv: $(VENV)/.stamp
+
+agent:
+	cmake -S agent -B $(AGENT_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(AGENT_BUILD)
+
+# Puts `mwperf` on the PATH when BIN_DIR is writable (as root); otherwise use
+# .venv/bin/mwperf or `source .venv/bin/activate`.
+link:
+	@if [ -w "$(BIN_DIR)" ]; then ln -sf "$(CURDIR)/$(MWPERF)" "$(BIN_DIR)/mwperf"; \
+	  echo "mwperf -> $(BIN_DIR)/mwperf"; \
+	else echo "note: $(BIN_DIR) not writable; use $(CURDIR)/$(MWPERF)"; fi
+
+run: setup
+	$(MWPERF) run $(RUN_ARGS)
+
+test: setup test-agent test-python
+
+test-agent:
+	ctest --test-dir $(AGENT_BUILD) --output-on-failure
+
+test-python:
+	$(PY) -m pytest python/tests -q
+
+bench: setup
+	bench/run.sh
+
+clean:
+	rm -rf $(AGENT_BUILD) $(VENV)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages mwperf builds and tests with. Idempotent: apt is
+# only called when something is missing. Needs root for that (or sudo).
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake ninja-build pkg-config libgtest-dev   # the agent and its unit tests
+  python3 python3-venv python3-pip                            # the controller
+  sockperf iperf3                                             # the baselines in bench/
+  iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then SUDO=sudo; else
+    echo "install-deps: missing packages (${missing[*]}); run as root" >&2; exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}"
+${SUDO:-} apt-get update -q
+DEBIAN_FRONTEND=noninteractive ${SUDO:-} apt-get install -y -q --no-install-recommends "${missing[@]}"
