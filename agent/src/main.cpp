@@ -21,7 +21,7 @@ void common_fields(JsonObject& j, const Options& o, const Adapter& ad) {
   j.unum("size", o.size).str("wait", o.wait == WaitMode::spin ? "spin" : "block").str("clock", "monotonic");
   j.ints("cpu_affinity", current_affinity()).num("pid", getpid());
   j.str("adapter_version", ad.version()).raw("adapter_config", ad.effective_config());
-  j.str("transport", ad.caps().transport).str("reliability", ad.caps().reliability);
+  j.str("transport", ad.transport_in_use()).str("reliability", ad.reliability_in_use());
 }
 
 std::string error_event(const Options& o, const std::string& message) {
@@ -37,6 +37,14 @@ std::string error_event(const Options& o, const std::string& message) {
 
 namespace {
 
+std::string supports_json(const Capabilities& c) {
+  JsonObject j;
+  j.boolean("reliable", c.reliable).boolean("best_effort", c.best_effort).boolean("history", c.history);
+  j.boolean("durability", c.durability).boolean("keyed", c.keyed).boolean("async", c.async);
+  j.boolean("listener", c.listener).boolean("waitset", c.waitset).str("transports", c.transports);
+  return j.done();
+}
+
 int list_adapters() {
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e) {
     auto a = e->make();
@@ -48,6 +56,7 @@ int list_adapters() {
              .unum("max_size", c.max_size)
              .str("transport", c.transport)
              .str("reliability", c.reliability)
+             .raw("supports", supports_json(c))
              .done());
   }
   return 0;
@@ -60,8 +69,9 @@ int run(const Options& o) {
     return 3;
   }
   auto ad = make_adapter(o.mw);
-  AdapterConfig cfg;
+  AdapterConfig cfg = o.qos;
   cfg.role = o.role;
+  cfg.run_id = o.run_id;
   cfg.host = o.host;
   cfg.port = o.port;
   cfg.size = o.size;

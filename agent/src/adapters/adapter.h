@@ -30,19 +30,42 @@ enum class Errc {
 };
 const char* to_string(Errc e);
 
+// QoS and transport choices. Empty strings / zero mean "the adapter's default";
+// an adapter refuses (Errc::unsupported) what it cannot honour, naming the option.
 struct AdapterConfig {
   Role role = Role::pub;
   std::string host = "127.0.0.1";  // subscriber's address (pub) / bind address (sub)
   uint16_t port = 0;               // 0 on the sub: choose one and report bound_port()
   size_t size = 0;                 // message size of this test point, bytes
   WaitMode wait = WaitMode::block;
+  uint32_t run_id = 0;             // distinguishes topics of concurrent runs
+  std::string reliability;         // "reliable" | "best-effort"
+  int history_depth = 0;           // keep-last depth; 0 = default (10)
+  bool keep_all = false;
+  std::string durability;          // "volatile" | "transient-local"
+  uint32_t instances = 0;          // 0: unkeyed; N: keyed, writes round-robin over N instances
+  bool async = false;              // asynchronous publishing
+  std::string receive;             // "waitset" | "listener"
+  std::string transport;           // "udp" | "shm" | "" (the middleware's default)
+  std::string nic;                 // interface for DDS traffic ("lo" on one host)
+  std::string peer = "127.0.0.1";  // the other side's address, for unicast discovery
+  uint32_t domain = 0;
 };
 
+// What an adapter can honour; the core refuses the rest before opening it.
 struct Capabilities {
   size_t max_size;          // largest message the adapter carries
-  const char* transport;    // e.g. "udp", "tcp"
-  const char* reliability;  // "best-effort" or "reliable"
+  const char* transport;    // default transport, e.g. "udp", "tcp"
+  const char* reliability;  // default reliability: "best-effort" or "reliable"
+  bool reliable = false, best_effort = false;
+  bool history = false, durability = false, keyed = false, async = false;
+  bool listener = false, waitset = false;
+  const char* transports = "";  // selectable with --transport, comma-separated
 };
+
+// "" when every option in cfg is within caps, else one line naming the option,
+// its value and the middleware.
+std::string unsupported_option(const char* mw, const Capabilities& caps, const AdapterConfig& cfg);
 
 class Adapter {
  public:
@@ -66,6 +89,9 @@ class Adapter {
   virtual void close() = 0;
 
   const std::string& last_error() const { return error_; }
+  // What is actually in force after open(): the record states these.
+  const std::string& transport_in_use() const { return transport_; }
+  const std::string& reliability_in_use() const { return reliability_; }
 
  protected:
   Errc fail(Errc e, std::string msg) {
@@ -73,6 +99,7 @@ class Adapter {
     return e;
   }
   std::string error_;
+  std::string transport_, reliability_;
 };
 
 struct AdapterEntry {

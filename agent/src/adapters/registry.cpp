@@ -10,6 +10,9 @@ std::unique_ptr<Adapter> make_udp_adapter();
 #ifdef MWPERF_WITH_TCP
 std::unique_ptr<Adapter> make_tcp_adapter();
 #endif
+#ifdef MWPERF_WITH_CYCLONEDDS
+std::unique_ptr<Adapter> make_cyclonedds_adapter();
+#endif
 
 namespace {
 const AdapterEntry kAdapters[] = {
@@ -18,6 +21,9 @@ const AdapterEntry kAdapters[] = {
 #endif
 #ifdef MWPERF_WITH_TCP
     {"tcp", make_tcp_adapter},
+#endif
+#ifdef MWPERF_WITH_CYCLONEDDS
+    {"cyclonedds", make_cyclonedds_adapter},
 #endif
     {nullptr, nullptr},
 };
@@ -30,6 +36,28 @@ std::unique_ptr<Adapter> make_adapter(const std::string& name) {
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e)
     if (name == e->name) return e->make();
   return nullptr;
+}
+
+std::string unsupported_option(const char* mw, const Capabilities& c, const AdapterConfig& cfg) {
+  const std::string m(mw);
+  auto no = [&](const std::string& opt, const std::string& val) {
+    return "--" + opt + " " + val + ": not supported by " + m;
+  };
+  if (cfg.reliability == "reliable" && !c.reliable) return no("reliability", "reliable");
+  if (cfg.reliability == "best-effort" && !c.best_effort) return no("reliability", "best-effort");
+  if ((cfg.history_depth != 0 || cfg.keep_all) && !c.history)
+    return no("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(cfg.history_depth));
+  if (!cfg.durability.empty() && !c.durability) return no("durability", cfg.durability);
+  if (cfg.instances > 0 && !c.keyed) return no("instances", std::to_string(cfg.instances)) + " (keyed topics)";
+  if (cfg.async && !c.async) return no("async", "") + " (no asynchronous publishing)";
+  if (cfg.receive == "listener" && !c.listener) return no("receive", "listener");
+  if (cfg.receive == "waitset" && !c.waitset) return no("receive", "waitset");
+  if (!cfg.transport.empty()) {
+    const std::string list = std::string(",") + c.transports + ",";
+    if (list.find("," + cfg.transport + ",") == std::string::npos)
+      return no("transport", cfg.transport) + " (choose from: " + (*c.transports ? c.transports : "none") + ")";
+  }
+  return "";
 }
 
 const char* to_string(Errc e) {

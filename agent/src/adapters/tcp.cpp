@@ -25,7 +25,12 @@ class TcpAdapter final : public Adapter {
   TcpAdapter() : rbuf_(kReadBuf) {}
   ~TcpAdapter() override { close(); }
   const char* name() const override { return "tcp"; }
-  Capabilities caps() const override { return {kTcpMax, "tcp", "reliable"}; }
+  Capabilities caps() const override {
+    Capabilities c{kTcpMax, "tcp", "reliable"};
+    c.reliable = true;
+    c.transports = "tcp";
+    return c;
+  }
   std::string version() const override { return kernel_version(); }
   std::string effective_config() const override {
     return "{\"tcp_nodelay\":true,\"framing\":\"u32 length prefix\",\"so_rcvbuf\":" +
@@ -33,9 +38,13 @@ class TcpAdapter final : public Adapter {
   }
 
   Errc open(const AdapterConfig& cfg) override {
+    transport_ = "tcp";
+    reliability_ = "reliable";
     if (cfg.size > kTcpMax)
       return fail(Errc::unsupported,
                   "tcp: size " + std::to_string(cfg.size) + " exceeds the 16 MiB (16777216 B) limit");
+    if (cfg.role == Role::pub && cfg.port == 0)
+      return fail(Errc::unsupported, "tcp: --port missing (the port the subscriber reported)");
     sockaddr_in a;
     if (!make_addr(cfg.host, cfg.port, &a)) return fail(Errc::io, "tcp: bad address " + cfg.host);
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -17,7 +17,12 @@ class UdpAdapter final : public Adapter {
  public:
   ~UdpAdapter() override { close(); }
   const char* name() const override { return "udp"; }
-  Capabilities caps() const override { return {kUdpMax, "udp", "best-effort"}; }
+  Capabilities caps() const override {
+    Capabilities c{kUdpMax, "udp", "best-effort"};
+    c.best_effort = true;
+    c.transports = "udp";
+    return c;
+  }
   std::string version() const override { return kernel_version(); }
   std::string effective_config() const override {
     return "{\"so_rcvbuf\":" + std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) +
@@ -25,9 +30,13 @@ class UdpAdapter final : public Adapter {
   }
 
   Errc open(const AdapterConfig& cfg) override {
+    transport_ = "udp";
+    reliability_ = "best-effort";
     if (cfg.size > kUdpMax)
       return fail(Errc::unsupported, "udp: size " + std::to_string(cfg.size) +
                                          " exceeds UDP's maximum payload of 65507 bytes");
+    if (cfg.role == Role::pub && cfg.port == 0)
+      return fail(Errc::unsupported, "udp: --port missing (the port the subscriber reported)");
     sockaddr_in a;
     if (!make_addr(cfg.host, cfg.port, &a)) return fail(Errc::io, "udp: bad address " + cfg.host);
     fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -116,6 +116,39 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "seq-start") {
       if (!to_u64(v, &u)) return bad(k, v, "must be a 64-bit unsigned integer");
       o->seq_start = u;
+    } else if (k == "reliability") {
+      if (v != "reliable" && v != "best-effort") return bad(k, v, "is not reliable or best-effort");
+      o->qos.reliability = v;
+    } else if (k == "history") {
+      if (v == "keep-all") {
+        o->qos.keep_all = true;
+      } else if (v.rfind("keep-last:", 0) == 0 && to_u64(v.substr(10), &u) && u >= 1 && u <= 1000000) {
+        o->qos.history_depth = int(u);
+      } else {
+        return bad(k, v, "is not keep-last:N (N >= 1) or keep-all");
+      }
+    } else if (k == "durability") {
+      if (v != "volatile" && v != "transient-local") return bad(k, v, "is not volatile or transient-local");
+      o->qos.durability = v;
+    } else if (k == "instances") {
+      if (!to_u64(v, &u) || u > 10000000) return bad(k, v, "must be an instance count (0 = unkeyed)");
+      o->qos.instances = uint32_t(u);
+    } else if (k == "async") {
+      if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
+      o->qos.async = v == "1";
+    } else if (k == "receive") {
+      if (v != "listener" && v != "waitset") return bad(k, v, "is not listener or waitset");
+      o->qos.receive = v;
+    } else if (k == "transport") {
+      if (v != "default" && v != "udp" && v != "shm" && v != "tcp") return bad(k, v, "is not udp, shm, tcp or default");
+      o->qos.transport = v == "default" ? "" : v;
+    } else if (k == "nic") {
+      o->qos.nic = v;
+    } else if (k == "peer") {
+      o->qos.peer = v;
+    } else if (k == "domain") {
+      if (!to_u64(v, &u) || u > 232) return bad(k, v, "must be a DDS domain id 0..232");
+      o->qos.domain = uint32_t(u);
     } else if (k == "cpus") {
       const auto comma = v.find(',');
       int64_t a = 0, b = 0;
@@ -137,11 +170,12 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     if (o->size == 0) return "--size: missing";
     if (!kv.count("role")) return "--role: missing (pub or sub)";
     if (o->mode == Mode::rate && o->rate_hz <= 0) return "--rate-hz: missing (required in rate mode)";
-    if (o->role == Role::pub && o->port == 0) return "--port: missing (the port the subscriber reported)";
     auto a = make_adapter(o->mw);
     if (o->size > a->caps().max_size)
       return "--size: '" + std::to_string(o->size) + "' exceeds what " + o->mw + " carries (" +
              std::to_string(a->caps().max_size) + " bytes)";
+    const std::string refused = unsupported_option(o->mw.c_str(), a->caps(), o->qos);
+    if (!refused.empty()) return refused;
   }
   return "";
 }

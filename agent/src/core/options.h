@@ -31,6 +31,7 @@ struct Options {
   int64_t match_timeout_ns = 10'000'000'000;
   int64_t drain_ns = 200'000'000;
   uint64_t seq_start = 0;
+  AdapterConfig qos;  // reliability, history, durability, instances, async, receive, transport, nic, peer, domain
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;
   int iterations = 20000;

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Runs every benchmark; each prints its ratios against the reference tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+.venv/bin/python bench/bench_udp.py "$@"
