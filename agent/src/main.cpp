@@ -68,6 +68,7 @@ int run(const Options& o) {
     emit(error_event(o, pin_error));
     return 3;
   }
+  const int64_t t_start = now_ns();  // discovery time runs from here to matched
   auto ad = make_adapter(o.mw);
   AdapterConfig cfg = o.qos;
   cfg.role = o.role;
@@ -96,13 +97,12 @@ int run(const Options& o) {
     }
     out = run_sub(o, *ad, stop);
   } else {
-    const int64_t t0 = now_ns();
     const Errc m = ad->wait_matched(o.match_timeout_ns);
     if (m != Errc::ok) {
       emit(error_event(o, ad->last_error()));
       return m == Errc::timeout ? 4 : 3;
     }
-    const int64_t discovery = now_ns() - t0;
+    const int64_t discovery = now_ns() - t_start;
     emit(JsonObject()
              .str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
              .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery).done());

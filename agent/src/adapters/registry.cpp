@@ -13,6 +13,9 @@ std::unique_ptr<Adapter> make_tcp_adapter();
 #ifdef MWPERF_WITH_CYCLONEDDS
 std::unique_ptr<Adapter> make_cyclonedds_adapter();
 #endif
+#ifdef MWPERF_WITH_FASTDDS
+std::unique_ptr<Adapter> make_fastdds_adapter();
+#endif
 
 namespace {
 const AdapterEntry kAdapters[] = {
@@ -24,6 +27,9 @@ const AdapterEntry kAdapters[] = {
 #endif
 #ifdef MWPERF_WITH_CYCLONEDDS
     {"cyclonedds", make_cyclonedds_adapter},
+#endif
+#ifdef MWPERF_WITH_FASTDDS
+    {"fastdds", make_fastdds_adapter},
 #endif
     {nullptr, nullptr},
 };
