@@ -6,6 +6,8 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config libgtest-dev   # the agent and its unit tests
   python3 python3-venv python3-pip                            # the controller
+  cyclonedds-dev cyclonedds-tools                             # Cyclone DDS adapter (idlc), ddsperf baseline
+  libfastrtps-dev fastddsgen fastdds-tools                    # Fast DDS adapter, `fastdds shm clean`
   sockperf iperf3                                             # the baselines in bench/
   iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
 )

@@ -14,17 +14,17 @@ struct Pair {
   std::unique_ptr<Adapter> pub, sub;
 };
 
-Pair open_pair(const char* mw, size_t size) {
+Pair open_pair(const char* mw, size_t size, AdapterConfig c = {}) {
   Pair p{make_adapter(mw), make_adapter(mw)};
-  AdapterConfig c;
   c.size = size;
+  c.run_id = 4242;
   c.role = Role::sub;
   EXPECT_EQ(p.sub->open(c), Errc::ok) << p.sub->last_error();
   c.role = Role::pub;
   c.port = p.sub->bound_port();
   EXPECT_EQ(p.pub->open(c), Errc::ok) << p.pub->last_error();
-  EXPECT_EQ(p.sub->wait_matched(2'000'000'000), Errc::ok);
-  EXPECT_EQ(p.pub->wait_matched(2'000'000'000), Errc::ok);
+  EXPECT_EQ(p.sub->wait_matched(10'000'000'000), Errc::ok) << p.sub->last_error();
+  EXPECT_EQ(p.pub->wait_matched(10'000'000'000), Errc::ok) << p.pub->last_error();
   return p;
 }
 
@@ -34,8 +34,8 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
   return v;
 }
 
-void round_trip(const char* mw, size_t size) {
-  Pair p = open_pair(mw, size);
+void round_trip(const char* mw, size_t size, AdapterConfig cfg = {}) {
+  Pair p = open_pair(mw, size, cfg);
   auto out = pattern(size, 7);
   std::vector<uint8_t> in(size);
   size_t len = 0;
@@ -134,4 +134,54 @@ TEST(Registry, ListsBuiltAdapters) {
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e, ++n) EXPECT_NE(make_adapter(e->name), nullptr);
   EXPECT_GE(n, 2);
   EXPECT_EQ(make_adapter("nope"), nullptr);
+}
+
+#ifdef MWPERF_WITH_CYCLONEDDS
+TEST(CycloneDds, RoundTrip) {
+  round_trip("cyclonedds", 32);
+  round_trip("cyclonedds", 1u << 20);
+}
+TEST(CycloneDds, KeyedReliableListener) {
+  AdapterConfig c;
+  c.instances = 1000;
+  c.reliability = "reliable";
+  c.receive = "listener";
+  round_trip("cyclonedds", 256, c);
+}
+TEST(CycloneDds, RefusesAsyncAndShm) {
+  AdapterConfig c;
+  c.async = true;
+  EXPECT_NE(unsupported_option("cyclonedds", make_adapter("cyclonedds")->caps(), c), "");
+  c.async = false;
+  c.transport = "shm";
+  EXPECT_NE(unsupported_option("cyclonedds", make_adapter("cyclonedds")->caps(), c).find("--transport shm"),
+            std::string::npos);
+}
+#endif
+
+#ifdef MWPERF_WITH_FASTDDS
+TEST(FastDds, RoundTripUdp) {
+  AdapterConfig c;
+  c.transport = "udp";
+  round_trip("fastdds", 32, c);
+  round_trip("fastdds", 1u << 20, c);
+}
+TEST(FastDds, RoundTripShmKeyedWaitset) {
+  AdapterConfig c;
+  c.transport = "shm";
+  c.instances = 100;
+  c.receive = "waitset";
+  round_trip("fastdds", 4096, c);
+}
+#endif
+
+TEST(Capabilities, RawSocketsRefuseDdsOptions) {
+  AdapterConfig c;
+  c.durability = "transient-local";
+  EXPECT_EQ(unsupported_option("udp", make_adapter("udp")->caps(), c), "--durability transient-local: not supported by udp");
+  c = AdapterConfig{};
+  c.reliability = "best-effort";
+  EXPECT_NE(unsupported_option("tcp", make_adapter("tcp")->caps(), c), "");
+  c.reliability = "reliable";
+  EXPECT_EQ(unsupported_option("tcp", make_adapter("tcp")->caps(), c), "");
 }
