@@ -16,12 +16,15 @@ using namespace mwperf;
 
 namespace mwperf {
 
+long g_rss_before_open_kb = 0;  // RSS before the middleware is opened: its own memory is the rest
+
 void common_fields(JsonObject& j, const Options& o, const Adapter& ad) {
   j.str("role", o.role == Role::pub ? "pub" : "sub").str("mw", o.mw).str("mode", to_string(o.mode));
   j.unum("size", o.size).str("wait", o.wait == WaitMode::spin ? "spin" : "block").str("clock", "monotonic");
   j.ints("cpu_affinity", current_affinity()).num("pid", getpid());
   j.str("adapter_version", ad.version()).raw("adapter_config", ad.effective_config());
   j.str("transport", ad.transport_in_use()).str("reliability", ad.reliability_in_use());
+  j.num("rss_before_open_kb", g_rss_before_open_kb);
 }
 
 std::string error_event(const Options& o, const std::string& message) {
@@ -69,6 +72,7 @@ int run(const Options& o) {
     return 3;
   }
   const int64_t t_start = now_ns();  // discovery time runs from here to matched
+  g_rss_before_open_kb = status_kb("VmRSS");
   auto ad = make_adapter(o.mw);
   AdapterConfig cfg = o.qos;
   cfg.role = o.role;

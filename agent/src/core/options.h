@@ -29,7 +29,7 @@ struct Options {
   size_t max_samples = 1u << 20;
   int64_t ping_timeout_ns = 1'000'000'000;
   int64_t match_timeout_ns = 10'000'000'000;
-  int64_t drain_ns = 200'000'000;
+  int64_t drain_ns = 500'000'000;
   uint64_t seq_start = 0;
   AdapterConfig qos;  // reliability, history, durability, instances, async, receive, transport, nic, peer, domain
   // wakeup probe

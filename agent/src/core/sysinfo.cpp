@@ -4,6 +4,8 @@
 #include <sys/resource.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace mwperf {
@@ -28,13 +30,30 @@ std::vector<int> current_affinity() {
   return cpus;
 }
 
+long status_kb(const char* field) {
+  long v = 0;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    const size_t n = std::strlen(field);
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, field, n) == 0 && line[n] == ':') {
+        v = std::strtol(line + n + 1, nullptr, 10);
+        break;
+      }
+    std::fclose(f);
+  }
+  return v;
+}
+
 Usage usage_now() {
   rusage r;
   getrusage(RUSAGE_SELF, &r);
   Usage u;
   u.user_ns = int64_t(r.ru_utime.tv_sec) * 1000000000LL + int64_t(r.ru_utime.tv_usec) * 1000;
   u.sys_ns = int64_t(r.ru_stime.tv_sec) * 1000000000LL + int64_t(r.ru_stime.tv_usec) * 1000;
-  u.maxrss_kb = r.ru_maxrss;
+  // Peak RSS of this process image. Not ru_maxrss: Linux carries that across
+  // execve, so an agent started by a bigger parent would report the parent's peak.
+  u.maxrss_kb = status_kb("VmHWM");
   return u;
 }
 

@@ -15,6 +15,8 @@ struct Usage {
   int64_t user_ns = 0, sys_ns = 0;
   long maxrss_kb = 0;
 };
-Usage usage_now();  // getrusage(RUSAGE_SELF): all threads of the process
+Usage usage_now();
+// A "Vm...:" field of /proc/self/status in kB (VmRSS, VmHWM), 0 if absent.
+long status_kb(const char* field);  // getrusage(RUSAGE_SELF): all threads of the process
 
 }  // namespace mwperf

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Benchmark: mwperf's DDS adapters against ddsperf and the raw UDP floor, same run.
+
+Cyclone DDS: ddsperf ping/pong vs `mwperf run --mw cyclonedds --mode latency`
+(one-way = RTT/2 on both sides; KEEP_LAST 1 and waitset, as ddsperf's ping/pong),
+and ddsperf pub/sub vs `--mode throughput` (reliable, KEEP_ALL, no pings, as
+ddsperf's defaults): prints p50 ratio mwperf/ddsperf (target <= 1.05) and
+samples/s ratio (target >= 0.95). Both use the same Cyclone configuration: the
+XML mwperf recorded for its own run. Fast DDS ships no such tool: its numbers
+are printed next to raw UDP measured in the same run.
+
+A benchmark, not a test: it prints numbers and never fails on them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+VENV_MWPERF = REPO / ".venv" / "bin" / "mwperf"
+MWPERF = str(VENV_MWPERF) if VENV_MWPERF.exists() else "mwperf"
+PLACEMENTS = {"cross-core": (0, 1), "same-core": (0, 0)}
+
+
+def mwperf(args: list[str]) -> dict:
+    out = Path(tempfile.mkdtemp(prefix="mwperf-bench-"))
+    try:
+        subprocess.run([MWPERF, "run", *args, "--out", str(out / "run")], check=False,
+                       stdout=subprocess.DEVNULL, timeout=900)
+        (rec,) = [json.loads(l) for l in (out / "run" / "results.jsonl").read_text().splitlines()]
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    if rec["status"] != "ok":
+        raise RuntimeError(f"mwperf {' '.join(args)}: {rec['error']}")
+    return rec
+
+
+def per_second(lines: list[str], pattern: str) -> list[float]:
+    vals = [float(m.group(1)) for l in lines if (m := re.search(pattern, l))]
+    return vals[1:] if len(vals) > 2 else vals  # skip the first (partial) second
+
+
+def ddsperf_pair(server: list[str], client: list[str], cores: tuple[int, int], secs: int, xml: str,
+                 read_server: bool) -> list[str]:
+    with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+        f.write(xml)
+    env = dict(os.environ, CYCLONEDDS_URI=f"file://{f.name}")
+    try:
+        srv = subprocess.Popen(["taskset", "-c", str(cores[1]), "ddsperf", "-D", str(secs + 2), *server],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        time.sleep(0.5)
+        cli = subprocess.run(["taskset", "-c", str(cores[0]), "ddsperf", "-D", str(secs), *client],
+                             capture_output=True, text=True, env=env, timeout=secs + 30)
+        srv_out, _ = srv.communicate(timeout=secs + 30)
+    finally:
+        os.unlink(f.name)
+    return (srv_out if read_server else cli.stdout).splitlines()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="32,1024,8192,63000")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=4)
+    ap.add_argument("--placements", default="cross-core,same-core")
+    a = ap.parse_args()
+    if not shutil.which("ddsperf"):
+        print("bench: ddsperf is not installed (cyclonedds-tools; make setup installs it)", file=sys.stderr)
+        return 2
+    sizes = [int(s) for s in a.sizes.split(",")]
+    places = {p: PLACEMENTS[p] for p in a.placements.split(",")}
+    dur = f"{a.seconds}s"
+
+    print(f"# Cyclone DDS latency, one-way p50 us (RTT/2), reliable KEEP_LAST 1 waitset; "
+          f"median of {a.repeats} interleaved {a.seconds}s runs")
+    print(f"{'placement':<11} {'size':>6} | {'ddsperf':>8} {'mwperf':>8} {'ratio':>6}")
+    for name, cores in places.items():
+        for size in sizes:
+            dp, mw = [], []
+            for _ in range(a.repeats):
+                rec = mwperf(["--mw", "cyclonedds", "--mode", "latency", "--size", str(size), "--duration", dur,
+                              "--cpu", f"{cores[0]},{cores[1]}", "--history", "keep-last:1",
+                              "--receive", "waitset", "--reliability", "reliable"])
+                mw.append(rec["latency_us"]["p50"])
+                xml = rec["adapter"]["config"]["xml"]
+                lines = ddsperf_pair(["pong", "waitset"], ["ping", "size", str(size), "waitset"], cores,
+                                     a.seconds, xml, read_server=False)
+                dp.append(statistics.median(per_second(lines, r" 50% ([\d.]+)us")))
+            d, m = statistics.median(dp), statistics.median(mw)
+            print(f"{name:<11} {size:>6} | {d:>8.2f} {m:>8.2f} {m / d:>6.2f}")
+
+    print(f"\n# Cyclone DDS throughput, samples/s, reliable KEEP_ALL, as fast as possible; median of {a.repeats}")
+    print(f"{'placement':<11} {'size':>6} | {'ddsperf':>10} {'mwperf':>10} {'ratio':>6}")
+    for name, cores in places.items():
+        for size in sizes:
+            dp, mw = [], []
+            for _ in range(a.repeats):
+                rec = mwperf(["--mw", "cyclonedds", "--mode", "throughput", "--size", str(size), "--duration", dur,
+                              "--cpu", f"{cores[0]},{cores[1]}", "--history", "keep-all",
+                              "--receive", "waitset", "--reliability", "reliable", "--latency-count", "0"])
+                mw.append(rec["samples_per_s"])
+                xml = rec["adapter"]["config"]["xml"]
+                lines = ddsperf_pair(["sub", "waitset"], ["pub", "size", str(size)], cores, a.seconds, xml,
+                                     read_server=True)
+                dp.append(1000 * statistics.median(per_second(lines, r" rate ([\d.]+) kS/s")))
+            d, m = statistics.median(dp), statistics.median(mw)
+            print(f"{name:<11} {size:>6} | {d:>10.0f} {m:>10.0f} {m / d:>6.2f}")
+
+    print("\n# Fast DDS next to the raw UDP floor (mwperf, same run): latency p50 us one-way, "
+          "throughput samples/s (best effort)")
+    print(f"{'placement':<11} {'size':>6} | {'udp lat':>8} {'fastdds':>8} {'x':>6} | {'udp S/s':>10} {'fastdds':>10} {'x':>6}")
+    for name, cores in places.items():
+        for size in sizes:
+            cpu = ["--cpu", f"{cores[0]},{cores[1]}", "--duration", dur, "--size", str(size)]
+            ul = mwperf(["--mw", "udp", "--mode", "latency", *cpu])["latency_us"]["p50"]
+            fl = mwperf(["--mw", "fastdds", "--mode", "latency", *cpu])["latency_us"]["p50"]
+            ut = mwperf(["--mw", "udp", "--mode", "throughput", *cpu])["samples_per_s"]
+            ft = mwperf(["--mw", "fastdds", "--mode", "throughput", "--reliability", "best-effort", *cpu])["samples_per_s"]
+            print(f"{name:<11} {size:>6} | {ul:>8.2f} {fl:>8.2f} {fl / ul:>6.2f} | {ut:>10.0f} {ft:>10.0f} {ft / ut:>6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+"""``python -m mwperf``."""
+
+import sys
+
+from mwperf.cli import main
+
+sys.exit(main())

@@ -1,0 +1,335 @@
+"""Talk to the ``mwperf-agent`` binary (docs/agent-protocol.md).
+
+* :func:`find_agent` locates the binary;
+* :func:`query` runs a one-shot sub-command (``list``, ``version``,
+  ``wakeup``) with a deadline;
+* :class:`AgentProcess` is one side of a test point: it reads JSON-line
+  events with a deadline (never blocks forever) and kills the agent's whole
+  process group when asked, so nothing is ever left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "AdapterInfo",
+    "AgentError",
+    "AgentProcess",
+    "FALLBACK_ADAPTERS",
+    "default_agent_path",
+    "find_agent",
+    "list_adapters",
+    "agent_version",
+    "wakeup",
+    "query",
+    "describe_exit",
+]
+
+ENV_AGENT = "MWPERF_AGENT"
+AGENT_NAME = "mwperf-agent"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_AGENT = REPO_ROOT / "agent" / "build" / AGENT_NAME
+
+
+class AgentError(Exception):
+    """The agent could not be run, timed out, or said something unusable."""
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """One line of ``mwperf-agent list``."""
+
+    name: str
+    version: str | None
+    max_size: int
+    transport: str
+    reliability: str
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "max_size": self.max_size,
+            "transport": self.transport,
+            "reliability": self.reliability,
+        }
+
+
+#: Used to validate options when the agent is not there (yet).
+FALLBACK_ADAPTERS: dict[str, AdapterInfo] = {
+    "udp": AdapterInfo("udp", None, 65507, "udp", "best-effort"),
+    "tcp": AdapterInfo("tcp", None, 16 * 1024 * 1024, "tcp", "reliable"),
+}
+
+
+def default_agent_path() -> tuple[str, str]:
+    """Return (path, where-it-came-from); the path may not exist."""
+    env = os.environ.get(ENV_AGENT)
+    if env:
+        return env, f"${ENV_AGENT}"
+    if REPO_AGENT.exists():
+        return str(REPO_AGENT), "repository build"
+    found = shutil.which(AGENT_NAME)
+    if found:
+        return found, "PATH"
+    return str(REPO_AGENT), "repository build (missing)"
+
+
+def find_agent(explicit: str | None = None) -> str | None:
+    """The agent to use: ``explicit`` if given, else the default; None if missing."""
+    path = explicit if explicit else default_agent_path()[0]
+    if os.sep not in path:
+        return shutil.which(path)
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return path
+    return None
+
+
+def describe_exit(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"killed by {name}"
+    return f"exited with code {returncode}"
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the process group started with start_new_session=True."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - unkillable
+        pass
+
+
+def query(agent: str, args: list[str], timeout: float = 10.0) -> list[dict]:
+    """Run ``agent ARGS`` to completion and return its JSON events.
+
+    Raises AgentError on a timeout, a non-zero exit or an ``error`` event.
+    """
+    try:
+        proc = subprocess.Popen(
+            [agent, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise AgentError(f"cannot run {agent}: {exc.strerror or exc}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AgentError(f"'{AGENT_NAME} {' '.join(args)}' did not finish within {timeout:g} s") from None
+    finally:
+        _kill_group(proc)
+    events = []
+    for line in out.decode(errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    for event in events:
+        if event.get("event") == "error":
+            raise AgentError(str(event.get("error")))
+    if proc.returncode != 0:
+        last = _last_line(err.decode(errors="replace"))
+        raise AgentError(f"'{AGENT_NAME} {' '.join(args)}' {describe_exit(proc.returncode)}"
+                         + (f": {last}" if last else ""))
+    return events
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def list_adapters(agent: str, timeout: float = 10.0) -> dict[str, AdapterInfo]:
+    adapters: dict[str, AdapterInfo] = {}
+    for event in query(agent, ["list"], timeout):
+        if event.get("event") != "adapter" or not event.get("name"):
+            continue
+        name = str(event["name"])
+        fallback = FALLBACK_ADAPTERS.get(name)
+        adapters[name] = AdapterInfo(
+            name=name,
+            version=event.get("version"),
+            max_size=int(event.get("max_size") or (fallback.max_size if fallback else 65507)),
+            transport=str(event.get("transport") or (fallback.transport if fallback else name)),
+            reliability=str(event.get("reliability") or (fallback.reliability if fallback else "unknown")),
+        )
+    if not adapters:
+        raise AgentError(f"'{AGENT_NAME} list' reported no adapter")
+    return adapters
+
+
+def agent_version(agent: str, timeout: float = 10.0) -> dict:
+    for event in query(agent, ["version"], timeout):
+        if event.get("event") == "version":
+            return event
+    raise AgentError(f"'{AGENT_NAME} version' printed no version event")
+
+
+def wakeup(agent: str, cpus: tuple[int, int], timeout: float = 30.0) -> dict:
+    for event in query(agent, ["wakeup", "--cpus", f"{cpus[0]},{cpus[1]}"], timeout):
+        if event.get("event") == "wakeup":
+            return event
+    raise AgentError(f"'{AGENT_NAME} wakeup' printed no wakeup event")
+
+
+class AgentProcess:
+    """One running agent (one side of a point), read through deadlines."""
+
+    def __init__(self, argv: list[str], role: str):
+        self.role = role
+        self.argv = argv
+        self.stderr_lines: deque[str] = deque(maxlen=20)
+        self.noise: deque[str] = deque(maxlen=20)  # non-JSON stdout lines
+        self._events: deque[dict] = deque()
+        self._buffers = {"stdout": b"", "stderr": b""}
+        self._eof = {"stdout": False, "stderr": False}
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise AgentError(f"{role}: cannot run {argv[0]}: {exc.strerror or exc}") from None
+        self._selector = selectors.DefaultSelector()
+        for name, stream in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr)):
+            os.set_blocking(stream.fileno(), False)
+            self._selector.register(stream, selectors.EVENT_READ, name)
+
+    # -- reading ---------------------------------------------------------
+    def _pump(self, timeout: float) -> None:
+        """Read what is available within ``timeout`` seconds."""
+        if self._eof["stdout"] and self._eof["stderr"]:
+            return
+        for key, _ in self._selector.select(max(timeout, 0.0)):
+            name = key.data
+            try:
+                chunk = os.read(key.fileobj.fileno(), 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self._eof[name] = True
+                self._selector.unregister(key.fileobj)
+                chunk_lines = [self._buffers[name]] if self._buffers[name] else []
+                self._buffers[name] = b""
+            else:
+                data = self._buffers[name] + chunk
+                *chunk_lines, self._buffers[name] = data.split(b"\n")
+            for raw in chunk_lines:
+                self._take_line(name, raw.decode(errors="replace").strip())
+
+    def _take_line(self, stream: str, line: str) -> None:
+        if not line:
+            return
+        if stream == "stderr":
+            self.stderr_lines.append(line)
+            return
+        try:
+            event = json.loads(line)
+        except ValueError:
+            self.noise.append(line)
+            return
+        if isinstance(event, dict):
+            self._events.append(event)
+        else:
+            self.noise.append(line)
+
+    def next_event(self, deadline: float) -> dict | None:
+        """The next event, None at end of stdout; AgentError past ``deadline``
+        (a time.monotonic() value)."""
+        while True:
+            if self._events:
+                return self._events.popleft()
+            if self._eof["stdout"]:
+                return None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            self._pump(min(remaining, 0.5))
+
+    def wait_for(self, kinds: set[str], deadline: float) -> dict | None:
+        """Skip events until one whose ``event`` is in ``kinds`` or ``error``."""
+        while True:
+            event = self.next_event(deadline)
+            if event is None or event.get("event") in kinds or event.get("event") == "error":
+                return event
+
+    def wait_exit(self, deadline: float) -> int | None:
+        """Exit code, or None if still running at the deadline."""
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                # drain what is left so stderr_lines is complete
+                end = time.monotonic() + 0.2
+                while not (self._eof["stdout"] and self._eof["stderr"]) and time.monotonic() < end:
+                    self._pump(0.05)
+                return code
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            if self._eof["stdout"] and self._eof["stderr"]:
+                time.sleep(min(remaining, 0.02))
+            else:
+                self._pump(min(remaining, 0.05))
+
+    # -- writing / ending --------------------------------------------------
+    def send_line(self, line: str, close: bool = True) -> bool:
+        """Write one control line to stdin; False if the agent is gone."""
+        stdin = self.proc.stdin
+        if stdin is None or stdin.closed:
+            return False
+        try:
+            stdin.write(line.encode() + b"\n")
+            stdin.flush()
+            if close:
+                stdin.close()
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+
+    def last_stderr(self) -> str:
+        return self.stderr_lines[-1] if self.stderr_lines else ""
+
+    def kill(self) -> None:
+        """Kill the agent's process group (idempotent) and release the pipes."""
+        _kill_group(self.proc)
+        try:
+            self._selector.close()
+        except Exception:  # pragma: no cover
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+    def __enter__(self) -> "AgentProcess":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.kill()

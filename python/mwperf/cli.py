@@ -1,0 +1,186 @@
+"""Command line: ``mwperf run | doctor | report``.
+
+A thin layer: parse -> validate into typed options -> run -> export.
+Bad input is one line on stderr (``mwperf: error: ...``) and exit code 2,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import NoReturn, Sequence
+
+from mwperf import __version__
+from mwperf.agent import ENV_AGENT, FALLBACK_ADAPTERS, AgentError, default_agent_path, find_agent, list_adapters
+from mwperf.options import (
+    DEFAULT_DURATION, DEFAULT_LATENCY_COUNT, DEFAULT_MODE, DEFAULT_POINT_TIMEOUT, DEFAULT_SIZE,
+    DEFAULT_WARMUP, UsageError, build_run_options,
+)
+
+__all__ = ["main", "build_parser"]
+
+PROG = "mwperf"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are one line: ``mwperf: error: ...``, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        text = " ".join(message.split())
+        sys.stderr.write(f"{PROG}: error: {text}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(
+        prog=PROG,
+        description="Measure publish/subscribe middleware latency, throughput and loss.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run test points (mw x mode x size x rate)",
+                         description="Run every combination of --mw, --mode, --size (and --rate in rate mode).")
+    run.add_argument("--mw", metavar="LIST", help="middlewares, comma-separated (default: every adapter the agent has)")
+    run.add_argument("--mode", metavar="LIST", help=f"latency,throughput,rate (default: {DEFAULT_MODE})")
+    run.add_argument("--size", metavar="LIST",
+                     help=f"message sizes incl. the 32-byte header: 32,1k,4KiB,1M (binary units; default: {DEFAULT_SIZE})")
+    run.add_argument("--rate", metavar="LIST", help="publish rates in Hz for --mode rate: 100,1k,10000")
+    run.add_argument("--duration", metavar="T", help=f"measured time per point: 500ms, 5s, 1m (default: {DEFAULT_DURATION})")
+    run.add_argument("--warmup", metavar="T", help=f"warm-up per point, not measured (default: {DEFAULT_WARMUP})")
+    run.add_argument("--cpu", metavar="PUB,SUB",
+                     help="cores to pin the publisher and subscriber to, or 'none' (default: 0,1; 0,0 on one CPU)")
+    run.add_argument("--wait", metavar="block|spin", help="how the agents wait for data (default: block)")
+    run.add_argument("--latency-count", metavar="N",
+                     help=f"throughput mode: one latency ping every N samples (default: {DEFAULT_LATENCY_COUNT})")
+    run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
+    run.add_argument("--point-timeout", metavar="T",
+                     help=f"extra slack on every per-point deadline before an agent counts as hung (default: {DEFAULT_POINT_TIMEOUT})")
+    run.add_argument("--agent", metavar="PATH",
+                     help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
+    run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    run.set_defaults(func=cmd_run)
+
+    doctor = sub.add_parser("doctor", help="check the agent and the system settings that skew numbers")
+    doctor.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
+    doctor.set_defaults(func=cmd_doctor)
+
+    report = sub.add_parser("report", help="re-print the tables and regenerate results.csv of a run")
+    report.add_argument("dir", metavar="DIR", help="run directory (holds results.jsonl)")
+    report.add_argument("--format", choices=("text", "md"), default="text", help="text (default) or md")
+    report.set_defaults(func=cmd_report)
+    return parser
+
+
+def _glue_dash_values(parser: argparse.ArgumentParser, args: list[str]) -> list[str]:
+    """``--warmup -1s`` -> ``--warmup=-1s`` so that argparse hands the bad
+    value to our validation (which names it) instead of calling it an option."""
+    takes_value: set[str] = set()
+    known: set[str] = set()
+    parsers = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            parsers += list(action.choices.values())
+    for each in parsers:
+        for action in each._actions:
+            known.update(action.option_strings)
+            if action.option_strings and action.nargs is None and action.const is None and not isinstance(
+                    action, (argparse._StoreTrueAction, argparse._StoreFalseAction, argparse._VersionAction,
+                             argparse._HelpAction)):
+                takes_value.update(action.option_strings)
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if (token in takes_value and i + 1 < len(args) and args[i + 1].startswith("-")
+                and args[i + 1] != "--" and args[i + 1].split("=", 1)[0] not in known):
+            out.append(f"{token}={args[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
+
+
+def _resolve_agent(explicit: str | None) -> str | None:
+    """The agent binary, or None when the default one is missing.
+    An explicitly named agent (--agent, $MWPERF_AGENT) that is missing is bad input."""
+    if explicit:
+        agent = find_agent(explicit)
+        if agent is None:
+            raise UsageError(f"--agent {explicit}: not found or not executable")
+        return agent
+    env = os.environ.get(ENV_AGENT)
+    agent = find_agent(None)
+    if agent is None and env:
+        raise UsageError(f"{ENV_AGENT}={env}: not found or not executable")
+    return agent
+
+
+def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.runner import run  # keeps `mwperf --help` light
+
+    agent = _resolve_agent(ns.agent)
+    adapters = dict(FALLBACK_ADAPTERS)
+    if agent is not None:
+        try:
+            adapters = list_adapters(agent)
+        except AgentError as exc:
+            sys.stderr.write(f"{PROG}: error: agent {agent} does not work: {exc}\n")
+            return 1
+    opts = build_run_options(
+        mw=ns.mw, mode=ns.mode, size=ns.size, rate=ns.rate, duration=ns.duration, warmup=ns.warmup,
+        cpu=ns.cpu, wait=ns.wait, latency_count=ns.latency_count, out=ns.out,
+        point_timeout=ns.point_timeout, agent=agent, adapters=adapters,
+    )
+    if agent is None:
+        sys.stderr.write(f"{PROG}: error: agent not found at {default_agent_path()[0]}: build it "
+                         f"(cmake -S agent -B agent/build && cmake --build agent/build) or pass --agent\n")
+        return 1
+    try:
+        opts.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {opts.out}: cannot create: {exc.strerror or exc}") from None
+    return run(opts, agent, argv, fmt=ns.format)
+
+
+def cmd_doctor(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.doctor import doctor
+
+    return doctor(sys.stdout, ns.agent)
+
+
+def cmd_report(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.report import report
+
+    return report(ns.dir, ns.format)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code (``sys.exit(main())``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    command_line = list(sys.argv) if argv is None else [PROG, *args]
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(_glue_dash_values(parser, args))
+    except SystemExit as exc:  # --help, --version, or a parse error already printed
+        return exc.code if isinstance(exc.code, int) else 0
+    if not getattr(ns, "func", None):
+        sys.stderr.write(f"{PROG}: error: a command is required: run, doctor or report (see mwperf --help)\n")
+        return 2
+    try:
+        return ns.func(ns, command_line)
+    except UsageError as exc:
+        sys.stderr.write(f"{PROG}: error: {' '.join(str(exc).split())}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    except BrokenPipeError:  # e.g. `mwperf report DIR | head`
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 1

@@ -1,0 +1,110 @@
+"""results.csv: one flat row per record (``latency_us.p50`` -> ``latency_p50_us``).
+
+Nulls are empty cells, booleans ``true``/``false``, floats in Python's
+shortest round-trip form, affinity lists space-separated.
+"""
+
+from __future__ import annotations
+
+import csv
+from typing import Iterable, TextIO
+
+__all__ = ["COLUMNS", "flatten", "write_csv", "to_csv_text"]
+
+_STATS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
+
+
+def _stat_columns(prefix: str) -> list[tuple[str, tuple[str, ...]]]:
+    columns = []
+    for key in _STATS:
+        name = f"{prefix}_{key}" if key in ("count", "exact") else f"{prefix}_{key}_us"
+        columns.append((name, (f"{prefix}_us", key)))
+    return columns
+
+
+#: (column name, path into the record)
+_LAYOUT: list[tuple[str, tuple[str, ...]]] = [
+    ("schema_version", ("schema_version",)),
+    ("run_id", ("run_id",)),
+    ("point", ("point",)),
+    ("time", ("time",)),
+    ("mw", ("mw",)),
+    ("mode", ("mode",)),
+    ("transport", ("transport",)),
+    ("reliability", ("reliability",)),
+    ("size", ("size",)),
+    ("rate_hz", ("rate_hz",)),
+    ("duration_s", ("duration_s",)),
+    ("warmup_s", ("warmup_s",)),
+    ("cpu_pub", ("cpu", "pub")),
+    ("cpu_sub", ("cpu", "sub")),
+    ("cpu_placement", ("cpu", "placement")),
+    ("cpu_pub_affinity", ("cpu", "pub_affinity")),
+    ("cpu_sub_affinity", ("cpu", "sub_affinity")),
+    ("wait", ("wait",)),
+    ("sent", ("sent",)),
+    ("received", ("received",)),
+    ("lost", ("lost",)),
+    ("loss_rate", ("loss_rate",)),
+    ("duplicates", ("duplicates",)),
+    ("out_of_order", ("out_of_order",)),
+    ("foreign", ("foreign",)),
+    ("samples_per_s", ("samples_per_s",)),
+    ("mbps", ("mbps",)),
+    ("loop_rate", ("loop_rate",)),
+    *_stat_columns("latency"),
+    *_stat_columns("rtt"),
+    ("cpu_pub_user_s", ("cpu_s", "pub", "user")),
+    ("cpu_pub_sys_s", ("cpu_s", "pub", "sys")),
+    ("cpu_sub_user_s", ("cpu_s", "sub", "user")),
+    ("cpu_sub_sys_s", ("cpu_s", "sub", "sys")),
+    ("rss_pub_kb", ("rss_kb", "pub")),
+    ("rss_sub_kb", ("rss_kb", "sub")),
+    ("discovery_ms", ("discovery_ms",)),
+    ("adapter_name", ("adapter", "name")),
+    ("adapter_version", ("adapter", "version")),
+    ("status", ("status",)),
+    ("error", ("error",)),
+]
+
+COLUMNS: list[str] = [name for name, _ in _LAYOUT]
+
+
+def _lookup(record: dict, path: tuple[str, ...]):
+    value = record
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def flatten(record: dict) -> dict[str, str]:
+    return {name: _cell(_lookup(record, path)) for name, path in _LAYOUT}
+
+
+def write_csv(records: Iterable[dict], handle: TextIO) -> None:
+    writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow(flatten(record))
+
+
+def to_csv_text(records: Iterable[dict]) -> str:
+    import io
+
+    buffer = io.StringIO()
+    write_csv(records, buffer)
+    return buffer.getvalue()

@@ -1,0 +1,189 @@
+"""Perftest-style result tables: one section per middleware and mode.
+
+The rows are built once (:func:`build_sections`) and rendered either as
+aligned text (:func:`render_text`) or Markdown (:func:`render_markdown`).
+A failed point is a row holding its size (and rate) and ``FAILED: reason``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from mwperf.units import format_rate_hz
+
+__all__ = ["Row", "Section", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
+
+LATENCY_HEADERS = ["Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)",
+                   "99% (us)", "99.99% (us)", "99.9999% (us)"]
+THROUGHPUT_HEADERS = ["Size", "Packets", "Packets/s (ave)", "Mbps (ave)", "Lost", "Lost (%)",
+                      "Lat 50% (us)", "Lat 99% (us)"]
+RATE_HEADERS = ["Size", "Hz", "Speed(Mbps)", "loss-pkt", "send-pkt", "loss-rate", "loop-rate",
+                "latency(ave)", "latency(max)"]
+
+_MODE_NOTE = {
+    "latency": "latency in us, one-way = RTT/2",
+    "throughput": "latency under load in us, RTT/2 of the interleaved pings",
+    "rate": "latency in us, one-way from the intended send time",
+}
+_MODE_ORDER = {"latency": 0, "throughput": 1, "rate": 2}
+
+
+@dataclass
+class Row:
+    cells: list[str]
+    failure: str | None = None  # "FAILED: reason" rows keep only their leading cells
+
+
+@dataclass
+class Section:
+    mw: str
+    mode: str
+    title: str
+    headers: list[str]
+    rows: list[Row] = field(default_factory=list)
+
+
+def _us(value) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _int(value) -> str:
+    return "-" if value is None else str(int(value))
+
+
+def _fixed(value, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _stat(record: dict, key: str, stat: str = "latency_us"):
+    stats = record.get(stat)
+    return stats.get(key) if isinstance(stats, dict) else None
+
+
+def _latency_row(r: dict) -> list[str]:
+    return [str(r["size"])] + [_us(_stat(r, k)) for k in
+                               ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")]
+
+
+def _throughput_row(r: dict) -> list[str]:
+    loss_pct = None if r.get("loss_rate") is None else r["loss_rate"] * 100
+    return [str(r["size"]), _int(r.get("received")), _fixed(r.get("samples_per_s"), 0),
+            _fixed(r.get("mbps"), 1), _int(r.get("lost")), _fixed(loss_pct, 2),
+            _us(_stat(r, "p50")), _us(_stat(r, "p99"))]
+
+
+def _rate_row(r: dict) -> list[str]:
+    return [str(r["size"]), format_rate_hz(r.get("rate_hz")), _fixed(r.get("mbps"), 2),
+            _int(r.get("lost")), _int(r.get("sent")), _fixed(r.get("loss_rate"), 4),
+            _fixed(r.get("loop_rate"), 4), _us(_stat(r, "mean")), _us(_stat(r, "max"))]
+
+
+_BUILDERS = {
+    "latency": (LATENCY_HEADERS, _latency_row, 1),
+    "throughput": (THROUGHPUT_HEADERS, _throughput_row, 1),
+    "rate": (RATE_HEADERS, _rate_row, 2),
+}
+
+
+def _title(mw: str, mode: str, records: list[dict]) -> str:
+    parts = [_MODE_NOTE.get(mode, "")]
+    cpus = {(r.get("cpu") or {}).get("placement") for r in records}
+    pins = {((r.get("cpu") or {}).get("pub"), (r.get("cpu") or {}).get("sub")) for r in records}
+    if len(cpus) == 1 and len(pins) == 1:
+        placement = cpus.pop()
+        pub, sub = pins.pop()
+        parts.append(placement if pub is None or sub is None else f"{placement} {pub},{sub}")
+    waits = {r.get("wait") for r in records}
+    if len(waits) == 1:
+        parts.append(f"wait {waits.pop()}")
+    return f"{mw} {mode} ({'; '.join(p for p in parts if p)})"
+
+
+def build_sections(records: Iterable[dict]) -> list[Section]:
+    """Group records by (mw, mode), keeping the middleware order of the run."""
+    records = list(records)
+    mw_order: dict[str, int] = {}
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for record in records:
+        mw_order.setdefault(record["mw"], len(mw_order))
+        groups.setdefault((record["mw"], record["mode"]), []).append(record)
+    sections = []
+    for (mw, mode) in sorted(groups, key=lambda k: (mw_order[k[0]], _MODE_ORDER.get(k[1], 9), k[1])):
+        members = sorted(groups[(mw, mode)],
+                         key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("point", 0)))
+        headers, row_of, lead = _BUILDERS.get(mode, _BUILDERS["latency"])
+        section = Section(mw, mode, _title(mw, mode, members), list(headers))
+        for record in members:
+            cells = row_of(record)
+            if record.get("status") != "ok":
+                reason = " ".join(str(record.get("error") or "unknown error").split())
+                section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
+            else:
+                section.rows.append(Row(cells))
+        sections.append(section)
+    return sections
+
+
+def _render_text_section(section: Section) -> list[str]:
+    widths = [len(h) for h in section.headers]
+    for row in section.rows:
+        cells = row.cells if row.failure is None else [c for c in row.cells if c]
+        for i, cell in enumerate(cells):
+            widths[i] = max(widths[i], len(cell))
+    lines = [f"== {section.title} =="]
+    lines.append("  ".join(h.rjust(w) for h, w in zip(section.headers, widths)).rstrip())
+    lines.append("  ".join("-" * w for w in widths))
+    for row in section.rows:
+        if row.failure is None:
+            lines.append("  ".join(c.rjust(w) for c, w in zip(row.cells, widths)))
+        else:
+            lead = [c.rjust(w) for c, w in zip(row.cells, widths) if c]
+            lines.append("  ".join(lead + [row.failure]))
+    return lines
+
+
+def render_text(sections: list[Section]) -> str:
+    blocks = ["\n".join(_render_text_section(s)) for s in sections]
+    return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(sections: list[Section]) -> str:
+    blocks = []
+    for section in sections:
+        lines = [f"### {_md_escape(section.title)}", ""]
+        lines.append("| " + " | ".join(section.headers) + " |")
+        lines.append("|" + "|".join("---:" for _ in section.headers) + "|")
+        for row in section.rows:
+            if row.failure is None:
+                cells = row.cells
+            else:
+                lead = [c for c in row.cells if c]
+                cells = lead + [_md_escape(row.failure)] + [""] * (len(row.cells) - len(lead) - 1)
+            lines.append("| " + " | ".join(cells) + " |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
+def render(records: Iterable[dict], fmt: str = "text") -> str:
+    sections = build_sections(records)
+    return render_markdown(sections) if fmt == "md" else render_text(sections)
+
+
+def point_summary(record: dict) -> str:
+    """The tail of a progress line: 'ok p50 4.1 us' or 'FAILED: reason'."""
+    if record.get("status") != "ok":
+        return f"FAILED: {record.get('error') or 'unknown error'}"
+    mode = record.get("mode")
+    if mode == "latency":
+        return f"ok p50 {_us(_stat(record, 'p50'))} us, p99 {_us(_stat(record, 'p99'))} us"
+    loss = "-" if record.get("loss_rate") is None else f"{record['loss_rate'] * 100:.2f}%"
+    if mode == "throughput":
+        return (f"ok {_fixed(record.get('samples_per_s'), 0)} pkt/s, {_fixed(record.get('mbps'), 1)} Mbps,"
+                f" lost {loss}")
+    return (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
+            f" latency ave {_us(_stat(record, 'mean'))} us")

@@ -1,0 +1,273 @@
+"""Validate ``mwperf run`` arguments into typed, immutable options.
+
+Everything the user can get wrong is checked here, before any agent runs,
+and reported as a :class:`UsageError` whose message names the option and
+the bad value (``--size 70000: udp carries at most 65507 bytes per
+message``); the CLI prints it as one line and exits 2.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Mapping
+
+from mwperf.agent import AdapterInfo
+from mwperf.units import UnitError, parse_duration_ns, parse_list, parse_rate_hz, parse_size
+
+__all__ = [
+    "HEADER_SIZE",
+    "MODES",
+    "WAITS",
+    "UsageError",
+    "CpuPlacement",
+    "RunOptions",
+    "TestPoint",
+    "build_run_options",
+    "parse_cpu",
+    "default_cpu",
+]
+
+HEADER_SIZE = 32
+MODES = ("latency", "throughput", "rate")
+WAITS = ("block", "spin")
+DEFAULT_DURATION = "5s"
+DEFAULT_WARMUP = "1s"
+DEFAULT_POINT_TIMEOUT = "5s"
+DEFAULT_LATENCY_COUNT = 10000
+DEFAULT_SIZE = "1k"
+DEFAULT_MODE = "latency"
+
+
+class UsageError(Exception):
+    """Bad user input; ``str()`` is the one-line message (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class CpuPlacement:
+    """Cores to pin the publisher and subscriber to; None = unpinned."""
+
+    pub: int | None
+    sub: int | None
+
+    @property
+    def placement(self) -> str:
+        if self.pub is None or self.sub is None:
+            return "unpinned"
+        return "same-core" if self.pub == self.sub else "cross-core"
+
+    def __str__(self) -> str:
+        if self.pub is None or self.sub is None:
+            return "none"
+        return f"{self.pub},{self.sub}"
+
+
+@dataclass(frozen=True)
+class TestPoint:
+    """One measurement: a middleware, mode, size and (rate mode) rate."""
+
+    __test__ = False  # not a pytest test class
+
+    index: int
+    mw: str
+    mode: str
+    size: int
+    rate_hz: float | None = None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    mws: tuple[str, ...]
+    modes: tuple[str, ...]
+    sizes: tuple[int, ...]
+    rates_hz: tuple[float, ...]
+    duration_ns: int
+    warmup_ns: int
+    cpu: CpuPlacement
+    wait: str
+    latency_count: int
+    out: Path
+    point_timeout_ns: int
+    agent: str | None
+    adapters: Mapping[str, AdapterInfo] = field(default_factory=dict, compare=False)
+
+    @property
+    def run_id(self) -> str:
+        return self.out.name
+
+    def points(self) -> list[TestPoint]:
+        """Cartesian product mw x mode x size x (rate, rate mode only)."""
+        points: list[TestPoint] = []
+        for mw, mode, size in itertools.product(self.mws, self.modes, self.sizes):
+            rates: tuple[float | None, ...] = self.rates_hz if mode == "rate" else (None,)
+            for rate in rates:
+                points.append(TestPoint(len(points), mw, mode, size, rate))
+        return points
+
+    def as_dict(self) -> dict:
+        """The effective options, JSON-ready (for run.json)."""
+        data = asdict(self)
+        data.pop("adapters", None)
+        data["out"] = str(self.out)
+        data["cpu"] = {"pub": self.cpu.pub, "sub": self.cpu.sub, "placement": self.cpu.placement}
+        for key in ("mws", "modes", "sizes", "rates_hz"):
+            data[key] = list(data[key])
+        return data
+
+
+def default_cpu(cpu_count: int | None = None) -> CpuPlacement:
+    count = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    return CpuPlacement(0, 1) if count >= 2 else CpuPlacement(0, 0)
+
+
+def parse_cpu(text: str | None, cpu_count: int | None = None) -> CpuPlacement:
+    """``PUB,SUB`` core numbers, or ``none`` (unpinned)."""
+    count = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
+    if text is None:
+        return default_cpu(count)
+    if text.strip().lower() in ("none", "-1", "-1,-1"):
+        return CpuPlacement(None, None)
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2:
+        raise UsageError(f"--cpu {text}: expected PUB,SUB core numbers (e.g. 0,1) or 'none'")
+    cores = []
+    for part in parts:
+        if not part.isdigit():
+            raise UsageError(f"--cpu {text}: '{part}' is not a core number")
+        core = int(part)
+        if core >= count:
+            raise UsageError(f"--cpu {text}: core {core} does not exist (this machine has {count} CPUs: 0-{count - 1})")
+        cores.append(core)
+    return CpuPlacement(cores[0], cores[1])
+
+
+def _items(option: str, text: str) -> list[str]:
+    try:
+        return parse_list(text)
+    except UnitError as exc:
+        raise UsageError(f"{option} {text}: {exc}") from None
+
+
+def _one(option: str, text: str, parser, **kwargs):
+    try:
+        return parser(text, **kwargs)
+    except UnitError as exc:
+        raise UsageError(f"{option} {text}: {exc}") from None
+
+
+def _dedupe(values):
+    seen = []
+    for value in values:
+        if value not in seen:
+            seen.append(value)
+    return tuple(seen)
+
+
+def default_out(now: datetime | None = None) -> Path:
+    now = now or datetime.now(timezone.utc)
+    return Path("results") / now.strftime("%Y%m%d-%H%M%S")
+
+
+def build_run_options(
+    *,
+    mw: str | None,
+    mode: str | None,
+    size: str | None,
+    rate: str | None,
+    duration: str | None,
+    warmup: str | None,
+    cpu: str | None,
+    wait: str | None,
+    latency_count: str | int | None,
+    out: str | None,
+    point_timeout: str | None,
+    agent: str | None,
+    adapters: Mapping[str, AdapterInfo],
+    cpu_count: int | None = None,
+) -> RunOptions:
+    """Check every value; raise UsageError naming the first bad one.
+
+    ``adapters`` are the middlewares usable here (the agent's ``list``, or
+    the fallback table when the agent is missing).
+    """
+    # middleware
+    if mw is None:
+        mws = tuple(adapters)
+    else:
+        mws = _dedupe(_items("--mw", mw))
+        for name in mws:
+            if name not in adapters:
+                available = ", ".join(adapters) or "none"
+                raise UsageError(f"--mw {name}: unknown middleware (available: {available})")
+
+    # mode
+    modes = _dedupe(_items("--mode", mode if mode is not None else DEFAULT_MODE))
+    for name in modes:
+        if name not in MODES:
+            raise UsageError(f"--mode {name}: unknown mode (choose from {', '.join(MODES)})")
+
+    # size
+    sizes = []
+    for token in _items("--size", size if size is not None else DEFAULT_SIZE):
+        value = _one("--size", token, parse_size)
+        if value < HEADER_SIZE:
+            raise UsageError(f"--size {token}: smaller than the {HEADER_SIZE}-byte mwperf header")
+        for name in mws:
+            limit = adapters[name].max_size
+            if value > limit:
+                raise UsageError(f"--size {token}: {name} carries at most {limit} bytes per message")
+        sizes.append(value)
+
+    # rate
+    rates: list[float] = []
+    if rate is not None:
+        if "rate" not in modes:
+            raise UsageError(f"--rate {rate}: only valid with --mode rate")
+        rates = [_one("--rate", token, parse_rate_hz) for token in _items("--rate", rate)]
+    elif "rate" in modes:
+        raise UsageError("--mode rate: needs --rate HZ[,HZ...]")
+
+    duration_ns = _one("--duration", duration or DEFAULT_DURATION, parse_duration_ns)
+    warmup_ns = _one("--warmup", warmup if warmup is not None else DEFAULT_WARMUP,
+                     parse_duration_ns, allow_zero=True)
+    point_timeout_ns = _one("--point-timeout", point_timeout if point_timeout is not None else DEFAULT_POINT_TIMEOUT,
+                            parse_duration_ns, allow_zero=True)
+
+    placement = parse_cpu(cpu, cpu_count)
+
+    wait_value = wait or "block"
+    if wait_value not in WAITS:
+        raise UsageError(f"--wait {wait_value}: choose block or spin")
+
+    if latency_count is None:
+        count = DEFAULT_LATENCY_COUNT
+    else:
+        text = str(latency_count).strip()
+        if not text.isdigit() or int(text) <= 0:
+            raise UsageError(f"--latency-count {latency_count}: must be a positive whole number")
+        count = int(text)
+
+    out_path = Path(out) if out else default_out()
+    if (out_path / "results.jsonl").exists():
+        raise UsageError(f"--out {out_path}: already holds results.jsonl (choose a new directory)")
+    if out_path.exists() and not out_path.is_dir():
+        raise UsageError(f"--out {out_path}: exists and is not a directory")
+
+    return RunOptions(
+        mws=mws,
+        modes=modes,
+        sizes=_dedupe(sizes),
+        rates_hz=_dedupe(rates),
+        duration_ns=duration_ns,
+        warmup_ns=warmup_ns,
+        cpu=placement,
+        wait=wait_value,
+        latency_count=count,
+        out=out_path,
+        point_timeout_ns=point_timeout_ns,
+        agent=agent,
+        adapters=dict(adapters),
+    )

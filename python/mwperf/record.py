@@ -1,0 +1,178 @@
+"""Merge the publisher's and subscriber's ``result`` events into one record.
+
+Where each figure comes from, per mode:
+
+* latency: sent = pub.sent (pings), received = pub.pongs,
+  lost = sent - received, samples/s = pub.pongs / pub.elapsed,
+  latency = pub.latency_ns (RTT/2), rtt = pub.rtt_ns;
+* throughput: sent = pub.sent, received = sub.received, lost = sub.lost,
+  samples/s = sub.samples_per_s, latency = pub.latency_ns (RTT/2 of the
+  interleaved pings), rtt = pub.rtt_ns;
+* rate: as throughput, but latency = sub.latency_ns (one-way, from the
+  intended send time), rtt = null, loop_rate = pub.achieved_hz / rate_hz.
+
+Duplicates and out-of-order counts always come from the subscriber. A side
+that is missing (failed point) leaves its figures null.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo
+from mwperf.options import CpuPlacement, TestPoint
+
+__all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "stats_us", "merge_record", "utc_now_iso"]
+
+SCHEMA_VERSION = 1
+STAT_FIELDS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
+_NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
+
+
+def utc_now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def stats_us(stats: dict | None) -> dict | None:
+    """Agent statistics (ns) -> record statistics (µs floats); None stays None."""
+    if not isinstance(stats, dict):
+        return None
+    out: dict[str, Any] = {"count": _int(stats.get("count"))}
+    for key in _NS_FIELDS:
+        value = stats.get(key)
+        out[key] = None if value is None else float(value) / 1000.0
+    exact = stats.get("exact")
+    out["exact"] = None if exact is None else bool(exact)
+    return out
+
+
+def _int(value) -> int | None:
+    return None if value is None else int(value)
+
+
+def _get(side: dict | None, key: str):
+    return None if side is None else side.get(key)
+
+
+def _sum(*values):
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def _cpu_side(side: dict | None) -> dict | None:
+    if side is None or side.get("cpu_user_ns") is None or side.get("cpu_sys_ns") is None:
+        return None
+    return {"user": side["cpu_user_ns"] / 1e9, "sys": side["cpu_sys_ns"] / 1e9}
+
+
+def _affinity(result: dict | None, ready: dict | None) -> list[int] | None:
+    for source in (result, ready):
+        value = _get(source, "cpu_affinity")
+        if isinstance(value, list):
+            return [int(v) for v in value]
+    return None
+
+
+def merge_record(
+    *,
+    run_id: str,
+    point: TestPoint,
+    time: str,
+    duration_ns: int,
+    warmup_ns: int,
+    cpu: CpuPlacement,
+    wait: str,
+    pub: dict | None,
+    sub: dict | None,
+    pub_ready: dict | None = None,
+    sub_ready: dict | None = None,
+    adapter: AdapterInfo | None = None,
+    error: str | None = None,
+) -> dict:
+    """One schema-v1 record; status is "failed" when ``error`` is set or a
+    side's result is missing."""
+    adapter = adapter or FALLBACK_ADAPTERS.get(point.mw)
+    mode = point.mode
+
+    sent = _int(_get(pub, "sent"))
+    if mode == "latency":
+        received = _int(_get(pub, "pongs"))
+        lost = None if sent is None or received is None else sent - received
+        pongs, elapsed = _get(pub, "pongs"), _get(pub, "elapsed_ns")
+        samples_per_s = float(pongs) / (elapsed / 1e9) if pongs is not None and elapsed else None
+        latency = stats_us(_get(pub, "latency_ns"))
+        rtt = stats_us(_get(pub, "rtt_ns"))
+    else:
+        received = _int(_get(sub, "received"))
+        lost = _int(_get(sub, "lost"))
+        sps = _get(sub, "samples_per_s")
+        samples_per_s = None if sps is None else float(sps)
+        if mode == "throughput":
+            latency = stats_us(_get(pub, "latency_ns"))
+            rtt = stats_us(_get(pub, "rtt_ns"))
+        else:
+            latency = stats_us(_get(sub, "latency_ns"))
+            rtt = None
+
+    if lost is None or sent is None:
+        loss_rate = None
+    else:
+        loss_rate = lost / sent if sent else 0.0
+    mbps = None if samples_per_s is None else samples_per_s * point.size * 8 / 1e6
+
+    loop_rate = None
+    if mode == "rate" and point.rate_hz:
+        achieved = _get(pub, "achieved_hz")
+        loop_rate = None if achieved is None else float(achieved) / point.rate_hz
+
+    discovery_ns = _get(pub, "discovery_ns")
+    if discovery_ns is None:
+        discovery_ns = _get(pub_ready, "discovery_ns")
+
+    version = _get(pub, "adapter_version") or _get(sub, "adapter_version") or (adapter.version if adapter else None)
+
+    status = "ok" if error is None and pub is not None and sub is not None else "failed"
+    if status == "failed" and error is None:
+        error = "publisher result missing" if pub is None else "subscriber result missing"
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "point": point.index,
+        "time": time,
+        "mw": point.mw,
+        "mode": mode,
+        "transport": adapter.transport if adapter else None,
+        "reliability": adapter.reliability if adapter else None,
+        "size": point.size,
+        "rate_hz": float(point.rate_hz) if mode == "rate" and point.rate_hz is not None else None,
+        "duration_s": duration_ns / 1e9,
+        "warmup_s": warmup_ns / 1e9,
+        "cpu": {
+            "pub": cpu.pub,
+            "sub": cpu.sub,
+            "placement": cpu.placement,
+            "pub_affinity": _affinity(pub, pub_ready),
+            "sub_affinity": _affinity(sub, sub_ready),
+        },
+        "wait": wait,
+        "sent": sent,
+        "received": received,
+        "lost": lost,
+        "loss_rate": loss_rate,
+        "duplicates": _int(_get(sub, "duplicates")),
+        "out_of_order": _int(_get(sub, "out_of_order")),
+        "foreign": _sum(_get(pub, "foreign"), _get(sub, "foreign")),
+        "samples_per_s": samples_per_s,
+        "mbps": mbps,
+        "loop_rate": loop_rate,
+        "latency_us": latency,
+        "rtt_us": rtt,
+        "cpu_s": {"pub": _cpu_side(pub), "sub": _cpu_side(sub)},
+        "rss_kb": {"pub": _int(_get(pub, "maxrss_kb")), "sub": _int(_get(sub, "maxrss_kb"))},
+        "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
+        "adapter": {"name": point.mw, "version": version},
+        "status": status,
+        "error": error,
+    }

@@ -1,0 +1,116 @@
+"""The run directory: results.jsonl, results.csv and run.json.
+
+* ``results.jsonl``: one record per point, appended as one write, flushed
+  and fsync'ed before the next point starts, so a crash keeps every point
+  measured so far;
+* ``results.csv``: regenerated from results.jsonl after every point;
+* ``run.json``: provenance, written at the start and rewritten atomically
+  at the end.
+
+Ctrl-C and SIGTERM are held back while a record is being written, so a
+record is never half-written by an interrupt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from mwperf.export.csv import write_csv
+from mwperf.interrupts import signals_deferred
+from mwperf.schema import validate_record
+
+__all__ = ["RunDir", "read_records", "RESULTS_JSONL", "RESULTS_CSV", "RUN_JSON"]
+
+RESULTS_JSONL = "results.jsonl"
+RESULTS_CSV = "results.csv"
+RUN_JSON = "run.json"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def read_records(directory: Path | str, warn=None) -> list[dict]:
+    """Records of ``results.jsonl``; a torn or unreadable line is skipped
+    (reported through ``warn(message)`` if given)."""
+    path = Path(directory) / RESULTS_JSONL
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                if warn:
+                    warn(f"{path}:{number}: not a JSON record, skipped")
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+    return records
+
+
+class RunDir:
+    """Owns the files of one run directory."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+
+    @property
+    def jsonl(self) -> Path:
+        return self.path / RESULTS_JSONL
+
+    @property
+    def csv(self) -> Path:
+        return self.path / RESULTS_CSV
+
+    @property
+    def run_json(self) -> Path:
+        return self.path / RUN_JSON
+
+    def create(self) -> "RunDir":
+        self.path.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def append(self, record: dict) -> None:
+        """Validate, append as one line (fsync'ed), regenerate the CSV."""
+        validate_record(record)
+        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+        with signals_deferred():
+            fd = os.open(self.jsonl, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                view = memoryview(line)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.regenerate_csv()
+
+    def regenerate_csv(self) -> None:
+        records = read_records(self.path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
+        tmp = self.csv.with_name(self.csv.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+            write_csv(records, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.csv)
+
+    def write_run_json(self, data: dict) -> None:
+        with signals_deferred():
+            _write_atomic(self.run_json, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+    def read_run_json(self) -> dict | None:
+        try:
+            return json.loads(self.run_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None

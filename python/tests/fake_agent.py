@@ -1,0 +1,160 @@
+"""A stand-in for mwperf-agent that follows docs/agent-protocol.md.
+
+Only for testing the controller's mechanics (deadlines, failures, process
+clean-up); the end-to-end tests use the real agent. No data is moved: the
+results are canned.
+
+Faults are injected through the environment:
+
+* ``FAKE_AGENT_FAULT`` = ``ROLE-FAULT`` (e.g. ``sub-hang-start``) where FAULT is
+  ``hang-start`` (never says ready), ``hang-result`` (pub: never sends its
+  result; sub: ignores 'stop'), ``error`` (error event, exit 3),
+  ``crash`` (stderr line, exit 1, no event), ``kill`` (SIGKILL itself
+  after ready), ``child`` (leaves a sleeping child in its process group),
+  ``bad-exit`` (result, then exit 5), ``portless`` (sub: ready without a
+  port, like a DDS adapter);
+* ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
+* ``FAKE_AGENT_LOG`` = append each run's argv and pid (JSON) to this file.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def emit(event):
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def parse(argv):
+    opts = {}
+    i = 0
+    while i < len(argv):
+        if argv[i].startswith("--") and i + 1 < len(argv):
+            opts[argv[i][2:]] = argv[i + 1]
+            i += 2
+        else:
+            i += 1
+    return opts
+
+
+def stats(base):
+    return {"count": 100, "mean": base * 1.1, "std": base * 0.1, "min": base // 2, "max": base * 3,
+            "p50": base, "p90": base + 100, "p99": base + 200, "p9999": base + 300, "p999999": base * 3,
+            "kept": 100, "exact": True}
+
+
+def common(role, opts):
+    return {"event": "result", "role": role, "mw": opts.get("mw"), "mode": opts.get("mode"),
+            "size": int(opts.get("size", 32)), "wait": opts.get("wait", "block"), "clock": "monotonic",
+            "cpu_affinity": [int(opts.get("cpu", 0))] if opts.get("cpu", "-1") != "-1" else [0, 1],
+            "elapsed_ns": 1_000_000_000, "cpu_user_ns": 1_000_000, "cpu_sys_ns": 2_000_000,
+            "maxrss_kb": 4000, "adapter_version": "fake 1.0", "foreign": 0}
+
+
+def hang():
+    while True:
+        time.sleep(3600)
+
+
+def main():
+    argv = sys.argv[1:]
+    if not argv:
+        sys.stderr.write("fake-agent: no command\n")
+        return 2
+    command = argv[0]
+    if command == "version":
+        emit({"event": "version", "version": "9.9.9-fake", "build_type": "Release"})
+        return 0
+    if command == "list":
+        emit({"event": "adapter", "name": "udp", "version": "fake 1.0", "max_size": 65507,
+              "transport": "udp", "reliability": "best-effort"})
+        emit({"event": "adapter", "name": "tcp", "version": "fake 1.0", "max_size": 16777216,
+              "transport": "tcp", "reliability": "reliable"})
+        return 0
+    if command == "wakeup":
+        cpus = [int(c) for c in parse(argv[1:]).get("cpus", "0,1").split(",")]
+        p50 = 2000 if cpus[0] == cpus[1] else 20000
+        emit({"event": "wakeup", "cpus": cpus, "iterations": 100, "rtt_ns": stats(p50 * 2),
+              "wakeup_p50_ns": p50, "wakeup_p99_ns": p50 * 2})
+        return 0
+    if command != "run":
+        return 2
+
+    opts = parse(argv[1:])
+    role = opts["role"]
+    if os.environ.get("FAKE_AGENT_LOG"):
+        with open(os.environ["FAKE_AGENT_LOG"], "a") as log:
+            log.write(json.dumps({"pid": os.getpid(), "argv": argv}) + "\n")
+    fault = os.environ.get("FAKE_AGENT_FAULT", "")
+    only_size = os.environ.get("FAKE_AGENT_FAULT_SIZE")
+    if only_size and opts.get("size") != only_size:
+        fault = ""
+    mine = fault[len(role) + 1:] if fault.startswith(role + "-") else ""
+
+    if mine == "child":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if os.environ.get("FAKE_AGENT_LOG"):
+            with open(os.environ["FAKE_AGENT_LOG"], "a") as log:
+                log.write(json.dumps({"pid": child.pid, "child_of": os.getpid()}) + "\n")
+    if mine == "hang-start":
+        hang()
+    if mine == "error":
+        emit({"event": "error", "role": role, "error": f"fake: {role} adapter setup failed"})
+        sys.stderr.write("fake-agent: setup failed\n")
+        return 3
+    if mine == "crash":
+        sys.stderr.write(f"fake-agent: {role} crashed\n")
+        return 1
+
+    sent = 1000
+    if role == "sub":
+        ready = {"event": "ready", "role": "sub", "mw": opts["mw"], "port": 40000 + os.getpid() % 1000,
+                 "pid": os.getpid(), "cpu_affinity": [int(opts.get("cpu", 1))]}
+        if mine == "portless":  # DDS-like: discovery, no port
+            del ready["port"]
+        emit(ready)
+        if mine == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        line = sys.stdin.readline()
+        if mine == "hang-result":
+            hang()
+        parts = line.split()
+        known = int(parts[1]) if len(parts) == 2 and parts[0] == "stop" else -1
+        received = sent if known < 0 else known
+        result = common("sub", opts)
+        result.update({"received": received, "lost": (known - received) if known >= 0 else 0,
+                       "duplicates": 0, "out_of_order": 0, "warmup_received": 10,
+                       "first_rx_ns": 1, "last_rx_ns": 1_000_000_001, "rx_elapsed_ns": 1_000_000_000,
+                       "samples_per_s": float(received),
+                       "latency_ns": stats(5000) if opts["mode"] != "latency" else None})
+        emit(result)
+        return 5 if mine == "bad-exit" else 0
+
+    # publisher
+    emit({"event": "ready", "role": "pub", "mw": opts["mw"], "pid": os.getpid(),
+          "cpu_affinity": [int(opts.get("cpu", 0))], "discovery_ns": 150000})
+    if mine == "kill":
+        time.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGKILL)
+    if mine == "hang-result":
+        hang()
+    time.sleep(min(0.2, int(opts.get("duration-ns", 0)) / 1e9))
+    rate = float(opts.get("rate-hz", 0))
+    result = common("pub", opts)
+    result.update({"sent": sent, "warmup_sent": 10, "achieved_hz": rate * 1.0033 if rate else 1000.0,
+                   "rate_hz": rate, "pongs": sent if opts["mode"] != "rate" else 0, "ping_sent": sent,
+                   "ping_lost": 0, "discovery_ns": 150000})
+    if opts["mode"] != "rate":
+        result.update({"rtt_ns": stats(20000), "latency_ns": stats(10000)})
+    emit(result)
+    return 5 if mine == "bad-exit" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

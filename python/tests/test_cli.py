@@ -1,0 +1,128 @@
+"""Bad input: one line on stderr naming the value, exit code 2, no traceback."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mwperf.cli import main
+
+
+@pytest.fixture(params=["with-agent", "without-agent"])
+def agent_env(request, monkeypatch, fake_agent, tmp_path):
+    """Validation must work with the agent's `list` and with the fallback table."""
+    if request.param == "with-agent":
+        monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
+    else:
+        monkeypatch.delenv("MWPERF_AGENT", raising=False)
+        monkeypatch.setattr("mwperf.agent.REPO_AGENT", tmp_path / "no-such-agent")
+        monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    return request.param
+
+
+BAD = [
+    (["--size", "0"], "--size 0"),
+    (["--size", "-5"], "--size -5"),
+    (["--size", "16"], "--size 16: smaller than the 32-byte mwperf header"),
+    (["--size", "70000"], "--size 70000: udp carries at most 65507 bytes per message"),
+    (["--mw", "tcp", "--size", "17M"], "--size 17M: tcp carries at most 16777216 bytes per message"),
+    (["--size", "5parsecs"], "--size 5parsecs: unknown size unit 'parsecs'"),
+    (["--size", "32,,64"], "--size 32,,64"),
+    (["--mode", "rate", "--rate", "0"], "--rate 0"),
+    (["--mode", "rate", "--rate", "-100"], "--rate -100"),
+    (["--mode", "rate", "--rate", "fast"], "--rate fast"),
+    (["--mode", "rate", "--rate", "10parsecs"], "--rate 10parsecs"),
+    (["--mode", "latency", "--rate", "100"], "--rate 100: only valid with --mode rate"),
+    (["--mode", "rate"], "--mode rate: needs --rate"),
+    (["--mw", "foo"], "--mw foo: unknown middleware"),
+    (["--mw", "udp,zenoh"], "--mw zenoh: unknown middleware"),
+    (["--mode", "bogus"], "--mode bogus: unknown mode"),
+    (["--duration", "5parsecs"], "--duration 5parsecs: unknown duration unit 'parsecs'"),
+    (["--duration", "0"], "--duration 0"),
+    (["--warmup", "-1s"], "--warmup -1s"),
+    (["--point-timeout", "soon"], "--point-timeout soon"),
+    (["--cpu", "0,99"], "--cpu 0,99: core 99 does not exist"),
+    (["--cpu", "0"], "--cpu 0"),
+    (["--cpu", "a,b"], "--cpu a,b"),
+    (["--wait", "sleepy"], "--wait sleepy"),
+    (["--latency-count", "0"], "--latency-count 0"),
+    (["--latency-count", "x"], "--latency-count x"),
+    (["--agent", "/no/such/agent"], "--agent /no/such/agent"),
+    (["--bogus"], "--bogus"),
+    (["--size"], "--size"),
+    (["--format", "pdf"], "pdf"),
+]
+
+
+@pytest.mark.parametrize("args, expected", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_run_input(agent_env, capsys, args, expected):
+    code = main(["run", "--mw", "udp", "--duration", "1s", *args]
+                if "--mw" not in args else ["run", "--duration", "1s", *args])
+    err = capsys.readouterr().err
+    assert code == 2
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("mwperf: error: ")
+    assert expected in lines[0]
+    assert "Traceback" not in err
+
+
+def test_bad_command(capsys):
+    assert main(["explode"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "explode" in err
+
+
+def test_no_command(capsys):
+    assert main([]) == 2
+    assert capsys.readouterr().err.startswith("mwperf: error: a command is required")
+
+
+def test_report_missing_dir(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "nowhere" in err
+
+
+def test_out_already_used(agent_env, tmp_path, capsys):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "results.jsonl").write_text("")
+    assert main(["run", "--mw", "udp", "--out", str(tmp_path / "old")]) == 2
+    assert "already holds results.jsonl" in capsys.readouterr().err
+
+
+def test_help_and_version(capsys):
+    assert main(["--version"]) == 0
+    assert "mwperf" in capsys.readouterr().out
+    assert main(["run", "--help"]) == 0
+    assert "--point-timeout" in capsys.readouterr().out
+
+
+def test_missing_default_agent_is_one_line(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("MWPERF_AGENT", raising=False)
+    monkeypatch.setattr("mwperf.agent.REPO_AGENT", tmp_path / "no-such-agent")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--mw", "udp", "--size", "64"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "agent not found" in err
+
+
+def test_env_agent_missing(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("MWPERF_AGENT", str(tmp_path / "gone"))
+    assert main(["run", "--mw", "udp"]) == 2
+    assert "MWPERF_AGENT=" in capsys.readouterr().err
+
+
+def test_subprocess_python_m(tmp_path):
+    env = dict(os.environ, MWPERF_AGENT="")
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--mw", "udp", "--size", "70000"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == "mwperf: error: --size 70000: udp carries at most 65507 bytes per message\n"
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--nope"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1 and "--nope" in done.stderr

@@ -1,0 +1,47 @@
+import json
+
+from mwperf import provenance
+from mwperf.provenance import PROVENANCE_KEYS, SYSCTLS, collect, governor, read_sysctl
+
+
+def test_collect_has_every_key(fake_agent):
+    doc = collect(run_id="r", argv=["mwperf", "run"], options={"mws": ["udp"]}, agent=str(fake_agent),
+                  started="2025-01-01T00:00:00.000Z")
+    for key in PROVENANCE_KEYS:
+        assert key in doc, key
+    assert doc["status"] == "running"
+    assert set(doc["sysctl"]) == set(SYSCTLS)
+    assert doc["agent"]["version"] == "9.9.9-fake"
+    assert doc["agent"]["build_type"] == "Release"
+    assert [a["name"] for a in doc["adapters"]] == ["udp", "tcp"]
+    assert doc["vcpus"] >= 1
+    assert doc["python"].count(".") == 2
+    json.dumps(doc)
+
+
+def test_collect_without_agent():
+    doc = collect(run_id="r", argv=[], options={}, agent=None, started="x")
+    assert doc["agent"]["error"] == "agent not found"
+    assert doc["adapters"] == []
+
+
+def test_read_sysctl(tmp_path):
+    (tmp_path / "net" / "core").mkdir(parents=True)
+    (tmp_path / "net" / "core" / "busy_read").write_text("50\n")
+    assert read_sysctl("net.core.busy_read", root=tmp_path) == 50
+    assert read_sysctl("net.core.busy_poll", root=tmp_path) is None
+
+
+def test_governor(tmp_path):
+    assert governor(tmp_path / "missing") == (None, "not exposed (VM)")
+    (tmp_path / "g").write_text("performance\n")
+    assert governor(tmp_path / "g") == ("performance", None)
+
+
+def test_cpu_model(tmp_path):
+    (tmp_path / "cpuinfo").write_text("processor\t: 0\nmodel name\t: Test CPU @ 3GHz\n")
+    assert provenance.cpu_model(tmp_path / "cpuinfo") == "Test CPU @ 3GHz"
+
+
+def test_git_info_outside_a_checkout(tmp_path):
+    assert provenance.git_info(tmp_path) is None

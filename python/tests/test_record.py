@@ -1,0 +1,128 @@
+"""Record merging from canned agent results, numbers checked by hand."""
+
+import pytest
+
+from mwperf.options import CpuPlacement, TestPoint
+from mwperf.record import merge_record, stats_us
+from mwperf.schema import validate_record
+
+
+def stats(p50):
+    return {"count": 4, "mean": 1500.5, "std": 250.0, "min": 1000, "max": 2000, "p50": p50, "p90": 1900,
+            "p99": 2000, "p9999": 2000, "p999999": 2000, "kept": 4, "exact": True}
+
+
+def side(role, **extra):
+    base = {"event": "result", "role": role, "mw": "udp", "size": 1024, "wait": "block", "clock": "monotonic",
+            "cpu_affinity": [0] if role == "pub" else [1], "elapsed_ns": 2_000_000_000,
+            "cpu_user_ns": 250_000_000, "cpu_sys_ns": 500_000_000, "maxrss_kb": 5000,
+            "adapter_version": "linux 6.1", "foreign": 1}
+    base.update(extra)
+    return base
+
+
+def merge(mode, pub, sub, rate=None, error=None, cpu=CpuPlacement(0, 1)):
+    return merge_record(run_id="run1", point=TestPoint(3, "udp", mode, 1024, rate), time="2025-01-01T00:00:00.000Z",
+                        duration_ns=2_000_000_000, warmup_ns=500_000_000, cpu=cpu, wait="block",
+                        pub=pub, sub=sub, error=error)
+
+
+def test_latency_mode():
+    pub = side("pub", mode="latency", sent=1000, pongs=990, discovery_ns=2_500_000,
+               rtt_ns=stats(3000), latency_ns=stats(1500))
+    sub = side("sub", mode="latency", received=1000, lost=0, duplicates=2, out_of_order=3, samples_per_s=500.0,
+               latency_ns=None, foreign=2)
+    r = merge("latency", pub, sub)
+    validate_record(r)
+    assert r["status"] == "ok" and r["error"] is None
+    assert (r["sent"], r["received"], r["lost"]) == (1000, 990, 10)
+    assert r["loss_rate"] == pytest.approx(0.01)
+    assert r["samples_per_s"] == pytest.approx(495.0)  # 990 pongs / 2 s
+    assert r["mbps"] == pytest.approx(495.0 * 1024 * 8 / 1e6)  # 4.05504
+    assert r["latency_us"]["p50"] == pytest.approx(1.5)
+    assert r["rtt_us"]["p50"] == pytest.approx(3.0)
+    assert r["latency_us"]["mean"] == pytest.approx(1.5005)
+    assert "kept" not in r["latency_us"]
+    assert (r["duplicates"], r["out_of_order"], r["foreign"]) == (2, 3, 3)
+    assert r["loop_rate"] is None and r["rate_hz"] is None
+    assert r["discovery_ms"] == pytest.approx(2.5)
+    assert r["cpu"] == {"pub": 0, "sub": 1, "placement": "cross-core", "pub_affinity": [0], "sub_affinity": [1]}
+    assert r["cpu_s"] == {"pub": {"user": 0.25, "sys": 0.5}, "sub": {"user": 0.25, "sys": 0.5}}
+    assert r["rss_kb"] == {"pub": 5000, "sub": 5000}
+    assert r["transport"] == "udp" and r["reliability"] == "best-effort"
+    assert r["adapter"] == {"name": "udp", "version": "linux 6.1"}
+    assert (r["duration_s"], r["warmup_s"]) == (2.0, 0.5)
+
+
+def test_throughput_mode():
+    pub = side("pub", mode="throughput", sent=200_000, pongs=20, discovery_ns=1000,
+               rtt_ns=stats(40000), latency_ns=stats(20000))
+    sub = side("sub", mode="throughput", received=199_000, lost=1000, duplicates=0, out_of_order=0,
+               samples_per_s=99_500.0, latency_ns=stats(7000))
+    r = merge("throughput", pub, sub)
+    validate_record(r)
+    assert (r["sent"], r["received"], r["lost"]) == (200_000, 199_000, 1000)
+    assert r["loss_rate"] == pytest.approx(0.005)
+    assert r["samples_per_s"] == 99_500.0
+    assert r["mbps"] == pytest.approx(815.104)  # 99500 * 1024 * 8 / 1e6
+    assert r["latency_us"]["p50"] == pytest.approx(20.0)  # the pub's RTT/2, not the sub's one-way
+    assert r["rtt_us"]["p50"] == pytest.approx(40.0)
+
+
+def test_rate_mode():
+    pub = side("pub", mode="rate", sent=10_000, pongs=0, rate_hz=1000.0, achieved_hz=1003.3, discovery_ns=0)
+    sub = side("sub", mode="rate", received=9_990, lost=10, duplicates=0, out_of_order=1,
+               samples_per_s=999.0, latency_ns=stats(45000))
+    r = merge("rate", pub, sub, rate=1000.0)
+    validate_record(r)
+    assert r["rate_hz"] == 1000.0
+    assert r["loop_rate"] == pytest.approx(1.0033)
+    assert (r["sent"], r["received"], r["lost"]) == (10_000, 9_990, 10)
+    assert r["loss_rate"] == pytest.approx(0.001)
+    assert r["latency_us"]["p50"] == pytest.approx(45.0)  # one-way, from the sub
+    assert r["rtt_us"] is None
+    assert r["mbps"] == pytest.approx(999.0 * 1024 * 8 / 1e6)
+
+
+def test_zero_sent_gives_zero_loss_rate():
+    pub = side("pub", mode="latency", sent=0, pongs=0, rtt_ns=None, latency_ns=None)
+    sub = side("sub", mode="latency", received=0, lost=0, duplicates=0, out_of_order=0, samples_per_s=0.0)
+    r = merge("latency", pub, sub)
+    validate_record(r)
+    assert r["loss_rate"] == 0.0 and r["latency_us"] is None
+
+
+def test_failed_point_keeps_what_is_known():
+    pub = side("pub", mode="throughput", sent=5000, pongs=1, rtt_ns=stats(1), latency_ns=stats(1))
+    r = merge("throughput", pub, None, error="sub: no result after stop within 5.2 s (agent hung?)")
+    validate_record(r)
+    assert r["status"] == "failed"
+    assert r["error"].startswith("sub: no result")
+    assert r["sent"] == 5000
+    assert r["received"] is None and r["lost"] is None and r["loss_rate"] is None
+    assert r["cpu_s"]["sub"] is None and r["rss_kb"]["sub"] is None
+    assert r["cpu"]["sub_affinity"] is None
+
+
+def test_failed_point_with_nothing():
+    r = merge("rate", None, None, rate=50.0, error="sub: killed by SIGKILL before its ready event",
+              cpu=CpuPlacement(None, None))
+    validate_record(r)
+    assert r["status"] == "failed" and r["rate_hz"] == 50.0 and r["loop_rate"] is None
+    assert r["cpu"]["placement"] == "unpinned"
+    assert r["adapter"]["version"] is None
+
+
+def test_missing_side_without_error_is_failed():
+    pub = side("pub", mode="latency", sent=1, pongs=1)
+    r = merge("latency", pub, None)
+    assert r["status"] == "failed" and r["error"] == "subscriber result missing"
+
+
+def test_stats_us():
+    assert stats_us(None) is None
+    empty = {"count": 0, "mean": None, "std": None, "min": None, "max": None, "p50": None, "p90": None,
+             "p99": None, "p9999": None, "p999999": None, "kept": 0, "exact": True}
+    converted = stats_us(empty)
+    assert converted["count"] == 0 and converted["p50"] is None and converted["exact"] is True
+    assert stats_us(stats(2500))["p50"] == 2.5

@@ -1,0 +1,20 @@
+import shutil
+
+from conftest import FIXTURES, GOLDEN
+from mwperf.cli import main
+
+
+def test_report_reprints_and_regenerates_csv(tmp_path, capsys):
+    shutil.copy(FIXTURES / "results.jsonl", tmp_path / "results.jsonl")
+    assert main(["report", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == (GOLDEN / "tables.txt").read_text()
+    assert (tmp_path / "results.csv").read_text() == (GOLDEN / "results.csv").read_text()
+
+
+def test_report_markdown(tmp_path, capsys):
+    shutil.copy(FIXTURES / "results.jsonl", tmp_path / "results.jsonl")
+    (tmp_path / "run.json").write_text('{"status": "interrupted"}')
+    assert main(["report", str(tmp_path), "--format", "md"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == (GOLDEN / "tables.md").read_text()
+    assert "interrupted" in captured.err

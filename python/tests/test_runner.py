@@ -1,0 +1,210 @@
+"""Runner mechanics against tests/fake_agent.py (deadlines, failures, clean-up).
+
+The measurements themselves are tested end to end in test_e2e.py."""
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import pid_alive
+from mwperf.agent import FALLBACK_ADAPTERS
+from mwperf.options import build_run_options
+from mwperf.rundir import read_records
+from mwperf.runner import Timeouts, agent_argv, run, run_point
+from mwperf.schema import validate_record
+
+FAST = Timeouts(ready=1.0, match=1.0, after_result=1.0, stop=1.0, drain=0.1)
+
+
+def options(tmp_path, **overrides):
+    args = dict(mw="udp", mode="latency", size="64", rate=None, duration="100ms", warmup="0", cpu="0,1",
+                wait=None, latency_count=None, out=str(tmp_path / "run"), point_timeout="0", agent=None,
+                adapters=FALLBACK_ADAPTERS, cpu_count=2)
+    args.update(overrides)
+    return build_run_options(**args)
+
+
+@pytest.fixture
+def log(tmp_path, monkeypatch):
+    path = tmp_path / "agents.log"
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(path))
+    return path
+
+
+def logged_pids(path):
+    if not path.exists():
+        return []
+    return [json.loads(line)["pid"] for line in path.read_text().splitlines()]
+
+
+def assert_all_gone(path):
+    pids = logged_pids(path)
+    assert pids, "the fake agent logged nothing"
+    deadline = time.monotonic() + 5
+    while any(pid_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in pids if pid_alive(p)], "agent processes left behind"
+
+
+def test_agent_argv(tmp_path):
+    opts = options(tmp_path, mode="rate,throughput", rate="1k", cpu="none", latency_count="50")
+    rate_point, tput_point = opts.points()[0], opts.points()[1]
+    argv = agent_argv("A", "sub", rate_point, opts, 7, 0)
+    assert argv[:2] == ["A", "run"]
+    joined = " ".join(argv)
+    for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--duration-ns 100000000",
+                 "--warmup-ns 0", "--cpu -1", "--wait block", "--run-id 7", "--port 0", "--rate-hz 1000.0"):
+        assert part in joined
+    assert "--latency-count" not in joined
+    assert "--latency-count 50" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
+    assert "--port 4000" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
+
+
+def test_ok_point(tmp_path, fake_agent, log):
+    opts = options(tmp_path)
+    outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)
+    assert outcome.error is None
+    assert outcome.pub["sent"] == 1000 and outcome.sub["received"] == 1000
+    assert outcome.sub_ready["event"] == "ready" and outcome.pub_ready["discovery_ns"] == 150000
+    argvs = [json.loads(line)["argv"] for line in log.read_text().splitlines()]
+    sub_port = next(a for a in argvs if "sub" in a)[argvs[0].index("--port") + 1]
+    assert sub_port == "0"
+    assert_all_gone(log)
+
+
+@pytest.mark.parametrize("fault, reason, max_seconds", [
+    ("sub-hang-start", "sub: no ready event within 1.0 s (agent hung?)", 4),
+    ("pub-hang-result", "pub: no result within 1.1 s (agent hung?)", 5),
+    ("sub-hang-result", "sub: no result after stop within 1.1 s (agent hung?)", 4),
+    ("pub-error", "pub: fake: pub adapter setup failed (stderr: fake-agent: setup failed)", 4),
+    ("sub-error", "sub: fake: sub adapter setup failed (stderr: fake-agent: setup failed)", 4),
+    ("pub-crash", "pub: exited with code 1 before its result (stderr: fake-agent: pub crashed)", 4),
+    ("sub-kill", "sub: killed by SIGKILL before ", 4),
+    ("pub-kill", "pub: killed by SIGKILL before its result", 4),
+    ("pub-bad-exit", "pub: exited with code 5 after its result", 4),
+    ("sub-bad-exit", "sub: exited with code 5 after its result", 4),
+])
+def test_failed_points(tmp_path, fake_agent, log, monkeypatch, fault, reason, max_seconds):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", fault)
+    opts = options(tmp_path)
+    start = time.monotonic()
+    outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)
+    assert time.monotonic() - start < max_seconds
+    assert outcome.error.startswith(reason) if reason.endswith(" ") else outcome.error == reason
+    assert_all_gone(log)
+
+
+def test_portless_middleware(tmp_path, fake_agent, log, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-portless")
+    opts = options(tmp_path)
+    outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)
+    assert outcome.error is None
+    pub_argv = next(json.loads(line)["argv"] for line in log.read_text().splitlines() if '"pub"' in line)
+    assert pub_argv[pub_argv.index("--port") + 1] == "0"
+
+
+def test_failed_pub_salvages_the_sub(tmp_path, fake_agent, log, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "pub-kill")
+    opts = options(tmp_path, mode="throughput")
+    outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)
+    assert outcome.error.startswith("pub: killed by SIGKILL")
+    assert outcome.sub is not None and outcome.sub["received"] == 1000
+
+
+def test_grandchildren_are_killed(tmp_path, fake_agent, log, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-child")
+    opts = options(tmp_path)
+    outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)
+    assert outcome.error is None
+    children = [json.loads(line)["pid"] for line in log.read_text().splitlines() if "child_of" in line]
+    assert children
+    assert_all_gone(log)
+
+
+def test_run_goes_on_after_a_failed_point(tmp_path, fake_agent, log, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-hang-start")
+    monkeypatch.setenv("FAKE_AGENT_FAULT_SIZE", "64")
+    opts = options(tmp_path, size="32,64,128", mode="latency,rate", rate="100")
+    out, progress = io.StringIO(), io.StringIO()
+    code = run(opts, str(fake_agent), ["mwperf", "run"], out=out, progress=progress, timeouts=FAST)
+    assert code == 1
+    records = read_records(opts.out)
+    assert len(records) == 6
+    for record in records:
+        validate_record(record)
+    failed = [r for r in records if r["status"] == "failed"]
+    assert [(r["size"], r["mode"]) for r in failed] == [(64, "latency"), (64, "rate")]
+    assert all(r["error"].startswith("sub: no ready event") for r in failed)
+    rate_ok = next(r for r in records if r["mode"] == "rate" and r["status"] == "ok")
+    assert rate_ok["loop_rate"] == pytest.approx(1.0033)
+    lines = progress.getvalue().splitlines()
+    assert lines[0].startswith("[1/6] udp latency 32 B ... ok p50 ")
+    assert lines[1].startswith("[2/6] udp latency 64 B ... FAILED: sub: no ready event")
+    assert lines[3].startswith("[4/6] udp rate 32 B 100 Hz ... ok loop 1.0033")
+    assert "FAILED: sub: no ready event" in out.getvalue()
+    run_json = json.loads((opts.out / "run.json").read_text())
+    assert run_json["status"] == "complete"
+    assert run_json["points"] == {"total": 6, "ok": 4, "failed": 2, "done": 6}
+    assert (opts.out / "results.csv").read_text().count("\n") == 7
+    assert_all_gone(log)
+
+
+def test_all_ok_exit_zero(tmp_path, fake_agent, log):
+    opts = options(tmp_path, mode="latency,throughput")
+    code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(), timeouts=FAST)
+    assert code == 0
+    assert [r["status"] for r in read_records(opts.out)] == ["ok", "ok"]
+
+
+def test_ctrl_c_stops_cleanly(tmp_path, fake_agent, log):
+    """SIGINT while the second point hangs: exit 130, first point kept, no agent left."""
+    out = tmp_path / "run"
+    env = dict(os.environ, MWPERF_AGENT=str(fake_agent), FAKE_AGENT_FAULT="pub-hang-result",
+               FAKE_AGENT_FAULT_SIZE="64", FAKE_AGENT_LOG=str(log))
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--mw", "udp", "--size", "32,64,128",
+                             "--duration", "100ms", "--warmup", "0", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        seen = ""
+        deadline = time.monotonic() + 30
+        while "[2/3]" not in seen and time.monotonic() < deadline:
+            seen += proc.stderr.read(1)
+        time.sleep(0.5)  # the second point's agents are running now
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr
+    assert "Traceback" not in stderr
+    records = read_records(out)
+    assert [r["size"] for r in records] == [32]
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    assert "32" in stdout  # the table of what was done
+    assert_all_gone(log)
+
+
+def test_sigterm_is_like_ctrl_c(tmp_path, fake_agent, log):
+    out = tmp_path / "run"
+    env = dict(os.environ, MWPERF_AGENT=str(fake_agent), FAKE_AGENT_FAULT="sub-hang-start",
+               FAKE_AGENT_LOG=str(log))
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--mw", "udp", "--size", "32",
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not logged_pids(log) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    assert_all_gone(log)
