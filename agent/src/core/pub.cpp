@@ -1,5 +1,6 @@
 // Publisher: latency (ping-pong), throughput (flat out, a ping every N samples)
 // and rate (absolute deadlines, stamped with the intended send time).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -18,7 +19,8 @@ constexpr uint64_t kMaxConsecutiveSendErrors = 1000;
 class Publisher {
  public:
   Publisher(const Options& o, Adapter& ad)
-      : o_(o), ad_(ad), tx_(o.size), rx_(o.size), rtt_(o.max_samples),
+      : o_(o), ad_(ad), tx_(o.size), rx_(o.size), rtt_(o.mode == Mode::rate ? 1 : o.max_samples),
+        lag_(o.mode == Mode::rate ? std::min<size_t>(o.max_samples, 1u << 16) : 1),
         slice_(o.wait == WaitMode::spin ? 0 : kBlockSliceNs) {
     hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
     for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
@@ -52,7 +54,9 @@ class Publisher {
     j.num("cpu_user_ns", u1.user_ns - u0.user_ns).num("cpu_sys_ns", u1.sys_ns - u0.sys_ns);
     j.num("maxrss_kb", u1.maxrss_kb).unum("stats_buffer_kb", rtt_.buffer_bytes() / 1024);
     if (o_.mode == Mode::rate) {
-      j.null("rtt_ns").null("latency_ns");
+      // How late the publisher's sends left against their deadlines (timer
+      // wake-up, a stalled middleware): part of the one-way latency the sub reports.
+      j.null("rtt_ns").null("latency_ns").stats("send_lag_ns", lag_.summarize());
     } else {
       j.stats("rtt_ns", rtt).stats("latency_ns", halve(rtt));
     }
@@ -188,6 +192,7 @@ class Publisher {
       const int64_t intended = t0 + int64_t(std::llround(double(k) * period));
       if (intended >= end) break;
       wait_until(intended, spin);
+      lag_.add(now_ns() - intended);
       // Stamped with the intended time: a publisher that falls behind shows up as
       // latency, not as a silent gap (no coordinated omission).
       if (send(0, seq, intended)) {
@@ -200,7 +205,7 @@ class Publisher {
   const Options& o_;
   Adapter& ad_;
   std::vector<uint8_t> tx_, rx_;
-  LatencyStats rtt_;
+  LatencyStats rtt_, lag_;
   const int64_t slice_;
   Header hdr_;
   uint64_t sent_ = 0, warmup_sent_ = 0, pongs_ = 0, ping_sent_ = 0, ping_lost_ = 0, late_pongs_ = 0;
