@@ -8,8 +8,9 @@ AGENT_BUILD := agent/build
 AGENT := $(AGENT_BUILD)/mwperf-agent
 BIN_DIR ?= /usr/local/bin
 
-# The default local characterization (raw UDP/TCP floor on loopback).
-RUN_ARGS ?= --mw udp,tcp --mode latency,throughput,rate --size 32,1k,63000 --rate 1000,10000 --duration 3s
+# The default local characterization: every built middleware next to the raw
+# UDP/TCP floor, on loopback.
+RUN_ARGS ?= --mw udp,tcp,cyclonedds,fastdds --mode latency,throughput,rate --size 32,1k,63000 --rate 1000 --duration 2s
 
 .PHONY: setup deps venv agent link run test test-agent test-python bench clean
 

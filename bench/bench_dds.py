@@ -35,7 +35,7 @@ def mwperf(args: list[str]) -> dict:
     out = Path(tempfile.mkdtemp(prefix="mwperf-bench-"))
     try:
         subprocess.run([MWPERF, "run", *args, "--out", str(out / "run")], check=False,
-                       stdout=subprocess.DEVNULL, timeout=900)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
         (rec,) = [json.loads(l) for l in (out / "run" / "results.jsonl").read_text().splitlines()]
     finally:
         shutil.rmtree(out, ignore_errors=True)
