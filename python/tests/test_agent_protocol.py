@@ -1,0 +1,103 @@
+"""The agent binary on its own (no controller): foreign traffic on the data port,
+sequence numbers that wrap, and refusals of bad arguments."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import real_agent_path
+
+pytestmark = pytest.mark.e2e
+
+
+def agent() -> str:
+    path = real_agent_path()
+    if path is None:
+        pytest.skip("mwperf-agent is not built (cmake -S agent -B agent/build && cmake --build agent/build)")
+    return str(path)
+
+
+def start_sub(*args: str) -> tuple[subprocess.Popen, dict]:
+    sub = subprocess.Popen([agent(), "run", "--role", "sub", *args], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    ready = json.loads(sub.stdout.readline())
+    assert ready["event"] == "ready"
+    return sub, ready
+
+
+def finish(sub: subprocess.Popen, sent: int) -> dict:
+    sub.stdin.write(f"stop {sent}\n")
+    sub.stdin.flush()
+    line = sub.stdout.readline()
+    assert sub.wait(timeout=10) == 0
+    return json.loads(line)
+
+
+def run_pub(*args: str) -> dict:
+    out = subprocess.run([agent(), "run", "--role", "pub", *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_foreign_datagrams_are_counted_and_ignored():
+    common = ["--mw", "udp", "--mode", "rate", "--rate-hz", "2000", "--size", "256", "--run-id", "77",
+              "--duration-ns", "1000000000", "--warmup-ns", "100000000", "--cpu", "-1"]
+    sub, ready = start_sub(*common)
+    try:
+        junk = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        target = ("127.0.0.1", ready["port"])
+        header_of_other_run = (0x4650574D).to_bytes(4, "little") + bytes([1, 0, 0, 0]) + (78).to_bytes(4, "little")
+        foreign = [b"", b"x", b"GET / HTTP/1.1\r\n\r\n", os.urandom(256), os.urandom(9000),
+                   header_of_other_run + bytes(244), b"\xff" * 65000]
+        for datagram in foreign:
+            junk.sendto(datagram, target)
+        pub = run_pub(*common, "--port", str(ready["port"]))
+        for datagram in foreign:  # and some after the run, while the sub drains
+            junk.sendto(datagram, target)
+        result = finish(sub, pub["sent"])
+    finally:
+        sub.kill()
+    assert result["foreign"] >= len(foreign)
+    assert result["received"] + result["lost"] == pub["sent"]
+    assert result["duplicates"] == 0
+    assert result["latency_ns"]["count"] == result["received"]
+
+
+def test_sequence_numbers_wrap_without_loss_or_duplicates():
+    start = str(2**64 - 500)  # the run crosses UINT64_MAX -> 0
+    common = ["--mw", "tcp", "--mode", "rate", "--rate-hz", "2000", "--size", "64", "--run-id", "5",
+              "--duration-ns", "1000000000", "--warmup-ns", "0", "--cpu", "-1", "--seq-start", start]
+    sub, ready = start_sub(*common)
+    try:
+        pub = run_pub(*common, "--port", str(ready["port"]))
+        result = finish(sub, pub["sent"])
+    finally:
+        sub.kill()
+    assert pub["sent"] > 1000
+    assert result["received"] == pub["sent"]
+    assert (result["lost"], result["duplicates"], result["out_of_order"]) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--size", "0"], "'0'"),
+    (["--size", "70000"], "70000"),
+    (["--mw", "nope"], "'nope'"),
+    (["--wait", "sometimes"], "'sometimes'"),
+    (["--cpu", "-7"], "'-7'"),
+])
+def test_bad_arguments_exit_2_with_one_line(args, named):
+    base = {"--role": "sub", "--mw": "udp", "--size": "64"}
+    for i in range(0, len(args), 2):
+        base[args[i]] = args[i + 1]
+    argv = [x for kv in base.items() for x in kv]
+    out = subprocess.run([agent(), "run", *argv], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0], out.stderr
