@@ -89,7 +89,7 @@ int run(const Options& o) {
   Outcome out{0, ""};
   if (o.role == Role::sub) {
     StopSignal stop;
-    stop.start_stdin_reader();
+    stop.start_stdin_reader(true);
     emit(JsonObject()
              .str("event", "ready").str("role", role).str("mw", o.mw)
              .num("port", ad->bound_port()).num("pid", getpid())
@@ -110,7 +110,9 @@ int run(const Options& o) {
     emit(JsonObject()
              .str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
              .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery).done());
-    out = run_pub(o, *ad, discovery);
+    StopSignal stop;
+    stop.start_stdin_reader(false);
+    out = run_pub(o, *ad, discovery, stop);
   }
   emit(out.line);
   ad->close();

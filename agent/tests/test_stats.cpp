@@ -76,3 +76,60 @@ TEST(Stats, HalveIsRttOverTwo) {
   EXPECT_EQ(h.p50, 10);
   EXPECT_NEAR(h.mean, 61.0 / 6.0, 1e-12);
 }
+
+TEST(Stats, QuantileCiRanks) {
+  uint64_t lo = 0, hi = 0;
+  // n = 10000, p = 0.5: 5000 -/+ 1.96 * 50 = 4902 .. 5098
+  ASSERT_TRUE(quantile_ci_ranks(10000, 500000, 1.96, &lo, &hi));
+  EXPECT_EQ(lo, 4902u);
+  EXPECT_EQ(hi, 5098u);
+  // too few samples for a p99 interval
+  EXPECT_FALSE(quantile_ci_ranks(50, 990000, 1.96, &lo, &hi));
+}
+
+TEST(Stats, AdaptiveStopHonoursItsPrecisionOnAUniformDistribution) {
+  // Uniform on 1..1e6: the p50 interval's relative half-width is ~1.96/sqrt(n),
+  // so 5 % needs n >= ~1540 samples.
+  uint64_t x = 42;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return int64_t(x % 1000000) + 1;
+  };
+  LatencyStats s(1u << 16);
+  Interval p50, p99;
+  for (int i = 0; i < 1000; ++i) s.add(next());
+  EXPECT_FALSE(s.converged(0.05, 1.96, &p50, &p99));
+  for (int i = 0; i < 3000; ++i) s.add(next());
+  ASSERT_TRUE(s.converged(0.05, 1.96, &p50, &p99));
+  EXPECT_LE(p50.lo, 500000);
+  EXPECT_GE(p50.hi, 500000);
+  EXPECT_LE(double(p50.hi - p50.lo) / 2, 0.05 * 500000 * 1.1);
+  EXPECT_LE(p99.lo, 990000);
+  EXPECT_GE(p99.hi, 990000);
+}
+
+TEST(Stats, QuantileIntervalsCoverTheTrueValue) {
+  // Exponential(mean 1000): true p50 = 1000 ln 2, true p99 = 1000 ln 100.
+  uint64_t x = 7;
+  auto uniform01 = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return (double(x >> 11) + 0.5) / 9007199254740992.0;
+  };
+  int cover50 = 0, cover99 = 0;
+  const int trials = 400;
+  for (int t = 0; t < trials; ++t) {
+    LatencyStats s(2000);
+    for (int i = 0; i < 2000; ++i) s.add(int64_t(-1000.0 * std::log(uniform01()) * 1000));
+    const Summary r = s.summarize();
+    ASSERT_TRUE(r.p50_ci.valid && r.p99_ci.valid);
+    cover50 += r.p50_ci.lo <= 693147 && 693147 <= r.p50_ci.hi;
+    cover99 += r.p99_ci.lo <= 4605170 && 4605170 <= r.p99_ci.hi;
+  }
+  // nominal 95 %; allow for the approximation and sampling noise
+  EXPECT_GE(cover50, trials * 90 / 100);
+  EXPECT_GE(cover99, trials * 90 / 100);
+}

@@ -7,8 +7,8 @@
 
 namespace mwperf {
 
-void StopSignal::start_stdin_reader() {
-  std::thread([this] {
+void StopSignal::start_stdin_reader(bool eof_is_stop) {
+  std::thread([this, eof_is_stop] {
     char line[128];
     while (std::fgets(line, sizeof line, stdin)) {
       if (std::strncmp(line, "stop", 4) == 0) {
@@ -18,7 +18,7 @@ void StopSignal::start_stdin_reader() {
         return;
       }
     }
-    request(-1);  // the controller went away
+    if (eof_is_stop) request(-1);  // the controller went away
   }).detach();
 }
 

@@ -9,7 +9,9 @@ namespace mwperf {
 
 class StopSignal {
  public:
-  void start_stdin_reader();  // detached thread
+  // Detached thread. eof_is_stop: EOF at stdin counts as `stop -1` (the
+  // subscriber drains and reports when the controller goes away).
+  void start_stdin_reader(bool eof_is_stop);
   bool requested() const { return stop_.load(std::memory_order_acquire); }
   int64_t sent() const { return sent_.load(std::memory_order_acquire); }
   void request(int64_t sent) {

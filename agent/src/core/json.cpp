@@ -92,6 +92,10 @@ JsonObject& JsonObject::stats(const char* k, const Summary& s) {
     o.num("p50", s.p50).num("p90", s.p90).num("p99", s.p99).num("p9999", s.p9999).num("p999999", s.p999999);
   }
   o.unum("kept", s.kept).boolean("exact", s.exact);
+  auto ci = [](const Interval& i) {
+    return i.valid ? "[" + std::to_string(i.lo) + "," + std::to_string(i.hi) + "]" : std::string("null");
+  };
+  o.raw("p50_ci95", ci(s.p50_ci)).raw("p99_ci95", ci(s.p99_ci));
   return raw(k, o.done());
 }
 

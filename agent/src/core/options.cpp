@@ -149,6 +149,16 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "domain") {
       if (!to_u64(v, &u) || u > 232) return bad(k, v, "must be a DDS domain id 0..232");
       o->qos.domain = uint32_t(u);
+    } else if (k == "precision") {
+      char* end = nullptr;
+      const double r = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(r >= 0 && r < 1)) return bad(k, v, "must be a fraction in [0, 1), e.g. 0.05");
+      o->precision = r;
+    } else if (k == "confidence") {
+      if (v == "0.90") o->z = 1.645;
+      else if (v == "0.95") o->z = 1.96;
+      else if (v == "0.99") o->z = 2.576;
+      else return bad(k, v, "is not 0.90, 0.95 or 0.99");
     } else if (k == "cpus") {
       const auto comma = v.find(',');
       int64_t a = 0, b = 0;

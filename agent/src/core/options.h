@@ -31,6 +31,8 @@ struct Options {
   int64_t match_timeout_ns = 10'000'000'000;
   int64_t drain_ns = 500'000'000;
   uint64_t seq_start = 0;
+  double precision = 0;   // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
+  double z = 1.96;        // --confidence 0.90 | 0.95 | 0.99
   AdapterConfig qos;  // reliability, history, durability, instances, async, receive, transport, nic, peer, domain
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;

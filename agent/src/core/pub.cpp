@@ -18,8 +18,8 @@ constexpr uint64_t kMaxConsecutiveSendErrors = 1000;
 
 class Publisher {
  public:
-  Publisher(const Options& o, Adapter& ad)
-      : o_(o), ad_(ad), tx_(o.size), rx_(o.size), rtt_(o.mode == Mode::rate ? 1 : o.max_samples),
+  Publisher(const Options& o, Adapter& ad, StopSignal& stop)
+      : o_(o), ad_(ad), stop_(stop), tx_(o.size), rx_(o.size), rtt_(o.mode == Mode::rate ? 1 : o.max_samples),
         lag_(o.mode == Mode::rate ? std::min<size_t>(o.max_samples, 1u << 16) : 1),
         slice_(o.wait == WaitMode::spin ? 0 : kBlockSliceNs) {
     hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
@@ -32,6 +32,8 @@ class Publisher {
     if (!error_.empty()) return {3, error_event(o_, error_)};
     const Usage u0 = usage_now();
     const int64_t t0 = now_ns();
+    t0_ = t0;
+    next_check_ = t0 + kConvergenceMinNs;
     switch (o_.mode) {
       case Mode::latency: latency(t0 + o_.duration_ns); break;
       case Mode::throughput: throughput(t0 + o_.duration_ns); break;
@@ -50,7 +52,8 @@ class Publisher {
     j.real("achieved_hz", o_.duration_ns > 0 ? double(sent_) * 1e9 / double(o_.duration_ns) : 0);
     j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
     j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("foreign", foreign_);
-    j.num("discovery_ns", discovery_ns);
+    j.num("discovery_ns", discovery_ns).boolean("stopped_early", stopped_early_);
+    j.num("converged_after_ns", converged_after_ns_);
     j.num("cpu_user_ns", u1.user_ns - u0.user_ns).num("cpu_sys_ns", u1.sys_ns - u0.sys_ns);
     j.num("maxrss_kb", u1.maxrss_kb).unum("stats_buffer_kb", rtt_.buffer_bytes() / 1024);
     if (o_.mode == Mode::rate) {
@@ -78,6 +81,24 @@ class Publisher {
       error_ = std::string(ad_.name()) + ": " + std::to_string(consecutive_errors_) +
                " sends failed in a row, last: " + ad_.last_error();
     return false;
+  }
+
+  bool stop_requested() {
+    if (!stop_.requested()) return false;
+    stopped_early_ = true;
+    return true;
+  }
+
+  // Adaptive duration: true once the controller said stop, or (with
+  // --precision) once the RTT's p50 and p99 are known to that precision.
+  bool done(int64_t t) {
+    if (stop_requested()) return true;
+    if (o_.precision <= 0 || t < next_check_) return false;
+    next_check_ = t + kConvergenceCheckNs;
+    Interval a, b;
+    if (t - t0_ < kConvergenceMinNs || !rtt_.converged(o_.precision, o_.z, &a, &b)) return false;
+    converged_after_ns_ = t - t0_;
+    return true;
   }
 
   enum class Pong { got, none, failed };
@@ -144,7 +165,7 @@ class Publisher {
 
   void latency(int64_t end) {
     uint64_t seq = o_.seq_start;
-    for (int64_t t = now_ns(); t < end && error_.empty(); t = now_ns()) {
+    for (int64_t t = now_ns(); t < end && error_.empty() && !done(t); t = now_ns()) {
       if (!send(kFlagPing, seq, t)) continue;
       ++sent_;
       ++ping_sent_;
@@ -160,7 +181,7 @@ class Publisher {
     int64_t ping_deadline = 0;
     for (uint64_t i = 0; error_.empty(); ++i) {
       const int64_t t = now_ns();
-      if (t >= end) break;
+      if (t >= end || done(t)) break;
       const bool ping = !outstanding && o_.latency_count > 0 && i % o_.latency_count == 0;
       if (send(ping ? kFlagPing : 0, seq, t)) {
         ++sent_;
@@ -190,7 +211,7 @@ class Publisher {
     uint64_t seq = o_.seq_start;
     for (uint64_t k = 0; error_.empty(); ++k) {
       const int64_t intended = t0 + int64_t(std::llround(double(k) * period));
-      if (intended >= end) break;
+      if (intended >= end || stop_requested()) break;
       wait_until(intended, spin);
       lag_.add(now_ns() - intended);
       // Stamped with the intended time: a publisher that falls behind shows up as
@@ -204,6 +225,9 @@ class Publisher {
 
   const Options& o_;
   Adapter& ad_;
+  StopSignal& stop_;
+  int64_t t0_ = 0, next_check_ = 0, converged_after_ns_ = -1;
+  bool stopped_early_ = false;
   std::vector<uint8_t> tx_, rx_;
   LatencyStats rtt_, lag_;
   const int64_t slice_;
@@ -215,8 +239,8 @@ class Publisher {
 
 }  // namespace
 
-Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns) {
-  Publisher p(o, ad);
+Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns, StopSignal& stop) {
+  Publisher p(o, ad, stop);
   return p.run(discovery_ns);
 }
 

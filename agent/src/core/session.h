@@ -15,7 +15,8 @@ struct Outcome {
   std::string line;  // the JSON event to emit
 };
 
-Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns);
+// The publisher ends early when `stop` arrives on stdin (adaptive duration).
+Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns, StopSignal& stop);
 Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop);
 int run_wakeup_probe(const Options& o);
 
@@ -24,6 +25,8 @@ class JsonObject;
 void common_fields(JsonObject& j, const Options& o, const Adapter& ad);
 std::string error_event(const Options& o, const std::string& message);
 
+constexpr int64_t kConvergenceCheckNs = 250'000'000;  // adaptive stop: how often the CIs are checked
+constexpr int64_t kConvergenceMinNs = 500'000'000;    // ... and not before this much measuring
 constexpr int64_t kBlockSliceNs = 20'000'000;  // longest a blocking recv waits before the loop looks around
 
 }  // namespace mwperf

@@ -44,6 +44,41 @@ int64_t LatencyStats::percentile_ppm(uint64_t ppm) const {
   return buf_[rank - 1];
 }
 
+bool quantile_ci_ranks(uint64_t n, uint64_t ppm, double z, uint64_t* lo, uint64_t* hi) {
+  const double p = double(ppm) / 1e6;
+  const double np = double(n) * p;
+  const double d = z * std::sqrt(double(n) * p * (1 - p));
+  const double l = std::floor(np - d), h = std::ceil(np + d);
+  if (n == 0 || l < 1 || h > double(n)) return false;
+  *lo = uint64_t(l);
+  *hi = uint64_t(h);
+  return true;
+}
+
+bool LatencyStats::converged(double rel, double z, Interval* p50, Interval* p99) {
+  const uint64_t n = kept_;
+  bool ok = true;
+  for (auto [ppm, out] : {std::pair<uint64_t, Interval*>{500000, p50}, {990000, p99}}) {
+    uint64_t lo = 0, hi = 0;
+    if (!quantile_ci_ranks(n, ppm, z, &lo, &hi)) {
+      out->valid = false;
+      ok = false;
+      continue;
+    }
+    auto at = [&](uint64_t rank) {
+      std::nth_element(buf_.begin(), buf_.begin() + (rank - 1), buf_.begin() + n);
+      return buf_[rank - 1];
+    };
+    const uint64_t rank = std::max<uint64_t>(1, uint64_t((n * ppm + 999999) / 1000000));
+    const int64_t est = at(rank);
+    out->lo = at(lo);
+    out->hi = at(hi);
+    out->valid = true;
+    if (double(out->hi - out->lo) / 2 > rel * double(est)) ok = false;
+  }
+  return ok;
+}
+
 Summary LatencyStats::summarize() {
   Summary s;
   s.count = n_;
@@ -60,6 +95,10 @@ Summary LatencyStats::summarize() {
   s.p99 = percentile_ppm(990000);
   s.p9999 = percentile_ppm(999900);
   s.p999999 = percentile_ppm(999999);
+  for (auto [ppm, out] : {std::pair<uint64_t, Interval*>{500000, &s.p50_ci}, {990000, &s.p99_ci}}) {
+    uint64_t lo = 0, hi = 0;
+    if (quantile_ci_ranks(kept_, ppm, 1.96, &lo, &hi)) *out = Interval{buf_[lo - 1], buf_[hi - 1], true};
+  }
   return s;
 }
 
@@ -74,6 +113,10 @@ Summary halve(const Summary& r) {
   s.p99 = r.p99 / 2;
   s.p9999 = r.p9999 / 2;
   s.p999999 = r.p999999 / 2;
+  for (Interval* i : {&s.p50_ci, &s.p99_ci}) {
+    i->lo /= 2;
+    i->hi /= 2;
+  }
   return s;
 }
 

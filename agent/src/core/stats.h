@@ -13,6 +13,14 @@
 
 namespace mwperf {
 
+// A distribution-free confidence interval of a quantile: the order statistics
+// whose ranks are n*p -/+ z*sqrt(n*p*(1-p)) (normal approximation to the
+// binomial). valid is false when n is too small for the ranks to exist.
+struct Interval {
+  int64_t lo = 0, hi = 0;
+  bool valid = false;
+};
+
 struct Summary {
   uint64_t count = 0;
   double mean = 0, std = 0;
@@ -20,7 +28,11 @@ struct Summary {
   int64_t p50 = 0, p90 = 0, p99 = 0, p9999 = 0, p999999 = 0;
   uint64_t kept = 0;
   bool exact = true;
+  Interval p50_ci, p99_ci;  // 95 % (z = 1.96)
 };
+
+// Ranks (1-based) of the interval around quantile ppm for n samples.
+bool quantile_ci_ranks(uint64_t n, uint64_t ppm, double z, uint64_t* lo, uint64_t* hi);
 
 class LatencyStats {
  public:
@@ -33,6 +45,10 @@ class LatencyStats {
   // sorted kept samples. Valid after summarize().
   int64_t percentile_ppm(uint64_t ppm) const;
   size_t buffer_bytes() const { return buf_.capacity() * sizeof(int64_t); }
+  // True when the confidence intervals (z) of p50 and p99 both have a
+  // half-width within `rel` of the estimate. Reorders the kept samples
+  // (nth_element, O(n)): call it a few times a second, not per sample.
+  bool converged(double rel, double z, Interval* p50, Interval* p99);
 
  private:
   std::vector<int64_t> buf_;

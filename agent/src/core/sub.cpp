@@ -23,6 +23,11 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
   uint64_t foreign = 0, warmup_received = 0, echo_errors = 0;
   int64_t first_rx = 0, last_rx = 0, last_any = now_ns(), stop_seen = 0;
   bool closed = false;
+  // Adaptive duration (rate mode: the sub owns the one-way latency): say once
+  // on stdout when p50 and p99 are known to --precision; the controller then
+  // stops the publisher.
+  const bool adaptive = o.precision > 0 && measure_oneway;
+  int64_t next_check = 0, converged_after = -1;
   Usage u0;
   std::string error;
 
@@ -66,10 +71,19 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
       if (first_rx == 0) {
         first_rx = t;
         u0 = usage_now();
+        next_check = t + kConvergenceMinNs;
       }
       last_rx = t;
       tracker.on_seq(h.seq);
       if (measure_oneway) oneway.add(t - h.send_ns);
+      if (adaptive && converged_after < 0 && t >= next_check) {
+        next_check = t + kConvergenceCheckNs;
+        Interval a, b;
+        if (oneway.converged(o.precision, o.z, &a, &b)) {
+          converged_after = t - first_rx;
+          emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", converged_after).done());
+        }
+      }
     }
     if (h.flags & kFlagPing) {
       rx[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);  // byte 5 = Header::flags
@@ -89,6 +103,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
   j.unum("received", n).unum("lost", tracker.lost(sent)).num("sent_known", sent);
   j.unum("duplicates", tracker.duplicates()).unum("out_of_order", tracker.out_of_order());
   j.unum("foreign", foreign).unum("warmup_received", warmup_received).unum("echo_errors", echo_errors);
+  j.num("converged_after_ns", converged_after);
   j.num("first_rx_ns", first_rx).num("last_rx_ns", last_rx).num("rx_elapsed_ns", span);
   j.num("elapsed_ns", span);
   j.real("samples_per_s", n >= 2 && span > 0 ? double(n - 1) * 1e9 / double(span) : 0.0);
