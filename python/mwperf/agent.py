@@ -23,6 +23,7 @@ from pathlib import Path
 
 __all__ = [
     "AdapterInfo",
+    "Supports",
     "AgentError",
     "AgentProcess",
     "FALLBACK_ADAPTERS",
@@ -46,6 +47,72 @@ class AgentError(Exception):
 
 
 @dataclass(frozen=True)
+class Supports:
+    """What an adapter can honour (the ``supports`` object of ``mwperf-agent list``).
+
+    The default is the most conservative one: nothing beyond the adapter's
+    own fixed behaviour."""
+
+    reliable: bool = False
+    best_effort: bool = False
+    history: bool = False
+    durability: bool = False
+    keyed: bool = False
+    async_: bool = False
+    listener: bool = False
+    waitset: bool = False
+    transports: tuple[str, ...] = ()
+
+    @property
+    def qos(self) -> bool:
+        """True for a middleware with QoS beyond reliability (DDS-like);
+        False for raw sockets."""
+        return self.history or self.durability or self.keyed or self.listener or self.waitset
+
+    @classmethod
+    def from_event(cls, data: object, fallback: "Supports | None" = None) -> "Supports":
+        if not isinstance(data, dict):
+            return fallback or cls()
+        transports = data.get("transports")
+        if isinstance(transports, str):
+            names = tuple(t.strip() for t in transports.split(",") if t.strip())
+        elif isinstance(transports, list):
+            names = tuple(str(t) for t in transports)
+        else:
+            names = fallback.transports if fallback else ()
+        return cls(
+            reliable=data.get("reliable") is True,
+            best_effort=data.get("best_effort") is True,
+            history=data.get("history") is True,
+            durability=data.get("durability") is True,
+            keyed=data.get("keyed") is True,
+            async_=data.get("async") is True,
+            listener=data.get("listener") is True,
+            waitset=data.get("waitset") is True,
+            transports=names,
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "reliable": self.reliable, "best_effort": self.best_effort, "history": self.history,
+            "durability": self.durability, "keyed": self.keyed, "async": self.async_,
+            "listener": self.listener, "waitset": self.waitset, "transports": ",".join(self.transports),
+        }
+
+    def summary(self) -> str:
+        """One compact line, e.g. ``reliability reliable,best-effort; history, keyed, async; transports udp,shm``."""
+        rel = [name for name, ok in (("reliable", self.reliable), ("best-effort", self.best_effort)) if ok]
+        qos = [name for name, ok in (("history", self.history), ("durability", self.durability),
+                                     ("keyed", self.keyed), ("async", self.async_),
+                                     ("listener", self.listener), ("waitset", self.waitset)) if ok]
+        parts = [f"reliability {','.join(rel) or '-'}"]
+        if qos:
+            parts.append(", ".join(qos))
+        parts.append(f"transports {','.join(self.transports) or '-'}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
 class AdapterInfo:
     """One line of ``mwperf-agent list``."""
 
@@ -54,6 +121,7 @@ class AdapterInfo:
     max_size: int
     transport: str
     reliability: str
+    supports: Supports = Supports()
 
     def as_dict(self) -> dict:
         return {
@@ -62,13 +130,15 @@ class AdapterInfo:
             "max_size": self.max_size,
             "transport": self.transport,
             "reliability": self.reliability,
+            "supports": self.supports.as_dict(),
         }
 
 
-#: Used to validate options when the agent is not there (yet).
+#: Used to validate options when the agent is not there (yet): raw sockets
+#: honour only their one fixed reliability and transport.
 FALLBACK_ADAPTERS: dict[str, AdapterInfo] = {
-    "udp": AdapterInfo("udp", None, 65507, "udp", "best-effort"),
-    "tcp": AdapterInfo("tcp", None, 16 * 1024 * 1024, "tcp", "reliable"),
+    "udp": AdapterInfo("udp", None, 65507, "udp", "best-effort", Supports(best_effort=True, transports=("udp",))),
+    "tcp": AdapterInfo("tcp", None, 16 * 1024 * 1024, "tcp", "reliable", Supports(reliable=True, transports=("tcp",))),
 }
 
 
@@ -168,12 +238,18 @@ def list_adapters(agent: str, timeout: float = 10.0) -> dict[str, AdapterInfo]:
             continue
         name = str(event["name"])
         fallback = FALLBACK_ADAPTERS.get(name)
+        transport = str(event.get("transport") or (fallback.transport if fallback else name))
+        reliability = str(event.get("reliability") or (fallback.reliability if fallback else "unknown"))
+        # An agent without `supports` (older build): only the adapter's own defaults.
+        own = fallback.supports if fallback else Supports(
+            reliable=reliability == "reliable", best_effort=reliability == "best-effort", transports=(transport,))
         adapters[name] = AdapterInfo(
             name=name,
             version=event.get("version"),
             max_size=int(event.get("max_size") or (fallback.max_size if fallback else 65507)),
-            transport=str(event.get("transport") or (fallback.transport if fallback else name)),
-            reliability=str(event.get("reliability") or (fallback.reliability if fallback else "unknown")),
+            transport=transport,
+            reliability=reliability,
+            supports=Supports.from_event(event.get("supports"), own),
         )
     if not adapters:
         raise AgentError(f"'{AGENT_NAME} list' reported no adapter")

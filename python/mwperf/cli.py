@@ -18,6 +18,7 @@ from mwperf.options import (
     DEFAULT_DURATION, DEFAULT_LATENCY_COUNT, DEFAULT_MODE, DEFAULT_POINT_TIMEOUT, DEFAULT_SIZE,
     DEFAULT_WARMUP, UsageError, build_run_options,
 )
+from mwperf.qos import DEFAULT_HISTORY, DEFAULT_MATCH_TIMEOUT
 
 __all__ = ["main", "build_parser"]
 
@@ -41,9 +42,12 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run test points (mw x mode x size x rate)",
-                         description="Run every combination of --mw, --mode, --size (and --rate in rate mode).")
-    run.add_argument("--mw", metavar="LIST", help="middlewares, comma-separated (default: every adapter the agent has)")
+    run = sub.add_parser("run", help="run test points (mw x transport x QoS x mode x size x rate)",
+                         description="Run every combination of --mw, --transport, --reliability, --history, "
+                                     "--durability, --mode, --size (and --rate in rate mode).")
+    run.add_argument("--mw", metavar="LIST",
+                     help="middlewares, comma-separated (default: every adapter the agent has that honours "
+                          "the QoS options given)")
     run.add_argument("--mode", metavar="LIST", help=f"latency,throughput,rate (default: {DEFAULT_MODE})")
     run.add_argument("--size", metavar="LIST",
                      help=f"message sizes incl. the 32-byte header: 32,1k,4KiB,1M (binary units; default: {DEFAULT_SIZE})")
@@ -55,6 +59,20 @@ def build_parser() -> OneLineParser:
     run.add_argument("--wait", metavar="block|spin", help="how the agents wait for data (default: block)")
     run.add_argument("--latency-count", metavar="N",
                      help=f"throughput mode: one latency ping every N samples (default: {DEFAULT_LATENCY_COUNT})")
+    qos = run.add_argument_group("QoS and transport (checked against what each middleware supports)")
+    qos.add_argument("--reliability", metavar="LIST", help="reliable,best-effort (default: the middleware's own)")
+    qos.add_argument("--best", action="store_true", help="same as --reliability best-effort (as RTI Perftest)")
+    qos.add_argument("--history", metavar="LIST",
+                     help=f"keep-last:N,keep-all (default: {DEFAULT_HISTORY} where the middleware has a history QoS)")
+    qos.add_argument("--durability", metavar="LIST", help="volatile,transient-local (default: the middleware's own)")
+    qos.add_argument("--keyed", action="store_true", help="keyed topic, writes round-robin over --instances (default 1)")
+    qos.add_argument("--instances", metavar="N", help="instances of the keyed topic (needs --keyed)")
+    qos.add_argument("--async", dest="async_", action="store_true", help="asynchronous publishing")
+    qos.add_argument("--receive", metavar="listener|waitset", help="how the middleware hands data over")
+    qos.add_argument("--transport", metavar="LIST", help="udp,shm,tcp,default (default: the middleware's own)")
+    qos.add_argument("--nic", metavar="NAME", help="network interface of the DDS traffic (default: lo)")
+    qos.add_argument("--match-timeout", metavar="T",
+                     help=f"how long the agents wait for each other (discovery) (default: {DEFAULT_MATCH_TIMEOUT})")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung (default: {DEFAULT_POINT_TIMEOUT})")
@@ -134,6 +152,9 @@ def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
         mw=ns.mw, mode=ns.mode, size=ns.size, rate=ns.rate, duration=ns.duration, warmup=ns.warmup,
         cpu=ns.cpu, wait=ns.wait, latency_count=ns.latency_count, out=ns.out,
         point_timeout=ns.point_timeout, agent=agent, adapters=adapters,
+        qos=dict(reliability=ns.reliability, best=ns.best, history=ns.history, durability=ns.durability,
+                 keyed=ns.keyed, instances=ns.instances, async_=ns.async_, receive=ns.receive,
+                 transport=ns.transport, nic=ns.nic, match_timeout=ns.match_timeout),
     )
     if agent is None:
         sys.stderr.write(f"{PROG}: error: agent not found at {default_agent_path()[0]}: build it "

@@ -118,7 +118,8 @@ def doctor(out: TextIO, agent_arg: str | None = None, cpu_count: int | None = No
         try:
             for info in list_adapters(agent).values():
                 say(f"  {info.name:<10} {info.version or '-':<28} max {info.max_size} B  "
-                    f"{info.transport}, {info.reliability}")
+                    f"default {info.transport}, {info.reliability}")
+                say(f"  {'':<10} supports: {info.supports.summary()}")
         except AgentError as exc:
             say(f"  FAILED: {exc}")
             works = False

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from mwperf.agent import AdapterInfo
+from mwperf.qos import QosError, QosOptions, check_supported, parse_qos, unsupported
 from mwperf.units import UnitError, parse_duration_ns, parse_list, parse_rate_hz, parse_size
 
 __all__ = [
@@ -67,7 +68,8 @@ class CpuPlacement:
 
 @dataclass(frozen=True)
 class TestPoint:
-    """One measurement: a middleware, mode, size and (rate mode) rate."""
+    """One measurement: a middleware, mode, size, (rate mode) rate and the
+    requested transport and QoS (None = the middleware's default, not passed)."""
 
     __test__ = False  # not a pytest test class
 
@@ -76,6 +78,14 @@ class TestPoint:
     mode: str
     size: int
     rate_hz: float | None = None
+    transport: str | None = None
+    reliability: str | None = None
+    history: str | None = None
+    durability: str | None = None
+
+    def qos_label(self) -> str:
+        """What was requested, e.g. ``shm, best-effort, keep-all`` ('' when nothing)."""
+        return ", ".join(v for v in (self.transport, self.reliability, self.history, self.durability) if v)
 
 
 @dataclass(frozen=True)
@@ -93,24 +103,32 @@ class RunOptions:
     point_timeout_ns: int
     agent: str | None
     adapters: Mapping[str, AdapterInfo] = field(default_factory=dict, compare=False)
+    qos: QosOptions = QosOptions()
 
     @property
     def run_id(self) -> str:
         return self.out.name
 
     def points(self) -> list[TestPoint]:
-        """Cartesian product mw x mode x size x (rate, rate mode only)."""
+        """Cartesian product mw x transport x reliability x history x durability
+        x mode x size x (rate, rate mode only)."""
         points: list[TestPoint] = []
-        for mw, mode, size in itertools.product(self.mws, self.modes, self.sizes):
-            rates: tuple[float | None, ...] = self.rates_hz if mode == "rate" else (None,)
-            for rate in rates:
-                points.append(TestPoint(len(points), mw, mode, size, rate))
+        q = self.qos
+        for mw in self.mws:
+            histories = q.histories_for(self.adapters.get(mw))
+            for transport, reliability, history, durability, mode, size in itertools.product(
+                    q.transports, q.reliabilities, histories, q.durabilities, self.modes, self.sizes):
+                rates: tuple[float | None, ...] = self.rates_hz if mode == "rate" else (None,)
+                for rate in rates:
+                    points.append(TestPoint(len(points), mw, mode, size, rate, transport, reliability,
+                                            history, durability))
         return points
 
     def as_dict(self) -> dict:
         """The effective options, JSON-ready (for run.json)."""
         data = asdict(self)
         data.pop("adapters", None)
+        data["qos"] = self.qos.as_dict()
         data["out"] = str(self.out)
         data["cpu"] = {"pub": self.cpu.pub, "sub": self.cpu.sub, "placement": self.cpu.placement}
         for key in ("mws", "modes", "sizes", "rates_hz"):
@@ -187,21 +205,35 @@ def build_run_options(
     agent: str | None,
     adapters: Mapping[str, AdapterInfo],
     cpu_count: int | None = None,
+    qos: Mapping[str, object] | None = None,
 ) -> RunOptions:
     """Check every value; raise UsageError naming the first bad one.
 
     ``adapters`` are the middlewares usable here (the agent's ``list``, or
-    the fallback table when the agent is missing).
+    the fallback table when the agent is missing). ``qos`` holds the keyword
+    arguments of :func:`mwperf.qos.parse_qos` (--reliability, --history, ...).
+    Without --mw, the middlewares are every adapter that honours those options.
     """
+    try:
+        qos_options = parse_qos(**(qos or {}))
+    except QosError as exc:
+        raise UsageError(str(exc)) from None
+
     # middleware
     if mw is None:
-        mws = tuple(adapters)
+        mws = tuple(name for name in adapters if unsupported(qos_options, adapters[name]) is None)
+        if not mws and adapters:
+            mws = tuple(adapters)  # let check_supported name the first refusal
     else:
         mws = _dedupe(_items("--mw", mw))
         for name in mws:
             if name not in adapters:
                 available = ", ".join(adapters) or "none"
                 raise UsageError(f"--mw {name}: unknown middleware (available: {available})")
+    try:
+        check_supported(qos_options, mws, adapters)
+    except QosError as exc:
+        raise UsageError(str(exc)) from None
 
     # mode
     modes = _dedupe(_items("--mode", mode if mode is not None else DEFAULT_MODE))
@@ -270,4 +302,5 @@ def build_run_options(
         point_timeout_ns=point_timeout_ns,
         agent=agent,
         adapters=dict(adapters),
+        qos=qos_options,
     )

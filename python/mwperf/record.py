@@ -12,7 +12,15 @@ Where each figure comes from, per mode:
   intended send time), rtt = null, loop_rate = pub.achieved_hz / rate_hz.
 
 Duplicates and out-of-order counts always come from the subscriber. A side
-that is missing (failed point) leaves its figures null.
+that is missing (failed point) leaves its figures null. A point whose samples
+were all lost (nothing received; no pong in latency mode) is failed.
+
+Transport and reliability are what the agents report as in force, else what
+was requested, else the adapter's default. ``qos`` holds the effective
+history, durability, instances, async and receive from the publisher's
+``adapter_config`` where it has them, else what was requested; all null for a
+middleware without QoS (raw sockets). ``mw_rss_kb`` is the memory the
+middleware itself added: peak RSS - RSS before open - the statistics buffer.
 """
 
 from __future__ import annotations
@@ -22,11 +30,13 @@ from typing import Any
 
 from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo
 from mwperf.options import CpuPlacement, TestPoint
+from mwperf.qos import QosOptions
 
-__all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "stats_us", "merge_record", "utc_now_iso"]
+__all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "QOS_FIELDS", "stats_us", "merge_record", "utc_now_iso", "total_loss"]
 
 SCHEMA_VERSION = 1
 STAT_FIELDS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
+QOS_FIELDS = ("history", "durability", "instances", "async", "receive")
 _NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
 
 
@@ -74,6 +84,58 @@ def _affinity(result: dict | None, ready: dict | None) -> list[int] | None:
     return None
 
 
+def _config(side: dict | None) -> dict | None:
+    config = _get(side, "adapter_config")
+    return config if isinstance(config, dict) else None
+
+
+def _mw_rss(side: dict | None) -> int | None:
+    """Peak RSS minus RSS before the middleware was opened minus the statistics buffer."""
+    peak, before = _get(side, "maxrss_kb"), _get(side, "rss_before_open_kb")
+    if peak is None or before is None:
+        return None
+    return max(0, int(peak) - int(before) - int(_get(side, "stats_buffer_kb") or 0))
+
+
+def _effective_qos(point: TestPoint, qos: QosOptions, adapter: AdapterInfo | None,
+                   config: dict | None) -> dict:
+    has_qos = adapter.supports.qos if adapter else bool(config)
+    requested = {
+        "history": point.history,
+        "durability": point.durability,
+        "instances": qos.instances if has_qos else None,
+        "async": qos.async_ if has_qos else None,
+        "receive": qos.receive,
+    }
+    out = {}
+    config = config or {}
+    for key in QOS_FIELDS:
+        value = config.get(key)
+        if key == "async" and value is None and isinstance(config.get("publish_mode"), str):
+            value = config["publish_mode"] == "asynchronous"
+        if value is None or value == "":
+            value = requested[key]
+        if key == "instances" and value is not None:
+            value = int(value)
+        elif key == "async" and value is not None:
+            value = bool(value)
+        elif value is not None:
+            value = str(value)
+        out[key] = value
+    return out
+
+
+def total_loss(mode: str, sent: int | None, received: int | None) -> str | None:
+    """The reason a point that delivered nothing is failed; None otherwise."""
+    if sent is None or received is None or received > 0:
+        return None
+    if sent == 0:
+        return "no sample sent"
+    if mode == "latency":
+        return f"no pong received (lost 100% of {sent} pings)"
+    return "no sample received (lost 100%)"
+
+
 def merge_record(
     *,
     run_id: str,
@@ -89,10 +151,12 @@ def merge_record(
     sub_ready: dict | None = None,
     adapter: AdapterInfo | None = None,
     error: str | None = None,
+    qos: QosOptions | None = None,
 ) -> dict:
-    """One schema-v1 record; status is "failed" when ``error`` is set or a
-    side's result is missing."""
+    """One schema-v1 record; status is "failed" when ``error`` is set, a
+    side's result is missing, or every sample was lost."""
     adapter = adapter or FALLBACK_ADAPTERS.get(point.mw)
+    qos = qos or QosOptions()
     mode = point.mode
 
     sent = _int(_get(pub, "sent"))
@@ -135,6 +199,15 @@ def merge_record(
     status = "ok" if error is None and pub is not None and sub is not None else "failed"
     if status == "failed" and error is None:
         error = "publisher result missing" if pub is None else "subscriber result missing"
+    if status == "ok":
+        error = total_loss(mode, sent, received)
+        status = "ok" if error is None else "failed"
+
+    pub_config, sub_config = _config(pub), _config(sub)
+    transport = (_get(pub, "transport") or _get(sub, "transport") or point.transport
+                 or (adapter.transport if adapter else None))
+    reliability = (_get(pub, "reliability") or _get(sub, "reliability") or point.reliability
+                   or (adapter.reliability if adapter else None))
 
     return {
         "schema_version": SCHEMA_VERSION,
@@ -143,8 +216,9 @@ def merge_record(
         "time": time,
         "mw": point.mw,
         "mode": mode,
-        "transport": adapter.transport if adapter else None,
-        "reliability": adapter.reliability if adapter else None,
+        "transport": transport,
+        "reliability": reliability,
+        "qos": _effective_qos(point, qos, adapter, pub_config or sub_config),
         "size": point.size,
         "rate_hz": float(point.rate_hz) if mode == "rate" and point.rate_hz is not None else None,
         "duration_s": duration_ns / 1e9,
@@ -169,10 +243,12 @@ def merge_record(
         "loop_rate": loop_rate,
         "latency_us": latency,
         "rtt_us": rtt,
+        "send_lag_us": stats_us(_get(pub, "send_lag_ns")) if mode == "rate" else None,
         "cpu_s": {"pub": _cpu_side(pub), "sub": _cpu_side(sub)},
         "rss_kb": {"pub": _int(_get(pub, "maxrss_kb")), "sub": _int(_get(sub, "maxrss_kb"))},
+        "mw_rss_kb": {"pub": _mw_rss(pub), "sub": _mw_rss(sub)},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
-        "adapter": {"name": point.mw, "version": version},
+        "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
         "status": status,
         "error": error,
     }

@@ -9,7 +9,9 @@ reason and the run goes on. Both agents' process groups are killed in a
 
 :func:`run` runs every point of the options, writes each record as soon as
 it is measured, prints a progress line per point and the tables at the end.
-Exit code: 0 all points ok, 1 some point failed, 130 interrupted.
+Exit code: 0 all points ok, 1 some point failed, 130 interrupted. Stale
+middleware shared-memory segments are removed before the first point and,
+in a ``finally``, after the last (:mod:`mwperf.cleanup`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from typing import Callable, TextIO
 
 from mwperf import provenance
 from mwperf.agent import AgentError, AgentProcess, describe_exit
+from mwperf.cleanup import clean_shm
 from mwperf.export.tables import point_summary, render
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.options import RunOptions, TestPoint
+from mwperf.qos import qos_agent_args
 from mwperf.record import merge_record, utc_now_iso
 from mwperf.rundir import RunDir
 
@@ -33,13 +37,19 @@ __all__ = ["PointOutcome", "PointFailed", "agent_argv", "run_point", "run", "Tim
 
 @dataclass(frozen=True)
 class Timeouts:
-    """Seconds; ``slack`` (--point-timeout) is added to each deadline."""
+    """Seconds; ``slack`` (--point-timeout) is added to each deadline, and the
+    publisher's result deadline also holds --match-timeout (discovery)."""
 
     ready: float = 5.0        # sub start-up until its ready event
-    match: float = 10.0       # agent default --match-timeout-ns
     after_result: float = 2.0  # a side's exit after its result
     stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
-    drain: float = 0.2        # agent default --drain-ns
+    drain: float = 0.5        # agent default --drain-ns
+    ping: float = 2.0         # a last unanswered ping of warm-up and of the run (agent --ping-timeout-ns 1 s each)
+
+
+#: The subscriber starts waiting for its match before the publisher even
+#: starts, so it waits this much longer than the publisher.
+SUB_MATCH_MARGIN_NS = 5_000_000_000
 
 
 DEFAULT_TIMEOUTS = Timeouts()
@@ -61,6 +71,7 @@ class PointOutcome:
 def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id: int,
                port: int) -> list[str]:
     core = opts.cpu.pub if role == "pub" else opts.cpu.sub
+    match_ns = opts.qos.match_timeout_ns + (SUB_MATCH_MARGIN_NS if role == "sub" else 0)
     argv = [
         agent, "run",
         "--role", role,
@@ -78,6 +89,9 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         argv += ["--rate-hz", repr(float(point.rate_hz))]
     if point.mode == "throughput":
         argv += ["--latency-count", str(opts.latency_count)]
+    argv += ["--match-timeout-ns", str(match_ns)]
+    argv += qos_agent_args(opts.qos, opts.adapters.get(point.mw), transport=point.transport,
+                           reliability=point.reliability, history=point.history, durability=point.durability)
     return argv
 
 
@@ -155,7 +169,8 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
         pub = AgentProcess(agent_argv(agent, "pub", point, opts, run_id, port), "pub")
         pub_started = True
         run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
-        outcome.pub = _expect(pub, {"result"}, run_s + timeouts.match + slack, "result",
+        match_s = opts.qos.match_timeout_ns / 1e9
+        outcome.pub = _expect(pub, {"result"}, run_s + match_s + timeouts.ping + slack, "result",
                               skip=lambda ev: setattr(outcome, "pub_ready", ev))
         _check_exit(pub, timeouts.after_result + slack)
 
@@ -184,7 +199,21 @@ def _point_label(point: TestPoint) -> str:
     label = f"{point.mw} {point.mode} {point.size} B"
     if point.rate_hz is not None:
         label += f" {point.rate_hz:g} Hz"
-    return label
+    qos = point.qos_label()
+    return f"{label} ({qos})" if qos else label
+
+
+def _clean_shm(progress: TextIO, when: str) -> None:
+    """Remove stale middleware shared-memory segments; never fails the run."""
+    try:
+        removed = clean_shm()
+    except OSError as exc:  # pragma: no cover - /dev/shm unreadable
+        progress.write(f"mwperf: warning: shared-memory clean-up {when} failed: {exc}\n")
+        return
+    if removed:
+        progress.write(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
+                       f"{', '.join(sorted(removed)[:5])}{' ...' if len(removed) > 5 else ''}\n")
+        progress.flush()
 
 
 def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = None,
@@ -193,6 +222,7 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
     """Run every point; returns the exit code (0 ok, 1 a point failed, 130 interrupted)."""
     out = out or sys.stdout
     progress = progress or sys.stderr
+    _clean_shm(progress, "before the run")
     rundir = RunDir(opts.out).create()
     points = opts.points()
     doc = provenance.collect(run_id=opts.run_id, argv=argv, options=opts.as_dict(), agent=agent,
@@ -212,7 +242,7 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
                 record = merge_record(
                     run_id=opts.run_id, point=point, time=started,
                     duration_ns=opts.duration_ns, warmup_ns=opts.warmup_ns,
-                    cpu=opts.cpu, wait=opts.wait,
+                    cpu=opts.cpu, wait=opts.wait, qos=opts.qos,
                     pub=outcome.pub, sub=outcome.sub,
                     pub_ready=outcome.pub_ready, sub_ready=outcome.sub_ready,
                     adapter=opts.adapters.get(point.mw), error=outcome.error,
@@ -233,6 +263,8 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
             doc.update({"status": status, "finished": utc_now_iso()})
             doc["points"].update({"ok": ok, "failed": len(records) - ok, "done": len(records)})
             rundir.write_run_json(doc)
+            with signals_deferred():
+                _clean_shm(progress, "after the run")
 
     if records:
         out.write("\n" + render(records, fmt))

@@ -12,9 +12,13 @@ Faults are injected through the environment:
   ``crash`` (stderr line, exit 1, no event), ``kill`` (SIGKILL itself
   after ready), ``child`` (leaves a sleeping child in its process group),
   ``bad-exit`` (result, then exit 5), ``portless`` (sub: ready without a
-  port, like a DDS adapter);
+  port, like a DDS adapter), ``deaf`` (sub: receives nothing; pub: no pong);
 * ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
 * ``FAKE_AGENT_LOG`` = append each run's argv and pid (JSON) to this file.
+
+``list`` reports udp, tcp and ``dds``, a DDS-like adapter (reliable and
+best-effort, history, durability, keyed, listener/waitset, transport udp; no
+async) whose results echo the QoS options back as its ``adapter_config``.
 """
 
 import json
@@ -48,12 +52,42 @@ def stats(base):
             "kept": 100, "exact": True}
 
 
+DDS_SUPPORTS = {"reliable": True, "best_effort": True, "history": True, "durability": True, "keyed": True,
+                "async": False, "listener": True, "waitset": True, "transports": "udp"}
+ADAPTERS = [
+    {"event": "adapter", "name": "udp", "version": "fake 1.0", "max_size": 65507, "transport": "udp",
+     "reliability": "best-effort",
+     "supports": {"reliable": False, "best_effort": True, "history": False, "durability": False, "keyed": False,
+                  "async": False, "listener": False, "waitset": False, "transports": "udp"}},
+    {"event": "adapter", "name": "tcp", "version": "fake 1.0", "max_size": 16777216, "transport": "tcp",
+     "reliability": "reliable",
+     "supports": {"reliable": True, "best_effort": False, "history": False, "durability": False, "keyed": False,
+                  "async": False, "listener": False, "waitset": False, "transports": "tcp"}},
+    {"event": "adapter", "name": "dds", "version": "fake 0.1", "max_size": 16777216, "transport": "udp",
+     "reliability": "reliable", "supports": DDS_SUPPORTS},
+]
+
+
+def adapter_config(opts):
+    """What a DDS-like adapter reports as in force: the options, else defaults."""
+    if opts.get("mw") != "dds":
+        return {"so_rcvbuf": 8388608}
+    return {"reliability": opts.get("reliability", "reliable"), "durability": opts.get("durability", "volatile"),
+            "history": opts.get("history", "keep-last:10"), "instances": int(opts.get("instances", 0)),
+            "receive": opts.get("receive", "waitset"), "domain": 0}
+
+
 def common(role, opts):
+    default = next((a for a in ADAPTERS if a["name"] == opts.get("mw")), ADAPTERS[0])
+    config = adapter_config(opts)
     return {"event": "result", "role": role, "mw": opts.get("mw"), "mode": opts.get("mode"),
             "size": int(opts.get("size", 32)), "wait": opts.get("wait", "block"), "clock": "monotonic",
             "cpu_affinity": [int(opts.get("cpu", 0))] if opts.get("cpu", "-1") != "-1" else [0, 1],
             "elapsed_ns": 1_000_000_000, "cpu_user_ns": 1_000_000, "cpu_sys_ns": 2_000_000,
-            "maxrss_kb": 4000, "adapter_version": "fake 1.0", "foreign": 0}
+            "maxrss_kb": 4000, "adapter_version": "fake 1.0", "foreign": 0,
+            "adapter_config": config, "transport": opts.get("transport", default["transport"]),
+            "reliability": opts.get("reliability", default["reliability"]),
+            "rss_before_open_kb": 1000, "stats_buffer_kb": 2048}
 
 
 def hang():
@@ -71,10 +105,8 @@ def main():
         emit({"event": "version", "version": "9.9.9-fake", "build_type": "Release"})
         return 0
     if command == "list":
-        emit({"event": "adapter", "name": "udp", "version": "fake 1.0", "max_size": 65507,
-              "transport": "udp", "reliability": "best-effort"})
-        emit({"event": "adapter", "name": "tcp", "version": "fake 1.0", "max_size": 16777216,
-              "transport": "tcp", "reliability": "reliable"})
+        for adapter in ADAPTERS:
+            emit(adapter)
         return 0
     if command == "wakeup":
         cpus = [int(c) for c in parse(argv[1:]).get("cpus", "0,1").split(",")]
@@ -127,6 +159,8 @@ def main():
         parts = line.split()
         known = int(parts[1]) if len(parts) == 2 and parts[0] == "stop" else -1
         received = sent if known < 0 else known
+        if mine == "deaf":
+            received = 0
         result = common("sub", opts)
         result.update({"received": received, "lost": (known - received) if known >= 0 else 0,
                        "duplicates": 0, "out_of_order": 0, "warmup_received": 10,
@@ -148,10 +182,13 @@ def main():
     rate = float(opts.get("rate-hz", 0))
     result = common("pub", opts)
     result.update({"sent": sent, "warmup_sent": 10, "achieved_hz": rate * 1.0033 if rate else 1000.0,
-                   "rate_hz": rate, "pongs": sent if opts["mode"] != "rate" else 0, "ping_sent": sent,
+                   "rate_hz": rate, "pongs": sent if opts["mode"] != "rate" and mine != "deaf" else 0,
+                   "ping_sent": sent,
                    "ping_lost": 0, "discovery_ns": 150000})
     if opts["mode"] != "rate":
         result.update({"rtt_ns": stats(20000), "latency_ns": stats(10000)})
+    else:
+        result.update({"rtt_ns": None, "latency_ns": None, "send_lag_ns": stats(3000)})
     emit(result)
     return 5 if mine == "bad-exit" else 0
 

@@ -6,7 +6,8 @@ import pytest
 
 from conftest import pid_alive, write_script
 from mwperf.agent import (
-    AgentError, AgentProcess, agent_version, describe_exit, find_agent, list_adapters, query, wakeup,
+    FALLBACK_ADAPTERS, AgentError, AgentProcess, Supports, agent_version, describe_exit, find_agent,
+    list_adapters, query, wakeup,
 )
 
 
@@ -77,8 +78,13 @@ def test_describe_exit():
 
 def test_queries_against_fake_agent(fake_agent):
     adapters = list_adapters(str(fake_agent))
-    assert list(adapters) == ["udp", "tcp"]
+    assert list(adapters) == ["udp", "tcp", "dds"]
     assert adapters["udp"].max_size == 65507 and adapters["tcp"].reliability == "reliable"
+    assert adapters["udp"].supports == FALLBACK_ADAPTERS["udp"].supports
+    assert adapters["tcp"].supports == FALLBACK_ADAPTERS["tcp"].supports
+    dds = adapters["dds"].supports
+    assert dds.reliable and dds.best_effort and dds.history and dds.keyed and not dds.async_
+    assert dds.transports == ("udp",) and dds.qos and not adapters["udp"].supports.qos
     assert agent_version(str(fake_agent))["version"] == "9.9.9-fake"
     assert wakeup(str(fake_agent), (0, 1))["wakeup_p50_ns"] == 20000
 
@@ -108,3 +114,27 @@ def test_find_agent(tmp_path, monkeypatch, fake_agent):
     assert find_agent() == str(bindir / "mwperf-agent")
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     assert find_agent() is None
+
+
+def test_supports_parsing_and_summary():
+    event = {"reliable": True, "best_effort": True, "history": True, "durability": True, "keyed": True,
+             "async": True, "listener": True, "waitset": True, "transports": "udp,shm"}
+    supports = Supports.from_event(event)
+    assert supports.async_ and supports.transports == ("udp", "shm")
+    assert supports.as_dict() == event
+    assert supports.summary() == ("reliability reliable,best-effort; history, durability, keyed, async, listener, "
+                                  "waitset; transports udp,shm")
+    assert FALLBACK_ADAPTERS["udp"].supports.summary() == "reliability best-effort; transports udp"
+    assert Supports.from_event(None) == Supports()
+    assert Supports.from_event("junk", FALLBACK_ADAPTERS["tcp"].supports) == FALLBACK_ADAPTERS["tcp"].supports
+
+
+def test_list_without_supports_keeps_only_the_defaults(tmp_path):
+    """An older agent: the adapter's own reliability and transport, nothing more."""
+    old = write_script(tmp_path / "old-agent", """#!/bin/sh
+echo '{"event":"adapter","name":"zenoh","version":"1","max_size":1000,"transport":"tcp","reliability":"reliable"}'
+echo '{"event":"adapter","name":"udp","version":"1","max_size":65507,"transport":"udp","reliability":"best-effort"}'
+""")
+    adapters = list_adapters(str(old))
+    assert adapters["zenoh"].supports == Supports(reliable=True, transports=("tcp",))
+    assert adapters["udp"].supports == FALLBACK_ADAPTERS["udp"].supports

@@ -53,6 +53,19 @@ BAD = [
     (["--bogus"], "--bogus"),
     (["--size"], "--size"),
     (["--format", "pdf"], "pdf"),
+    (["--reliability", "reliable"], "--reliability reliable: not supported by udp"),
+    (["--mw", "tcp", "--best"], "--best: not supported by tcp"),
+    (["--mw", "tcp", "--keyed", "--instances", "5"], "--keyed: not supported by tcp (no keyed topics)"),
+    (["--instances", "5"], "--instances 5: needs --keyed"),
+    (["--transport", "shm"], "--transport shm: not supported by udp (choose from: udp)"),
+    (["--history", "keep-all"], "--history keep-all: not supported by udp"),
+    (["--history", "keep-last:0"], "--history keep-last:0: the depth must be"),
+    (["--durability", "forever"], "--durability forever: choose from volatile, transient-local"),
+    (["--async"], "--async: not supported by udp"),
+    (["--receive", "listener"], "--receive listener: not supported by udp"),
+    (["--nic", "nosuch0"], "--nic nosuch0: no such network interface"),
+    (["--match-timeout", "soon"], "--match-timeout soon"),
+    (["--match-timeout", "-1s"], "--match-timeout -1s"),
 ]
 
 
@@ -126,3 +139,26 @@ def test_subprocess_python_m(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     assert done.returncode == 2
     assert len(done.stderr.splitlines()) == 1 and "--nope" in done.stderr
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--mw", "dds", "--async"], "--async: not supported by dds (no asynchronous publishing)"),
+    (["--mw", "dds", "--transport", "shm"], "--transport shm: not supported by dds (choose from: udp)"),
+    (["--mw", "dds,udp", "--history", "keep-all"], "--history keep-all: not supported by udp (no history QoS)"),
+    (["--mw", "dds,tcp", "--reliability", "best-effort"], "--reliability best-effort: not supported by tcp"),
+])
+def test_qos_refused_with_the_agents_list(fake_agent, monkeypatch, tmp_path, capsys, args, expected):
+    monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", *args]) == 2
+    err = capsys.readouterr().err
+    assert err == f"mwperf: error: {expected}\n"
+    assert not (tmp_path / "results").exists()
+
+
+def test_help_lists_the_qos_options(capsys):
+    assert main(["run", "--help"]) == 0
+    out = capsys.readouterr().out
+    for option in ("--reliability", "--best", "--history", "--durability", "--keyed", "--instances", "--async",
+                   "--receive", "--transport", "--nic", "--match-timeout"):
+        assert option in out

@@ -14,12 +14,12 @@ import time
 
 import pytest
 
-from conftest import pids_with_cmdline, real_agent_path, write_script
+from conftest import count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
 from mwperf.provenance import PROVENANCE_KEYS
 from mwperf.rundir import read_records
 from mwperf.schema import validate_record
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_packet_leaves_loopback")]
 
 MWS = ("udp", "tcp")
 MODES = ("latency", "throughput", "rate")
@@ -53,13 +53,15 @@ def sweep(tmp_path_factory):
     link.parent.mkdir()
     link.symlink_to(real)
     out = base / "run"
-    done = mwperf("run", "--agent", str(link), "--mw", ",".join(MWS), "--mode", ",".join(MODES),
-                  "--rate", "1000", "--size", "64", "--duration", "1s", "--warmup", "200ms",
-                  "--latency-count", "1000", "--out", str(out))
-    return {"done": done, "out": out, "marker": str(link)}
+    with count_leaving_packets() as leaving:
+        done = mwperf("run", "--agent", str(link), "--mw", ",".join(MWS), "--mode", ",".join(MODES),
+                      "--rate", "1000", "--size", "64", "--duration", "1s", "--warmup", "200ms",
+                      "--latency-count", "1000", "--out", str(out))
+    return {"done": done, "out": out, "marker": str(link), "leaving": leaving}
 
 
 def test_sweep_exit_and_output(sweep):
+    assert sweep["leaving"]["packets"] == 0, "packets left through a non-loopback interface"
     done = sweep["done"]
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -86,6 +88,10 @@ def test_point(sweep, mw, mode):
     else:
         assert r["reliability"] == "best-effort"
     assert r["transport"] == mw
+    assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "receive": None}
+    assert isinstance(r["adapter"]["config"], dict) and isinstance(r["adapter"]["sub_config"], dict)
+    assert r["mw_rss_kb"]["pub"] >= 0 and r["mw_rss_kb"]["sub"] >= 0
+    assert (r["send_lag_us"] is not None) == (mode == "rate")
     assert r["size"] == 64 and r["adapter"]["name"] == mw and r["adapter"]["version"]
     assert r["cpu"]["placement"] in ("cross-core", "same-core")
     assert r["cpu"]["pub_affinity"] == [r["cpu"]["pub"]]

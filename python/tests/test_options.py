@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo
+from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo, Supports
 from mwperf.options import CpuPlacement, UsageError, build_run_options, default_cpu, parse_cpu
 
 
@@ -95,3 +95,64 @@ def test_as_dict_is_json():
 def test_zero_warmup_allowed():
     assert build(warmup="0").warmup_ns == 0
     assert build(point_timeout="0").point_timeout_ns == 0
+
+
+DDS = {**FALLBACK_ADAPTERS,
+       "cyclonedds": AdapterInfo("cyclonedds", "0.10.2", 16777216, "udp", "reliable",
+                                 Supports(reliable=True, best_effort=True, history=True, durability=True,
+                                          keyed=True, listener=True, waitset=True, transports=("udp",))),
+       "fastdds": AdapterInfo("fastdds", "2.9.1", 16777216, "shm+udp", "reliable",
+                              Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True,
+                                       async_=True, listener=True, waitset=True, transports=("udp", "shm")))}
+
+
+def test_qos_points_order_and_defaults():
+    opts = build(mw="udp,fastdds", mode="latency,throughput", size="64", adapters=DDS,
+                 qos=dict(transport="default,udp", reliability="best-effort"))
+    points = [(p.mw, p.transport, p.reliability, p.history, p.durability, p.mode) for p in opts.points()]
+    assert points == [
+        ("udp", None, "best-effort", None, None, "latency"),
+        ("udp", None, "best-effort", None, None, "throughput"),
+        ("udp", "udp", "best-effort", None, None, "latency"),
+        ("udp", "udp", "best-effort", None, None, "throughput"),
+        ("fastdds", None, "best-effort", "keep-last:10", None, "latency"),
+        ("fastdds", None, "best-effort", "keep-last:10", None, "throughput"),
+        ("fastdds", "udp", "best-effort", "keep-last:10", None, "latency"),
+        ("fastdds", "udp", "best-effort", "keep-last:10", None, "throughput"),
+    ]
+    assert [p.index for p in opts.points()] == list(range(8))
+
+
+def test_qos_cartesian_product():
+    opts = build(mw="cyclonedds,fastdds", mode="rate", rate="100,1k", size="1k", adapters=DDS,
+                 qos=dict(reliability="reliable,best-effort", history="keep-last:1,keep-all",
+                          durability="volatile,transient-local"))
+    points = opts.points()
+    assert len(points) == 2 * 2 * 2 * 2 * 2
+    first = points[0]
+    assert (first.mw, first.reliability, first.history, first.durability, first.rate_hz) == (
+        "cyclonedds", "reliable", "keep-last:1", "volatile", 100.0)
+    assert points[1].rate_hz == 1000.0 and points[2].durability == "transient-local"
+    assert points[4].history == "keep-all" and points[8].reliability == "best-effort"
+    assert first.qos_label() == "reliable, keep-last:1, volatile"
+
+
+def test_qos_refused_for_a_listed_middleware():
+    with pytest.raises(UsageError, match=r"^--async: not supported by cyclonedds"):
+        build(mw="fastdds,cyclonedds", adapters=DDS, qos=dict(async_=True))
+    with pytest.raises(UsageError, match=r"^--instances 5: needs --keyed"):
+        build(mw="fastdds", adapters=DDS, qos=dict(instances="5"))
+
+
+def test_default_mw_is_every_adapter_that_honours_the_qos():
+    assert build(mw=None, adapters=DDS).mws == ("udp", "tcp", "cyclonedds", "fastdds")
+    assert build(mw=None, adapters=DDS, qos=dict(async_=True)).mws == ("fastdds",)
+    assert build(mw=None, adapters=DDS, qos=dict(reliability="reliable")).mws == ("tcp", "cyclonedds", "fastdds")
+    assert build(mw=None, adapters=DDS, qos=dict(keyed=True)).mws == ("cyclonedds", "fastdds")
+    with pytest.raises(UsageError, match="--async: not supported by udp"):
+        build(mw=None, adapters=FALLBACK_ADAPTERS, qos=dict(async_=True))
+
+
+def test_as_dict_has_the_qos():
+    data = json.loads(json.dumps(build(mw="fastdds", adapters=DDS, qos=dict(keyed=True, instances="9")).as_dict()))
+    assert data["qos"]["instances"] == 9 and data["qos"]["history"] is None

@@ -13,7 +13,9 @@ def test_collect_has_every_key(fake_agent):
     assert set(doc["sysctl"]) == set(SYSCTLS)
     assert doc["agent"]["version"] == "9.9.9-fake"
     assert doc["agent"]["build_type"] == "Release"
-    assert [a["name"] for a in doc["adapters"]] == ["udp", "tcp"]
+    assert [a["name"] for a in doc["adapters"]] == ["udp", "tcp", "dds"]
+    dds = doc["adapters"][2]
+    assert dds["version"] == "fake 0.1" and dds["supports"]["keyed"] is True and dds["supports"]["transports"] == "udp"
     assert doc["vcpus"] >= 1
     assert doc["python"].count(".") == 2
     json.dumps(doc)

@@ -2,7 +2,9 @@
 
 import pytest
 
+from mwperf.agent import AdapterInfo, Supports
 from mwperf.options import CpuPlacement, TestPoint
+from mwperf.qos import QosOptions
 from mwperf.record import merge_record, stats_us
 from mwperf.schema import validate_record
 
@@ -50,7 +52,10 @@ def test_latency_mode():
     assert r["cpu_s"] == {"pub": {"user": 0.25, "sys": 0.5}, "sub": {"user": 0.25, "sys": 0.5}}
     assert r["rss_kb"] == {"pub": 5000, "sub": 5000}
     assert r["transport"] == "udp" and r["reliability"] == "best-effort"
-    assert r["adapter"] == {"name": "udp", "version": "linux 6.1"}
+    assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None}
+    assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "receive": None}
+    assert r["mw_rss_kb"] == {"pub": None, "sub": None}  # no rss_before_open_kb from this agent
+    assert r["send_lag_us"] is None
     assert (r["duration_s"], r["warmup_s"]) == (2.0, 0.5)
 
 
@@ -84,12 +89,103 @@ def test_rate_mode():
     assert r["mbps"] == pytest.approx(999.0 * 1024 * 8 / 1e6)
 
 
-def test_zero_sent_gives_zero_loss_rate():
+def test_zero_sent_gives_zero_loss_rate_and_fails():
     pub = side("pub", mode="latency", sent=0, pongs=0, rtt_ns=None, latency_ns=None)
     sub = side("sub", mode="latency", received=0, lost=0, duplicates=0, out_of_order=0, samples_per_s=0.0)
     r = merge("latency", pub, sub)
     validate_record(r)
     assert r["loss_rate"] == 0.0 and r["latency_us"] is None
+    assert r["status"] == "failed" and r["error"] == "no sample sent"
+
+
+@pytest.mark.parametrize("mode, pub_extra, sub_extra, reason", [
+    ("latency", dict(sent=40, pongs=0), dict(received=40, lost=0), "no pong received (lost 100% of 40 pings)"),
+    ("throughput", dict(sent=5000, pongs=0), dict(received=0, lost=5000), "no sample received (lost 100%)"),
+    ("rate", dict(sent=200, pongs=0, rate_hz=100.0, achieved_hz=100.0), dict(received=0, lost=200),
+     "no sample received (lost 100%)"),
+])
+def test_total_loss_fails_the_point(mode, pub_extra, sub_extra, reason):
+    pub = side("pub", mode=mode, **pub_extra)
+    sub = side("sub", mode=mode, duplicates=0, out_of_order=0, samples_per_s=0.0, **sub_extra)
+    r = merge(mode, pub, sub, rate=100.0 if mode == "rate" else None)
+    validate_record(r)
+    assert r["status"] == "failed" and r["error"] == reason
+    assert r["sent"] == pub_extra["sent"] and r["received"] == 0 and r["lost"] == r["sent"]
+    assert r["loss_rate"] == 1.0
+
+
+def test_partial_loss_is_ok():
+    pub = side("pub", mode="throughput", sent=5000, pongs=0)
+    sub = side("sub", mode="throughput", received=1, lost=4999, duplicates=0, out_of_order=0, samples_per_s=1.0)
+    assert merge("throughput", pub, sub)["status"] == "ok"
+
+
+FASTDDS = AdapterInfo("fastdds", "2.9.1", 16777216, "shm+udp", "reliable",
+                      Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True,
+                               async_=True, listener=True, waitset=True, transports=("udp", "shm")))
+
+
+def dds_config(**extra):
+    config = {"transport": "shm", "interface_whitelist": "", "reliability": "best-effort",
+              "durability": "transient-local", "history": "keep-last:1", "instances": 100000,
+              "receive": "listener", "publish_mode": "asynchronous", "domain": 0}
+    config.update(extra)
+    return config
+
+
+def dds_merge(pub, sub, point=None, qos=None, error=None):
+    point = point or TestPoint(0, "fastdds", "rate", 1024, 200.0, "shm", "best-effort", "keep-last:1",
+                               "transient-local")
+    return merge_record(run_id="r", point=point, time="2025-01-01T00:00:00.000Z", duration_ns=10**9,
+                        warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
+                        adapter=FASTDDS, qos=qos or QosOptions(instances=100000, async_=True, receive="listener"),
+                        error=error)
+
+
+def test_dds_record_takes_what_the_agents_report():
+    lag = stats(7000)
+    pub = side("pub", mw="fastdds", mode="rate", sent=200, pongs=0, rate_hz=200.0, achieved_hz=200.0,
+               transport="shm", reliability="best-effort", adapter_config=dds_config(),
+               rss_before_open_kb=1000, maxrss_kb=9500, stats_buffer_kb=512, send_lag_ns=lag)
+    sub = side("sub", mw="fastdds", mode="rate", received=200, lost=0, duplicates=0, out_of_order=0,
+               samples_per_s=200.0, latency_ns=stats(50000), transport="shm", reliability="best-effort",
+               adapter_config=dds_config(topic_in="x"), rss_before_open_kb=1000, maxrss_kb=9000,
+               stats_buffer_kb=8192)
+    r = dds_merge(pub, sub)
+    validate_record(r)
+    assert r["status"] == "ok"
+    assert (r["transport"], r["reliability"]) == ("shm", "best-effort")
+    assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
+                        "async": True, "receive": "listener"}
+    assert r["adapter"]["config"] == dds_config() and r["adapter"]["sub_config"]["topic_in"] == "x"
+    assert r["mw_rss_kb"] == {"pub": 9500 - 1000 - 512, "sub": 0}  # floor 0
+    assert r["send_lag_us"]["p50"] == pytest.approx(7.0) and r["send_lag_us"]["count"] == 4
+
+
+def test_effective_config_wins_over_the_request():
+    pub = side("pub", mw="fastdds", mode="latency", sent=10, pongs=10, transport="shm+udp",
+               reliability="reliable", adapter_config=dds_config(history="keep-last:10", publish_mode="synchronous",
+                                                                 instances=0, receive="waitset"))
+    sub = side("sub", mw="fastdds", mode="latency", received=10, lost=0, duplicates=0, out_of_order=0)
+    point = TestPoint(0, "fastdds", "latency", 1024, None, None, None, "keep-last:10", None)
+    r = dds_merge(pub, sub, point, QosOptions())
+    assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")
+    assert r["qos"]["async"] is False and r["qos"]["instances"] == 0 and r["qos"]["receive"] == "waitset"
+    assert r["send_lag_us"] is None  # not rate mode
+
+
+def test_failed_dds_point_records_the_request():
+    r = dds_merge(None, None, error="pub: fastdds: no matching peer within 10 s")
+    validate_record(r)
+    assert r["status"] == "failed"
+    assert (r["transport"], r["reliability"]) == ("shm", "best-effort")  # requested
+    assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
+                        "async": True, "receive": "listener"}
+    assert r["adapter"] == {"name": "fastdds", "version": "2.9.1", "config": None, "sub_config": None}
+    point = TestPoint(0, "fastdds", "latency", 1024)
+    r = dds_merge(None, None, point, QosOptions(), error="boom")
+    assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
+    assert r["qos"] == {"history": None, "durability": None, "instances": 0, "async": False, "receive": None}
 
 
 def test_failed_point_keeps_what_is_known():

@@ -13,19 +13,19 @@ import time
 import pytest
 
 from conftest import pid_alive
-from mwperf.agent import FALLBACK_ADAPTERS
-from mwperf.options import build_run_options
+from mwperf.agent import FALLBACK_ADAPTERS, list_adapters
+from mwperf.options import UsageError, build_run_options
 from mwperf.rundir import read_records
 from mwperf.runner import Timeouts, agent_argv, run, run_point
 from mwperf.schema import validate_record
 
-FAST = Timeouts(ready=1.0, match=1.0, after_result=1.0, stop=1.0, drain=0.1)
+FAST = Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=0.0)
 
 
 def options(tmp_path, **overrides):
     args = dict(mw="udp", mode="latency", size="64", rate=None, duration="100ms", warmup="0", cpu="0,1",
                 wait=None, latency_count=None, out=str(tmp_path / "run"), point_timeout="0", agent=None,
-                adapters=FALLBACK_ADAPTERS, cpu_count=2)
+                adapters=FALLBACK_ADAPTERS, cpu_count=2, qos={"match_timeout": "1s"})
     args.update(overrides)
     return build_run_options(**args)
 
@@ -64,6 +64,63 @@ def test_agent_argv(tmp_path):
     assert "--latency-count" not in joined
     assert "--latency-count 50" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
     assert "--port 4000" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
+    # the publisher waits --match-timeout for its peer, the subscriber (started first) 5 s longer
+    assert "--match-timeout-ns 1000000000" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
+    assert "--match-timeout-ns 6000000000" in joined
+    # raw sockets never receive DDS options
+    for option in ("--reliability", "--history", "--durability", "--instances", "--async", "--receive",
+                   "--transport", "--nic"):
+        assert option not in joined
+
+
+def test_agent_argv_qos(tmp_path, fake_agent):
+    adapters = list_adapters(str(fake_agent))
+    opts = options(tmp_path, mw="dds", adapters=adapters,
+                   qos={"reliability": "best-effort", "keyed": True, "instances": "100000", "receive": "listener",
+                        "durability": "transient-local,volatile", "nic": "lo"})
+    points = opts.points()
+    assert [(p.mw, p.durability) for p in points] == [("dds", "transient-local"), ("dds", "volatile")]
+    argv = agent_argv("A", "sub", points[0], opts, 7, 0)
+    pairs = dict(zip(argv[2::2], argv[3::2]))
+    assert pairs["--reliability"] == "best-effort" and pairs["--history"] == "keep-last:10"
+    assert pairs["--durability"] == "transient-local" and pairs["--instances"] == "100000"
+    assert pairs["--receive"] == "listener" and pairs["--nic"] == "lo"
+    assert "--transport" not in pairs and "--async" not in pairs
+    assert agent_argv("A", "pub", points[0], opts, 7, 0)[2:] != argv[2:]  # role, cpu, match timeout differ
+    with pytest.raises(UsageError, match="--keyed: not supported by udp"):
+        options(tmp_path, mw="dds,udp", adapters=adapters, qos={"keyed": True})
+
+
+def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
+    adapters = list_adapters(str(fake_agent))
+    opts = options(tmp_path, mw="dds", mode="latency,rate", rate="100", adapters=adapters,
+                   qos={"match_timeout": "1s", "history": "keep-all", "keyed": True, "reliability": "best-effort"})
+    progress = io.StringIO()
+    code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=progress, timeouts=FAST)
+    assert code == 0, progress.getvalue()
+    records = read_records(opts.out)
+    assert [r["mode"] for r in records] == ["latency", "rate"]
+    for r in records:
+        validate_record(r)
+        assert r["status"] == "ok"
+        assert (r["transport"], r["reliability"]) == ("udp", "best-effort")
+        assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": False,
+                            "receive": "waitset"}
+        assert r["adapter"]["config"]["history"] == "keep-all" and r["adapter"]["sub_config"]["instances"] == 1
+        assert r["mw_rss_kb"] == {"pub": 4000 - 1000 - 2048, "sub": 4000 - 1000 - 2048}
+    assert records[0]["send_lag_us"] is None and records[1]["send_lag_us"]["p50"] == 3.0
+    assert "[1/2] dds latency 64 B (best-effort, keep-all) ... ok" in progress.getvalue()
+
+
+def test_run_cleans_shared_memory_before_and_after(tmp_path, fake_agent, log, monkeypatch):
+    calls = []
+    monkeypatch.setattr("mwperf.runner.clean_shm", lambda: calls.append("clean") or ["fastrtps_dead"])
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-error")
+    progress = io.StringIO()
+    opts = options(tmp_path)
+    assert run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=progress, timeouts=FAST) == 1
+    assert calls == ["clean", "clean"]
+    assert progress.getvalue().count("removed 1 stale shared-memory segment(s)") == 2
 
 
 def test_ok_point(tmp_path, fake_agent, log):
@@ -207,4 +264,22 @@ def test_sigterm_is_like_ctrl_c(tmp_path, fake_agent, log):
         proc.kill()
     assert proc.returncode == 130
     assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    assert_all_gone(log)
+
+
+@pytest.mark.parametrize("fault, mode, reason", [
+    ("sub-deaf", "throughput", "no sample received (lost 100%)"),
+    ("sub-deaf", "rate", "no sample received (lost 100%)"),
+    ("pub-deaf", "latency", "no pong received (lost 100% of 1000 pings)"),
+])
+def test_total_loss_fails_the_point(tmp_path, fake_agent, log, monkeypatch, fault, mode, reason):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", fault)
+    opts = options(tmp_path, mode=mode, rate="100" if mode == "rate" else None)
+    progress = io.StringIO()
+    assert run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=progress, timeouts=FAST) == 1
+    record = read_records(opts.out)[0]
+    validate_record(record)
+    assert (record["status"], record["error"]) == ("failed", reason)
+    assert record["sent"] == 1000 and record["received"] == 0 and record["lost"] == 1000
+    assert f"FAILED: {reason}" in progress.getvalue()
     assert_all_gone(log)

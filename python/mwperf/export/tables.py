@@ -1,4 +1,5 @@
-"""Perftest-style result tables: one section per middleware and mode.
+"""Perftest-style result tables: one section per middleware, QoS/transport
+and mode (``== cyclonedds latency (reliable, keep-last:10, udp) (...) ==``).
 
 The rows are built once (:func:`build_sections`) and rendered either as
 aligned text (:func:`render_text`) or Markdown (:func:`render_markdown`).
@@ -12,7 +13,7 @@ from typing import Iterable
 
 from mwperf.units import format_rate_hz
 
-__all__ = ["Row", "Section", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
+__all__ = ["Row", "Section", "qos_label", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
 
 LATENCY_HEADERS = ["Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)",
                    "99% (us)", "99.99% (us)", "99.9999% (us)"]
@@ -42,6 +43,7 @@ class Section:
     title: str
     headers: list[str]
     rows: list[Row] = field(default_factory=list)
+    qos: str = ""  # the QoS part of the title, e.g. "reliable, keep-last:10, udp"
 
 
 def _us(value) -> str:
@@ -86,6 +88,27 @@ _BUILDERS = {
 }
 
 
+def _qos_key(record: dict) -> tuple:
+    """What tells sections apart. The middlewares' defaults (volatile,
+    waitset, synchronous, unkeyed) count as unset, so a failed point that only
+    knows what was requested joins the section of its ok neighbours."""
+    qos = record.get("qos") if isinstance(record.get("qos"), dict) else {}
+    durability = qos.get("durability")
+    receive = qos.get("receive")
+    return (record.get("transport"), record.get("reliability"), qos.get("history"),
+            None if durability == "volatile" else durability, qos.get("instances") or None,
+            bool(qos.get("async")), None if receive == "waitset" else receive)
+
+
+def qos_label(record: dict) -> str:
+    """Reliability, history, the non-default QoS, and the transport:
+    ``best-effort, keep-last:10, transient-local, keyed 100000, async, listener, shm``."""
+    transport, reliability, history, durability, instances, async_, receive = _qos_key(record)
+    parts = [reliability, history, durability, f"keyed {instances}" if instances else None,
+             "async" if async_ else None, receive, transport]
+    return ", ".join(str(p) for p in parts if p)
+
+
 def _title(mw: str, mode: str, records: list[dict]) -> str:
     parts = [_MODE_NOTE.get(mode, "")]
     cpus = {(r.get("cpu") or {}).get("placement") for r in records}
@@ -97,23 +120,28 @@ def _title(mw: str, mode: str, records: list[dict]) -> str:
     waits = {r.get("wait") for r in records}
     if len(waits) == 1:
         parts.append(f"wait {waits.pop()}")
-    return f"{mw} {mode} ({'; '.join(p for p in parts if p)})"
+    qos = qos_label(records[0]) if records else ""
+    return f"{mw} {mode}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
 
 
 def build_sections(records: Iterable[dict]) -> list[Section]:
-    """Group records by (mw, mode), keeping the middleware order of the run."""
+    """Group records by (mw, QoS/transport, mode), keeping the order of the run."""
     records = list(records)
     mw_order: dict[str, int] = {}
-    groups: dict[tuple[str, str], list[dict]] = {}
+    qos_order: dict[tuple, int] = {}
+    groups: dict[tuple, list[dict]] = {}
     for record in records:
         mw_order.setdefault(record["mw"], len(mw_order))
-        groups.setdefault((record["mw"], record["mode"]), []).append(record)
+        qos = _qos_key(record)
+        qos_order.setdefault((record["mw"], qos), len(qos_order))
+        groups.setdefault((record["mw"], qos, record["mode"]), []).append(record)
     sections = []
-    for (mw, mode) in sorted(groups, key=lambda k: (mw_order[k[0]], _MODE_ORDER.get(k[1], 9), k[1])):
-        members = sorted(groups[(mw, mode)],
-                         key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("point", 0)))
+    for key in sorted(groups, key=lambda k: (mw_order[k[0]], qos_order[(k[0], k[1])], _MODE_ORDER.get(k[2], 9),
+                                              k[2])):
+        mw, _, mode = key
+        members = sorted(groups[key], key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("point", 0)))
         headers, row_of, lead = _BUILDERS.get(mode, _BUILDERS["latency"])
-        section = Section(mw, mode, _title(mw, mode, members), list(headers))
+        section = Section(mw, mode, _title(mw, mode, members), list(headers), qos=qos_label(members[0]))
         for record in members:
             cells = row_of(record)
             if record.get("status") != "ok":

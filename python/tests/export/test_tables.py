@@ -1,7 +1,7 @@
 import json
 
 from conftest import FIXTURES, check_golden
-from mwperf.export.tables import build_sections, point_summary, render_markdown, render_text
+from mwperf.export.tables import build_sections, point_summary, qos_label, render_markdown, render_text
 
 
 def load():
@@ -16,10 +16,18 @@ def test_markdown_golden():
     check_golden("tables.md", render_markdown(build_sections(load())))
 
 
-def test_sections_grouped_by_mw_and_mode():
+def test_sections_grouped_by_mw_qos_and_mode():
     sections = build_sections(load())
-    assert [(s.mw, s.mode) for s in sections] == [
-        ("udp", "latency"), ("udp", "throughput"), ("udp", "rate"), ("tcp", "latency"), ("tcp", "throughput")]
+    assert [(s.mw, s.qos, s.mode) for s in sections] == [
+        ("udp", "best-effort, udp", "latency"), ("udp", "best-effort, udp", "throughput"),
+        ("udp", "best-effort, udp", "rate"),
+        ("tcp", "reliable, tcp", "latency"), ("tcp", "reliable, tcp", "throughput"),
+        ("cyclonedds", "reliable, keep-last:10, udp", "latency"),
+        ("cyclonedds", "reliable, keep-all, keyed 1000, udp", "throughput"),
+        ("fastdds", "reliable, keep-last:10, shm+udp", "latency"),
+        ("fastdds", "reliable, keep-last:10, shm+udp", "throughput"),
+        ("fastdds", "best-effort, keep-last:10, shm", "rate")]
+    assert sections[5].title.startswith("cyclonedds latency (reliable, keep-last:10, udp) (latency in us")
     assert sections[0].headers[:2] == ["Size", "Ave (us)"]
     assert sections[0].headers[-1] == "99.9999% (us)"
     assert sections[2].headers == ["Size", "Hz", "Speed(Mbps)", "loss-pkt", "send-pkt", "loss-rate", "loop-rate",
@@ -58,3 +66,23 @@ def test_point_summary():
 def test_empty():
     assert render_text([]) == ""
     assert render_markdown([]) == ""
+
+
+def test_qos_label_hides_defaults_only():
+    record = {"transport": "udp", "reliability": "reliable",
+              "qos": {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
+                      "async": True, "receive": "listener"}}
+    assert qos_label(record) == "reliable, keep-last:1, transient-local, keyed 100000, async, listener, udp"
+    record["qos"] = {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
+                     "receive": "waitset"}
+    assert qos_label(record) == "reliable, keep-last:10, udp"
+    assert qos_label({"transport": "udp", "reliability": "best-effort"}) == "best-effort, udp"  # older records
+
+
+def test_failed_point_joins_its_section():
+    """A failed point knows only what was requested (durability null): same section as the ok ones."""
+    records = [r for r in load() if r["mw"] == "fastdds" and r["mode"] == "latency"]
+    assert {r["status"] for r in records} == {"ok", "failed"}
+    records[1]["qos"] = dict(records[1]["qos"], durability=None, receive=None)
+    sections = build_sections(records)
+    assert len(sections) == 1 and len(sections[0].rows) == 2

@@ -1,0 +1,145 @@
+"""Remove stale middleware shared-memory segments (DEVELOPERS rule: segments
+go after every run, and after a crash at the latest at the start of the next).
+
+Two steps, both safe while other middleware processes run on the host:
+
+1. ``fastdds shm clean`` when the ``fastdds`` command exists (Debian
+   fastdds-tools): Fast DDS's own check, which removes only the zombie
+   segments and ports (nobody holds their lock);
+2. the files of :data:`PATTERNS` in the shared-memory directory that no live
+   process has open (``/proc/*/fd``) or mapped (``/proc/*/maps``). When some
+   process cannot be inspected (not root), nothing is removed in this step:
+   an unreferenced file cannot be told from one that process uses. Files
+   younger than ``min_age_s`` are kept too (created but not yet opened).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+__all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean"]
+
+SHM_DIR = Path("/dev/shm")
+PROC_DIR = Path("/proc")
+#: Fast DDS shared-memory transport (segments, ports, their lock files),
+#: data-sharing segments, and the named semaphores of its ports.
+PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*")
+MIN_AGE_S = 1.0
+
+
+def _maps_paths(text: str) -> set[str]:
+    paths = set()
+    for line in text.splitlines():
+        fields = line.split(None, 5)
+        if len(fields) == 6 and fields[5].startswith("/"):
+            path = fields[5].strip()
+            if path.endswith(" (deleted)"):
+                path = path[: -len(" (deleted)")]
+            paths.add(path)
+    return paths
+
+
+def referenced_paths(proc: Path = PROC_DIR) -> tuple[set[str], bool]:
+    """(paths any live process has open or mapped, True if every process
+    could be inspected)."""
+    paths: set[str] = set()
+    complete = True
+    try:
+        entries = [e for e in os.listdir(proc) if e.isdigit()]
+    except OSError:
+        return paths, False
+    for entry in entries:
+        base = proc / entry
+        try:
+            fds = os.listdir(base / "fd")
+        except FileNotFoundError:
+            continue  # gone meanwhile
+        except OSError:
+            if not _kernel_thread(base):
+                complete = False
+            continue
+        for fd in fds:
+            try:
+                paths.add(os.readlink(base / "fd" / fd))
+            except OSError:
+                continue
+        try:
+            paths |= _maps_paths((base / "maps").read_text(errors="replace"))
+        except OSError:
+            # A non-dumpable process (e.g. a sandbox's init) may hide its maps
+            # even from root while its fds are listed: its open files still count.
+            continue
+    return paths, complete
+
+
+def _kernel_thread(base: Path) -> bool:
+    """Kernel threads (PF_KTHREAD) have no files; their fd lists are not readable by other users."""
+    try:
+        fields = (base / "stat").read_text().rsplit(")", 1)[1].split()
+        return bool(int(fields[6]) & 0x00200000)
+    except (OSError, IndexError, ValueError):
+        return False
+
+
+def stale_segments(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, min_age_s: float = MIN_AGE_S,
+                   patterns: tuple[str, ...] = PATTERNS) -> list[Path]:
+    """Segments of ``patterns`` in ``shm_dir`` that no live process references."""
+    try:
+        names = sorted(os.listdir(shm_dir))
+    except OSError:
+        return []
+    candidates = [shm_dir / n for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+    if not candidates:
+        return []
+    referenced, complete = referenced_paths(proc)
+    if not complete:
+        return []
+    now = time.time()
+    stale = []
+    for path in candidates:
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        if now - max(st.st_mtime, st.st_ctime) < min_age_s:
+            continue
+        if str(path) in referenced or os.path.realpath(path) in referenced:
+            continue
+        stale.append(path)
+    return stale
+
+
+def fastdds_shm_clean(timeout: float = 20.0) -> bool:
+    """Run ``fastdds shm clean`` if the command exists; True if it ran fine."""
+    tool = shutil.which("fastdds")
+    if tool is None:
+        return False
+    try:
+        done = subprocess.run([tool, "shm", "clean"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def clean_shm(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, *, use_fastdds: bool = True,
+              min_age_s: float = MIN_AGE_S) -> list[str]:
+    """Remove stale segments; returns the names of the files this step removed
+    (what ``fastdds shm clean`` removed is not listed)."""
+    if use_fastdds and shm_dir == SHM_DIR:
+        fastdds_shm_clean()
+    removed = []
+    for path in stale_segments(shm_dir, proc, min_age_s):
+        try:
+            path.unlink()
+            removed.append(path.name)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            continue
+    return removed

@@ -1,0 +1,94 @@
+"""Shared-memory clean-up with fake segments in a temporary directory.
+
+The references come from the real /proc: this test process holds one fake
+segment open and maps another, as a live middleware process would."""
+
+import mmap
+import os
+
+import pytest
+
+from conftest import write_script
+from mwperf import cleanup
+from mwperf.cleanup import clean_shm, fastdds_shm_clean, referenced_paths, stale_segments
+
+
+@pytest.fixture
+def shm(tmp_path):
+    directory = tmp_path / "shm"
+    directory.mkdir()
+    for name in ("fastrtps_dead", "fastrtps_dead_el", "sem.fastrtps_port7411_mutex", "fast_datasharing_01.0f_2",
+                 "fastrtps_open", "fastrtps_mapped", "iox_roudi", "my_zenoh_seg", "unrelated"):
+        (directory / name).write_bytes(b"\0" * 4096)
+    return directory
+
+
+def test_only_unreferenced_segments_go(shm):
+    if not referenced_paths()[1]:
+        pytest.skip("some process of this host cannot be inspected (not root): nothing would be removed")
+    held = open(shm / "fastrtps_open", "rb")
+    with open(shm / "fastrtps_mapped", "r+b") as handle:
+        mapped = mmap.mmap(handle.fileno(), 4096)  # the fd is closed below; only the mapping remains
+    try:
+        removed = clean_shm(shm, use_fastdds=False, min_age_s=0)
+        assert sorted(removed) == ["fast_datasharing_01.0f_2", "fastrtps_dead", "fastrtps_dead_el",
+                                   "sem.fastrtps_port7411_mutex"]
+        assert sorted(os.listdir(shm)) == ["fastrtps_mapped", "fastrtps_open", "iox_roudi", "my_zenoh_seg",
+                                           "unrelated"]
+    finally:
+        mapped.close()
+        held.close()
+    # nobody uses them any more: the next clean-up takes them
+    assert sorted(clean_shm(shm, use_fastdds=False, min_age_s=0)) == ["fastrtps_mapped", "fastrtps_open"]
+    assert sorted(os.listdir(shm)) == ["iox_roudi", "my_zenoh_seg", "unrelated"]
+
+
+def test_young_segments_are_kept(shm):
+    assert stale_segments(shm, min_age_s=3600) == []
+    assert len(stale_segments(shm, min_age_s=0)) == 6
+
+
+def test_nothing_goes_when_a_process_cannot_be_inspected(shm, tmp_path):
+    proc = tmp_path / "proc"
+    (proc / "4242").mkdir(parents=True)
+    (proc / "4242" / "fd").write_text("not a directory: like a process of another user")
+    paths, complete = referenced_paths(proc)
+    assert not complete
+    assert stale_segments(shm, proc, min_age_s=0) == []
+    assert len(os.listdir(shm)) == 9
+
+
+def test_maps_parsing():
+    text = ("7f00-7f10 rw-s 00000000 00:1a 12 /dev/shm/fastrtps_abc\n"
+            "7f10-7f20 rw-s 00000000 00:1a 13 /dev/shm/fast_datasharing_x (deleted)\n"
+            "7f20-7f30 r-xp 00000000 00:00 0 \n"
+            "7f30-7f40 rw-p 00000000 00:00 0 [heap]\n")
+    assert cleanup._maps_paths(text) == {"/dev/shm/fastrtps_abc", "/dev/shm/fast_datasharing_x"}
+
+
+def test_real_proc_sees_this_process(tmp_path):
+    path = tmp_path / "held"
+    path.write_text("x")
+    with open(path):
+        paths, _ = referenced_paths()
+        assert str(path) in paths
+
+
+def test_missing_directory_is_fine(tmp_path):
+    assert clean_shm(tmp_path / "nowhere", use_fastdds=False) == []
+
+
+def test_fastdds_tool(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert fastdds_shm_clean() is False  # not installed
+    log = tmp_path / "calls"
+    write_script(tmp_path / "fastdds", f'#!/bin/sh\necho "$@" >> "{log}"\n')
+    assert fastdds_shm_clean() is True
+    assert log.read_text() == "shm clean\n"
+
+
+def test_fastdds_tool_only_for_dev_shm(tmp_path, monkeypatch, shm):
+    calls = []
+    monkeypatch.setattr(cleanup, "fastdds_shm_clean", lambda: calls.append(1) or True)
+    clean_shm(shm, min_age_s=3600)
+    assert calls == []
