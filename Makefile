@@ -8,9 +8,9 @@ AGENT_BUILD := agent/build
 AGENT := $(AGENT_BUILD)/mwperf-agent
 BIN_DIR ?= /usr/local/bin
 
-# The default local characterization: every built middleware next to the raw
-# UDP/TCP floor, on loopback.
-RUN_ARGS ?= --mw udp,tcp,cyclonedds,fastdds --mode latency,throughput,rate --size 32,1k,63000 --rate 1000 --duration 2s
+# The default local characterization (plans/quick.yaml): every built
+# middleware next to the raw UDP/TCP floor, on loopback, adaptive duration.
+PLAN ?= plans/quick.yaml
 
 .PHONY: setup deps venv agent link run test test-agent test-python bench clean
 
@@ -39,7 +39,7 @@ link:
 	else echo "note: $(BIN_DIR) not writable; use $(CURDIR)/$(MWPERF)"; fi
 
 run: setup
-	$(MWPERF) run $(RUN_ARGS)
+	$(MWPERF) sweep $(PLAN)
 
 test: setup test-agent test-python
 

@@ -1,4 +1,4 @@
-"""Command line: ``mwperf run | doctor | report``.
+"""Command line: ``mwperf run | sweep | doctor | report``.
 
 A thin layer: parse -> validate into typed options -> run -> export.
 Bad input is one line on stderr (``mwperf: error: ...``) and exit code 2,
@@ -58,7 +58,7 @@ def build_parser() -> OneLineParser:
                      help="cores to pin the publisher and subscriber to, or 'none' (default: 0,1; 0,0 on one CPU)")
     run.add_argument("--wait", metavar="block|spin", help="how the agents wait for data (default: block)")
     run.add_argument("--latency-count", metavar="N",
-                     help=f"throughput mode: one latency ping every N samples (default: {DEFAULT_LATENCY_COUNT})")
+                     help=f"throughput mode: one latency ping every N samples, 0 for none (default: {DEFAULT_LATENCY_COUNT})")
     qos = run.add_argument_group("QoS and transport (checked against what each middleware supports)")
     qos.add_argument("--reliability", metavar="LIST", help="reliable,best-effort (default: the middleware's own)")
     qos.add_argument("--best", action="store_true", help="same as --reliability best-effort (as RTI Perftest)")
@@ -73,6 +73,12 @@ def build_parser() -> OneLineParser:
     qos.add_argument("--nic", metavar="NAME", help="network interface of the DDS traffic (default: lo)")
     qos.add_argument("--match-timeout", metavar="T",
                      help=f"how long the agents wait for each other (discovery) (default: {DEFAULT_MATCH_TIMEOUT})")
+    run.add_argument("--samples", metavar="N",
+                     help="measured samples per point; --duration is then the maximum (default: run for --duration)")
+    run.add_argument("--precision", metavar="P",
+                     help="adaptive duration: stop a point once the confidence intervals of its p50 and p99 are "
+                          "within P of the estimate (e.g. 5%%); --duration is then the maximum")
+    run.add_argument("--confidence", metavar="C", help="of those intervals: 0.90, 0.95 (default) or 0.99")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung (default: {DEFAULT_POINT_TIMEOUT})")
@@ -80,6 +86,17 @@ def build_parser() -> OneLineParser:
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
     run.set_defaults(func=cmd_run)
+
+    sweep = sub.add_parser("sweep", help="run every point of a plan (YAML of mwperf run options, lists expand)",
+                           description="Expand PLAN (mwperf run options, each a value or a list; exclude rules; "
+                                       "repetitions) and run every point into one run directory.")
+    sweep.add_argument("plan", metavar="PLAN.yaml", nargs="?", help="the plan (see plans/)")
+    sweep.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
+    sweep.add_argument("--dry-run", action="store_true", help="print the expanded points and their count; run nothing")
+    sweep.add_argument("--resume", metavar="DIR", help="finish a sweep's run directory: run only its missing points")
+    sweep.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
+    sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    sweep.set_defaults(func=cmd_sweep)
 
     doctor = sub.add_parser("doctor", help="check the agent and the system settings that skew numbers")
     doctor.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
@@ -137,17 +154,29 @@ def _resolve_agent(explicit: str | None) -> str | None:
     return agent
 
 
+def _agent_and_adapters(explicit: str | None) -> tuple[str | None, dict]:
+    """The agent (None when not built) and the adapters it has (the fallback
+    table without it); AgentError when the agent does not answer."""
+    agent = _resolve_agent(explicit)
+    if agent is None:
+        return None, dict(FALLBACK_ADAPTERS)
+    return agent, list_adapters(agent)
+
+
+def _no_agent() -> int:
+    sys.stderr.write(f"{PROG}: error: agent not found at {default_agent_path()[0]}: build it "
+                     f"(cmake -S agent -B agent/build && cmake --build agent/build) or pass --agent\n")
+    return 1
+
+
 def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.runner import run  # keeps `mwperf --help` light
 
-    agent = _resolve_agent(ns.agent)
-    adapters = dict(FALLBACK_ADAPTERS)
-    if agent is not None:
-        try:
-            adapters = list_adapters(agent)
-        except AgentError as exc:
-            sys.stderr.write(f"{PROG}: error: agent {agent} does not work: {exc}\n")
-            return 1
+    try:
+        agent, adapters = _agent_and_adapters(ns.agent)
+    except AgentError as exc:
+        sys.stderr.write(f"{PROG}: error: the agent does not work: {exc}\n")
+        return 1
     opts = build_run_options(
         mw=ns.mw, mode=ns.mode, size=ns.size, rate=ns.rate, duration=ns.duration, warmup=ns.warmup,
         cpu=ns.cpu, wait=ns.wait, latency_count=ns.latency_count, out=ns.out,
@@ -155,16 +184,36 @@ def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
         qos=dict(reliability=ns.reliability, best=ns.best, history=ns.history, durability=ns.durability,
                  keyed=ns.keyed, instances=ns.instances, async_=ns.async_, receive=ns.receive,
                  transport=ns.transport, nic=ns.nic, match_timeout=ns.match_timeout),
+        samples=ns.samples, precision=ns.precision, confidence=ns.confidence,
     )
     if agent is None:
-        sys.stderr.write(f"{PROG}: error: agent not found at {default_agent_path()[0]}: build it "
-                         f"(cmake -S agent -B agent/build && cmake --build agent/build) or pass --agent\n")
-        return 1
+        return _no_agent()
     try:
         opts.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"--out {opts.out}: cannot create: {exc.strerror or exc}") from None
     return run(opts, agent, argv, fmt=ns.format)
+
+
+def cmd_sweep(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf import sweep
+
+    if (ns.plan is None) == (ns.resume is None):
+        raise UsageError("sweep: give a PLAN.yaml, or --resume DIR (not both)")
+    if ns.resume is not None and (ns.out or ns.dry_run):
+        raise UsageError(f"--resume {ns.resume}: goes alone (the directory and its saved plan say everything)")
+    try:
+        agent, adapters = _agent_and_adapters(ns.agent)
+    except AgentError as exc:
+        sys.stderr.write(f"{PROG}: error: the agent does not work: {exc}\n")
+        return 1
+    if ns.dry_run:
+        return sweep.dry_run(ns.plan, agent, adapters, sys.stdout)
+    if agent is None:
+        return _no_agent()
+    if ns.resume is not None:
+        return sweep.resume(ns.resume, agent, adapters, argv, ns.format)
+    return sweep.sweep(ns.plan, ns.out, agent, adapters, argv, ns.format)
 
 
 def cmd_doctor(ns: argparse.Namespace, argv: list[str]) -> int:
@@ -189,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, doctor or report (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor or report (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

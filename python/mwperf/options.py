@@ -41,6 +41,9 @@ DEFAULT_POINT_TIMEOUT = "5s"
 DEFAULT_LATENCY_COUNT = 10000
 DEFAULT_SIZE = "1k"
 DEFAULT_MODE = "latency"
+CONFIDENCES = ("0.90", "0.95", "0.99")
+DEFAULT_CONFIDENCE = "0.95"
+MAX_SAMPLES_PER_POINT = 1 << 40
 
 
 class UsageError(Exception):
@@ -104,6 +107,9 @@ class RunOptions:
     agent: str | None
     adapters: Mapping[str, AdapterInfo] = field(default_factory=dict, compare=False)
     qos: QosOptions = QosOptions()
+    samples: int = 0          # --samples: measured samples per point (0 = run for the duration)
+    precision: float = 0.0    # --precision: adaptive stop at this relative CI half-width of p50 and p99
+    confidence: str = DEFAULT_CONFIDENCE
 
     @property
     def run_id(self) -> str:
@@ -206,6 +212,10 @@ def build_run_options(
     adapters: Mapping[str, AdapterInfo],
     cpu_count: int | None = None,
     qos: Mapping[str, object] | None = None,
+    samples: str | int | None = None,
+    precision: str | float | None = None,
+    confidence: str | None = None,
+    check_out: bool = True,
 ) -> RunOptions:
     """Check every value; raise UsageError naming the first bad one.
 
@@ -278,12 +288,18 @@ def build_run_options(
         count = DEFAULT_LATENCY_COUNT
     else:
         text = str(latency_count).strip()
-        if not text.isdigit() or int(text) <= 0:
-            raise UsageError(f"--latency-count {latency_count}: must be a positive whole number")
+        if not text.isdigit():
+            raise UsageError(f"--latency-count {latency_count}: must be a whole number (0: no latency pings)")
         count = int(text)
 
+    samples_value = _parse_samples(samples)
+    precision_value = _parse_precision(precision)
+    confidence_value = DEFAULT_CONFIDENCE if confidence is None else str(confidence).strip()
+    if confidence_value not in CONFIDENCES:
+        raise UsageError(f"--confidence {confidence}: choose from {', '.join(CONFIDENCES)}")
+
     out_path = Path(out) if out else default_out()
-    if (out_path / "results.jsonl").exists():
+    if check_out and (out_path / "results.jsonl").exists():
         raise UsageError(f"--out {out_path}: already holds results.jsonl (choose a new directory)")
     if out_path.exists() and not out_path.is_dir():
         raise UsageError(f"--out {out_path}: exists and is not a directory")
@@ -303,4 +319,30 @@ def build_run_options(
         agent=agent,
         adapters=dict(adapters),
         qos=qos_options,
+        samples=samples_value,
+        precision=precision_value,
+        confidence=confidence_value,
     )
+
+
+def _parse_samples(samples: str | int | None) -> int:
+    if samples is None:
+        return 0
+    text = str(samples).strip()
+    if not text.isdigit() or not 1 <= int(text) <= MAX_SAMPLES_PER_POINT:
+        raise UsageError(f"--samples {samples}: must be a whole number of samples, at least 1")
+    return int(text)
+
+
+def _parse_precision(precision: str | float | None) -> float:
+    """``5%`` or ``0.05``: the relative half-width the CIs of p50 and p99 must reach."""
+    if precision is None:
+        return 0.0
+    text = str(precision).strip()
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise UsageError(f"--precision {precision}: expected a fraction or a percentage, e.g. 5%") from None
+    if not 0 < value < 1:
+        raise UsageError(f"--precision {precision}: must be above 0 and below 100%")
+    return value

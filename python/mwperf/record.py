@@ -54,6 +54,12 @@ def stats_us(stats: dict | None) -> dict | None:
         out[key] = None if value is None else float(value) / 1000.0
     exact = stats.get("exact")
     out["exact"] = None if exact is None else bool(exact)
+    # How many samples back the percentiles, and the distribution-free 95 %
+    # confidence intervals of p50 and p99 (what the adaptive stop watches).
+    out["kept"] = _int(stats.get("kept"))
+    for key in ("p50", "p99"):
+        ci = stats.get(f"{key}_ci95")
+        out[f"{key}_ci"] = [float(ci[0]) / 1000.0, float(ci[1]) / 1000.0] if isinstance(ci, list) and len(ci) == 2 else None
     return out
 
 
@@ -152,6 +158,11 @@ def merge_record(
     adapter: AdapterInfo | None = None,
     error: str | None = None,
     qos: QosOptions | None = None,
+    repetition: int | None = None,
+    point_key: str | None = None,
+    samples: int = 0,
+    precision: float = 0.0,
+    confidence: str = "0.95",
 ) -> dict:
     """One schema-v1 record; status is "failed" when ``error`` is set, a
     side's result is missing, or every sample was lost."""
@@ -249,6 +260,41 @@ def merge_record(
         "mw_rss_kb": {"pub": _mw_rss(pub), "sub": _mw_rss(sub)},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
         "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
+        "repetition": repetition,
+        "point_key": point_key,
+        "samples": samples or None,
+        "elapsed_s": _elapsed_s(pub),
+        "adaptive": _adaptive(precision, confidence, pub, sub),
         "status": status,
         "error": error,
+    }
+
+
+def _elapsed_s(pub: dict | None) -> float | None:
+    """The publisher's measured phase, which ends early with --samples or --precision."""
+    elapsed = _get(pub, "elapsed_ns")
+    return None if not isinstance(elapsed, (int, float)) or elapsed < 0 else elapsed / 1e9
+
+
+def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | None) -> dict | None:
+    """Adaptive duration: the precision asked for, and when (if) p50 and p99 reached it."""
+    if not precision:
+        return None
+    after = [v for v in (_get(pub, "converged_after_ns"), _get(sub, "converged_after_ns"))
+             if isinstance(v, (int, float)) and v >= 0]
+    reached = next((c for c in (_get(pub, "convergence"), _get(sub, "convergence")) if isinstance(c, dict)), None)
+    return {
+        "precision": precision,
+        "confidence": float(confidence),
+        "converged_after_s": min(after) / 1e9 if after else None,
+        # the samples and intervals that met the precision when the stop was decided
+        # (the statistics of the record cover every sample, including those after)
+        "at_convergence": None if reached is None else {
+            "kept": _int(reached.get("kept")),
+            "p50_ci": [float(v) / 1000.0 for v in reached.get("p50_ci", [])],
+            "p99_ci": [float(v) / 1000.0 for v in reached.get("p99_ci", [])],
+        },
+        # the publisher ended before the maximum duration: told to stop (rate
+        # mode, on the subscriber's word) or converged itself (latency, throughput)
+        "stopped_early": bool(_get(pub, "stopped_early")) or (_get(pub, "converged_after_ns") or -1) >= 0,
     }

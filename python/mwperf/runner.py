@@ -28,11 +28,12 @@ from mwperf.cleanup import clean_shm
 from mwperf.export.tables import point_summary, render
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.options import RunOptions, TestPoint
+from mwperf.progress import Progress
 from mwperf.qos import qos_agent_args
 from mwperf.record import merge_record, utc_now_iso
 from mwperf.rundir import RunDir
 
-__all__ = ["PointOutcome", "PointFailed", "agent_argv", "run_point", "run", "Timeouts"]
+__all__ = ["PointOutcome", "PointFailed", "Job", "agent_argv", "run_point", "run", "execute", "adaptive_saving", "Timeouts"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Timeouts:
 #: The subscriber starts waiting for its match before the publisher even
 #: starts, so it waits this much longer than the publisher.
 SUB_MATCH_MARGIN_NS = 5_000_000_000
+#: How often the controller relays the subscriber's `converged` (rate mode, --precision).
+TICK_S = 0.1
 
 
 DEFAULT_TIMEOUTS = Timeouts()
@@ -89,6 +92,10 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         argv += ["--rate-hz", repr(float(point.rate_hz))]
     if point.mode == "throughput":
         argv += ["--latency-count", str(opts.latency_count)]
+    if opts.samples and role == "pub":
+        argv += ["--count", str(opts.samples)]
+    if opts.precision:
+        argv += ["--precision", repr(opts.precision), "--confidence", opts.confidence]
     argv += ["--match-timeout-ns", str(match_ns)]
     argv += qos_agent_args(opts.qos, opts.adapters.get(point.mw), transport=point.transport,
                            reliability=point.reliability, history=point.history, durability=point.durability)
@@ -105,14 +112,19 @@ def _failure(agent: AgentProcess, text: str) -> str:
 
 
 def _expect(agent: AgentProcess, kinds: set[str], seconds: float, what: str,
-            skip: Callable[[dict], None] | None = None) -> dict:
+            skip: Callable[[dict], None] | None = None, tick: Callable[[], None] | None = None) -> dict:
     """The next event of ``kinds``; PointFailed on error, exit or deadline.
-    ``skip`` receives the other events (e.g. the publisher's ready)."""
+    ``skip`` receives the other events (e.g. the publisher's ready); ``tick``,
+    when given, is called every TICK_S while waiting."""
     deadline = time.monotonic() + seconds
     while True:
+        until = deadline if tick is None else min(deadline, time.monotonic() + TICK_S)
         try:
-            event = agent.wait_for(kinds | {"ready"}, deadline)
+            event = agent.wait_for(kinds | {"ready"}, until)
         except TimeoutError:
+            if until < deadline:
+                tick()
+                continue
             raise PointFailed(_failure(agent, f"{agent.role}: no {what} within {seconds:.1f} s (agent hung?)")) from None
         if event is None:
             code = agent.wait_exit(time.monotonic() + 2.0)
@@ -149,6 +161,20 @@ def _salvage_sub(sub: AgentProcess, outcome: PointOutcome, seconds: float) -> No
         outcome.sub = event
 
 
+def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
+    """Rate mode's adaptive stop: the subscriber owns the one-way latency and
+    says `converged`; the publisher is told to stop."""
+    relayed = False
+
+    def tick() -> None:
+        nonlocal relayed
+        if not relayed and sub.take_event("converged") is not None:
+            relayed = True
+            pub.send_line("stop")
+
+    return tick
+
+
 def run_point(opts: RunOptions, point: TestPoint, agent: str,
               timeouts: Timeouts = DEFAULT_TIMEOUTS) -> PointOutcome:
     """Run one point; never raises for agent trouble (see outcome.error)."""
@@ -171,7 +197,8 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
         run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
         match_s = opts.qos.match_timeout_ns / 1e9
         outcome.pub = _expect(pub, {"result"}, run_s + match_s + timeouts.ping + slack, "result",
-                              skip=lambda ev: setattr(outcome, "pub_ready", ev))
+                              skip=lambda ev: setattr(outcome, "pub_ready", ev),
+                              tick=_relay_converged(sub, pub) if opts.precision and point.mode == "rate" else None)
         _check_exit(pub, timeouts.after_result + slack)
 
         sent = outcome.pub.get("sent")
@@ -195,7 +222,7 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
     return outcome
 
 
-def _point_label(point: TestPoint) -> str:
+def point_label(point: TestPoint) -> str:
     label = f"{point.mw} {point.mode} {point.size} B"
     if point.rate_hz is not None:
         label += f" {point.rate_hz:g} Hz"
@@ -216,60 +243,107 @@ def _clean_shm(progress: TextIO, when: str) -> None:
         progress.flush()
 
 
+@dataclass(frozen=True)
+class Job:
+    """One point to measure with the options it runs under (a sweep gives
+    every point its own), its repetition and its key (what resume matches)."""
+
+    opts: RunOptions
+    point: TestPoint
+    repetition: int | None = None
+    key: str | None = None
+
+    @property
+    def planned_s(self) -> float:
+        return (self.opts.warmup_ns + self.opts.duration_ns) / 1e9
+
+
 def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = None,
         progress: TextIO | None = None, fmt: str = "text",
         timeouts: Timeouts = DEFAULT_TIMEOUTS) -> int:
-    """Run every point; returns the exit code (0 ok, 1 a point failed, 130 interrupted)."""
-    out = out or sys.stdout
-    progress = progress or sys.stderr
-    _clean_shm(progress, "before the run")
-    rundir = RunDir(opts.out).create()
-    points = opts.points()
+    """Run every point of ``opts``; returns the exit code (0 ok, 1 a point failed, 130 interrupted)."""
     doc = provenance.collect(run_id=opts.run_id, argv=argv, options=opts.as_dict(), agent=agent,
                              started=utc_now_iso())
-    doc["points"]["total"] = len(points)
+    jobs = [Job(opts, point) for point in opts.points()]
+    return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts)
+
+
+def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
+            out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
+            timeouts: Timeouts = DEFAULT_TIMEOUTS) -> int:
+    """Run ``jobs`` into ``rundir`` (created if new), appending each record as
+    soon as it is measured; ``doc`` is run.json (provenance), kept up to date.
+    ``earlier`` are the records already there (a resumed sweep): they count in
+    the totals and the tables. Returns the exit code."""
+    out = out or sys.stdout
+    progress = progress or sys.stderr
+    earlier = list(earlier or [])
+    _clean_shm(progress, "before the run")
+    rundir.create()
+    doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
 
+    bar = Progress(progress, [job.planned_s for job in jobs])
     records: list[dict] = []
     status = "running"
     with sigterm_as_interrupt():
         try:
-            for point in points:
-                progress.write(f"[{point.index + 1}/{len(points)}] {_point_label(point)} ... ")
-                progress.flush()
+            for job in jobs:
+                opts, point = job.opts, job.point
+                bar.start(point_label(point))
                 started = utc_now_iso()
                 outcome = run_point(opts, point, agent, timeouts)
                 record = merge_record(
-                    run_id=opts.run_id, point=point, time=started,
+                    run_id=rundir.path.name, point=point, time=started,
                     duration_ns=opts.duration_ns, warmup_ns=opts.warmup_ns,
                     cpu=opts.cpu, wait=opts.wait, qos=opts.qos,
                     pub=outcome.pub, sub=outcome.sub,
                     pub_ready=outcome.pub_ready, sub_ready=outcome.sub_ready,
                     adapter=opts.adapters.get(point.mw), error=outcome.error,
+                    repetition=job.repetition, point_key=job.key, samples=opts.samples,
+                    precision=opts.precision, confidence=opts.confidence,
                 )
                 rundir.append(record)
                 records.append(record)
-                progress.write(point_summary(record) + "\n")
-                progress.flush()
+                bar.finish(point_summary(record))
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"
             progress.write("\nmwperf: interrupted; results so far are kept\n")
             progress.flush()
         finally:
-            ok = sum(1 for r in records if r["status"] == "ok")
+            everything = earlier + records
+            ok = sum(1 for r in everything if r["status"] == "ok")
             if status == "running":  # an unexpected exception is on its way up
                 status = "failed"
             doc.update({"status": status, "finished": utc_now_iso()})
-            doc["points"].update({"ok": ok, "failed": len(records) - ok, "done": len(records)})
+            doc["points"].update({"ok": ok, "failed": len(everything) - ok, "done": len(everything)})
             rundir.write_run_json(doc)
             with signals_deferred():
                 _clean_shm(progress, "after the run")
 
-    if records:
-        out.write("\n" + render(records, fmt))
+    everything = earlier + records
+    if everything:
+        out.write("\n" + render(everything, fmt))
+    saved = adaptive_saving(records)
+    if saved:
+        out.write(f"\n{saved}\n")
     out.write(f"\nresults: {rundir.path}\n")
     out.flush()
     if status == "interrupted":
         return 130
-    return 0 if all(r["status"] == "ok" for r in records) else 1
+    return 0 if all(r["status"] == "ok" for r in everything) else 1
+
+
+def adaptive_saving(records: list[dict]) -> str | None:
+    """The time the adaptive stop saved against the same points at their full
+    (maximum) duration, as one line; None when no point was adaptive."""
+    adaptive = [r for r in records if r.get("adaptive") and r.get("elapsed_s") is not None]
+    if not adaptive:
+        return None
+    full = sum(r["duration_s"] for r in adaptive)
+    used = sum(min(r["elapsed_s"], r["duration_s"]) for r in adaptive)
+    converged = sum(1 for r in adaptive if r["adaptive"]["converged_after_s"] is not None)
+    pct = 100.0 * (full - used) / full if full else 0.0
+    return (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "
+            f"{used:.1f} s instead of {full:.1f} s at fixed duration (saved {full - used:.1f} s, {pct:.0f} %)")

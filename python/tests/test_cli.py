@@ -47,7 +47,7 @@ BAD = [
     (["--cpu", "0"], "--cpu 0"),
     (["--cpu", "a,b"], "--cpu a,b"),
     (["--wait", "sleepy"], "--wait sleepy"),
-    (["--latency-count", "0"], "--latency-count 0"),
+    (["--latency-count", "-1"], "--latency-count -1"),
     (["--latency-count", "x"], "--latency-count x"),
     (["--agent", "/no/such/agent"], "--agent /no/such/agent"),
     (["--bogus"], "--bogus"),

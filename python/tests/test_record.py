@@ -11,7 +11,8 @@ from mwperf.schema import validate_record
 
 def stats(p50):
     return {"count": 4, "mean": 1500.5, "std": 250.0, "min": 1000, "max": 2000, "p50": p50, "p90": 1900,
-            "p99": 2000, "p9999": 2000, "p999999": 2000, "kept": 4, "exact": True}
+            "p99": 2000, "p9999": 2000, "p999999": 2000, "kept": 4, "exact": True,
+            "p50_ci95": [p50 - 100, p50 + 100], "p99_ci95": None}
 
 
 def side(role, **extra):
@@ -44,7 +45,11 @@ def test_latency_mode():
     assert r["latency_us"]["p50"] == pytest.approx(1.5)
     assert r["rtt_us"]["p50"] == pytest.approx(3.0)
     assert r["latency_us"]["mean"] == pytest.approx(1.5005)
-    assert "kept" not in r["latency_us"]
+    # the samples behind the percentiles, and the p50 interval (p99's was not reached)
+    assert r["latency_us"]["kept"] == 4
+    assert r["latency_us"]["p50_ci"] == pytest.approx([1.4, 1.6]) and r["latency_us"]["p99_ci"] is None
+    assert r["repetition"] is None and r["point_key"] is None and r["adaptive"] is None
+    assert r["elapsed_s"] == pytest.approx(2.0)
     assert (r["duplicates"], r["out_of_order"], r["foreign"]) == (2, 3, 3)
     assert r["loop_rate"] is None and r["rate_hz"] is None
     assert r["discovery_ms"] == pytest.approx(2.5)
@@ -222,3 +227,18 @@ def test_stats_us():
     converted = stats_us(empty)
     assert converted["count"] == 0 and converted["p50"] is None and converted["exact"] is True
     assert stats_us(stats(2500))["p50"] == 2.5
+
+
+def test_adaptive_point_records_precision_and_early_stop():
+    pub = side("pub", mode="latency", sent=1000, pongs=1000, rtt_ns=stats(3000), latency_ns=stats(1500),
+               converged_after_ns=750_000_000, stopped_early=False, elapsed_ns=750_100_000,
+               convergence={"after_ns": 750_000_000, "kept": 900, "p50_ci": [1400, 1600], "p99_ci": [1900, 2100]})
+    sub = side("sub", mode="latency", received=1000, lost=0, latency_ns=None, converged_after_ns=-1)
+    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "latency", 1024), time="2025-01-01T00:00:00.000Z",
+                     duration_ns=2_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
+                     repetition=2, point_key="abc", samples=0, precision=0.05, confidence="0.99")
+    validate_record(r)
+    assert r["adaptive"] == {"precision": 0.05, "confidence": 0.99, "converged_after_s": 0.75, "stopped_early": True,
+                             "at_convergence": {"kept": 900, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1]}}
+    assert (r["repetition"], r["point_key"], r["samples"]) == (2, "abc", None)
+    assert r["elapsed_s"] == pytest.approx(0.7501)

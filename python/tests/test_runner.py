@@ -201,9 +201,9 @@ def test_run_goes_on_after_a_failed_point(tmp_path, fake_agent, log, monkeypatch
     rate_ok = next(r for r in records if r["mode"] == "rate" and r["status"] == "ok")
     assert rate_ok["loop_rate"] == pytest.approx(1.0033)
     lines = progress.getvalue().splitlines()
-    assert lines[0].startswith("[1/6] udp latency 32 B ... ok p50 ")
-    assert lines[1].startswith("[2/6] udp latency 64 B ... FAILED: sub: no ready event")
-    assert lines[3].startswith("[4/6] udp rate 32 B 100 Hz ... ok loop 1.0033")
+    assert lines[0].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[1/6] udp latency 32 B ... ok p50 ")
+    assert lines[1].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[2/6] udp latency 64 B ... FAILED: sub: no ready event")
+    assert lines[3].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[4/6] udp rate 32 B 100 Hz ... ok loop 1.0033")
     assert "FAILED: sub: no ready event" in out.getvalue()
     run_json = json.loads((opts.out / "run.json").read_text())
     assert run_json["status"] == "complete"

@@ -99,6 +99,16 @@ JsonObject& JsonObject::stats(const char* k, const Summary& s) {
   return raw(k, o.done());
 }
 
+JsonObject& JsonObject::convergence(const char* k, const Convergence& c, int64_t divisor) {
+  if (c.after_ns < 0) return null(k);
+  auto ci = [divisor](const Interval& i) {
+    return "[" + std::to_string(i.lo / divisor) + "," + std::to_string(i.hi / divisor) + "]";
+  };
+  JsonObject o;
+  o.num("after_ns", c.after_ns).unum("kept", c.kept).raw("p50_ci", ci(c.p50)).raw("p99_ci", ci(c.p99));
+  return raw(k, o.done());
+}
+
 void emit(const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fputc('\n', stdout);

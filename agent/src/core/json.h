@@ -19,6 +19,8 @@ class JsonObject {
   JsonObject& raw(const char* key, const std::string& json);  // v is already JSON
   JsonObject& ints(const char* key, const std::vector<int>& v);
   JsonObject& stats(const char* key, const Summary& s);
+  // null when not reached; intervals divided by `divisor` (2: RTT -> one-way)
+  JsonObject& convergence(const char* key, const Convergence& c, int64_t divisor);
   std::string done() const { return body_ + "}"; }
 
  private:

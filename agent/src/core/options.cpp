@@ -113,6 +113,9 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "max-samples") {
       if (!to_u64(v, &u) || u < 1 || u > (1ULL << 31)) return bad(k, v, "must be between 1 and 2^31");
       o->max_samples = size_t(u);
+    } else if (k == "count") {
+      if (!to_u64(v, &u)) return bad(k, v, "must be a whole number of samples (0: no limit)");
+      o->count = u;
     } else if (k == "seq-start") {
       if (!to_u64(v, &u)) return bad(k, v, "must be a 64-bit unsigned integer");
       o->seq_start = u;

@@ -21,6 +21,7 @@ struct Options {
   int64_t duration_ns = 5'000'000'000;
   int64_t warmup_ns = 1'000'000'000;
   uint64_t latency_count = 10000;
+  uint64_t count = 0;     // pub: stop after this many measured samples (0: run for the duration)
   std::string host = "127.0.0.1";
   uint16_t port = 0;
   int cpu = -1;

@@ -49,11 +49,18 @@ class Publisher {
     common_fields(j, o_, ad_);
     j.unum("sent", sent_).unum("warmup_sent", warmup_sent_).num("elapsed_ns", elapsed);
     j.real("rate_hz", o_.rate_hz);
-    j.real("achieved_hz", o_.duration_ns > 0 ? double(sent_) * 1e9 / double(o_.duration_ns) : 0);
+    // Over the planned duration, or over the time actually measured when the
+    // point ended early (--count, adaptive stop).
+    // A rate point that ended early is judged on the sends it made: kept up,
+    // sent * period has passed; fell behind, the elapsed time is longer.
+    int64_t span = o_.duration_ns;
+    if (stopped_early_ || counted_out())
+      span = o_.mode == Mode::rate ? std::max<int64_t>(elapsed, int64_t(double(sent_) * 1e9 / o_.rate_hz)) : elapsed;
+    j.real("achieved_hz", span > 0 ? double(sent_) * 1e9 / double(span) : 0);
     j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
     j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("foreign", foreign_);
     j.num("discovery_ns", discovery_ns).boolean("stopped_early", stopped_early_);
-    j.num("converged_after_ns", converged_after_ns_);
+    j.num("converged_after_ns", converged_after_ns_).convergence("convergence", convergence_, 2);
     j.num("cpu_user_ns", u1.user_ns - u0.user_ns).num("cpu_sys_ns", u1.sys_ns - u0.sys_ns);
     j.num("maxrss_kb", u1.maxrss_kb).unum("stats_buffer_kb", rtt_.buffer_bytes() / 1024);
     if (o_.mode == Mode::rate) {
@@ -83,6 +90,9 @@ class Publisher {
     return false;
   }
 
+  // --count: the measured phase has sent its samples.
+  bool counted_out() const { return o_.count > 0 && sent_ >= o_.count; }
+
   bool stop_requested() {
     if (!stop_.requested()) return false;
     stopped_early_ = true;
@@ -92,12 +102,13 @@ class Publisher {
   // Adaptive duration: true once the controller said stop, or (with
   // --precision) once the RTT's p50 and p99 are known to that precision.
   bool done(int64_t t) {
-    if (stop_requested()) return true;
+    if (stop_requested() || counted_out()) return true;
     if (o_.precision <= 0 || t < next_check_) return false;
     next_check_ = t + kConvergenceCheckNs;
     Interval a, b;
     if (t - t0_ < kConvergenceMinNs || !rtt_.converged(o_.precision, o_.z, &a, &b)) return false;
     converged_after_ns_ = t - t0_;
+    convergence_ = Convergence{converged_after_ns_, rtt_.count(), a, b};
     return true;
   }
 
@@ -211,7 +222,7 @@ class Publisher {
     uint64_t seq = o_.seq_start;
     for (uint64_t k = 0; error_.empty(); ++k) {
       const int64_t intended = t0 + int64_t(std::llround(double(k) * period));
-      if (intended >= end || stop_requested()) break;
+      if (intended >= end || counted_out() || stop_requested()) break;
       wait_until(intended, spin);
       lag_.add(now_ns() - intended);
       // Stamped with the intended time: a publisher that falls behind shows up as
@@ -227,6 +238,7 @@ class Publisher {
   Adapter& ad_;
   StopSignal& stop_;
   int64_t t0_ = 0, next_check_ = 0, converged_after_ns_ = -1;
+  Convergence convergence_;
   bool stopped_early_ = false;
   std::vector<uint8_t> tx_, rx_;
   LatencyStats rtt_, lag_;

@@ -31,6 +31,14 @@ struct Summary {
   Interval p50_ci, p99_ci;  // 95 % (z = 1.96)
 };
 
+// Where the adaptive stop was reached: after how long, over how many samples,
+// and the p50 / p99 intervals that met the precision then.
+struct Convergence {
+  int64_t after_ns = -1;  // -1: not reached
+  uint64_t kept = 0;
+  Interval p50, p99;
+};
+
 // Ranks (1-based) of the interval around quantile ppm for n samples.
 bool quantile_ci_ranks(uint64_t n, uint64_t ppm, double z, uint64_t* lo, uint64_t* hi);
 

@@ -23,11 +23,13 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
   uint64_t foreign = 0, warmup_received = 0, echo_errors = 0;
   int64_t first_rx = 0, last_rx = 0, last_any = now_ns(), stop_seen = 0;
   bool closed = false;
-  // Adaptive duration (rate mode: the sub owns the one-way latency): say once
+  // Adaptive duration (rate mode: the sub owns the headline one-way latency; in
+  // throughput mode the pub's pings do, as in latency mode): say once
   // on stdout when p50 and p99 are known to --precision; the controller then
   // stops the publisher.
-  const bool adaptive = o.precision > 0 && measure_oneway;
+  const bool adaptive = o.precision > 0 && o.mode == Mode::rate;
   int64_t next_check = 0, converged_after = -1;
+  Convergence convergence;
   Usage u0;
   std::string error;
 
@@ -81,6 +83,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
         Interval a, b;
         if (oneway.converged(o.precision, o.z, &a, &b)) {
           converged_after = t - first_rx;
+          convergence = Convergence{converged_after, oneway.count(), a, b};
           emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", converged_after).done());
         }
       }
@@ -103,7 +106,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
   j.unum("received", n).unum("lost", tracker.lost(sent)).num("sent_known", sent);
   j.unum("duplicates", tracker.duplicates()).unum("out_of_order", tracker.out_of_order());
   j.unum("foreign", foreign).unum("warmup_received", warmup_received).unum("echo_errors", echo_errors);
-  j.num("converged_after_ns", converged_after);
+  j.num("converged_after_ns", converged_after).convergence("convergence", convergence, 1);
   j.num("first_rx_ns", first_rx).num("last_rx_ns", last_rx).num("rx_elapsed_ns", span);
   j.num("elapsed_ns", span);
   j.real("samples_per_s", n >= 2 && span > 0 ? double(n - 1) * 1e9 / double(span) : 0.0);

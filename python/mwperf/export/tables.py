@@ -132,7 +132,9 @@ def build_sections(records: Iterable[dict]) -> list[Section]:
     groups: dict[tuple, list[dict]] = {}
     for record in records:
         mw_order.setdefault(record["mw"], len(mw_order))
-        qos = _qos_key(record)
+        # Sections also part by CPU placement and wait strategy (a sweep may vary them).
+        cpu = record.get("cpu") or {}
+        qos = (*_qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"))
         qos_order.setdefault((record["mw"], qos), len(qos_order))
         groups.setdefault((record["mw"], qos, record["mode"]), []).append(record)
     sections = []

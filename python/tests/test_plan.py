@@ -1,0 +1,137 @@
+"""Plan expansion and validation: the bundled plans' dry runs (golden), the
+rules of expansion, and bad plans (each error names the plan and the key)."""
+
+from pathlib import Path
+
+import pytest
+
+from conftest import check_golden
+from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo, Supports
+from mwperf.plan import PlanError, expand, load_plan, parse_plan
+from mwperf.sweep import describe
+
+PLANS = Path(__file__).resolve().parents[2] / "plans"
+DDS = Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True, listener=True,
+               waitset=True, transports=("udp",))
+# A fixed adapter table, so that the goldens do not depend on what this machine built.
+ADAPTERS = {
+    **FALLBACK_ADAPTERS,
+    "cyclonedds": AdapterInfo("cyclonedds", "0.10.2", 16 << 20, "udp", "reliable", DDS),
+    "fastdds": AdapterInfo("fastdds", "2.9.1", 16 << 20, "shm+udp", "reliable",
+                           Supports(**{**DDS.__dict__, "async_": True, "transports": ("udp", "shm")})),
+}
+
+
+def points_of(text, **kw):
+    return expand(parse_plan(text, "p.yaml"), out=Path("results/x"), agent=None, adapters=ADAPTERS, cpu_count=2, **kw)
+
+
+@pytest.mark.parametrize("name", ["quick", "rate-matrix", "perftest-scan", "wired-vs-wireless"])
+def test_bundled_plans_dry_run(name):
+    plan = load_plan(PLANS / f"{name}.yaml")
+    points = expand(plan, out=Path("results/x"), agent=None, adapters=ADAPTERS, cpu_count=2)
+    text = describe(points)
+    check_golden(f"plans/{name}.txt", text)
+    assert text.splitlines()[-1] == f"{len(points)} points"
+    assert len({p.key for p in points}) == len(points)
+
+
+def test_rate_matrix_is_the_reference_sweep():
+    points = expand(load_plan(PLANS / "rate-matrix.yaml"), out=Path("r"), agent=None, adapters=ADAPTERS,
+                    cpu_count=2)
+    sizes = {p.point.size for p in points}
+    rates = {p.point.rate_hz for p in points}
+    assert sizes == {1024 << i for i in range(15)}
+    assert rates == {10, 21, 46, 100, 215, 463, 1000, 2150, 4630, 10000, 21500}
+    assert all(p.point.size * 8 * p.point.rate_hz <= 20e9 for p in points)
+    assert {(p.point.mw, p.point.reliability) for p in points} == {
+        (mw, rel) for mw in ("cyclonedds", "fastdds") for rel in ("best-effort", "reliable")}
+    assert all(p.point.history == "keep-last:10" and p.opts.duration_ns == 30_000_000_000 for p in points)
+
+
+def test_wired_vs_wireless_counts_samples():
+    points = expand(load_plan(PLANS / "wired-vs-wireless.yaml"), out=Path("r"), agent=None, adapters=ADAPTERS,
+                    cpu_count=2)
+    assert len(points) == 2 * 5 * 2
+    # 100 samples at 10 Hz: 10 s, plus the margin, as the maximum
+    assert all(p.opts.samples == 100 and p.opts.duration_ns == 13_000_000_000 for p in points)
+
+
+def test_rate_applies_to_rate_points_only():
+    points = points_of("mw: udp\nmode: [latency, rate]\nsize: [32, 64]\nrate: [10, 20]\n")
+    assert [(p.point.mode, p.point.size, p.point.rate_hz) for p in points] == [
+        ("latency", 32, None), ("latency", 64, None),
+        ("rate", 32, 10.0), ("rate", 32, 20.0), ("rate", 64, 10.0), ("rate", 64, 20.0)]
+    assert [p.point.index for p in points] == list(range(6))
+
+
+def test_every_option_expands_and_comma_lists_work():
+    points = points_of("mw: udp,tcp\nwait: [block, spin]\ncpu: ['0,0', '0,1']\nsize: 1k\nduration: [1s, 2s]\n")
+    assert len(points) == 2 * 2 * 2 * 2
+    assert {(str(p.opts.cpu), p.opts.wait, p.opts.duration_ns) for p in points} == {
+        (c, w, d) for c in ("0,0", "0,1") for w in ("block", "spin") for d in (1_000_000_000, 2_000_000_000)}
+
+
+def test_repetitions_and_keys():
+    points = points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")
+    assert [(p.point.size, p.repetition) for p in points] == [(32, 0), (32, 1), (32, 2), (64, 0), (64, 1), (64, 2)]
+    assert len({p.key for p in points}) == 6
+    # the key is a function of the configuration: the same plan gives the same keys
+    assert [p.key for p in points] == [p.key for p in points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")]
+
+
+def test_exclude_rules():
+    text = ("mw: [udp, cyclonedds]\nmode: rate\nsize: [1k, 64k, 1MiB]\nrate: [10, 10000]\n"
+            "exclude:\n  - {mw: udp, size_over: 65507}\n  - offered_gbps_over: 1\n  - {mw: cyclonedds, rate: 10, size: 1k}\n")
+    got = {(p.point.mw, p.point.size, p.point.rate_hz) for p in points_of(text)}
+    # udp above 65507 B, anything above 1 Gbit/s (64k at 10 kHz: 5.2) and one cyclonedds point go
+    assert got == {("udp", 1024, 10.0), ("udp", 1024, 10000.0),
+                   ("cyclonedds", 1024, 10000.0), ("cyclonedds", 65536, 10.0), ("cyclonedds", 1 << 20, 10.0)}
+
+
+def test_samples_precision_and_qos_reach_the_options():
+    (p,) = points_of("mw: fastdds\nmode: latency\nsamples: 500\nprecision: 5%\nconfidence: '0.99'\n"
+                     "transport: shm\nkeyed: true\ninstances: 100\nasync: true\nreceive: listener\n")
+    assert (p.opts.samples, p.opts.precision, p.opts.confidence) == (500, 0.05, "0.99")
+    assert p.opts.duration_ns == 60_000_000_000  # a sample count without a duration: 60 s at most
+    assert (p.point.transport, p.opts.qos.instances, p.opts.qos.async_, p.opts.qos.receive) == (
+        "shm", 100, True, "listener")
+
+
+BAD = [
+    ("mw: udp\nsize: 0\n", "p.yaml: size: 0: size must be positive"),
+    ("mw: udp\nsize: 70000\n", "p.yaml: size: 70000: udp carries at most 65507 bytes per message "
+                               "(exclude it: {mw: udp, size_over: 65507})"),
+    ("mw: [udp, nosuch]\n", "p.yaml: mw: nosuch: unknown middleware"),
+    ("mw: udp\nmode: rate\nrate: [10, -5]\n", "p.yaml: rate: -5:"),
+    ("mw: udp\nmode: rate\n", "p.yaml: rate: missing (mode rate needs rate: HZ or a list)"),
+    ("mw: udp\nmode: warp\n", "p.yaml: mode: warp: unknown mode"),
+    ("mw: udp\nsizes: 1k\n", "p.yaml: sizes: unknown key"),
+    ("size: 1k\n", "p.yaml: mw: missing"),
+    ("mw: udp\nreliability: reliable\n", "p.yaml: reliability: reliable: not supported by udp"),
+    ("mw: udp\nduration: 5 parsecs\n", "p.yaml: duration: 5 parsecs:"),
+    ("mw: udp\nexclude:\n  - {colour: red}\n", "p.yaml: exclude[0].colour: unknown condition"),
+    ("mw: udp\nexclude:\n  - offered_gbps_over: lots\n", "p.yaml: exclude[0].offered_gbps_over: lots: not a valid bound"),
+    ("mw: udp\nexclude:\n  - {mw: udp}\n", "p.yaml: exclude: every point is excluded"),
+    ("mw: udp\nrepetitions: 0\n", "p.yaml: repetitions: 0: must be a whole number from 1 to 1000"),
+    ("mw: udp\nkeyed: maybe\n", "p.yaml: keyed: maybe: expected true or false"),
+    ("mw: udp\nprecision: 150%\n", "p.yaml: precision: 150%: must be above 0 and below 100%"),
+    ("mw: udp\nsamples: -3\n", "p.yaml: samples: -3: must be a whole number of samples"),
+    ("mw: [udp\n", "p.yaml: not valid YAML (line 2)"),
+    ("- mw: udp\n", "p.yaml: expected a mapping of mwperf run options"),
+    ("mw:\n", "p.yaml: mw: no value"),
+]
+
+
+@pytest.mark.parametrize("text, expected", BAD)
+def test_bad_plans_name_the_key(text, expected):
+    with pytest.raises(PlanError) as err:
+        points_of(text)
+    message = str(err.value)
+    assert message.startswith(expected), message
+    assert "\n" not in message
+
+
+def test_missing_plan_file(tmp_path):
+    with pytest.raises(PlanError, match=r"nope.yaml: cannot read the plan"):
+        load_plan(tmp_path / "nope.yaml")
