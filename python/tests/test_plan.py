@@ -132,6 +132,16 @@ def test_bad_plans_name_the_key(text, expected):
     assert "\n" not in message
 
 
+def test_bad_plan_messages_golden():
+    """Every bad plan's whole message, as a user sees it."""
+    lines = []
+    for text, _ in BAD:
+        with pytest.raises(PlanError) as err:
+            points_of(text)
+        lines.append(f"{text.strip()!r}\n  -> {err.value}")
+    check_golden("plans/bad-plans.txt", "\n".join(lines) + "\n")
+
+
 def test_missing_plan_file(tmp_path):
     with pytest.raises(PlanError, match=r"nope.yaml: cannot read the plan"):
         load_plan(tmp_path / "nope.yaml")
