@@ -202,6 +202,7 @@ def cmd_sweep(ns: argparse.Namespace, argv: list[str]) -> int:
         raise UsageError("sweep: give a PLAN.yaml, or --resume DIR (not both)")
     if ns.resume is not None and (ns.out or ns.dry_run):
         raise UsageError(f"--resume {ns.resume}: goes alone (the directory and its saved plan say everything)")
+    sweep.check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
     try:
         agent, adapters = _agent_and_adapters(ns.agent)
     except AgentError as exc:

@@ -295,6 +295,10 @@ def build_run_options(
     samples_value = _parse_samples(samples)
     precision_value = _parse_precision(precision)
     confidence_value = DEFAULT_CONFIDENCE if confidence is None else str(confidence).strip()
+    try:
+        confidence_value = f"{float(confidence_value):.2f}"  # 0.9 (as YAML reads 0.90) is 0.90
+    except ValueError:
+        pass
     if confidence_value not in CONFIDENCES:
         raise UsageError(f"--confidence {confidence}: choose from {', '.join(CONFIDENCES)}")
 

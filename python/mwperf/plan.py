@@ -69,6 +69,7 @@ class PlannedPoint:
     repetition: int
     key: str
     settings: Mapping[str, Any]  # the plan values of this point, for --dry-run
+    repetitions: int = 1
 
     @property
     def planned_s(self) -> float:
@@ -104,7 +105,7 @@ def _values(source: str, key: str, raw: Any) -> tuple:
             text = str(item).strip()
             if key in ("keyed", "async"):
                 raise PlanError(f"{source}: {key}: {text}: expected true or false")
-            if key in NO_COMMA_SPLIT or isinstance(raw, list):
+            if key in NO_COMMA_SPLIT:
                 out.append(text)
             else:
                 try:
@@ -194,6 +195,16 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
             raise PlanError(f"{source}: {raw_key}: unknown key (known: {known})")
     if "mw" not in options:
         raise PlanError(f"{source}: mw: missing (the middlewares to sweep, e.g. mw: [cyclonedds, fastdds])")
+    for index, rule in enumerate(exclude):
+        for cond, wanted in rule.items():
+            if cond in RULE_BOUNDS:
+                continue
+            planned = {_normal(cond, v) for v in options.get(cond, ())}
+            unknown = sorted(map(str, wanted - planned)) if cond in options else []
+            if cond not in options or unknown:
+                have = ", ".join(map(str, options.get(cond, ()))) or "not set in this plan"
+                raise PlanError(f"{source}: exclude[{index}].{cond}: {', '.join(unknown) or 'this key'}: "
+                                f"not among the plan's values ({have})")
     return Plan(source, options, tuple(exclude), repetitions, description, text)
 
 
@@ -203,6 +214,8 @@ def load_plan(path: str | Path) -> Plan:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise PlanError(f"{path}: cannot read the plan: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise PlanError(f"{path}: not a text (UTF-8) file") from None
     return parse_plan(text, str(path))
 
 
@@ -275,7 +288,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, adapters: Mapping[str, A
     keys = [k for k in OPTION_KEYS if k in plan.options]
     modes = plan.options.get("mode", ("latency",))
     points: list[PlannedPoint] = []
-    seen: set[tuple] = set()
+    seen: set[str] = set()
     for combo in itertools.product(*(plan.options[k] for k in keys)):
         settings = dict(zip(keys, combo))
         settings.setdefault("mode", modes[0])
@@ -283,19 +296,24 @@ def expand(plan: Plan, *, out: Path, agent: str | None, adapters: Mapping[str, A
             settings.pop("rate", None)  # rate only applies to rate-mode points
         elif "rate" not in settings:
             raise PlanError(f"{plan.source}: rate: missing (mode rate needs rate: HZ or a list)")
-        ident = tuple(sorted((k, str(v)) for k, v in settings.items()))
-        if ident in seen:
-            continue
-        seen.add(ident)
         if _excluded(plan.exclude, settings):
             continue
         opts = _point_options(plan, settings, out=out, agent=agent, adapters=adapters, cpu_count=cpu_count)
-        (point,) = opts.points()
+        built = opts.points()
+        if len(built) != 1:  # pragma: no cover - every list is expanded here, one value a point
+            raise PlanError(f"{plan.source}: {dict(settings)}: expands to {len(built)} points, not one")
+        point = built[0]
+        # The same configuration written twice (1k and 1024, keyed and instances) runs once.
+        ident = _point_key(opts, point, 0)
+        if ident in seen:
+            continue
+        seen.add(ident)
         for repetition in range(plan.repetitions):
             index = len(points)
             planned = TestPoint(index, point.mw, point.mode, point.size, point.rate_hz, point.transport,
                                 point.reliability, point.history, point.durability)
-            points.append(PlannedPoint(opts, planned, repetition, _point_key(opts, planned, repetition), settings))
+            points.append(PlannedPoint(opts, planned, repetition, _point_key(opts, planned, repetition), settings,
+                                       plan.repetitions))
     if not points:
         raise PlanError(f"{plan.source}: exclude: every point is excluded")
     return points

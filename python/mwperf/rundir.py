@@ -85,8 +85,13 @@ class RunDir:
         validate_record(record)
         line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
         with signals_deferred():
-            fd = os.open(self.jsonl, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = os.open(self.jsonl, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
+                # A crash may have left a torn last line: end it, so that this
+                # record starts a line of its own (the torn one is skipped on reading).
+                end = os.lseek(fd, 0, os.SEEK_END)
+                if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+                    line = b"\n" + line
                 view = memoryview(line)
                 while view:
                     written = os.write(fd, view)

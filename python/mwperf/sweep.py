@@ -19,7 +19,7 @@ from mwperf.progress import POINT_OVERHEAD_S, format_eta
 from mwperf.record import utc_now_iso
 from mwperf.rundir import RESULTS_JSONL, RunDir, read_records
 
-__all__ = ["PLAN_FILE", "describe", "dry_run", "plan_points", "sweep", "resume"]
+__all__ = ["PLAN_FILE", "check", "describe", "dry_run", "plan_points", "sweep", "resume"]
 
 PLAN_FILE = "plan.yaml"
 
@@ -27,7 +27,7 @@ PLAN_FILE = "plan.yaml"
 def _label(p: PlannedPoint) -> str:
     from mwperf.runner import point_label
 
-    opts, s = p.opts, p.settings
+    opts = p.opts
     extras = [f"cpu {opts.cpu}", f"wait {opts.wait}"]
     if opts.qos.instances:
         extras.append(f"keyed {opts.qos.instances}")
@@ -40,7 +40,7 @@ def _label(p: PlannedPoint) -> str:
     extras.append(("max " if opts.precision or opts.samples else "") + f"{opts.duration_ns / 1e9:g} s")
     if opts.precision:
         extras.append(f"precision {opts.precision:.0%}")
-    if "repetitions" in s or p.repetition:
+    if p.repetitions > 1:
         extras.append(f"rep {p.repetition + 1}")
     return f"{point_label(p.point)}; {', '.join(extras)}"
 
@@ -69,6 +69,14 @@ def _load(path: str) -> Plan:
         return load_plan(path)
     except PlanError as exc:
         raise UsageError(str(exc)) from None
+
+
+def check(plan_path: str | None, resume_dir: str | None) -> None:
+    """UsageError for a plan that does not parse, or a directory that holds no sweep."""
+    if plan_path is not None:
+        _load(plan_path)
+    if resume_dir is not None and not (Path(resume_dir) / PLAN_FILE).is_file():
+        raise UsageError(f"--resume {resume_dir}: no {PLAN_FILE} there (not a sweep's run directory)")
 
 
 def dry_run(plan_path: str, agent: str | None, adapters: Mapping[str, AdapterInfo], out: TextIO) -> int:
@@ -115,7 +123,7 @@ def resume(run_dir: str, agent: str, adapters: Mapping[str, AdapterInfo], argv: 
         raise UsageError(f"--resume {run_dir}: no {PLAN_FILE} there (not a sweep's run directory)")
     try:
         plan = parse_plan(plan_file.read_text(encoding="utf-8"), str(plan_file))
-    except (PlanError, OSError) as exc:
+    except (PlanError, OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--resume {run_dir}: {exc}") from None
     points = plan_points(plan, path, agent, adapters)
     earlier = read_records(path) if (path / RESULTS_JSONL).exists() else []
@@ -134,4 +142,4 @@ def _plan_doc(plan: Plan, count: int) -> dict:
     return {"plan": plan.source, "description": plan.description, "points": count,
             "repetitions": plan.repetitions,
             "options": {k: list(v) for k, v in plan.options.items()},
-            "exclude": [{k: sorted(v) if isinstance(v, set) else v for k, v in r.items()} for r in plan.exclude]}
+            "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()} for r in plan.exclude]}

@@ -72,6 +72,23 @@ def test_every_option_expands_and_comma_lists_work():
         (c, w, d) for c in ("0,0", "0,1") for w in ("block", "spin") for d in (1_000_000_000, 2_000_000_000)}
 
 
+def test_the_same_configuration_written_twice_runs_once():
+    points = points_of("mw: [udp, 'tcp,udp']\nmode: rate\nsize: [1k, 1024, '2k,1KiB']\nrate: [1k, 1000]\n"
+                       "confidence: 0.9\n")
+    assert [(p.point.mw, p.point.size, p.point.rate_hz) for p in points] == [
+        ("udp", 1024, 1000.0), ("udp", 2048, 1000.0), ("tcp", 1024, 1000.0), ("tcp", 2048, 1000.0)]
+    assert len({p.key for p in points}) == 4 and points[0].opts.confidence == "0.90"
+
+
+def test_bounds_of_exclude_rules():
+    text = "mw: udp\nmode: rate\nsize: [32, 1k, 8k]\nrate: [10, 100, 1000]\nexclude:\n"
+    got = lambda rules: {(p.point.size, p.point.rate_hz) for p in points_of(text + rules)}
+    assert got("  - size_under: 1k\n") == {(s, r) for s in (1024, 8192) for r in (10.0, 100.0, 1000.0)}
+    assert got("  - rate_over: 100\n") == {(s, r) for s in (32, 1024, 8192) for r in (10.0, 100.0)}
+    assert got("  - {rate_under: 100, size_over: 32}\n") == (
+        {(s, r) for s in (32, 1024, 8192) for r in (10.0, 100.0, 1000.0)} - {(1024, 10.0), (8192, 10.0)})
+
+
 def test_repetitions_and_keys():
     points = points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")
     assert [(p.point.size, p.repetition) for p in points] == [(32, 0), (32, 1), (32, 2), (64, 0), (64, 1), (64, 2)]
@@ -90,7 +107,7 @@ def test_exclude_rules():
 
 
 def test_samples_precision_and_qos_reach_the_options():
-    (p,) = points_of("mw: fastdds\nmode: latency\nsamples: 500\nprecision: 5%\nconfidence: '0.99'\n"
+    (p,) = points_of("mw: fastdds\nmode: latency\nsamples: 500\nprecision: 5%\nconfidence: 0.99\n"
                      "transport: shm\nkeyed: true\ninstances: 100\nasync: true\nreceive: listener\n")
     assert (p.opts.samples, p.opts.precision, p.opts.confidence) == (500, 0.05, "0.99")
     assert p.opts.duration_ns == 60_000_000_000  # a sample count without a duration: 60 s at most
@@ -113,6 +130,8 @@ BAD = [
     ("mw: udp\nexclude:\n  - {colour: red}\n", "p.yaml: exclude[0].colour: unknown condition"),
     ("mw: udp\nexclude:\n  - offered_gbps_over: lots\n", "p.yaml: exclude[0].offered_gbps_over: lots: not a valid bound"),
     ("mw: udp\nexclude:\n  - {mw: udp}\n", "p.yaml: exclude: every point is excluded"),
+    ("mw: udp\nexclude:\n  - {mw: udpp}\n", "p.yaml: exclude[0].mw: udpp: not among the plan's values (udp)"),
+    ("mw: udp\nexclude:\n  - {wait: spin}\n", "p.yaml: exclude[0].wait: this key: not among the plan's values"),
     ("mw: udp\nrepetitions: 0\n", "p.yaml: repetitions: 0: must be a whole number from 1 to 1000"),
     ("mw: udp\nkeyed: maybe\n", "p.yaml: keyed: maybe: expected true or false"),
     ("mw: udp\nprecision: 150%\n", "p.yaml: precision: 150%: must be above 0 and below 100%"),
@@ -145,3 +164,10 @@ def test_bad_plan_messages_golden():
 def test_missing_plan_file(tmp_path):
     with pytest.raises(PlanError, match=r"nope.yaml: cannot read the plan"):
         load_plan(tmp_path / "nope.yaml")
+
+
+def test_undecodable_plan_file(tmp_path):
+    bad = tmp_path / "bin.yaml"
+    bad.write_bytes(b"\xff\xfe\x00mw")
+    with pytest.raises(PlanError, match=r"bin.yaml: not a text \(UTF-8\) file"):
+        load_plan(bad)

@@ -43,6 +43,16 @@ def test_torn_last_line_is_skipped(tmp_path):
     assert warnings and ":2:" in warnings[0]
 
 
+def test_append_after_a_torn_line_keeps_the_new_record(tmp_path):
+    rundir = RunDir(tmp_path).create()
+    first, second = fixture_records()[:2]
+    rundir.append(first)
+    with open(rundir.jsonl, "a") as handle:
+        handle.write('{"schema_version": 1, "run_')  # a crash mid-write, then a resumed run appends
+    rundir.append(second)
+    assert read_records(tmp_path, warn=lambda m: None) == [first, second]
+
+
 def test_run_json_round_trip(tmp_path):
     rundir = RunDir(tmp_path).create()
     rundir.write_run_json({"status": "running"})

@@ -50,11 +50,11 @@ class Publisher {
     j.unum("sent", sent_).unum("warmup_sent", warmup_sent_).num("elapsed_ns", elapsed);
     j.real("rate_hz", o_.rate_hz);
     // Over the planned duration, or over the time actually measured when the
-    // point ended early (--count, adaptive stop).
+    // point ended early (--count, adaptive stop, told to stop).
     // A rate point that ended early is judged on the sends it made: kept up,
     // sent * period has passed; fell behind, the elapsed time is longer.
     int64_t span = o_.duration_ns;
-    if (stopped_early_ || counted_out())
+    if (stopped_early_ || counted_out() || converged_after_ns_ >= 0)
       span = o_.mode == Mode::rate ? std::max<int64_t>(elapsed, int64_t(double(sent_) * 1e9 / o_.rate_hz)) : elapsed;
     j.real("achieved_hz", span > 0 ? double(sent_) * 1e9 / double(span) : 0);
     j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
@@ -108,7 +108,7 @@ class Publisher {
     Interval a, b;
     if (t - t0_ < kConvergenceMinNs || !rtt_.converged(o_.precision, o_.z, &a, &b)) return false;
     converged_after_ns_ = t - t0_;
-    convergence_ = Convergence{converged_after_ns_, rtt_.count(), a, b};
+    convergence_ = Convergence{converged_after_ns_, rtt_.kept(), a, b};
     return true;
   }
 

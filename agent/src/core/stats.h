@@ -47,6 +47,7 @@ class LatencyStats {
   explicit LatencyStats(size_t capacity);
   void add(int64_t v);
   uint64_t count() const { return n_; }
+  uint64_t kept() const { return kept_; }  // samples in the buffer (behind the percentiles)
   // Sorts the kept samples in place: call once, at the end of a point.
   Summary summarize();
   // Nearest-rank percentile, p in parts per million (500000 = p50), over the

@@ -83,7 +83,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
         Interval a, b;
         if (oneway.converged(o.precision, o.z, &a, &b)) {
           converged_after = t - first_rx;
-          convergence = Convergence{converged_after, oneway.count(), a, b};
+          convergence = Convergence{converged_after, oneway.kept(), a, b};
           emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", converged_after).done());
         }
       }
