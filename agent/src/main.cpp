@@ -43,7 +43,7 @@ namespace {
 std::string supports_json(const Capabilities& c) {
   JsonObject j;
   j.boolean("reliable", c.reliable).boolean("best_effort", c.best_effort).boolean("history", c.history);
-  j.boolean("durability", c.durability).boolean("keyed", c.keyed).boolean("async", c.async);
+  j.boolean("durability", c.durability).boolean("keyed", c.keyed).boolean("async", c.async).boolean("batching", c.batching);
   j.boolean("listener", c.listener).boolean("waitset", c.waitset).str("transports", c.transports);
   return j.done();
 }

@@ -59,6 +59,7 @@ class Supports:
     durability: bool = False
     keyed: bool = False
     async_: bool = False
+    batching: bool = False
     listener: bool = False
     waitset: bool = False
     transports: tuple[str, ...] = ()
@@ -87,6 +88,7 @@ class Supports:
             durability=data.get("durability") is True,
             keyed=data.get("keyed") is True,
             async_=data.get("async") is True,
+            batching=data.get("batching") is True,
             listener=data.get("listener") is True,
             waitset=data.get("waitset") is True,
             transports=names,
@@ -95,7 +97,7 @@ class Supports:
     def as_dict(self) -> dict:
         return {
             "reliable": self.reliable, "best_effort": self.best_effort, "history": self.history,
-            "durability": self.durability, "keyed": self.keyed, "async": self.async_,
+            "durability": self.durability, "keyed": self.keyed, "async": self.async_, "batching": self.batching,
             "listener": self.listener, "waitset": self.waitset, "transports": ",".join(self.transports),
         }
 
@@ -104,7 +106,8 @@ class Supports:
         rel = [name for name, ok in (("reliable", self.reliable), ("best-effort", self.best_effort)) if ok]
         qos = [name for name, ok in (("history", self.history), ("durability", self.durability),
                                      ("keyed", self.keyed), ("async", self.async_),
-                                     ("listener", self.listener), ("waitset", self.waitset)) if ok]
+                                     ("listener", self.listener), ("waitset", self.waitset),
+                                     ("batch", self.batching)) if ok]
         parts = [f"reliability {','.join(rel) or '-'}"]
         if qos:
             parts.append(", ".join(qos))

@@ -68,6 +68,9 @@ def build_parser() -> OneLineParser:
     qos.add_argument("--keyed", action="store_true", help="keyed topic, writes round-robin over --instances (default 1)")
     qos.add_argument("--instances", metavar="N", help="instances of the keyed topic (needs --keyed)")
     qos.add_argument("--async", dest="async_", action="store_true", help="asynchronous publishing")
+    qos.add_argument("--batch", action="store_true",
+                     help="write batching: flat-out samples share packets (pings, echoes and rate-mode samples "
+                          "are flushed at once)")
     qos.add_argument("--receive", metavar="listener|waitset", help="how the middleware hands data over")
     qos.add_argument("--transport", metavar="LIST", help="udp,shm,tcp,default (default: the middleware's own)")
     qos.add_argument("--nic", metavar="NAME", help="network interface of the DDS traffic (default: lo)")
@@ -182,7 +185,7 @@ def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
         cpu=ns.cpu, wait=ns.wait, latency_count=ns.latency_count, out=ns.out,
         point_timeout=ns.point_timeout, agent=agent, adapters=adapters,
         qos=dict(reliability=ns.reliability, best=ns.best, history=ns.history, durability=ns.durability,
-                 keyed=ns.keyed, instances=ns.instances, async_=ns.async_, receive=ns.receive,
+                 keyed=ns.keyed, instances=ns.instances, async_=ns.async_, batch=ns.batch, receive=ns.receive,
                  transport=ns.transport, nic=ns.nic, match_timeout=ns.match_timeout),
         samples=ns.samples, precision=ns.precision, confidence=ns.confidence,
     )

@@ -40,15 +40,16 @@ __all__ = ["PlanError", "PlannedPoint", "Plan", "load_plan", "parse_plan", "expa
 #: Options a plan may set, in expansion order (outermost first), with the
 #: build_run_options / parse_qos argument each one feeds.
 OPTION_KEYS = (
-    "mw", "transport", "reliability", "history", "durability", "keyed", "instances", "async", "receive",
+    "mw", "transport", "reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive",
     "wait", "cpu", "mode", "size", "rate", "duration", "warmup", "samples", "precision", "confidence",
     "latency_count", "nic", "match_timeout", "point_timeout",
 )
-QOS_KEYS = {"reliability", "history", "durability", "keyed", "instances", "async", "receive", "transport", "nic",
+QOS_KEYS = {"reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive", "transport", "nic",
             "match_timeout"}
 SWEEP_KEYS = ("exclude", "repetitions", "description")
 #: One value even when it has a comma (``cpu: 0,1`` is one placement).
 NO_COMMA_SPLIT = {"cpu"}
+FLAGS = ("keyed", "async", "batch")
 RULE_BOUNDS = {"size_over", "size_under", "rate_over", "rate_under", "offered_gbps_over"}
 MAX_REPETITIONS = 1000
 #: A rate point given only a sample count runs at most this much longer than its samples need.
@@ -98,12 +99,12 @@ def _values(source: str, key: str, raw: Any) -> tuple:
     out: list = []
     for item in items:
         if isinstance(item, bool):
-            if key not in ("keyed", "async"):
+            if key not in FLAGS:
                 raise PlanError(f"{source}: {key}: {str(item).lower()} is not a value of {key}")
             out.append(item)
         elif isinstance(item, (int, float, str)):
             text = str(item).strip()
-            if key in ("keyed", "async"):
+            if key in FLAGS:
                 raise PlanError(f"{source}: {key}: {text}: expected true or false")
             if key in NO_COMMA_SPLIT:
                 out.append(text)
@@ -261,6 +262,7 @@ def _point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
         "mw": point.mw, "mode": point.mode, "size": point.size, "rate_hz": point.rate_hz,
         "transport": point.transport, "reliability": point.reliability, "history": point.history,
         "durability": point.durability, "instances": q.instances, "async": q.async_, "receive": q.receive,
+        **({"batch": True} if q.batch else {}),
         "nic": q.nic, "wait": opts.wait, "cpu": str(opts.cpu), "duration_ns": opts.duration_ns,
         "warmup_ns": opts.warmup_ns, "samples": opts.samples, "precision": opts.precision,
         "confidence": opts.confidence, "latency_count": opts.latency_count, "repetition": repetition,
@@ -325,7 +327,8 @@ def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent:
         value = settings.get(key)
         return None if value is None else str(value)
 
-    qos: dict[str, Any] = {k: text(k) for k in QOS_KEYS if k in settings and k not in ("keyed", "async")}
+    qos: dict[str, Any] = {k: text(k) for k in QOS_KEYS if k in settings and k not in FLAGS}
+    qos["batch"] = bool(settings.get("batch"))
     qos["keyed"] = bool(settings.get("keyed")) or "instances" in settings
     qos["async_"] = bool(settings.get("async"))
     try:

@@ -53,6 +53,7 @@ class QosOptions:
     transports: tuple[str | None, ...] = (None,)  # None = the middleware's default transport
     instances: int = 0  # 0 = unkeyed topic
     async_: bool = False
+    batch: bool = False
     receive: str | None = None
     nic: str | None = None
     match_timeout_ns: int = 10_000_000_000
@@ -71,6 +72,7 @@ class QosOptions:
             "transport": list(self.transports),
             "instances": self.instances,
             "async": self.async_,
+            "batch": self.batch,
             "receive": self.receive,
             "nic": self.nic,
             "match_timeout_ns": self.match_timeout_ns,
@@ -124,6 +126,7 @@ def parse_qos(
     keyed: bool = False,
     instances: str | int | None = None,
     async_: bool = False,
+    batch: bool = False,
     receive: str | None = None,
     transport: str | None = None,
     nic: str | None = None,
@@ -189,6 +192,7 @@ def parse_qos(
         transports=tuple(transports),
         instances=count,
         async_=async_,
+        batch=batch,
         receive=receive_value,
         nic=nic_value,
         match_timeout_ns=match_ns,
@@ -216,6 +220,8 @@ def unsupported(qos: QosOptions, info: AdapterInfo) -> str | None:
         return f"--keyed: not supported by {mw} (no keyed topics)"
     if qos.async_ and not s.async_:
         return f"--async: not supported by {mw} (no asynchronous publishing)"
+    if qos.batch and not s.batching:
+        return f"--batch: not supported by {mw} (no write batching)"
     if qos.receive == "listener" and not s.listener or qos.receive == "waitset" and not s.waitset:
         return f"--receive {qos.receive}: not supported by {mw}"
     for name in qos.transports:
@@ -248,6 +254,8 @@ def qos_agent_args(qos: QosOptions, info: AdapterInfo | None, *, transport: str 
         args += ["--instances", str(qos.instances)]
     if qos.async_:
         args += ["--async", "1"]
+    if qos.batch:
+        args += ["--batch", "1"]
     if qos.receive is not None:
         args += ["--receive", qos.receive]
     if transport is not None:

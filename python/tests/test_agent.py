@@ -118,12 +118,12 @@ def test_find_agent(tmp_path, monkeypatch, fake_agent):
 
 def test_supports_parsing_and_summary():
     event = {"reliable": True, "best_effort": True, "history": True, "durability": True, "keyed": True,
-             "async": True, "listener": True, "waitset": True, "transports": "udp,shm"}
+             "async": True, "batching": True, "listener": True, "waitset": True, "transports": "udp,shm"}
     supports = Supports.from_event(event)
-    assert supports.async_ and supports.transports == ("udp", "shm")
+    assert supports.async_ and supports.batching and supports.transports == ("udp", "shm")
     assert supports.as_dict() == event
     assert supports.summary() == ("reliability reliable,best-effort; history, durability, keyed, async, listener, "
-                                  "waitset; transports udp,shm")
+                                  "waitset, batch; transports udp,shm")
     assert FALLBACK_ADAPTERS["udp"].supports.summary() == "reliability best-effort; transports udp"
     assert Supports.from_event(None) == Supports()
     assert Supports.from_event("junk", FALLBACK_ADAPTERS["tcp"].supports) == FALLBACK_ADAPTERS["tcp"].supports

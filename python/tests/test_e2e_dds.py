@@ -80,6 +80,12 @@ def keep_all(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def batched(tmp_path_factory):
+    return run_once(tmp_path_factory, "batched", "--mw", "cyclonedds", "--mode", "throughput,rate", "--reliability",
+                    "reliable", "--history", "keep-all", "--batch", *SHORT, *RATE)
+
+
+@pytest.fixture(scope="module")
 def keyed(tmp_path_factory):
     return run_once(tmp_path_factory, "keyed", "--mw", ",".join(DDS), "--mode", "throughput",
                     "--reliability", "reliable", "--history", "keep-last:1", "--keyed", "--instances", "100000",
@@ -145,6 +151,15 @@ def test_reliable_keep_all_loses_nothing(keep_all, mw):
     assert r["duplicates"] == 0
 
 
+def test_cyclone_write_batching(batched):
+    check_run(batched, 2)
+    for r in batched["records"]:
+        assert r["adapter"]["config"]["write_batch"] is True and r["adapter"]["sub_config"]["write_batch"] is True
+        assert r["lost"] == 0  # reliable, keep-all: batching delays nothing for good
+    rate = next(r for r in batched["records"] if r["mode"] == "rate")
+    assert rate["latency_us"]["count"] == rate["received"]  # every rate sample was flushed at once
+
+
 @pytest.mark.parametrize("mw", DDS)
 def test_keyed_100000_instances(keyed, mw):
     check_run(keyed, len(DDS))
@@ -178,6 +193,7 @@ def test_fastdds_transports(transports, matrix):
     (["--mw", "udp", "--reliability", "reliable"], "--reliability reliable: not supported by udp"),
     (["--mw", "cyclonedds", "--transport", "shm"], "--transport shm: not supported by cyclonedds (choose from: udp)"),
     (["--mw", "tcp", "--keyed", "--instances", "5"], "--keyed: not supported by tcp"),
+    (["--mw", "fastdds", "--batch"], "--batch: not supported by fastdds (no write batching)"),
 ])
 def test_unsupported_options(tmp_path, args, expected):
     agent = require_dds()

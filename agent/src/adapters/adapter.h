@@ -45,6 +45,7 @@ struct AdapterConfig {
   std::string durability;          // "volatile" | "transient-local"
   uint32_t instances = 0;          // 0: unkeyed; N: keyed, writes round-robin over N instances
   bool async = false;              // asynchronous publishing
+  bool batch = false;              // write batching: samples share a packet until flush() or it is full
   std::string receive;             // "waitset" | "listener"
   std::string transport;           // "udp" | "shm" | "" (the middleware's default)
   std::string nic;                 // interface for DDS traffic ("lo" on one host)
@@ -58,7 +59,7 @@ struct Capabilities {
   const char* transport;    // default transport, e.g. "udp", "tcp"
   const char* reliability;  // default reliability: "best-effort" or "reliable"
   bool reliable = false, best_effort = false;
-  bool history = false, durability = false, keyed = false, async = false;
+  bool history = false, durability = false, keyed = false, async = false, batching = false;
   bool listener = false, waitset = false;
   const char* transports = "";  // selectable with --transport, comma-separated
 };
@@ -87,6 +88,9 @@ class Adapter {
   // On success *len is the message length.
   virtual Errc recv(uint8_t* buf, size_t cap, int64_t timeout_ns, size_t* len) = 0;
   virtual void close() = 0;
+  // With write batching: send what is batched now (the core calls it after a
+  // sample that must not wait: a ping, an echo, every rate-mode sample).
+  virtual void flush() {}
 
   const std::string& last_error() const { return error_; }
   // What is actually in force after open(): the record states these.

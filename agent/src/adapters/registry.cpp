@@ -56,6 +56,7 @@ std::string unsupported_option(const char* mw, const Capabilities& c, const Adap
   if (!cfg.durability.empty() && !c.durability) return no("durability", cfg.durability);
   if (cfg.instances > 0 && !c.keyed) return no("instances", std::to_string(cfg.instances)) + " (keyed topics)";
   if (cfg.async && !c.async) return no("async", "") + " (no asynchronous publishing)";
+  if (cfg.batch && !c.batching) return no("batch", "") + " (no write batching)";
   if (cfg.receive == "listener" && !c.listener) return no("receive", "listener");
   if (cfg.receive == "waitset" && !c.waitset) return no("receive", "waitset");
   if (!cfg.transport.empty()) {

@@ -139,6 +139,9 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "async") {
       if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
       o->qos.async = v == "1";
+    } else if (k == "batch") {
+      if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
+      o->qos.batch = v == "1";
     } else if (k == "receive") {
       if (v != "listener" && v != "waitset") return bad(k, v, "is not listener or waitset");
       o->qos.receive = v;

@@ -80,6 +80,8 @@ class Publisher {
     hdr_.send_ns = stamp;
     encode_header(hdr_, tx_.data());
     if (ad_.send(tx_.data(), tx_.size()) == Errc::ok) {
+      // With write batching only flat-out data may wait for a full packet.
+      if (o_.qos.batch && (o_.mode != Mode::throughput || (flags & kFlagPing))) ad_.flush();
       consecutive_errors_ = 0;
       return true;
     }
@@ -214,6 +216,7 @@ class Publisher {
         }
       }
     }
+    if (o_.qos.batch) ad_.flush();  // what the last packet holds goes out now
     if (outstanding && error_.empty() && await_pong(ping_seq, ping_deadline, true) != Pong::got) ++ping_lost_;
   }
 

@@ -91,6 +91,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
     if (h.flags & kFlagPing) {
       rx[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);  // byte 5 = Header::flags
       if (ad.send(rx.data(), len) != Errc::ok) ++echo_errors;
+      if (o.qos.batch) ad.flush();
     }
   }
   const Usage u1 = usage_now();
