@@ -1,4 +1,4 @@
-"""Command line: ``mwperf run | sweep | doctor | report``.
+"""Command line: ``mwperf run | sweep | doctor | report | compare | export | import``.
 
 A thin layer: parse -> validate into typed options -> run -> export.
 Bad input is one line on stderr (``mwperf: error: ...``) and exit code 2,
@@ -109,7 +109,40 @@ def build_parser() -> OneLineParser:
     report.add_argument("dir", metavar="DIR", help="run directory (holds results.jsonl)")
     report.add_argument("--format", choices=("text", "md"), default="text", help="text (default) or md")
     report.set_defaults(func=cmd_report)
+
+    compare = sub.add_parser("compare", help="the same points of several runs side by side (the first is the baseline)")
+    compare.add_argument("dirs", metavar="DIR", nargs="+", help="run directories")
+    compare.add_argument("--fail-if-slower", metavar="PCT", type=_percent,
+                         help="exit 1 if a point's p50 latency is significantly more than PCT %% above the baseline's")
+    compare.add_argument("--fail-if-lossier", metavar="PCT", type=_percent,
+                         help="exit 1 if a point's loss rate is more than PCT percentage points above the baseline's")
+    compare.add_argument("--force", action="store_true", help="compare runs measured under different placements")
+    compare.set_defaults(func=cmd_compare)
+
+    export = sub.add_parser("export", help="write a run in another tool's layout")
+    export.add_argument("dir", metavar="DIR", help="run directory")
+    export.add_argument("--format", choices=("perftest-csv",), required=True, help="perftest-csv: RTI Perftest's tables")
+    export.add_argument("--out", metavar="DIR", help="where the files go (default: DIR/perftest)")
+    export.set_defaults(func=cmd_export)
+
+    imp = sub.add_parser("import", help="turn Perftest or ddsperf output into a run directory")
+    imp.add_argument("tool", metavar="perftest|ddsperf", help="the tool that wrote FILE")
+    imp.add_argument("file", metavar="FILE", help="its output (tables, summary lines, per-second lines)")
+    imp.add_argument("--out", metavar="DIR", help="run directory (default: results/import-TOOL-NAME)")
+    imp.add_argument("--mw", metavar="NAME", help="middleware name for the records (e.g. connext; default: TOOL)")
+    imp.set_defaults(func=cmd_import)
     return parser
+
+
+def _percent(text: str) -> float:
+    value = text.strip().rstrip("%")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: not a percentage") from None
+    if not 0 <= number < 1e6:
+        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
+    return number
 
 
 def _glue_dash_values(parser: argparse.ArgumentParser, args: list[str]) -> list[str]:
@@ -232,6 +265,39 @@ def cmd_report(ns: argparse.Namespace, argv: list[str]) -> int:
     return report(ns.dir, ns.format)
 
 
+def cmd_compare(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.compare import compare_runs
+
+    return compare_runs(ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
+                        fail_if_lossier=ns.fail_if_lossier, force=ns.force)
+
+
+def cmd_export(ns: argparse.Namespace, argv: list[str]) -> int:
+    from pathlib import Path
+
+    from mwperf.export.perftest import write_perftest_csv
+    from mwperf.rundir import RESULTS_JSONL, read_records
+
+    path = Path(ns.dir)
+    if not (path / RESULTS_JSONL).is_file():
+        raise UsageError(f"export {ns.dir}: no {RESULTS_JSONL} there")
+    written = write_perftest_csv(read_records(path), Path(ns.out) if ns.out else path / "perftest")
+    if not written:
+        sys.stderr.write(f"{PROG}: no ok latency or throughput point in {ns.dir}: nothing to export\n")
+        return 1
+    for file in written:
+        print(file)
+    return 0
+
+
+def cmd_import(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.imports import import_file
+
+    directory, count = import_file(ns.tool, ns.file, ns.out, ns.mw)
+    print(f"{count} point(s) from {ns.file} -> {directory}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (``sys.exit(main())``)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -242,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor or report (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, compare, export or import (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

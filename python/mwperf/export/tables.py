@@ -118,8 +118,11 @@ def _title(mw: str, mode: str, records: list[dict]) -> str:
         pub, sub = pins.pop()
         parts.append(placement if pub is None or sub is None else f"{placement} {pub},{sub}")
     waits = {r.get("wait") for r in records}
-    if len(waits) == 1:
+    if len(waits) == 1 and None not in waits:
         parts.append(f"wait {waits.pop()}")
+    tools = {(r.get("source") or {}).get("tool") for r in records} - {None}
+    if tools:
+        parts.append(f"imported from {', '.join(sorted(tools))}")
     qos = qos_label(records[0]) if records else ""
     return f"{mw} {mode}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
 

@@ -1,0 +1,75 @@
+"""RTI Perftest's CSV layout: one latency table and one throughput table per
+middleware, QoS and placement, as Perftest prints them with -noPrint and as
+RTI's published result tables use them.
+
+Latency: Size, Ave (us), Std (us), Min (us), Max (us), 50% (us), 90% (us),
+99% (us), 99.99% (us), 99.9999% (us) — one-way, from latency-mode points.
+Throughput: Size, Packets, Packets/s (ave), Mbps (ave), Lost, Lost (%) —
+from throughput-mode points (received packets, at the subscriber).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable
+
+from mwperf.export.tables import qos_label
+
+__all__ = ["LATENCY_HEADER", "THROUGHPUT_HEADER", "perftest_tables", "write_perftest_csv"]
+
+LATENCY_HEADER = ("Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)", "99% (us)",
+                  "99.99% (us)", "99.9999% (us)")
+THROUGHPUT_HEADER = ("Size", "Packets", "Packets/s (ave)", "Mbps (ave)", "Lost", "Lost (%)")
+_LAT_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
+
+
+def _num(value, digits: int) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def _latency_row(r: dict) -> list[str]:
+    stats = r.get("latency_us") or {}
+    return [str(r["size"])] + [_num(stats.get(f), 1) for f in _LAT_FIELDS]
+
+
+def _throughput_row(r: dict) -> list[str]:
+    loss = r.get("loss_rate")
+    sps = r.get("samples_per_s")
+    return [str(r["size"]), "" if r.get("received") is None else str(r["received"]),
+            "" if sps is None else str(round(sps)), _num(r.get("mbps"), 1),
+            "" if r.get("lost") is None else str(r["lost"]), _num(None if loss is None else 100 * loss, 2)]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+
+
+def perftest_tables(records: Iterable[dict]) -> dict[str, str]:
+    """{file name: CSV text} for every (mw, QoS, placement, wait) and mode; ok points only."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        if r.get("status") != "ok" or r.get("mode") not in ("latency", "throughput"):
+            continue
+        cpu = r.get("cpu") or {}
+        key = (r["mw"], qos_label(r), cpu.get("placement") or "unknown", r.get("wait") or "unknown", r["mode"])
+        groups.setdefault(key, []).append(r)
+    files: dict[str, str] = {}
+    for (mw, qos, placement, wait, mode), members in groups.items():
+        header, row = (LATENCY_HEADER, _latency_row) if mode == "latency" else (THROUGHPUT_HEADER, _throughput_row)
+        lines = [", ".join(f'"{h}"' for h in header)]
+        for r in sorted(members, key=lambda r: (r["size"], r.get("repetition") or 0, r.get("point", 0))):
+            lines.append(",".join(row(r)))
+        name = "-".join(p for p in (_slug(mw), _slug(qos), placement, wait, mode) if p) + ".csv"
+        files[name] = "\n".join(lines) + "\n"
+    return files
+
+
+def write_perftest_csv(records: Iterable[dict], directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in sorted(perftest_tables(records).items()):
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

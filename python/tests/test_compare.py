@@ -1,0 +1,114 @@
+"""mwperf compare on fixtures with known answers: significant and not, the
+U test against hand-computed values, the CI gates and the provenance refusal."""
+
+import copy
+import io
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from mwperf.cli import main
+from mwperf.compare import compare_runs, mann_whitney_u
+from mwperf.rundir import RunDir
+
+
+def template():
+    for line in (FIXTURES / "results.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["mw"] == "udp" and r["mode"] == "latency" and r["size"] == 64:
+            return r
+    raise AssertionError("fixture missing")
+
+
+def point(p50, ci, count=5000, loss=0.0, placement=(0, 1), repetition=None, index=0):
+    r = copy.deepcopy(template())
+    r["point"] = index
+    r["latency_us"].update(p50=p50, count=count, kept=count, p50_ci=ci, p99_ci=None)
+    r["cpu"].update(pub=placement[0], sub=placement[1],
+                    placement="same-core" if placement[0] == placement[1] else "cross-core")
+    r["lost"] = int(round(loss * r["sent"]))
+    r["received"] = r["sent"] - r["lost"]
+    r["loss_rate"] = r["lost"] / r["sent"]
+    r["repetition"] = repetition
+    return r
+
+
+def run_dir(tmp_path, name, records):
+    rundir = RunDir(tmp_path / name).create()
+    for r in records:
+        r["run_id"] = name
+        rundir.append(r)
+    return str(rundir.path)
+
+
+def test_mann_whitney_known_answers():
+    # scipy.stats.mannwhitneyu(..., alternative="two-sided", method="asymptotic", use_continuity=True)
+    u, p = mann_whitney_u([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])
+    assert u == 0 and p == pytest.approx(0.01219, abs=1e-4)
+    u, p = mann_whitney_u([1, 3, 5, 7, 9], [2, 4, 6, 8, 10])
+    assert u == 10 and p == pytest.approx(0.6761, abs=1e-3)
+    u, p = mann_whitney_u([1, 1, 2, 2, 3], [2, 3, 3, 4, 4])  # ties
+    assert u == 3 and p == pytest.approx(0.0524, abs=1e-3)  # ranks by hand: R1 = 18, tie-corrected variance 21.53
+
+
+def test_significant_slowdown_fails_the_gate(tmp_path):
+    a = run_dir(tmp_path, "a", [point(30.0, [29.5, 30.5])])
+    b = run_dir(tmp_path, "b", [point(36.0, [35.5, 36.4])])
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=10) == 1
+    text = out.getvalue()
+    assert "udp latency 64 B" in text and "1.20" in text and "significant (95 % CIs apart)" in text
+    assert "REGRESSION: udp latency 64 B (best-effort, udp): p50 36.0 us vs 30.0 us (+20.0 %)" in text
+    # within the allowance: passes
+    assert compare_runs([a, b], io.StringIO(), fail_if_slower=25) == 0
+
+
+def test_overlapping_intervals_are_not_significant_and_pass(tmp_path):
+    a = run_dir(tmp_path, "a", [point(30.0, [28.0, 33.0])])
+    b = run_dir(tmp_path, "b", [point(32.0, [30.0, 34.0])])
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=1) == 0
+    assert "not significant (95 % CIs overlap)" in out.getvalue()
+
+
+def test_too_few_samples(tmp_path):
+    a = run_dir(tmp_path, "a", [point(30.0, [29.9, 30.1], count=50)])
+    b = run_dir(tmp_path, "b", [point(60.0, [59.9, 60.1], count=50)])
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=1) == 0
+    assert "too few samples" in out.getvalue()
+
+
+def test_repetitions_use_the_u_test(tmp_path):
+    a = run_dir(tmp_path, "a", [point(v, [v - 5, v + 5], repetition=i, index=i) for i, v in enumerate([30, 31, 29, 30, 31])])
+    b = run_dir(tmp_path, "b", [point(v, [v - 5, v + 5], repetition=i, index=i) for i, v in enumerate([35, 36, 34, 35, 36])])
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=5) == 1
+    assert "significant (U test p=0.011)" in out.getvalue()
+
+
+def test_lossier_gate(tmp_path):
+    a = run_dir(tmp_path, "a", [point(30.0, [29, 31], loss=0.001)])
+    b = run_dir(tmp_path, "b", [point(30.0, [29, 31], loss=0.05)])
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_lossier=1) == 1
+    assert "REGRESSION: udp latency 64 B (best-effort, udp): loss 5.00 % vs 0.10 %" in out.getvalue()
+    assert compare_runs([a, b], io.StringIO(), fail_if_lossier=10) == 0
+
+
+def test_different_placement_is_refused_unless_forced(tmp_path, capsys):
+    a = run_dir(tmp_path, "a", [point(30.0, [29, 31], placement=(0, 1))])
+    b = run_dir(tmp_path, "b", [point(5.0, [4.9, 5.1], placement=(0, 0))])
+    assert main(["compare", a, b]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mwperf: error: compare ") and "not comparable" in err and "--force" in err
+    assert main(["compare", a, b, "--force"]) == 0
+    assert "[forced: " in capsys.readouterr().out
+
+
+def test_bad_input(tmp_path, capsys):
+    assert main(["compare", str(tmp_path)]) == 2
+    assert "give two run directories or more" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path), str(tmp_path), "--fail-if-slower", "lots"]) == 2
+    assert "lots: not a percentage" in capsys.readouterr().err

@@ -1,0 +1,123 @@
+"""Import of Perftest and ddsperf output (golden), and the Perftest CSV export.
+
+Fixtures: the Perftest tutorial's published tables and RTI's performance page
+(from ../shared/reference), and ddsperf 0.10.2 output recorded on this kind of
+machine (fixtures/ddsperf-*.txt)."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from conftest import FIXTURES, check_golden
+from mwperf.cli import main
+from mwperf.export.perftest import LATENCY_HEADER, THROUGHPUT_HEADER, perftest_tables
+from mwperf.export.tables import render
+from mwperf.imports import parse_ddsperf, parse_perftest
+from mwperf.rundir import read_records
+from mwperf.schema import validate_record
+
+
+def imported(tmp_path, tool, fixture, mw=None):
+    out = tmp_path / "imported"
+    args = ["import", tool, str(FIXTURES / fixture), "--out", str(out)] + (["--mw", mw] if mw else [])
+    assert main(args) == 0
+    records = read_records(out)
+    for r in records:
+        validate_record(r)
+    return out, records
+
+
+def test_perftest_tutorial_tables(tmp_path):
+    out, records = imported(tmp_path, "perftest", "perftest-tutorial.txt", mw="perftest-raw")
+    assert [(r["mode"], r["size"]) for r in records[:2]] == [("throughput", 32), ("throughput", 64)]
+    assert len(records) == 24
+    first = records[0]
+    assert (first["received"], first["lost"], first["samples_per_s"], first["mbps"]) == (503906, 975, 25193, 6.4)
+    assert first["loss_rate"] == pytest.approx(975 / (503906 + 975))
+    last = records[-1]
+    assert last["mode"] == "latency" and last["size"] == 63000
+    assert last["latency_us"]["p50"] == 6595 and last["latency_us"]["p999999"] == 10706
+    assert last["source"] == {"tool": "perftest", "file": "perftest-tutorial.txt", "note": None}
+    check_golden("import/perftest-tutorial.txt", render(records))
+
+
+def test_perftest_docs_one_cell_a_line(tmp_path):
+    _, records = imported(tmp_path, "perftest", "perftest-docs.txt", mw="connext")
+    assert [r["size"] for r in records] == [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 63000]
+    assert records[0]["latency_us"] == {"count": None, "mean": 23, "std": 0.9, "min": 20, "max": 71, "p50": 23,
+                                        "p90": 23, "p99": 25, "p9999": 54, "p999999": 71, "exact": None}
+    check_golden("import/perftest-docs.txt", render(records))
+
+
+def test_perftest_summary_lines():
+    text = ("Length:    32  Latency: Ave     23 us  Std    0.9 us  Min     20 us  Max     71 us  50%     23 us  "
+            "90%     23 us  99%     25 us  99.99%     54 us  99.9999%     71 us\n"
+            "Length:    32  Packets: 503906  Packets/s(ave): 25193  Mbps(ave): 6.4  Lost: 975 (0.19%)\n")
+    lat, tput = parse_perftest(text)
+    assert lat.latency == {"mean": 23, "std": 0.9, "min": 20, "max": 71, "p50": 23, "p90": 23, "p99": 25,
+                           "p9999": 54, "p999999": 71}
+    assert (tput.size, tput.packets, tput.pps, tput.mbps, tput.lost) == (32, 503906, 25193, 6.4, 975)
+
+
+def test_ddsperf_ping_and_sub(tmp_path):
+    _, records = imported(tmp_path, "ddsperf", "ddsperf-ping.txt")
+    (lat,) = records
+    assert lat["mode"] == "latency" and lat["size"] == 1024 and lat["mw"] == "ddsperf"
+    assert lat["latency_us"]["count"] > 1000 and lat["latency_us"]["min"] <= lat["latency_us"]["p50"]
+    assert "medians of its per-second percentiles" in lat["source"]["note"]
+    _, records = imported(tmp_path / "sub", "ddsperf", "ddsperf-sub.txt")
+    (tput,) = records
+    assert tput["mode"] == "throughput" and tput["size"] == 1024 and tput["samples_per_s"] > 1000
+    assert tput["received"] > 0 and tput["lost"] == 0
+
+
+def test_ddsperf_parser_aggregates_seconds():
+    text = ("[1] 1.000  size 32 mean 40.000us min 30.000us 50% 39.000us 90% 45.000us 99% 60.000us max 90.000us cnt 100\n"
+            "[1] 2.000  size 32 mean 50.000us min 35.000us 50% 49.000us 90% 55.000us 99% 70.000us max 80.000us cnt 300\n"
+            "[1] 3.000  size 32 mean 45.000us min 31.000us 50% 44.000us 90% 50.000us 99% 65.000us max 95.000us cnt 100\n")
+    (p,) = parse_ddsperf(text)
+    assert p.latency["count"] == 500
+    assert p.latency["mean"] == pytest.approx((40 * 100 + 50 * 300 + 45 * 100) / 500)
+    assert (p.latency["min"], p.latency["max"], p.latency["p50"]) == (30, 95, 44)
+
+
+def test_perftest_csv_export_round_trip(tmp_path):
+    _, records = imported(tmp_path, "perftest", "perftest-tutorial.txt", mw="perftest-raw")
+    files = perftest_tables(records)
+    assert sorted(files) == ["perftest-raw-unknown-unknown-latency.csv", "perftest-raw-unknown-unknown-throughput.csv"]
+    for name, text in sorted(files.items()):
+        check_golden(f"export/{name}", text)
+        rows = list(csv.reader(io.StringIO(text), skipinitialspace=True))
+        assert tuple(rows[0]) == (LATENCY_HEADER if name.endswith("latency.csv") else THROUGHPUT_HEADER)
+        assert len(rows) == 13
+    # what mwperf writes, Perftest's importer reads back to the same points
+    again = parse_perftest("\n".join(text for _, text in sorted(files.items())))
+    assert [(p.mode, p.size) for p in again] == sorted(((r["mode"], r["size"]) for r in records),
+                                                       key=lambda t: (t[0] != "latency", t[1]))
+
+
+def test_export_of_a_measured_run(tmp_path, capsys):
+    records = [json.loads(l) for l in (FIXTURES / "results.jsonl").read_text().splitlines() if l.strip()]
+    files = perftest_tables(records)
+    check_golden("export/perftest-from-fixture.txt",
+                 "".join(f"## {name}\n{text}" for name, text in sorted(files.items())))
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["import", "iperf", "x.txt"], "import iperf: unknown tool (choose from perftest, ddsperf)"),
+    (["import", "perftest", "/no/such/file"], "import perftest /no/such/file: cannot read"),
+    (["export", "/no/such/dir", "--format", "perftest-csv"], "export /no/such/dir: no results.jsonl there"),
+])
+def test_bad_input(args, expected, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mwperf: error: {expected}") and err.count("\n") == 1
+
+
+def test_nothing_to_import(tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("no tables here\n")
+    assert main(["import", "ddsperf", str(empty), "--out", str(tmp_path / "o")]) == 2
+    assert "no ddsperf results found" in capsys.readouterr().err
