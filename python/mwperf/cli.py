@@ -105,9 +105,10 @@ def build_parser() -> OneLineParser:
     doctor.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
     doctor.set_defaults(func=cmd_doctor)
 
-    report = sub.add_parser("report", help="re-print the tables and regenerate results.csv of a run")
+    report = sub.add_parser("report", help="re-print the tables, regenerate results.csv, write report.html")
     report.add_argument("dir", metavar="DIR", help="run directory (holds results.jsonl)")
-    report.add_argument("--format", choices=("text", "md"), default="text", help="text (default) or md")
+    report.add_argument("--format", choices=("text", "md", "svg"), default="text",
+                        help="tables as text (default) or md; svg: every plot as DIR/plots/ID.svg")
     report.set_defaults(func=cmd_report)
 
     compare = sub.add_parser("compare", help="the same points of several runs side by side (the first is the baseline)")

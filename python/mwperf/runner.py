@@ -325,6 +325,13 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
     everything = earlier + records
     if everything:
         out.write("\n" + render(everything, fmt))
+    if everything:
+        from mwperf.report import write_html
+
+        try:
+            out.write(f"\nreport: {write_html(rundir.path, everything, doc)}\n")
+        except OSError as exc:
+            progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
     saved = adaptive_saving(records)
     if saved:
         out.write(f"\n{saved}\n")
