@@ -133,3 +133,40 @@ TEST(Stats, QuantileIntervalsCoverTheTrueValue) {
   EXPECT_GE(cover50, trials * 90 / 100);
   EXPECT_GE(cover99, trials * 90 / 100);
 }
+
+TEST(Stats, SamplesFileIsStridedAndInArrivalOrder) {
+  LatencyStats s(1000);
+  s.reserve_scratch();
+  for (int i = 1; i <= 1000; ++i) s.add(i * 10);
+  Interval a, b;
+  s.converged(0.5, 1.96, &a, &b);  // works on the scratch copy: the order survives
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  bool ordered = false;
+  ASSERT_EQ(s.write_samples(f, 100, 2, &ordered), 100u);
+  EXPECT_TRUE(ordered);
+  std::rewind(f);
+  int64_t prev = 0;
+  for (int i = 0; i < 100; ++i) {
+    unsigned char bytes[8];
+    ASSERT_EQ(std::fread(bytes, 1, 8, f), 8u);
+    int64_t v = 0;
+    for (int k = 7; k >= 0; --k) v = (v << 8) | bytes[k];
+    EXPECT_EQ(v, (i * 10 + 1) * 10 / 2);  // every 10th sample, halved
+    EXPECT_GT(v, prev);
+    prev = v;
+  }
+  std::fclose(f);
+}
+
+TEST(Stats, ConvergedWithoutScratchLosesTheOrder) {
+  LatencyStats s(100);
+  for (int i = 100; i > 0; --i) s.add(i);
+  Interval a, b;
+  s.converged(0.5, 1.96, &a, &b);
+  std::FILE* f = std::tmpfile();
+  bool ordered = true;
+  s.write_samples(f, 10, 1, &ordered);
+  EXPECT_FALSE(ordered);
+  std::fclose(f);
+}

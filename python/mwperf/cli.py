@@ -107,8 +107,11 @@ def build_parser() -> OneLineParser:
 
     report = sub.add_parser("report", help="re-print the tables, regenerate results.csv, write report.html")
     report.add_argument("dir", metavar="DIR", help="run directory (holds results.jsonl)")
-    report.add_argument("--format", choices=("text", "md", "svg"), default="text",
-                        help="tables as text (default) or md; svg: every plot as DIR/plots/ID.svg")
+    report.add_argument("--format", choices=("text", "md", "svg", "png"), default="text",
+                        help="tables as text (default) or md; svg, png: every plot as DIR/plots/ID.svg|png")
+    report.add_argument("--point", metavar="N", type=int,
+                        help="the point whose latency histogram and time series are shown (default: the first "
+                             "latency point)")
     report.set_defaults(func=cmd_report)
 
     compare = sub.add_parser("compare", help="the same points of several runs side by side (the first is the baseline)")
@@ -263,7 +266,7 @@ def cmd_doctor(ns: argparse.Namespace, argv: list[str]) -> int:
 def cmd_report(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.report import report
 
-    return report(ns.dir, ns.format)
+    return report(ns.dir, ns.format, point=ns.point)
 
 
 def cmd_compare(ns: argparse.Namespace, argv: list[str]) -> int:

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
-__all__ = ["Series", "line_chart", "heatmap", "bar_chart"]
+__all__ = ["Series", "line_chart", "heatmap", "bar_chart", "histogram"]
 
 W, H = 680, 360
 LEFT, RIGHT, TOP, BOTTOM = 70, 190, 30, 50
@@ -85,14 +85,14 @@ def _frame(title: str, x_label: str, y_label: str, xa: _Axis, ya: _Axis, chart_i
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{escape(chart_id)}" viewBox="0 0 {W} {H}" '
            f'width="{W}" height="{H}" role="img" aria-label="{escape(title)}">',
            f'<text x="{W / 2}" y="18" text-anchor="middle" class="title">{escape(title)}</text>',
-           f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" class="plot"/>']
+           f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" class="plot" fill="none" stroke="#999"/>']
     for t in xa.ticks():
         x = xa(t)
-        out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{H - BOTTOM}" class="grid"/>'
+        out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{H - BOTTOM}" class="grid" stroke="#eee"/>'
                    f'<text x="{x:.1f}" y="{H - BOTTOM + 15}" text-anchor="middle">{_fmt(t)}</text>')
     for t in ya.ticks():
         y = ya(t)
-        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
+        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid" stroke="#eee"/>'
                    f'<text x="{LEFT - 5}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
     out.append(f'<text x="{(LEFT + W - RIGHT) / 2}" y="{H - 12}" text-anchor="middle">{escape(x_label)}</text>')
     out.append(f'<text x="15" y="{(TOP + H - BOTTOM) / 2}" text-anchor="middle" '
@@ -175,10 +175,10 @@ def bar_chart(chart_id: str, title: str, categories: list[str], series: dict[str
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{escape(chart_id)}" viewBox="0 0 {W} {H}" '
            f'width="{W}" height="{H}" role="img" aria-label="{escape(title)}">',
            f'<text x="{W / 2}" y="18" text-anchor="middle" class="title">{escape(title)}</text>',
-           f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" class="plot"/>']
+           f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" class="plot" fill="none" stroke="#999"/>']
     for t in ya.ticks():
         y = ya(t)
-        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
+        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid" stroke="#eee"/>'
                    f'<text x="{LEFT - 5}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
     group = (W - LEFT - RIGHT) / max(len(categories), 1)
     bw = group * 0.8 / max(len(series), 1)
@@ -199,5 +199,29 @@ def bar_chart(chart_id: str, title: str, categories: list[str], series: dict[str
                    f'<text x="{W - RIGHT + 25}" y="{ly}" class="legend">{escape(name[:32])}</text>')
     out.append(f'<text x="15" y="{(TOP + H - BOTTOM) / 2}" text-anchor="middle" '
                f'transform="rotate(-90 15 {(TOP + H - BOTTOM) / 2})">{escape(y_label)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def histogram(chart_id: str, title: str, values: list[float], x_label: str, bins: int = 40) -> str:
+    """Counts of ``values`` in ``bins`` equal bins between their 0.1 and 99.9 percentiles
+    (the tails go into the outer bins); each bar carries data-x (bin start) and data-y (count)."""
+    vals = sorted(values)
+    lo = vals[int(0.001 * (len(vals) - 1))]
+    hi = vals[int(0.999 * (len(vals) - 1))]
+    if hi <= lo:
+        hi = lo + 1.0
+    width = (hi - lo) / bins
+    counts = [0] * bins
+    for v in vals:
+        counts[min(bins - 1, max(0, int((v - lo) / width)))] += 1
+    xa = _Axis([lo, hi], False, (LEFT, W - RIGHT), zero=False)
+    ya = _Axis([0.0, float(max(counts))], False, (H - BOTTOM, TOP), zero=True)
+    out = _frame(title, x_label, "samples", xa, ya, chart_id)
+    for i, c in enumerate(counts):
+        x0, x1 = xa(lo + i * width), xa(lo + (i + 1) * width)
+        out.append(f'<rect class="pt bin" x="{x0:.1f}" y="{ya(c):.1f}" width="{max(x1 - x0 - 1, 1):.1f}" '
+                   f'height="{ya(0) - ya(c):.1f}" fill="{PALETTE[0]}" data-series="histogram" '
+                   f'data-x="{lo + i * width!r}" data-y="{c!r}"><title>{_fmt(lo + i * width)}: {c}</title></rect>')
     out.append("</svg>")
     return "\n".join(out)

@@ -31,6 +31,7 @@ from typing import Any
 from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo
 from mwperf.options import CpuPlacement, TestPoint
 from mwperf.qos import QosOptions
+from mwperf.rundir import samples_path
 
 __all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "QOS_FIELDS", "stats_us", "merge_record", "utc_now_iso", "total_loss"]
 
@@ -260,6 +261,7 @@ def merge_record(
         "mw_rss_kb": {"pub": _mw_rss(pub), "sub": _mw_rss(sub)},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
         "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
+        "samples_file": _samples_file(pub, sub, point),
         "repetition": repetition,
         "point_key": point_key,
         "samples": samples or None,
@@ -268,6 +270,16 @@ def merge_record(
         "status": status,
         "error": error,
     }
+
+
+def _samples_file(pub: dict | None, sub: dict | None, point: TestPoint) -> dict | None:
+    """The headline latency's samples the agent wrote (--samples-out), if any."""
+    side = pub if point.mode != "rate" else sub
+    count = _get(side, "samples_written")
+    if not isinstance(count, int) or count <= 0:
+        return None
+    return {"path": samples_path(point.index), "count": count,
+            "time_ordered": bool(_get(side, "samples_time_ordered"))}
 
 
 def _elapsed_s(pub: dict | None) -> float | None:

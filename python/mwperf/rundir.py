@@ -14,6 +14,7 @@ record is never half-written by an interrupt.
 from __future__ import annotations
 
 import json
+import struct
 import os
 import sys
 from pathlib import Path
@@ -22,11 +23,31 @@ from mwperf.export.csv import write_csv
 from mwperf.interrupts import signals_deferred
 from mwperf.schema import validate_record
 
-__all__ = ["RunDir", "read_records", "RESULTS_JSONL", "RESULTS_CSV", "RUN_JSON"]
+__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "RESULTS_JSONL", "RESULTS_CSV", "RUN_JSON", "SAMPLES_DIR"]
 
 RESULTS_JSONL = "results.jsonl"
+SAMPLES_DIR = "samples"
 RESULTS_CSV = "results.csv"
 RUN_JSON = "run.json"
+
+
+def samples_path(index: int) -> str:
+    """Where point ``index`` keeps its latency samples, relative to the run directory."""
+    return f"{SAMPLES_DIR}/{index:05d}.i64"
+
+
+def read_samples(directory: Path | str, record: dict) -> list[float] | None:
+    """The point's headline latency samples in µs (little-endian int64 ns, as
+    the agent wrote them), or None when it has none or the file is gone."""
+    info = record.get("samples_file")
+    if not isinstance(info, dict):
+        return None
+    try:
+        data = (Path(directory) / info["path"]).read_bytes()
+    except (OSError, KeyError):
+        return None
+    count = len(data) // 8
+    return [v / 1000.0 for v in struct.unpack(f"<{count}q", data[:count * 8])]
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -31,7 +31,7 @@ from mwperf.options import RunOptions, TestPoint
 from mwperf.progress import Progress
 from mwperf.qos import qos_agent_args
 from mwperf.record import merge_record, utc_now_iso
-from mwperf.rundir import RunDir
+from mwperf.rundir import SAMPLES_DIR, RunDir, samples_path
 
 __all__ = ["PointOutcome", "PointFailed", "Job", "agent_argv", "run_point", "run", "execute", "adaptive_saving", "Timeouts"]
 
@@ -94,6 +94,7 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         argv += ["--latency-count", str(opts.latency_count)]
     if opts.samples and role == "pub":
         argv += ["--count", str(opts.samples)]
+    argv += ["--samples-out", str(opts.out / samples_path(point.index))]
     if opts.precision:
         argv += ["--precision", repr(opts.precision), "--confidence", opts.confidence]
     argv += ["--match-timeout-ns", str(match_ns)]
@@ -280,6 +281,7 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
     earlier = list(earlier or [])
     _clean_shm(progress, "before the run")
     rundir.create()
+    (rundir.path / SAMPLES_DIR).mkdir(exist_ok=True)
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
 

@@ -112,3 +112,26 @@ def test_bad_input(tmp_path, capsys):
     assert "give two run directories or more" in capsys.readouterr().err
     assert main(["compare", str(tmp_path), str(tmp_path), "--fail-if-slower", "lots"]) == 2
     assert "lots: not a percentage" in capsys.readouterr().err
+
+
+def with_samples(tmp_path, name, values, p50):
+    r = point(p50, [p50 - 10, p50 + 10])  # wide intervals: only the samples can tell
+    r["samples_file"] = {"path": "samples/00000.i64", "count": len(values), "time_ordered": True}
+    path = run_dir(tmp_path, name, [r])
+    (tmp_path / name / "samples").mkdir()
+    import struct
+    (tmp_path / name / "samples" / "00000.i64").write_bytes(struct.pack(f"<{len(values)}q", *(int(v * 1000) for v in values)))
+    return path
+
+
+def test_u_test_on_the_kept_samples(tmp_path):
+    base = [30 + (i % 7) * 0.5 for i in range(300)]
+    a = with_samples(tmp_path, "a", base, 31.5)
+    slower = with_samples(tmp_path, "b", [v + 3 for v in base], 34.5)
+    same = with_samples(tmp_path, "c", list(reversed(base)), 31.5)
+    out = io.StringIO()
+    assert compare_runs([a, slower, same], out, fail_if_slower=5) == 1
+    text = out.getvalue()
+    assert "significant (U test on 300+300 samples, p=" in text
+    assert "not significant (U test on 300+300 samples, p=1)" in text
+    assert text.count("REGRESSION") == 1

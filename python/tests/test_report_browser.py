@@ -76,3 +76,13 @@ def test_screenshot_is_not_blank(report, tmp_path):
     width, height, distinct = png_pixels(shot)
     assert (width, height) == (1400, 2000)
     assert distinct > 20  # text, axes, lines and bands, not one flat colour
+
+
+def test_png_export_draws_every_plot(report, capsys):
+    html, _ = report
+    assert main(["report", str(html.parent), "--format", "png"]) == 0
+    files = capsys.readouterr().out.split()
+    assert files and all(f.endswith(".png") for f in files)
+    for f in files:
+        width, height, distinct = png_pixels(__import__("pathlib").Path(f))
+        assert (width, height) == (680, 360) and distinct > 3

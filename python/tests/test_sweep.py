@@ -4,6 +4,7 @@ stop, and the command line's errors."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -61,6 +62,14 @@ def test_small_sweep_end_to_end(tmp_path):
     assert "| Size | Hz | Speed(Mbps) | loss-pkt | send-pkt | loss-rate | loop-rate | latency(ave) | latency(max) |" \
         in done.stdout
     assert "[8/8] tcp rate 1024 B 500 Hz ... ok" in done.stderr and " ETA " in done.stderr
+    # the headline samples are kept, and report.html shows the first latency point's
+    first = records[0]
+    assert first["samples_file"]["time_ordered"] and first["samples_file"]["count"] == first["latency_us"]["count"]
+    assert (out / first["samples_file"]["path"]).stat().st_size == 8 * first["samples_file"]["count"]
+    html = (out / "report.html").read_text()
+    assert f"report: {out / 'report.html'}" in done.stdout
+    bins = [int(v) for v in re.findall(r'class="pt bin"[^>]*data-y="(\d+)"', html)]
+    assert sum(bins) == first["samples_file"]["count"]
 
 
 @pytest.mark.e2e

@@ -113,6 +113,12 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "max-samples") {
       if (!to_u64(v, &u) || u < 1 || u > (1ULL << 31)) return bad(k, v, "must be between 1 and 2^31");
       o->max_samples = size_t(u);
+    } else if (k == "samples-out") {
+      if (v.empty()) return bad(k, v, "must be a file path");
+      o->samples_out = v;
+    } else if (k == "samples-max") {
+      if (!to_u64(v, &u) || u > (1ULL << 31)) return bad(k, v, "must be a number of samples up to 2^31");
+      o->samples_max = size_t(u);
     } else if (k == "count") {
       if (!to_u64(v, &u)) return bad(k, v, "must be a whole number of samples (0: no limit)");
       o->count = u;

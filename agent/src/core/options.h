@@ -22,6 +22,8 @@ struct Options {
   int64_t warmup_ns = 1'000'000'000;
   uint64_t latency_count = 10000;
   uint64_t count = 0;     // pub: stop after this many measured samples (0: run for the duration)
+  std::string samples_out;        // file for the headline latency samples (little-endian int64 ns)
+  size_t samples_max = 16384;     // at most this many, evenly strided over the run
   std::string host = "127.0.0.1";
   uint16_t port = 0;
   int cpu = -1;

@@ -22,6 +22,7 @@ class Publisher {
       : o_(o), ad_(ad), stop_(stop), tx_(o.size), rx_(o.size), rtt_(o.mode == Mode::rate ? 1 : o.max_samples),
         lag_(o.mode == Mode::rate ? std::min<size_t>(o.max_samples, 1u << 16) : 1),
         slice_(o.wait == WaitMode::spin ? 0 : kBlockSliceNs) {
+    if (o.precision > 0) rtt_.reserve_scratch();  // keep the samples in arrival order
     hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
     for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
   }
@@ -43,10 +44,11 @@ class Publisher {
     const Usage u1 = usage_now();
     if (!error_.empty()) return {3, error_event(o_, error_)};
 
-    const Summary rtt = rtt_.summarize();
     JsonObject j;
     j.str("event", "result");
     common_fields(j, o_, ad_);
+    if (o_.mode != Mode::rate) write_samples(j, o_, rtt_, 2);  // one-way = RTT/2, as reported
+    const Summary rtt = rtt_.summarize();
     j.unum("sent", sent_).unum("warmup_sent", warmup_sent_).num("elapsed_ns", elapsed);
     j.real("rate_hz", o_.rate_hz);
     // Over the planned duration, or over the time actually measured when the

@@ -7,6 +7,7 @@
 #include "adapters/adapter.h"
 #include "core/control.h"
 #include "core/options.h"
+#include "core/stats.h"
 
 namespace mwperf {
 
@@ -24,6 +25,9 @@ int run_wakeup_probe(const Options& o);
 class JsonObject;
 void common_fields(JsonObject& j, const Options& o, const Adapter& ad);
 std::string error_event(const Options& o, const std::string& message);
+// --samples-out: writes the headline statistic's samples (before it is
+// summarised) and adds samples_written / samples_time_ordered to j.
+void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64_t divisor);
 
 constexpr int64_t kConvergenceCheckNs = 250'000'000;  // adaptive stop: how often the CIs are checked
 constexpr int64_t kConvergenceMinNs = 500'000'000;    // ... and not before this much measuring

@@ -55,8 +55,28 @@ bool quantile_ci_ranks(uint64_t n, uint64_t ppm, double z, uint64_t* lo, uint64_
   return true;
 }
 
+size_t LatencyStats::write_samples(std::FILE* f, size_t max, int64_t divisor, bool* time_ordered) const {
+  *time_ordered = !reordered_ && n_ <= cap_;
+  if (kept_ == 0 || max == 0) return 0;
+  const size_t count = std::min(max, kept_);
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t v = buf_[size_t(uint64_t(i) * kept_ / count)] / divisor;
+    unsigned char b[8];
+    for (int k = 0; k < 8; ++k) b[k] = static_cast<unsigned char>(uint64_t(v) >> (8 * k));
+    if (std::fwrite(b, 1, 8, f) != 8) return i;
+  }
+  return count;
+}
+
 bool LatencyStats::converged(double rel, double z, Interval* p50, Interval* p99) {
   const uint64_t n = kept_;
+  // nth_element reorders: work on the scratch copy when there is one.
+  std::vector<int64_t>& work = scratch_.size() >= n && n > 0 ? scratch_ : buf_;
+  if (&work == &scratch_) {
+    std::copy(buf_.begin(), buf_.begin() + n, scratch_.begin());
+  } else {
+    reordered_ = true;
+  }
   bool ok = true;
   for (auto [ppm, out] : {std::pair<uint64_t, Interval*>{500000, p50}, {990000, p99}}) {
     uint64_t lo = 0, hi = 0;
@@ -66,8 +86,8 @@ bool LatencyStats::converged(double rel, double z, Interval* p50, Interval* p99)
       continue;
     }
     auto at = [&](uint64_t rank) {
-      std::nth_element(buf_.begin(), buf_.begin() + (rank - 1), buf_.begin() + n);
-      return buf_[rank - 1];
+      std::nth_element(work.begin(), work.begin() + (rank - 1), work.begin() + n);
+      return work[rank - 1];
     };
     const uint64_t rank = std::max<uint64_t>(1, uint64_t((n * ppm + 999999) / 1000000));
     const int64_t est = at(rank);

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 namespace mwperf {
@@ -58,6 +59,14 @@ class LatencyStats {
   // half-width within `rel` of the estimate. Reorders the kept samples
   // (nth_element, O(n)): call it a few times a second, not per sample.
   bool converged(double rel, double z, Interval* p50, Interval* p99);
+  // Gives converged() a buffer of its own, so that the kept samples stay in
+  // arrival order (call before the run: it allocates).
+  void reserve_scratch() { scratch_.resize(cap_); }
+  // Writes at most `max` kept samples (little-endian int64, each divided by
+  // `divisor`), evenly strided over the arrival order; call before
+  // summarize(). Returns how many; *time_ordered says whether they are in
+  // arrival order (false once the buffer became a reservoir).
+  size_t write_samples(std::FILE* f, size_t max, int64_t divisor, bool* time_ordered) const;
 
  private:
   std::vector<int64_t> buf_;
@@ -67,6 +76,8 @@ class LatencyStats {
   int64_t min_ = 0, max_ = 0;
   uint64_t rng_ = 0x9E3779B97F4A7C15ULL;
   size_t kept_ = 0;
+  std::vector<int64_t> scratch_;
+  bool reordered_ = false;
 };
 
 // Halves every figure: one-way latency reported as RTT/2, as RTI Perftest does.

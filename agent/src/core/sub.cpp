@@ -28,6 +28,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
   // on stdout when p50 and p99 are known to --precision; the controller then
   // stops the publisher.
   const bool adaptive = o.precision > 0 && o.mode == Mode::rate;
+  if (adaptive) oneway.reserve_scratch();  // keep the samples in arrival order
   int64_t next_check = 0, converged_after = -1;
   Convergence convergence;
   Usage u0;
@@ -104,6 +105,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
   JsonObject j;
   j.str("event", "result");
   common_fields(j, o, ad);
+  if (o.mode == Mode::rate) write_samples(j, o, oneway, 1);
   j.unum("received", n).unum("lost", tracker.lost(sent)).num("sent_known", sent);
   j.unum("duplicates", tracker.duplicates()).unum("out_of_order", tracker.out_of_order());
   j.unum("foreign", foreign).unum("warmup_received", warmup_received).unum("echo_errors", echo_errors);

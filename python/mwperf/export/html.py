@@ -15,10 +15,13 @@ from html import escape
 from typing import Iterable
 
 from mwperf.export.tables import build_sections, qos_label
-from mwperf.plots import Series, bar_chart, heatmap, line_chart
+from mwperf.plots import Series, bar_chart, heatmap, histogram, line_chart
 from mwperf.units import format_size
 
-__all__ = ["warnings_for", "render_html", "plot_svgs"]
+__all__ = ["warnings_for", "render_html", "plot_svgs", "point_svgs", "chosen_point"]
+
+#: The latency-over-time plot shows at most this many samples (evenly strided).
+MAX_TIME_POINTS = 2000
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;color:#222}
@@ -216,11 +219,37 @@ def _provenance_html(run: dict | None) -> str:
                                for k, v in rows) + "</table>"
 
 
+def chosen_point(records: list[dict], index: int | None) -> dict | None:
+    """The point whose samples the report shows: ``index`` (the record's
+    ``point``), else the first ok latency-mode point with samples, else any."""
+    with_samples = [r for r in records if r.get("status") == "ok" and r.get("samples_file")]
+    if index is not None:
+        return next((r for r in records if r.get("point") == index), None)
+    return next((r for r in with_samples if r["mode"] == "latency"), with_samples[0] if with_samples else None)
+
+
+def point_svgs(record: dict, samples: list[float]) -> list[tuple[str, str, str]]:
+    """Histogram and latency over time of one point's samples."""
+    name = f"point {record['point']}: {_series_name(record)} {record['mode']} {format_size(record['size'])}"
+    if record.get("rate_hz"):
+        name += f" {record['rate_hz']:g} Hz"
+    stride = max(1, len(samples) // MAX_TIME_POINTS)
+    over_time = Series("latency", [(float(i), v) for i, v in enumerate(samples) if i % stride == 0])
+    order = "in arrival order" if (record.get("samples_file") or {}).get("time_ordered") else \
+        "a uniform sample, not in arrival order"
+    return [("point", "point-histogram", histogram("point-histogram", f"{name}: latency histogram", samples,
+                                                   "one-way latency (us)")),
+            ("point", "point-time", line_chart("point-time", f"{name}: latency over the run ({order})",
+                                               [over_time], "sample", "one-way latency (us)"))]
+
+
 SECTIONS = (("throughput", "Throughput vs message size"), ("latency", "Latency vs message size"),
-            ("rate", "Publish-rate sweep: latency vs rate, loss heatmap"), ("resources", "CPU and memory"))
+            ("rate", "Publish-rate sweep: latency vs rate, loss heatmap"), ("resources", "CPU and memory"),
+            ("point", "One point: latency histogram and latency over time"))
 
 
-def render_html(records: list[dict], run: dict | None, title: str) -> str:
+def render_html(records: list[dict], run: dict | None, title: str,
+                extra_plots: list[tuple[str, str, str]] = ()) -> str:
     placements = sorted({f"{(r.get('cpu') or {}).get('placement')} / wait {r.get('wait')}" for r in records})
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
              f"<style>{CSS}</style></head><body>",
@@ -231,7 +260,7 @@ def render_html(records: list[dict], run: dict | None, title: str) -> str:
     warnings = warnings_for(records, run)
     parts += [f'<div class="warn">{escape(w)}</div>' for w in warnings] or ["<p>None.</p>"]
     parts.append("</section>")
-    plots = plot_svgs(records)
+    plots = plot_svgs(records) + list(extra_plots)
     for key, heading in SECTIONS:
         charts = [svg for section, _, svg in plots if section == key]
         if charts:

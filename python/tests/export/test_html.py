@@ -105,3 +105,22 @@ def test_warnings_say_what_to_do():
     assert warnings_for([r for r in records if r["status"] == "ok" and r["latency_us"] and
                          (r["latency_us"]["p99"] or 0) <= 5 * (r["latency_us"]["p50"] or 1)],
                         {"agent": {"build_type": "Release"}}) == []
+
+
+def test_svg_export_writes_each_plot(tmp_path, capsys):
+    from mwperf.cli import main
+    from mwperf.rundir import RunDir
+
+    rundir = RunDir(tmp_path).create()
+    for r in fixture_records():
+        rundir.append(r)
+    assert main(["report", str(tmp_path), "--format", "svg"]) == 0
+    files = capsys.readouterr().out.split()
+    ids = [chart_id for _, chart_id, _ in plot_svgs(fixture_records())]
+    assert [f.rsplit("/", 1)[1] for f in files] == [f"{i}.svg" for i in ids]
+    for f in files:
+        svg = open(f).read()
+        assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+        assert 'fill="none" stroke="#999"' in svg or 'class="cell"' in svg  # styled without the page's CSS
+    assert main(["report", str(tmp_path), "--point", "999"]) == 2
+    assert "--point 999: no such point" in capsys.readouterr().err
