@@ -24,7 +24,8 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
 class Series:
     name: str
     points: list[tuple[float, float]]
-    band: list[tuple[float, float, float]] = field(default_factory=list)  # (x, lo, hi): p50 with p90..p99 band
+    # shaded bands, innermost first, each [(x, lo, hi)]: e.g. p50..p90 and p90..p99 around a p50 line
+    bands: list[list[tuple[float, float, float]]] = field(default_factory=list)
 
 
 def _fmt(v: float) -> str:
@@ -103,18 +104,21 @@ def _frame(title: str, x_label: str, y_label: str, xa: _Axis, ya: _Axis, chart_i
 def line_chart(chart_id: str, title: str, series: list[Series], x_label: str, y_label: str, *,
                log_x: bool = False, log_y: bool = False) -> str:
     xs = [x for s in series for x, _ in s.points]
-    ys = [y for s in series for _, y in s.points] + [v for s in series for _, lo, hi in s.band for v in (lo, hi)]
+    ys = [y for s in series for _, y in s.points] + [v for s in series for band in s.bands
+                                                     for _, lo, hi in band for v in (lo, hi)]
     xa = _Axis(xs, log_x, (LEFT, W - RIGHT), zero=False)
     ya = _Axis(ys, log_y, (H - BOTTOM, TOP), zero=not log_y)
     out = _frame(title, x_label, y_label, xa, ya, chart_id)
     for i, s in enumerate(series):
         color = PALETTE[i % len(PALETTE)]
         pts = sorted((x, y) for x, y in s.points if (x > 0 or not log_x) and (y > 0 or not log_y))
-        band = sorted(b for b in s.band if (b[0] > 0 or not log_x) and (b[1] > 0 or not log_y))
-        if len(band) >= 2:
-            upper = " ".join(f"{xa(x):.1f},{ya(hi):.1f}" for x, _, hi in band)
-            lower = " ".join(f"{xa(x):.1f},{ya(lo):.1f}" for x, lo, _ in reversed(band))
-            out.append(f'<polygon points="{upper} {lower}" fill="{color}" fill-opacity="0.15" stroke="none"/>')
+        for depth, raw in enumerate(s.bands):
+            band = sorted(b for b in raw if (b[0] > 0 or not log_x) and (b[1] > 0 or not log_y))
+            if len(band) >= 2:
+                upper = " ".join(f"{xa(x):.1f},{ya(hi):.1f}" for x, _, hi in band)
+                lower = " ".join(f"{xa(x):.1f},{ya(lo):.1f}" for x, lo, _ in reversed(band))
+                out.append(f'<polygon class="band" points="{upper} {lower}" fill="{color}" '
+                           f'fill-opacity="{0.3 / (depth + 1):.2f}" stroke="none"/>')
         if len(pts) >= 2:
             path = " ".join(f"{xa(x):.1f},{ya(y):.1f}" for x, y in pts)
             out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="1.5"/>')

@@ -3,7 +3,7 @@ script, nothing fetched) with the run's provenance and warnings, the plots
 of the reference reports and the tables.
 
 Plots: throughput vs size per middleware, latency percentiles vs size (p50
-with a p90..p99 band), each on linear and log axes; latency vs publish rate
+with bands to p90 and to p99), each on linear and log axes; latency vs publish rate
 and a loss-rate heatmap size x rate (rate mode, the reference sweep's views);
 CPU and memory per middleware.
 """
@@ -117,12 +117,13 @@ def plot_svgs(records: list[dict]) -> list[tuple[str, str, str]]:
         p99 = _median_by(lat, lambda r: (_series_name(r), r["size"]), lambda r: (r.get("latency_us") or {}).get("p99"))
         series = _group(p50)
         for s in series:
-            s.band = [(x, p90[(s.name, x)], p99[(s.name, x)]) for x, _ in s.points
-                      if (s.name, x) in p90 and (s.name, x) in p99]
+            known = [(x, y) for x, y in s.points if (s.name, x) in p90 and (s.name, x) in p99]
+            s.bands = [[(x, y, p90[(s.name, x)]) for x, y in known],
+                       [(x, p90[(s.name, x)], p99[(s.name, x)]) for x, _ in known]]
         for log in (False, True):
             plots.append(("latency", f"latency-size{'-log' if log else ''}",
                           line_chart(f"latency-size{'-log' if log else ''}",
-                                     f"Latency p50 (band p90..p99) vs size ({'log' if log else 'linear'})", series,
+                                     f"Latency p50, bands to p90 and p99, vs size ({'log' if log else 'linear'})", series,
                                      "message size (bytes)", "one-way latency (us)", log_x=True, log_y=log)))
     rate = [r for r in _ok(records, "rate") if r.get("rate_hz")]
     for name in dict.fromkeys(_series_name(r) for r in rate):

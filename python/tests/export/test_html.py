@@ -84,10 +84,10 @@ def test_every_plot_on_linear_and_log_axes():
     assert "cpu" in ids and "memory" in ids
 
 
-def test_latency_band_is_p90_to_p99():
+def test_latency_bands_are_p50_to_p90_and_p90_to_p99():
     records = [r for r in fixture_records() if r["mode"] == "latency" and r["status"] == "ok" and r["mw"] == "udp"]
     svg = dict((i, s) for _, i, s in plot_svgs(records))["latency-size"]
-    assert svg.count("<polygon") == 1  # one band, for the one series
+    assert svg.count('<polygon class="band"') == 2  # two bands for the one series
 
 
 def test_warnings_say_what_to_do():
