@@ -101,3 +101,35 @@ def test_bad_arguments_exit_2_with_one_line(args, named):
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and named in lines[0], out.stderr
+
+
+def test_untimed_wait_survives_a_lost_pong():
+    """Cyclone waits for pongs without a timer (Adapter::can_wake); when the
+    subscriber stops answering, the watchdog must still end each overdue wait."""
+    import signal
+
+    from mwperf.agent import list_adapters
+
+    if "cyclonedds" not in list_adapters(agent()):
+        pytest.skip("the agent is built without cyclonedds")
+    common = ["--mw", "cyclonedds", "--mode", "latency", "--size", "64", "--run-id", "4242", "--cpu", "-1",
+              "--duration-ns", "2000000000", "--warmup-ns", "100000000", "--ping-timeout-ns", "200000000"]
+    sub, _ = start_sub(*common)
+    pub = subprocess.Popen([agent(), "run", "--role", "pub", *common], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert json.loads(pub.stdout.readline())["event"] == "ready"
+        time.sleep(0.6)
+        sub.send_signal(signal.SIGSTOP)  # the echoes stop mid-run
+        time.sleep(0.5)
+        sub.send_signal(signal.SIGCONT)
+        started = time.monotonic()
+        result = json.loads(pub.stdout.readline())
+        assert pub.wait(timeout=10) == 0
+        assert time.monotonic() - started < 5
+    finally:
+        sub.send_signal(signal.SIGCONT)
+        pub.kill()
+    assert result["event"] == "result" and result["ping_lost"] >= 1 and result["pongs"] > 100
+    final = finish(sub, result["sent"])
+    assert final["event"] == "result"

@@ -84,13 +84,20 @@ class Adapter {
   virtual Errc wait_matched(int64_t timeout_ns) = 0;
 
   virtual Errc send(const uint8_t* data, size_t len) = 0;
-  // Receives one message into buf. timeout_ns == 0 polls once without blocking.
-  // On success *len is the message length.
+  // Receives one message into buf. timeout_ns == 0 polls once without blocking;
+  // timeout_ns < 0 (only when can_wake()) waits until a message arrives or
+  // wake() is called, and then returns Errc::timeout. On success *len is the
+  // message length.
   virtual Errc recv(uint8_t* buf, size_t cap, int64_t timeout_ns, size_t* len) = 0;
   virtual void close() = 0;
   // With write batching: send what is batched now (the core calls it after a
   // sample that must not wait: a ping, an echo, every rate-mode sample).
   virtual void flush() {}
+  // An untimed wait arms no timer: on a VM each armed timer costs a little
+  // latency. Adapters that can be woken from another thread say so; wake()
+  // makes a blocked recv() return (thread-safe, may come before the wait).
+  virtual bool can_wake() const { return false; }
+  virtual void wake() {}
 
   const std::string& last_error() const { return error_; }
   // What is actually in force after open(): the record states these.

@@ -94,7 +94,9 @@ class CycloneAdapter final : public Adapter {
       waitset_ = dds_create_waitset(participant_);
       const dds_entity_t cond = dds_create_readcondition(reader_, DDS_ANY_STATE);
       const dds_return_t rc = dds_waitset_attach(waitset_, cond, reader_);
-      if (waitset_ < 0 || cond < 0 || rc < 0) return fail(Errc::io, "cyclonedds: waitset setup failed");
+      guard_ = dds_create_guardcondition(participant_);  // wake(): ends an untimed wait
+      const dds_return_t rg = guard_ < 0 ? guard_ : dds_waitset_attach(waitset_, guard_, 0);
+      if (waitset_ < 0 || cond < 0 || rc < 0 || rg < 0) return fail(Errc::io, "cyclonedds: waitset setup failed");
     }
     JsonObject j;
     j.str("xml", xml_).str("reliability", reliability_).str("durability", durability_);
@@ -148,25 +150,48 @@ class CycloneAdapter final : public Adapter {
     }
     waited_ = true;
     if (waitset_ != 0) {
-      const dds_return_t n = dds_waitset_wait(waitset_, nullptr, 0, timeout_ns);
+      dds_attach_t which[2];
+      const dds_return_t n = dds_waitset_wait(waitset_, which, 2, timeout_ns < 0 ? DDS_INFINITY : timeout_ns);
       if (n < 0) return fail(Errc::io, dds_error("waitset", n));
       if (n == 0) return Errc::timeout;
+      bool woken = false;
+      dds_take_guardcondition(guard_, &woken);  // reset: the next wait blocks again
+      if (woken && n == 1 && which[0] == 0) return Errc::timeout;
     } else {
       std::unique_lock<std::mutex> lk(mu_);
-      if (!cv_.wait_for(lk, std::chrono::nanoseconds(timeout_ns), [this] { return pending_; }))
+      auto ready = [this] { return pending_ || woken_; };
+      if (timeout_ns < 0) {
+        cv_.wait(lk, ready);
+      } else if (!cv_.wait_for(lk, std::chrono::nanoseconds(timeout_ns), ready)) {
         return Errc::timeout;
-      pending_ = false;
+      }
+      const bool data = pending_;
+      pending_ = woken_ = false;
+      if (!data) return Errc::timeout;
     }
     return take(buf, cap, len);
   }
 
   void flush() override { dds_write_flush(writer_); }
 
+  bool can_wake() const override { return true; }
+  void wake() override {
+    if (guard_ > 0) {
+      dds_set_guardcondition(guard_, true);
+    } else {
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        woken_ = true;
+      }
+      cv_.notify_one();
+    }
+  }
+
   void close() override {
     if (reader_ > 0) release_batch();
     if (participant_ > 0) dds_delete(participant_);
     if (domain_ > 0) dds_delete(domain_);
-    domain_ = participant_ = writer_ = reader_ = waitset_ = 0;
+    domain_ = participant_ = writer_ = reader_ = waitset_ = guard_ = 0;
   }
 
  private:
@@ -208,7 +233,7 @@ class CycloneAdapter final : public Adapter {
   AdapterConfig cfg_;
   std::string xml_, config_json_, durability_, receive_;
   int depth_ = 10;
-  dds_entity_t domain_ = 0, participant_ = 0, writer_ = 0, reader_ = 0, waitset_ = 0;
+  dds_entity_t domain_ = 0, participant_ = 0, writer_ = 0, reader_ = 0, waitset_ = 0, guard_ = 0;
   bool keyed_ = false;
   uint32_t next_key_ = 0;
   static constexpr int kBatch = 64;
@@ -218,7 +243,7 @@ class CycloneAdapter final : public Adapter {
   bool waited_ = false;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool pending_ = false;
+  bool pending_ = false, woken_ = false;
 };
 
 static_assert(sizeof(mwperf_idl_Sample) == sizeof(mwperf_idl_KeyedSample), "same layout");

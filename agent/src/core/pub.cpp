@@ -1,7 +1,10 @@
 // Publisher: latency (ping-pong), throughput (flat out, a ping every N samples)
 // and rate (absolute deadlines, stamped with the intended send time).
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "core/clock.h"
@@ -27,8 +30,11 @@ class Publisher {
     for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
   }
 
+  ~Publisher() { stop_watchdog(); }
+
   Outcome run(int64_t discovery_ns) {
     const bool spin = o_.wait == WaitMode::spin;
+    if (untimed_) watchdog_ = std::thread([this] { watch(); });
     warmup(spin);
     if (!error_.empty()) return {3, error_event(o_, error_)};
     const Usage u0 = usage_now();
@@ -41,6 +47,7 @@ class Publisher {
       case Mode::rate: rate(t0, t0 + o_.duration_ns, spin); break;
     }
     const int64_t elapsed = now_ns() - t0;
+    stop_watchdog();
     const Usage u1 = usage_now();
     if (!error_.empty()) return {3, error_event(o_, error_)};
 
@@ -149,13 +156,31 @@ class Publisher {
     return Pong::got;
   }
 
-  // Waits for the pong of `seq` until `deadline`.
+  // Waits for the pong of `seq` until `deadline`. Untimed (see Adapter::can_wake),
+  // the watchdog wakes the wait once the deadline has passed.
   Pong await_pong(uint64_t seq, int64_t deadline, bool measure) {
+    if (untimed_) deadline_.store(deadline, std::memory_order_relaxed);
     for (;;) {
-      const Pong p = take_pong(seq, slice_, measure);
-      if (p != Pong::none) return p;
-      if (now_ns() >= deadline) return Pong::none;
+      const Pong p = take_pong(seq, untimed_ ? -1 : slice_, measure);
+      if (p != Pong::none || now_ns() >= deadline) {
+        if (untimed_) deadline_.store(0, std::memory_order_relaxed);
+        return p;
+      }
     }
+  }
+
+  // Wakes an untimed wait for a pong that is overdue (lost), every kWatchNs at most.
+  void watch() {
+    while (!watch_stop_.load()) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchNs));
+      const int64_t d = deadline_.load(std::memory_order_relaxed);
+      if (d != 0 && now_ns() >= d) ad_.wake();
+    }
+  }
+
+  void stop_watchdog() {
+    watch_stop_.store(true);
+    if (watchdog_.joinable()) watchdog_.join();
   }
 
   void warmup(bool spin) {
@@ -248,6 +273,11 @@ class Publisher {
   std::vector<uint8_t> tx_, rx_;
   LatencyStats rtt_, lag_;
   const int64_t slice_;
+  static constexpr int64_t kWatchNs = 100'000'000;
+  const bool untimed_ = o_.wait == WaitMode::block && ad_.can_wake();
+  std::atomic<int64_t> deadline_{0};
+  std::atomic<bool> watch_stop_{false};
+  std::thread watchdog_;
   Header hdr_;
   uint64_t sent_ = 0, warmup_sent_ = 0, pongs_ = 0, ping_sent_ = 0, ping_lost_ = 0, late_pongs_ = 0;
   uint64_t send_errors_ = 0, consecutive_errors_ = 0, foreign_ = 0;

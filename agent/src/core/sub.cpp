@@ -17,7 +17,11 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
   std::vector<uint8_t> rx(o.size);
   SeqTracker tracker(o.seq_start);
   LatencyStats oneway(o.max_samples);
+  // Blocking: untimed while the run lasts when the adapter can be woken (the
+  // stop wakes it), timed slices while draining after the stop.
+  const bool untimed = o.wait == WaitMode::block && ad.can_wake();
   const int64_t slice = o.wait == WaitMode::spin ? 0 : kBlockSliceNs;
+  if (untimed) stop.set_wake_target(&ad);
   const bool measure_oneway = o.mode != Mode::latency;
 
   uint64_t foreign = 0, warmup_received = 0, echo_errors = 0;
@@ -47,7 +51,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
       continue;
     }
     size_t len = 0;
-    const Errc e = ad.recv(rx.data(), rx.size(), slice, &len);
+    const Errc e = ad.recv(rx.data(), rx.size(), untimed && !stop.requested() ? -1 : slice, &len);
     if (e == Errc::timeout) continue;
     if (e == Errc::closed) {
       closed = true;
@@ -95,6 +99,7 @@ Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
       if (o.qos.batch) ad.flush();
     }
   }
+  stop.set_wake_target(nullptr);
   const Usage u1 = usage_now();
   if (first_rx == 0) u0 = u1;
   if (!error.empty()) return {3, error_event(o, error)};
