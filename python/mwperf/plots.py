@@ -82,23 +82,43 @@ class _Axis:
         return [t for t in _ticks(self.lo, self.hi, self.log) if self.lo <= t <= self.hi * 1.0001]
 
 
-def _frame(title: str, x_label: str, y_label: str, xa: _Axis, ya: _Axis, chart_id: str) -> list[str]:
+def _open(chart_id: str, title: str, frame: bool = True) -> list[str]:
+    """The svg element, its title and (frame) the plot area's border."""
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{escape(chart_id)}" viewBox="0 0 {W} {H}" '
            f'width="{W}" height="{H}" role="img" aria-label="{escape(title)}">',
-           f'<text x="{W / 2}" y="18" text-anchor="middle" class="title">{escape(title)}</text>',
-           f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" class="plot" fill="none" stroke="#999"/>']
+           f'<text x="{W / 2}" y="18" text-anchor="middle" class="title">{escape(title)}</text>']
+    if frame:
+        out.append(f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" class="plot" '
+                   f'fill="none" stroke="#999"/>')
+    return out
+
+
+def _y_grid(ya: _Axis) -> list[str]:
+    return [f'<line x1="{LEFT}" y1="{ya(t):.1f}" x2="{W - RIGHT}" y2="{ya(t):.1f}" class="grid" stroke="#eee"/>'
+            f'<text x="{LEFT - 5}" y="{ya(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>' for t in ya.ticks()]
+
+
+def _labels(x_label: str | None, y_label: str) -> list[str]:
+    out = [f'<text x="15" y="{(TOP + H - BOTTOM) / 2}" text-anchor="middle" '
+           f'transform="rotate(-90 15 {(TOP + H - BOTTOM) / 2})">{escape(y_label)}</text>']
+    if x_label is not None:
+        out.append(f'<text x="{(LEFT + W - RIGHT) / 2}" y="{H - 12}" text-anchor="middle">{escape(x_label)}</text>')
+    return out
+
+
+def _legend(index: int, name: str, color: str) -> str:
+    y = TOP + 14 + 16 * index
+    return (f'<rect x="{W - RIGHT + 10}" y="{y - 9}" width="10" height="10" fill="{color}"/>'
+            f'<text x="{W - RIGHT + 25}" y="{y}" class="legend">{escape(name[:32])}</text>')
+
+
+def _frame(title: str, x_label: str, y_label: str, xa: _Axis, ya: _Axis, chart_id: str) -> list[str]:
+    out = _open(chart_id, title)
     for t in xa.ticks():
         x = xa(t)
         out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{H - BOTTOM}" class="grid" stroke="#eee"/>'
                    f'<text x="{x:.1f}" y="{H - BOTTOM + 15}" text-anchor="middle">{_fmt(t)}</text>')
-    for t in ya.ticks():
-        y = ya(t)
-        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid" stroke="#eee"/>'
-                   f'<text x="{LEFT - 5}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
-    out.append(f'<text x="{(LEFT + W - RIGHT) / 2}" y="{H - 12}" text-anchor="middle">{escape(x_label)}</text>')
-    out.append(f'<text x="15" y="{(TOP + H - BOTTOM) / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 15 {(TOP + H - BOTTOM) / 2})">{escape(y_label)}</text>')
-    return out
+    return out + _y_grid(ya) + _labels(x_label, y_label)
 
 
 def line_chart(chart_id: str, title: str, series: list[Series], x_label: str, y_label: str, *,
@@ -126,9 +146,7 @@ def line_chart(chart_id: str, title: str, series: list[Series], x_label: str, y_
             out.append(f'<circle class="pt" cx="{xa(x):.1f}" cy="{ya(y):.1f}" r="3" fill="{color}" '
                        f'data-series="{escape(s.name)}" data-x="{x!r}" data-y="{y!r}">'
                        f'<title>{escape(s.name)}: {_fmt(x)}, {_fmt(y)}</title></circle>')
-        ly = TOP + 14 + 16 * i
-        out.append(f'<rect x="{W - RIGHT + 10}" y="{ly - 9}" width="10" height="10" fill="{color}"/>'
-                   f'<text x="{W - RIGHT + 25}" y="{ly}" class="legend">{escape(s.name[:32])}</text>')
+        out.append(_legend(i, s.name, color))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -139,9 +157,7 @@ def heatmap(chart_id: str, title: str, rows: list[float], cols: list[float], val
     width = W - LEFT - RIGHT
     height = H - TOP - BOTTOM
     cw, ch = width / max(len(cols), 1), height / max(len(rows), 1)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{escape(chart_id)}" viewBox="0 0 {W} {H}" '
-           f'width="{W}" height="{H}" role="img" aria-label="{escape(title)}">',
-           f'<text x="{W / 2}" y="18" text-anchor="middle" class="title">{escape(title)}</text>']
+    out = _open(chart_id, title, frame=False)
     for i, r in enumerate(rows):
         y = TOP + (len(rows) - 1 - i) * ch
         out.append(f'<text x="{LEFT - 5}" y="{y + ch / 2 + 4:.1f}" text-anchor="end">{escape(row_fmt(r))}</text>')
@@ -160,9 +176,7 @@ def heatmap(chart_id: str, title: str, rows: list[float], cols: list[float], val
     for j, c in enumerate(cols):
         out.append(f'<text x="{LEFT + (j + 0.5) * cw:.1f}" y="{H - BOTTOM + 15}" text-anchor="middle">'
                    f'{escape(col_fmt(c))}</text>')
-    out.append(f'<text x="{(LEFT + W - RIGHT) / 2}" y="{H - 12}" text-anchor="middle">{escape(col_label)}</text>')
-    out.append(f'<text x="15" y="{(TOP + H - BOTTOM) / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 15 {(TOP + H - BOTTOM) / 2})">{escape(row_label)}</text>')
+    out += _labels(col_label, row_label)
     out.append(f'<text x="{W - RIGHT + 10}" y="{TOP + 14}" class="legend">white: no loss</text>'
                f'<text x="{W - RIGHT + 10}" y="{TOP + 30}" class="legend">red: all lost</text>'
                f'<text x="{W - RIGHT + 10}" y="{TOP + 46}" class="legend">grey: no point</text>')
@@ -175,15 +189,7 @@ def bar_chart(chart_id: str, title: str, categories: list[str], series: dict[str
     """Grouped bars: one group per category, one bar per series."""
     vals = [v for vs in series.values() for v in vs if v is not None]
     ya = _Axis(vals or [0.0, 1.0], False, (H - BOTTOM, TOP), zero=True)
-    xa = _Axis([0.0, float(max(len(categories), 1))], False, (LEFT, W - RIGHT), zero=True)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" id="{escape(chart_id)}" viewBox="0 0 {W} {H}" '
-           f'width="{W}" height="{H}" role="img" aria-label="{escape(title)}">',
-           f'<text x="{W / 2}" y="18" text-anchor="middle" class="title">{escape(title)}</text>',
-           f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" class="plot" fill="none" stroke="#999"/>']
-    for t in ya.ticks():
-        y = ya(t)
-        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid" stroke="#eee"/>'
-                   f'<text x="{LEFT - 5}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
+    out = _open(chart_id, title) + _y_grid(ya)
     group = (W - LEFT - RIGHT) / max(len(categories), 1)
     bw = group * 0.8 / max(len(series), 1)
     for i, cat in enumerate(categories):
@@ -197,12 +203,8 @@ def bar_chart(chart_id: str, title: str, categories: list[str], series: dict[str
             out.append(f'<rect class="pt" x="{x:.1f}" y="{ya(v):.1f}" width="{bw:.1f}" height="{ya(0) - ya(v):.1f}" '
                        f'fill="{PALETTE[k % len(PALETTE)]}" data-series="{escape(name)}" data-x="{escape(cat)}" '
                        f'data-y="{v!r}"><title>{escape(cat)} {escape(name)}: {_fmt(v)}</title></rect>')
-    for k, name in enumerate(series):
-        ly = TOP + 14 + 16 * k
-        out.append(f'<rect x="{W - RIGHT + 10}" y="{ly - 9}" width="10" height="10" fill="{PALETTE[k % len(PALETTE)]}"/>'
-                   f'<text x="{W - RIGHT + 25}" y="{ly}" class="legend">{escape(name[:32])}</text>')
-    out.append(f'<text x="15" y="{(TOP + H - BOTTOM) / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 15 {(TOP + H - BOTTOM) / 2})">{escape(y_label)}</text>')
+    out += [_legend(k, name, PALETTE[k % len(PALETTE)]) for k, name in enumerate(series)]
+    out += _labels(None, y_label)
     out.append("</svg>")
     return "\n".join(out)
 
