@@ -82,6 +82,9 @@ def build_parser() -> OneLineParser:
                      help="adaptive duration: stop a point once the confidence intervals of its p50 and p99 are "
                           "within P of the estimate (e.g. 5%%); --duration is then the maximum")
     run.add_argument("--confidence", metavar="C", help="of those intervals: 0.90, 0.95 (default) or 0.99")
+    run.add_argument("--link", metavar="netns[:PROFILE]",
+                     help="publisher and subscriber in two network namespaces joined by a veth pair; PROFILE: gige, "
+                          "fast-ethernet, wifi, lossy:P%%, none, or rate=..,loss=..%%,delay=..ms")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung (default: {DEFAULT_POINT_TIMEOUT})")
@@ -103,6 +106,8 @@ def build_parser() -> OneLineParser:
 
     doctor = sub.add_parser("doctor", help="check the agent and the system settings that skew numbers")
     doctor.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
+    doctor.add_argument("--cleanup", action="store_true",
+                        help="only remove what crashed runs left: their network namespaces and shared-memory segments")
     doctor.set_defaults(func=cmd_doctor)
 
     report = sub.add_parser("report", help="re-print the tables, regenerate results.csv, write report.html")
@@ -224,7 +229,7 @@ def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
         qos=dict(reliability=ns.reliability, best=ns.best, history=ns.history, durability=ns.durability,
                  keyed=ns.keyed, instances=ns.instances, async_=ns.async_, batch=ns.batch, receive=ns.receive,
                  transport=ns.transport, nic=ns.nic, match_timeout=ns.match_timeout),
-        samples=ns.samples, precision=ns.precision, confidence=ns.confidence,
+        samples=ns.samples, precision=ns.precision, confidence=ns.confidence, link=ns.link,
     )
     if agent is None:
         return _no_agent()
@@ -258,8 +263,10 @@ def cmd_sweep(ns: argparse.Namespace, argv: list[str]) -> int:
 
 
 def cmd_doctor(ns: argparse.Namespace, argv: list[str]) -> int:
-    from mwperf.doctor import doctor
+    from mwperf.doctor import cleanup, doctor
 
+    if ns.cleanup:
+        return cleanup(sys.stdout)
     return doctor(sys.stdout, ns.agent)
 
 

@@ -13,7 +13,7 @@ from typing import TextIO
 from mwperf.agent import AgentError, agent_version, default_agent_path, find_agent, list_adapters, wakeup
 from mwperf.provenance import HALTPOLL, governor, read_sysctl
 
-__all__ = ["doctor", "advice_busy_read", "advice_busy_poll", "advice_rmem_max", "advice_governor",
+__all__ = ["doctor", "cleanup", "advice_busy_read", "advice_busy_poll", "advice_rmem_max", "advice_governor",
            "wakeup_advice", "RMEM_WANTED"]
 
 RMEM_WANTED = 8 * 1024 * 1024
@@ -89,6 +89,19 @@ def wakeup_advice(same_p50_ns: float | None, cross_p50_ns: float | None) -> str 
 
 def _us(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1000:.1f} us"
+
+
+def cleanup(out: TextIO) -> int:
+    """Remove what crashed runs left: namespaces (by name, their controller
+    gone) and unreferenced middleware shared-memory segments."""
+    from mwperf.cleanup import clean_shm
+    from mwperf.netns import remove_stale
+
+    namespaces = remove_stale()
+    segments = clean_shm()
+    out.write(f"removed {len(namespaces)} namespace(s){': ' + ', '.join(namespaces) if namespaces else ''}\n")
+    out.write(f"removed {len(segments)} shared-memory segment(s){': ' + ', '.join(segments) if segments else ''}\n")
+    return 0
 
 
 def doctor(out: TextIO, agent_arg: str | None = None, cpu_count: int | None = None) -> int:

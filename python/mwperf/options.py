@@ -110,6 +110,7 @@ class RunOptions:
     samples: int = 0          # --samples: measured samples per point (0 = run for the duration)
     precision: float = 0.0    # --precision: adaptive stop at this relative CI half-width of p50 and p99
     confidence: str = DEFAULT_CONFIDENCE
+    link: "LinkProfile | None" = None  # --link netns[:PROFILE]: publisher and subscriber in two namespaces
 
     @property
     def run_id(self) -> str:
@@ -215,6 +216,7 @@ def build_run_options(
     samples: str | int | None = None,
     precision: str | float | None = None,
     confidence: str | None = None,
+    link: str | None = None,
     check_out: bool = True,
 ) -> RunOptions:
     """Check every value; raise UsageError naming the first bad one.
@@ -302,6 +304,14 @@ def build_run_options(
     if confidence_value not in CONFIDENCES:
         raise UsageError(f"--confidence {confidence}: choose from {', '.join(CONFIDENCES)}")
 
+    link_profile = None
+    if link is not None:
+        from mwperf.netns import parse_link
+
+        link_profile = parse_link(link)
+        if qos_options.nic is not None:
+            raise UsageError(f"--nic {qos_options.nic}: not with --link {link} (the link has its own interfaces)")
+
     out_path = Path(out) if out else default_out()
     if check_out and (out_path / "results.jsonl").exists():
         raise UsageError(f"--out {out_path}: already holds results.jsonl (choose a new directory)")
@@ -326,6 +336,7 @@ def build_run_options(
         samples=samples_value,
         precision=precision_value,
         confidence=confidence_value,
+        link=link_profile,
     )
 
 

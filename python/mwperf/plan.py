@@ -42,13 +42,13 @@ __all__ = ["PlanError", "PlannedPoint", "Plan", "load_plan", "parse_plan", "expa
 OPTION_KEYS = (
     "mw", "transport", "reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive",
     "wait", "cpu", "mode", "size", "rate", "duration", "warmup", "samples", "precision", "confidence",
-    "latency_count", "nic", "match_timeout", "point_timeout",
+    "latency_count", "nic", "match_timeout", "point_timeout", "link",
 )
 QOS_KEYS = {"reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive", "transport", "nic",
             "match_timeout"}
 SWEEP_KEYS = ("exclude", "repetitions", "description")
 #: One value even when it has a comma (``cpu: 0,1`` is one placement).
-NO_COMMA_SPLIT = {"cpu"}
+NO_COMMA_SPLIT = {"cpu", "link"}
 FLAGS = ("keyed", "async", "batch")
 RULE_BOUNDS = {"size_over", "size_under", "rate_over", "rate_under", "offered_gbps_over"}
 MAX_REPETITIONS = 1000
@@ -266,6 +266,7 @@ def _point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
         "nic": q.nic, "wait": opts.wait, "cpu": str(opts.cpu), "duration_ns": opts.duration_ns,
         "warmup_ns": opts.warmup_ns, "samples": opts.samples, "precision": opts.precision,
         "confidence": opts.confidence, "latency_count": opts.latency_count, "repetition": repetition,
+        **({"link": opts.link.name} if opts.link else {}),
     }
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
     return digest[:16]
@@ -337,7 +338,7 @@ def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent:
             duration=text("duration") or _sample_duration(settings), warmup=text("warmup"), cpu=text("cpu"),
             wait=text("wait"), latency_count=text("latency_count"), out=str(out), point_timeout=text("point_timeout"),
             agent=agent, adapters=adapters, cpu_count=cpu_count, qos=qos, samples=text("samples"),
-            precision=text("precision"), confidence=text("confidence"), check_out=False,
+            precision=text("precision"), confidence=text("confidence"), link=text("link"), check_out=False,
         )
     except UsageError as exc:
         message = str(exc)

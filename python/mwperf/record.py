@@ -164,6 +164,7 @@ def merge_record(
     samples: int = 0,
     precision: float = 0.0,
     confidence: str = "0.95",
+    link: dict | None = None,
 ) -> dict:
     """One schema-v1 record; status is "failed" when ``error`` is set, a
     side's result is missing, or every sample was lost."""
@@ -261,6 +262,7 @@ def merge_record(
         "mw_rss_kb": {"pub": _mw_rss(pub), "sub": _mw_rss(sub)},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
         "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
+        "link": link,
         "samples_file": _samples_file(pub, sub, point),
         "repetition": repetition,
         "point_key": point_key,

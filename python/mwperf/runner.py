@@ -17,6 +17,7 @@ in a ``finally``, after the last (:mod:`mwperf.cleanup`).
 from __future__ import annotations
 
 import random
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -162,6 +163,13 @@ def _salvage_sub(sub: AgentProcess, outcome: PointOutcome, seconds: float) -> No
         outcome.sub = event
 
 
+def _in_link(pair, role: str, argv: list[str]) -> list[str]:
+    """The agent's argv, run inside the role's namespace with its addresses."""
+    if pair is None:
+        return argv
+    return pair.exec_prefix(role) + argv + pair.agent_args(role)
+
+
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
     """Rate mode's adaptive stop: the subscriber owns the one-way latency and
     says `converged`; the publisher is told to stop."""
@@ -178,7 +186,20 @@ def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]
 
 def run_point(opts: RunOptions, point: TestPoint, agent: str,
               timeouts: Timeouts = DEFAULT_TIMEOUTS) -> PointOutcome:
-    """Run one point; never raises for agent trouble (see outcome.error)."""
+    """Run one point; never raises for agent trouble (see outcome.error).
+    With --link netns, in a namespace pair made for the point and removed after it."""
+    if opts.link is None:
+        return _run_point(opts, point, agent, timeouts, None)
+    from mwperf.netns import NetnsPair
+
+    try:
+        with NetnsPair(opts.link, point.index) as pair:
+            return _run_point(opts, point, agent, timeouts, pair)
+    except OSError as exc:
+        return PointOutcome(error=f"link {opts.link.name}: {exc}")
+
+
+def _run_point(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, pair) -> PointOutcome:
     outcome = PointOutcome()
     slack = opts.point_timeout_ns / 1e9
     run_id = random.getrandbits(32)
@@ -186,14 +207,14 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
     pub: AgentProcess | None = None
     pub_started = False
     try:
-        sub = AgentProcess(agent_argv(agent, "sub", point, opts, run_id, 0), "sub")
+        sub = AgentProcess(_in_link(pair, "sub", agent_argv(agent, "sub", point, opts, run_id, 0)), "sub")
         outcome.sub_ready = _expect(sub, {"ready"}, timeouts.ready + slack, "ready event")
         # Port-less middlewares (DDS discovery) report port 0 or none: pass 0 on.
         port = outcome.sub_ready.get("port", 0)
         if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
             raise PointFailed(f"sub: ready event with a bad port: {port!r}")
 
-        pub = AgentProcess(agent_argv(agent, "pub", point, opts, run_id, port), "pub")
+        pub = AgentProcess(_in_link(pair, "pub", agent_argv(agent, "pub", point, opts, run_id, port)), "pub")
         pub_started = True
         run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
         match_s = opts.qos.match_timeout_ns / 1e9
@@ -232,7 +253,16 @@ def point_label(point: TestPoint) -> str:
 
 
 def _clean_shm(progress: TextIO, when: str) -> None:
-    """Remove stale middleware shared-memory segments; never fails the run."""
+    """Remove stale middleware shared-memory segments and the namespaces of
+    crashed runs; never fails the run."""
+    from mwperf.netns import remove_stale
+
+    try:
+        gone = remove_stale()
+    except (OSError, subprocess.SubprocessError):  # pragma: no cover - no ip tool
+        gone = []
+    if gone:
+        progress.write(f"mwperf: removed {len(gone)} namespace(s) left by a crashed run: {', '.join(gone)}\n")
     try:
         removed = clean_shm()
     except OSError as exc:  # pragma: no cover - /dev/shm unreadable
@@ -304,6 +334,7 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
                     adapter=opts.adapters.get(point.mw), error=outcome.error,
                     repetition=job.repetition, point_key=job.key, samples=opts.samples,
                     precision=opts.precision, confidence=opts.confidence,
+                    link=opts.link.as_dict() if opts.link else None,
                 )
                 rundir.append(record)
                 records.append(record)

@@ -1,6 +1,7 @@
 // Small helpers shared by the raw socket adapters (udp, tcp).
 #pragma once
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -52,6 +53,23 @@ inline int set_buffer(int fd, int opt, int want) {
   socklen_t l = sizeof got;
   getsockopt(fd, SOL_SOCKET, opt, &got, &l);
   return got;
+}
+
+// The IPv4 address of interface `name` ("" if it has none); an address is
+// returned as it is.
+inline std::string interface_ipv4(const std::string& name) {
+  in_addr probe;
+  if (inet_pton(AF_INET, name.c_str(), &probe) == 1) return name;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return "";
+  std::string found;
+  for (ifaddrs* i = list; i != nullptr && found.empty(); i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || name != i->ifa_name) continue;
+    char text[INET_ADDRSTRLEN];
+    if (inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, text, sizeof text)) found = text;
+  }
+  freeifaddrs(list);
+  return found;
 }
 
 inline std::string kernel_version() {

@@ -1,0 +1,164 @@
+"""--link netns: two namespaces joined by a veth pair, shaped by a profile.
+Needs root, ip, tc and nft (the suite's machine has them); skipped otherwise."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import real_agent_path
+from mwperf.agent import list_adapters
+from mwperf.netns import PREFIX, LinkProfile, NetnsPair, parse_link, remove_stale, stale_namespaces
+from mwperf.options import UsageError
+from mwperf.rundir import read_records
+
+ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft"))
+needs_root = pytest.mark.skipif(not ROOT, reason="needs root, ip, tc and nft")
+
+
+def ours() -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [l.split()[0] for l in out.splitlines() if l.startswith(PREFIX)]
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("netns", LinkProfile("none", None, 0.0)),
+    ("netns:gige", LinkProfile("gige", 1000.0, 0.0)),
+    ("netns:fast-ethernet", LinkProfile("fast-ethernet", 100.0, 0.0)),
+    ("netns:wifi", LinkProfile("wifi", 60.0, 2.0)),
+    ("netns:lossy:5%", LinkProfile("lossy:5%", None, 5.0)),
+    ("netns:rate=250mbit,loss=1%", LinkProfile("rate=250mbit,loss=1%", 250.0, 1.0)),
+])
+def test_profiles(spec, expected):
+    assert parse_link(spec) == expected
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("wire", "--link wire: unknown link kind 'wire'"),
+    ("netns:carrier-pigeon", "--link netns:carrier-pigeon: unknown profile 'carrier-pigeon'"),
+    ("netns:lossy:150%", "--link netns:lossy:150%: loss 150%: must be between 0 and 100 %"),
+    ("netns:rate=fast", "--link netns:rate=fast: rate fast: expected e.g. 100mbit or 1gbit"),
+    ("netns:colour=red", "--link netns:colour=red: 'colour=red': expected rate=..."),
+])
+def test_bad_profiles(spec, message):
+    with pytest.raises(UsageError) as err:
+        parse_link(spec)
+    assert str(err.value).startswith(message)
+
+
+@needs_root
+def test_pair_is_created_and_removed():
+    with NetnsPair(parse_link("netns:gige")) as pair:
+        assert set(pair.ns) <= set(ours())
+        qdisc = subprocess.run(["tc", "-n", pair.ns[0], "qdisc", "show", "dev", pair.ifname[0]],
+                               capture_output=True, text=True).stdout
+        assert "tbf" in qdisc and "1Gbit" in qdisc
+        ping = subprocess.run(pair.exec_prefix("pub") + ["ip", "route", "get", pair.addr[1]], capture_output=True,
+                              text=True)
+        assert pair.ifname[0] in ping.stdout  # the sub's address is reached over the veth, inside the namespace
+    assert not set(pair.ns) & set(ours())
+    # and the host never got the 10.77 addresses
+    assert "10.77." not in subprocess.run(["ip", "-4", "addr"], capture_output=True, text=True).stdout
+
+
+@needs_root
+def test_delay_is_refused_without_netem():
+    profile = parse_link("netns:rate=100mbit,delay=2ms")
+    probe = subprocess.run(["tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "0ms"], capture_output=True,
+                           text=True)
+    if probe.returncode == 0:
+        subprocess.run(["tc", "qdisc", "del", "dev", "lo", "root"], capture_output=True)
+        pytest.skip("this kernel has netem")
+    with pytest.raises(UsageError, match=r"delay needs netem, which this kernel does not have"):
+        with NetnsPair(profile):
+            pass
+    assert ours() == []
+
+
+@needs_root
+def test_gige_profile_measured_by_iperf3():
+    if shutil.which("iperf3") is None:
+        pytest.skip("iperf3 is not installed")
+    with NetnsPair(parse_link("netns:gige")) as pair:
+        server = subprocess.Popen(pair.exec_prefix("sub") + ["iperf3", "-s", "-1", "-B", pair.addr[1], "-p", "5299"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        out = subprocess.run(pair.exec_prefix("pub") + ["iperf3", "-c", pair.addr[1], "-p", "5299", "-t", "3", "-J"],
+                             capture_output=True, text=True, timeout=60).stdout
+        server.wait(timeout=10)
+    gbps = json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e9
+    assert 0.9 <= gbps <= 1.1, gbps
+
+
+def mwperf(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "mwperf", *args], capture_output=True, text=True, timeout=timeout)
+
+
+@needs_root
+@pytest.mark.e2e
+def test_lossy_5_percent_measured_by_a_best_effort_udp_point(tmp_path):
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent is not built")
+    out = tmp_path / "run"
+    done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "5000", "--size", "256",
+                  "--duration", "2s", "--warmup", "200ms", "--link", "netns:lossy:5%", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    (r,) = read_records(out)
+    assert r["link"] == {"kind": "netns", "profile": "lossy:5%", "rate_mbit": None, "loss_pct": 5.0, "delay_ms": 0.0}
+    assert 0.035 <= r["loss_rate"] <= 0.065 and r["received"] + r["lost"] == r["sent"] == 10000
+    assert ours() == []
+
+
+@needs_root
+@pytest.mark.e2e
+def test_half_lost_point_completes_over_the_control_channel(tmp_path):
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent is not built")
+    out = tmp_path / "run"
+    done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "1000", "--size", "256",
+                  "--duration", "1s", "--warmup", "100ms", "--link", "netns:lossy:50%", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    (r,) = read_records(out)
+    assert r["status"] == "ok" and 0.4 <= r["loss_rate"] <= 0.6
+    assert ours() == []
+
+
+@needs_root
+@pytest.mark.e2e
+def test_cyclonedds_stays_on_the_veth(tmp_path):
+    agent = real_agent_path()
+    if agent is None or "cyclonedds" not in list_adapters(str(agent)):
+        pytest.skip("the agent is built without cyclonedds")
+    out = tmp_path / "run"
+    done = mwperf("run", "--agent", str(agent), "--mw", "cyclonedds", "--mode", "latency", "--size", "1k",
+                  "--duration", "1s", "--warmup", "200ms", "--link", "netns:gige", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    (r,) = read_records(out)
+    assert r["status"] == "ok" and r["received"] == r["sent"]
+    xml = r["adapter"]["config"]["xml"]
+    assert '<NetworkInterface name="mwa' in xml and "10.77." in xml  # the veth, the other side as peer
+
+
+@needs_root
+def test_leftovers_of_a_killed_run_are_removed():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        names = [f"{PREFIX}{child.pid}-a", f"{PREFIX}{child.pid}-b"]
+        for name in names:
+            subprocess.run(["ip", "netns", "add", name], check=True)
+        assert stale_namespaces() == []  # its controller is alive: not stale
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert sorted(stale_namespaces()) == sorted(names)
+    done = mwperf("doctor", "--cleanup", timeout=60)
+    assert done.returncode == 0 and f"removed 2 namespace(s): " in done.stdout
+    assert all(name in done.stdout for name in names)
+    assert ours() == [] and remove_stale() == []
