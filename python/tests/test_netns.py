@@ -51,6 +51,13 @@ def test_bad_profiles(spec, message):
     assert str(err.value).startswith(message)
 
 
+def test_fastdds_is_refused_for_now(tmp_path):
+    done = mwperf("run", "--mw", "fastdds", "--link", "netns:gige", "--duration", "1s", "--out", str(tmp_path / "r"),
+                  timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith("mwperf: error: --link netns:gige: not supported by fastdds yet")
+
+
 @needs_root
 def test_pair_is_created_and_removed():
     with NetnsPair(parse_link("netns:gige")) as pair:
