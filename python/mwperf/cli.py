@@ -119,6 +119,12 @@ def build_parser() -> OneLineParser:
                              "latency point)")
     report.set_defaults(func=cmd_report)
 
+    base = sub.add_parser("baseline", help="iperf3 TCP and UDP over a --link, stored with a run")
+    base.add_argument("--link", metavar="netns[:PROFILE]", required=True, help="the link to measure")
+    base.add_argument("--out", metavar="DIR", required=True, help="run directory (baseline.json goes there)")
+    base.add_argument("--duration", metavar="T", default="5s", help="each iperf3 test (default: 5s)")
+    base.set_defaults(func=cmd_baseline)
+
     compare = sub.add_parser("compare", help="the same points of several runs side by side (the first is the baseline)")
     compare.add_argument("dirs", metavar="DIR", nargs="+", help="run directories")
     compare.add_argument("--fail-if-slower", metavar="PCT", type=_percent,
@@ -276,6 +282,14 @@ def cmd_report(ns: argparse.Namespace, argv: list[str]) -> int:
     return report(ns.dir, ns.format, point=ns.point)
 
 
+def cmd_baseline(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.baseline import run_baseline
+    from mwperf.netns import NetnsPair
+
+    NetnsPair.check_possible()
+    return run_baseline(ns.link, ns.out, ns.duration, sys.stdout)
+
+
 def cmd_compare(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.compare import compare_runs
 
@@ -319,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, compare, export or import (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, baseline, compare, export or import (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

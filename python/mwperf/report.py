@@ -67,7 +67,10 @@ def write_html(path: Path, records: list[dict], run: dict | None, point: int | N
     ``point`` picks the point whose samples are plotted."""
     target = path / REPORT_HTML
     tmp = target.with_suffix(".html.tmp")
-    html = render_html(records, run, f"mwperf run {path.name}", _point_plots(path, records, point))
+    from mwperf.baseline import read_baseline
+
+    html = render_html(records, run, f"mwperf run {path.name}", _point_plots(path, records, point),
+                       baseline=read_baseline(path))
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(target)
     return target

@@ -169,3 +169,23 @@ def test_leftovers_of_a_killed_run_are_removed():
     assert done.returncode == 0 and f"removed 2 namespace(s): " in done.stdout
     assert all(name in done.stdout for name in names)
     assert ours() == [] and remove_stale() == []
+
+
+@needs_root
+def test_baseline_is_stored_and_shown_in_the_report(tmp_path):
+    if shutil.which("iperf3") is None:
+        pytest.skip("iperf3 is not installed")
+    from conftest import FIXTURES
+    from mwperf.rundir import RunDir
+
+    rundir = RunDir(tmp_path).create()
+    rundir.append(json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0]))
+    done = mwperf("baseline", "--link", "netns:fast-ethernet", "--out", str(tmp_path), "--duration", "2s")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "baseline.json").read_text())
+    assert doc["link"]["profile"] == "fast-ethernet"
+    assert 0.085 <= doc["tcp"]["gbps"] <= 0.105 and 0.085 <= doc["udp"]["gbps"] <= 0.105
+    assert mwperf("report", str(tmp_path)).returncode == 0
+    html = (tmp_path / "report.html").read_text()
+    assert '<section id="baseline">' in html and f"{doc['tcp']['gbps']:.3f}" in html
+    assert ours() == []

@@ -249,8 +249,19 @@ SECTIONS = (("throughput", "Throughput vs message size"), ("latency", "Latency v
             ("point", "One point: latency histogram and latency over time"))
 
 
+def _baseline_html(baseline: dict) -> str:
+    tcp, udp = baseline.get("tcp") or {}, baseline.get("udp") or {}
+    link = (baseline.get("link") or {}).get("profile", "?")
+    return (f'<section id="baseline"><h2>Raw link (iperf3)</h2><table>'
+            f'<tr><th class="l">link</th><th>TCP Gbit/s</th><th>UDP 65507 B Gbit/s</th><th>UDP lost %</th></tr>'
+            f'<tr><td class="l">{escape(str(link))}</td><td>{tcp.get("gbps", 0):.3f}</td>'
+            f'<td>{udp.get("gbps", 0):.3f}</td><td>{udp.get("lost_percent") or 0:.2f}</td></tr></table>'
+            f'<p>{escape(str(baseline.get("tool", "")))}, {baseline.get("duration_s", "?")} s each, '
+            f'{escape(str(baseline.get("time", "")))}</p></section>')
+
+
 def render_html(records: list[dict], run: dict | None, title: str,
-                extra_plots: list[tuple[str, str, str]] = ()) -> str:
+                extra_plots: list[tuple[str, str, str]] = (), baseline: dict | None = None) -> str:
     placements = sorted({f"{(r.get('cpu') or {}).get('placement')} / wait {r.get('wait')}" for r in records})
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
              f"<style>{CSS}</style></head><body>",
@@ -261,6 +272,8 @@ def render_html(records: list[dict], run: dict | None, title: str,
     warnings = warnings_for(records, run)
     parts += [f'<div class="warn">{escape(w)}</div>' for w in warnings] or ["<p>None.</p>"]
     parts.append("</section>")
+    if baseline:
+        parts.append(_baseline_html(baseline))
     plots = plot_svgs(records) + list(extra_plots)
     for key, heading in SECTIONS:
         charts = [svg for section, _, svg in plots if section == key]
