@@ -139,5 +139,16 @@ int main(int argc, char** argv) {
   }
   if (o.command == "list") return list_adapters();
   if (o.command == "wakeup") return run_wakeup_probe(o);
+  if (o.command == "clock") {
+    // Clock-offset exchange with the controller: one reading per line read.
+    char line[64];
+    while (std::fgets(line, sizeof line, stdin)) {
+      timespec rt;
+      clock_gettime(CLOCK_REALTIME, &rt);
+      emit(JsonObject().str("event", "clock").num("mono_ns", now_ns())
+               .num("real_ns", int64_t(rt.tv_sec) * 1000000000LL + rt.tv_nsec).done());
+    }
+    return 0;
+  }
   return run(o);
 }

@@ -165,6 +165,7 @@ def merge_record(
     precision: float = 0.0,
     confidence: str = "0.95",
     link: dict | None = None,
+    clock: dict | None = None,
 ) -> dict:
     """One schema-v1 record; status is "failed" when ``error`` is set, a
     side's result is missing, or every sample was lost."""
@@ -263,6 +264,7 @@ def merge_record(
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
         "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
         "link": link,
+        "clock": _clock(clock, mode, latency),
         "samples_file": _samples_file(pub, sub, point),
         "repetition": repetition,
         "point_key": point_key,
@@ -272,6 +274,17 @@ def merge_record(
         "status": status,
         "error": error,
     }
+
+
+def _clock(clock: dict | None, mode: str, latency: dict | None) -> dict | None:
+    """The clock estimate, flagged when two clocks make a one-way figure uncertain
+    by more than 10 % of its p50."""
+    if clock is None:
+        return None
+    p50 = (latency or {}).get("p50")
+    flagged = (mode == "rate" and not clock.get("same_clock") and p50 is not None
+               and clock["uncertainty_us"] > 0.10 * p50)
+    return {**clock, "flagged": flagged}
 
 
 def _samples_file(pub: dict | None, sub: dict | None, point: TestPoint) -> dict | None:

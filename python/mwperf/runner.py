@@ -70,6 +70,7 @@ class PointOutcome:
     pub_ready: dict | None = None
     sub_ready: dict | None = None
     error: str | None = None
+    clock: dict | None = None  # two hosts: the estimated clock offset (mwperf.clocks)
 
 
 def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id: int,
@@ -194,7 +195,12 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
 
     try:
         with NetnsPair(opts.link, point.index) as pair:
-            return _run_point(opts, point, agent, timeouts, pair)
+            from mwperf.clocks import estimate
+
+            clock = estimate(pair.exec_prefix("pub") + [agent], pair.exec_prefix("sub") + [agent], same_clock=True)
+            outcome = _run_point(opts, point, agent, timeouts, pair)
+            outcome.clock = clock
+            return outcome
     except OSError as exc:
         return PointOutcome(error=f"link {opts.link.name}: {exc}")
 
@@ -334,7 +340,7 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
                     adapter=opts.adapters.get(point.mw), error=outcome.error,
                     repetition=job.repetition, point_key=job.key, samples=opts.samples,
                     precision=opts.precision, confidence=opts.confidence,
-                    link=opts.link.as_dict() if opts.link else None,
+                    link=opts.link.as_dict() if opts.link else None, clock=outcome.clock,
                 )
                 rundir.append(record)
                 records.append(record)

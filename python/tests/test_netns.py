@@ -119,6 +119,10 @@ def test_lossy_5_percent_measured_by_a_best_effort_udp_point(tmp_path):
     (r,) = read_records(out)
     assert r["link"] == {"kind": "netns", "profile": "lossy:5%", "rate_mbit": None, "loss_pct": 5.0, "delay_ms": 0.0}
     assert 0.035 <= r["loss_rate"] <= 0.065 and r["received"] + r["lost"] == r["sent"] == 10000
+    # both namespaces read one clock: the estimated offset must come out near zero
+    clock = r["clock"]
+    assert clock["same_clock"] and not clock["flagged"]
+    assert abs(clock["offset_us"]) <= clock["uncertainty_us"] + 5 and clock["uncertainty_us"] < 1000
     assert ours() == []
 
 

@@ -242,3 +242,16 @@ def test_adaptive_point_records_precision_and_early_stop():
                              "at_convergence": {"kept": 900, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1]}}
     assert (r["repetition"], r["point_key"], r["samples"]) == (2, "abc", None)
     assert r["elapsed_s"] == pytest.approx(0.7501)
+
+
+@pytest.mark.parametrize("same_clock, uncertainty, flagged", [(False, 20.0, True), (False, 5.0, False),
+                                                              (True, 20.0, False)])
+def test_one_way_results_across_uncertain_clocks_are_flagged(same_clock, uncertainty, flagged):
+    pub = side("pub", mode="rate", sent=100, achieved_hz=100.0, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
+    sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000))  # p50 100 us
+    clock = {"offset_us": 3.0, "uncertainty_us": uncertainty, "method": "m", "same_clock": same_clock, "sync": {}}
+    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "rate", 1024, 100.0), time="2025-01-01T00:00:00.000Z",
+                     duration_ns=1_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
+                     clock=clock)
+    validate_record(r)
+    assert r["clock"]["flagged"] is flagged

@@ -47,10 +47,11 @@ bool to_i64(const std::string& s, int64_t* out) {
 }  // namespace
 
 std::string parse_options(int argc, const char* const* argv, Options* o) {
-  if (argc < 2) return "missing command (run, list, wakeup, version)";
+  if (argc < 2) return "missing command (run, list, wakeup, version, clock)";
   o->command = argv[1];
-  if (o->command != "run" && o->command != "list" && o->command != "wakeup" && o->command != "version")
-    return "unknown command '" + o->command + "' (run, list, wakeup, version)";
+  if (o->command != "run" && o->command != "list" && o->command != "wakeup" && o->command != "version" &&
+      o->command != "clock")
+    return "unknown command '" + o->command + "' (run, list, wakeup, version, clock)";
 
   std::map<std::string, std::string> kv;
   for (int i = 2; i < argc; ++i) {

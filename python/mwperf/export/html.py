@@ -88,6 +88,11 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
     if noisy:
         out.append(f"{len(noisy)} point(s) have p99 above 5 x p50 (high variance): run longer (--duration, "
                    "or --precision for the adaptive stop), pin the CPUs and keep the machine otherwise idle.")
+    flagged = [r for r in records if (r.get("clock") or {}).get("flagged")]
+    if flagged:
+        out.append(f"{len(flagged)} one-way result(s) measured across two clocks whose offset is known only to more "
+                   "than 10 % of the latency: synchronise the hosts (ptp4l/phc2sys, chrony) or use ping-pong "
+                   "(latency mode, RTT/2), which needs no common clock.")
     failed = [r for r in records if r.get("status") != "ok"]
     if failed:
         out.append(f"{len(failed)} point(s) failed (see the tables for the reasons); they are not plotted.")
