@@ -10,6 +10,7 @@ pkgs=(
   libfastrtps-dev fastddsgen fastdds-tools                    # Fast DDS adapter, `fastdds shm clean`
   sockperf iperf3                                             # the baselines in bench/
   iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
+  openssh-client openssh-server                               # --hosts over ssh, and its test
   chromium                                                    # the report's real-browser test
 )
 

@@ -24,8 +24,9 @@ FLAG_RATIO = 0.10
 
 
 def side_offset(argv: list[str], exchanges: int = EXCHANGES, timeout: float = 10.0) -> tuple[int, int]:
-    """(offset of that agent's CLOCK_MONOTONIC from ours, half the smallest round trip), ns."""
-    proc = subprocess.Popen(argv + ["clock"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    """(offset of that agent's CLOCK_MONOTONIC from ours, half the smallest round trip), ns;
+    ``argv`` runs ``mwperf-agent clock`` where that side runs."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
     best: tuple[int, int] | None = None
     deadline = time.monotonic() + timeout

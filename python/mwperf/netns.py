@@ -207,6 +207,18 @@ class NetnsPair:
         for ns in self.ns:
             _run("ip", "netns", "delete", ns, check=False)
 
+    same_clock = True
+
+    def command(self, role: str, argv: list[str]) -> list[str]:
+        return self.exec_prefix(role) + argv
+
+    def wrap(self, role: str, argv: list[str]) -> list[str]:
+        """The agent's argv in the role's namespace, with its addresses."""
+        return self.exec_prefix(role) + argv + self.agent_args(role)
+
+    def as_dict(self) -> dict:
+        return self.profile.as_dict()
+
     def exec_prefix(self, role: str) -> list[str]:
         """The argv prefix that runs a command in the role's namespace."""
         return ["ip", "netns", "exec", self.ns[0 if role == "pub" else 1]]

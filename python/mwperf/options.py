@@ -111,6 +111,7 @@ class RunOptions:
     precision: float = 0.0    # --precision: adaptive stop at this relative CI half-width of p50 and p99
     confidence: str = DEFAULT_CONFIDENCE
     link: "LinkProfile | None" = None  # --link netns[:PROFILE]: publisher and subscriber in two namespaces
+    hosts: "SshHosts | None" = None  # --hosts pub=..,sub=..: agents on two real hosts, over ssh
 
     @property
     def run_id(self) -> str:
@@ -217,6 +218,8 @@ def build_run_options(
     precision: str | float | None = None,
     confidence: str | None = None,
     link: str | None = None,
+    hosts: str | None = None,
+    data: str | None = None,
     check_out: bool = True,
 ) -> RunOptions:
     """Check every value; raise UsageError naming the first bad one.
@@ -315,6 +318,16 @@ def build_run_options(
         if qos_options.nic is not None:
             raise UsageError(f"--nic {qos_options.nic}: not with --link {link} (the link has its own interfaces)")
 
+    ssh_hosts = None
+    if hosts is not None:
+        from mwperf.hosts import parse_hosts
+
+        if link is not None:
+            raise UsageError(f"--hosts {hosts}: not with --link {link} (one or the other)")
+        ssh_hosts = parse_hosts(hosts, data, qos_options.nic)
+    elif data is not None:
+        raise UsageError(f"--data {data}: only with --hosts")
+
     out_path = Path(out) if out else default_out()
     if check_out and (out_path / "results.jsonl").exists():
         raise UsageError(f"--out {out_path}: already holds results.jsonl (choose a new directory)")
@@ -340,6 +353,7 @@ def build_run_options(
         precision=precision_value,
         confidence=confidence_value,
         link=link_profile,
+        hosts=ssh_hosts,
     )
 
 

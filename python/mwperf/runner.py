@@ -165,10 +165,8 @@ def _salvage_sub(sub: AgentProcess, outcome: PointOutcome, seconds: float) -> No
 
 
 def _in_link(pair, role: str, argv: list[str]) -> list[str]:
-    """The agent's argv, run inside the role's namespace with its addresses."""
-    if pair is None:
-        return argv
-    return pair.exec_prefix(role) + argv + pair.agent_args(role)
+    """The agent's argv, run where the role runs (namespace, ssh host) with its addresses."""
+    return argv if pair is None else pair.wrap(role, argv)
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
@@ -189,20 +187,22 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
               timeouts: Timeouts = DEFAULT_TIMEOUTS) -> PointOutcome:
     """Run one point; never raises for agent trouble (see outcome.error).
     With --link netns, in a namespace pair made for the point and removed after it."""
-    if opts.link is None:
+    if opts.link is None and opts.hosts is None:
         return _run_point(opts, point, agent, timeouts, None)
+    from mwperf.clocks import estimate
     from mwperf.netns import NetnsPair
 
+    where = opts.hosts if opts.hosts is not None else NetnsPair(opts.link, point.index)
     try:
-        with NetnsPair(opts.link, point.index) as pair:
-            from mwperf.clocks import estimate
-
-            clock = estimate(pair.exec_prefix("pub") + [agent], pair.exec_prefix("sub") + [agent], same_clock=True)
+        with where as pair:
+            clock = estimate(pair.command("pub", [agent, "clock"]), pair.command("sub", [agent, "clock"]),
+                             same_clock=pair.same_clock)
             outcome = _run_point(opts, point, agent, timeouts, pair)
             outcome.clock = clock
             return outcome
     except OSError as exc:
-        return PointOutcome(error=f"link {opts.link.name}: {exc}")
+        name = opts.link.name if opts.link else "ssh"
+        return PointOutcome(error=f"link {name}: {exc}")
 
 
 def _run_point(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, pair) -> PointOutcome:
@@ -340,7 +340,8 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
                     adapter=opts.adapters.get(point.mw), error=outcome.error,
                     repetition=job.repetition, point_key=job.key, samples=opts.samples,
                     precision=opts.precision, confidence=opts.confidence,
-                    link=opts.link.as_dict() if opts.link else None, clock=outcome.clock,
+                    link=(opts.link.as_dict() if opts.link else opts.hosts.as_dict() if opts.hosts else None),
+                    clock=outcome.clock,
                 )
                 rundir.append(record)
                 records.append(record)

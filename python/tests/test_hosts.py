@@ -1,0 +1,89 @@
+"""--hosts over ssh, for real: two sshd (Debian openssh-server) in two network
+namespaces with a key the test generates; the controller runs in the first
+namespace, so 10.77.x addresses never exist outside them."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import real_agent_path
+from mwperf.hosts import parse_hosts
+from mwperf.netns import NetnsPair, parse_link
+from mwperf.options import UsageError
+from mwperf.rundir import read_records
+
+SSHD = "/usr/sbin/sshd"
+ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft", "ssh", "ssh-keygen"))
+
+
+def test_remote_command_is_quoted_argument_by_argument():
+    hosts = parse_hosts("pub=root@10.1.0.1,sub=alice@10.1.0.2", ssh_options=("-o", "BatchMode=yes"))
+    argv = hosts.wrap("pub", ["/opt/mw perf/agent", "run", "--mode", "rate;reboot"])
+    assert argv[:5] == ["ssh", "-o", "BatchMode=yes", "root@10.1.0.1", "--"]
+    assert argv[5] == "'/opt/mw perf/agent' run --mode 'rate;reboot' --host 10.1.0.2 --peer 10.1.0.2"
+    assert hosts.wrap("sub", ["a"])[-1] == "a --host 10.1.0.2 --peer 10.1.0.1"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("pub=a@h1", "--hosts pub=a@h1: needs both pub= and sub="),
+    ("pub=-oProxyCommand=x,sub=b@10.0.0.2", "--hosts pub=-oProxyCommand=x,sub=b@10.0.0.2: '-oProxyCommand=x' is not"),
+    ("pub=a@h1,sub=b@h2", "--hosts pub=a@h1,sub=b@h2: pub data address 'h1' is not an IPv4 address"),
+    ("pub=a;rm,sub=b@10.0.0.2", "--hosts pub=a;rm,sub=b@10.0.0.2: 'a;rm' is not a [user@]host"),
+])
+def test_bad_hosts(spec, message):
+    with pytest.raises(UsageError) as err:
+        parse_hosts(spec)
+    assert str(err.value).startswith(message)
+
+
+def sshd_config(tmp, addr, host_key, authorized):
+    path = tmp / f"sshd-{addr}.conf"
+    path.write_text(f"ListenAddress {addr}\nPort 22\nHostKey {host_key}\nAuthorizedKeysFile {authorized}\n"
+                    "PermitRootLogin prohibit-password\nPasswordAuthentication no\nStrictModes no\nUsePAM no\n"
+                    "PidFile none\n")
+    return path
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not ROOT or not os.path.exists(SSHD), reason="needs root, openssh-server and the net tools")
+def test_ssh_launcher_end_to_end(tmp_path):
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent is not built")
+    os.makedirs("/run/sshd", exist_ok=True)
+    key, host_key = tmp_path / "id", tmp_path / "host_key"
+    for k in (key, host_key):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(k)], check=True)
+    authorized = tmp_path / "authorized_keys"
+    authorized.write_text((tmp_path / "id.pub").read_text())
+    with NetnsPair(parse_link("netns")) as pair:
+        daemons = [subprocess.Popen(pair.exec_prefix(role) + [SSHD, "-D", "-e", "-f",
+                                                              str(sshd_config(tmp_path, addr, host_key, authorized))],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for role, addr in (("pub", pair.addr[0]), ("sub", pair.addr[1]))]
+        try:
+            time.sleep(1.0)
+            env = dict(os.environ, MWPERF_SSH_OPTIONS=f"-i {key} -o StrictHostKeyChecking=no "
+                                                      "-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR")
+            out = tmp_path / "run"
+            done = subprocess.run(pair.exec_prefix("pub") + [
+                sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--mw", "udp,tcp",
+                "--mode", "latency,rate", "--rate", "1000", "--size", "1k", "--duration", "1s", "--warmup", "100ms",
+                "--hosts", f"pub=root@{pair.addr[0]},sub=root@{pair.addr[1]}", "--out", str(out)],
+                capture_output=True, text=True, timeout=240, env=env)
+        finally:
+            for d in daemons:
+                d.terminate()
+                d.wait(timeout=10)
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = read_records(out)
+    assert len(records) == 4
+    for r in records:
+        assert r["status"] == "ok", r["error"]
+        assert r["link"]["kind"] == "ssh" and r["link"]["data"] == [pair.addr[0], pair.addr[1]]
+        assert r["received"] + r["lost"] == r["sent"]
+        assert r["clock"]["same_clock"] is False and abs(r["clock"]["offset_us"]) <= r["clock"]["uncertainty_us"] + 50
