@@ -88,6 +88,7 @@ def build_parser() -> OneLineParser:
     run.add_argument("--hosts", metavar="pub=USER@HOST,sub=USER@HOST",
                      help="run the agents on two hosts over ssh (the agent binary at the same path there)")
     run.add_argument("--data", metavar="pub=IP,sub=IP", help="with --hosts: the data addresses (default: the hosts)")
+    run.add_argument("--direction", metavar="forward|both", help="with --hosts: both runs every point A->B, then B->A")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung (default: {DEFAULT_POINT_TIMEOUT})")
@@ -239,7 +240,7 @@ def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
                  keyed=ns.keyed, instances=ns.instances, async_=ns.async_, batch=ns.batch, receive=ns.receive,
                  transport=ns.transport, nic=ns.nic, match_timeout=ns.match_timeout),
         samples=ns.samples, precision=ns.precision, confidence=ns.confidence, link=ns.link,
-        hosts=ns.hosts, data=ns.data,
+        hosts=ns.hosts, data=ns.data, direction=ns.direction,
     )
     if agent is None:
         return _no_agent()

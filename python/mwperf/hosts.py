@@ -55,8 +55,15 @@ class SshHosts:
     def __exit__(self, *exc) -> None:
         pass
 
+    reverse: bool = False  # --direction both: the second of the pair
+
+    def reversed(self) -> "SshHosts":
+        """The other direction: publisher and subscriber hosts swapped."""
+        return SshHosts(self.sub, self.pub, (self.data[1], self.data[0]), self.nic, self.ssh_options, not self.reverse)
+
     def as_dict(self) -> dict:
-        return {"kind": "ssh", "pub": self.pub, "sub": self.sub, "data": list(self.data), "nic": self.nic}
+        return {"kind": "ssh", "pub": self.pub, "sub": self.sub, "data": list(self.data), "nic": self.nic,
+                "direction": "reverse" if self.reverse else "forward"}
 
 
 def _host_part(target: str) -> str:

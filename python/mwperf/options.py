@@ -112,6 +112,7 @@ class RunOptions:
     confidence: str = DEFAULT_CONFIDENCE
     link: "LinkProfile | None" = None  # --link netns[:PROFILE]: publisher and subscriber in two namespaces
     hosts: "SshHosts | None" = None  # --hosts pub=..,sub=..: agents on two real hosts, over ssh
+    both_directions: bool = False    # --direction both: every point A->B, then B->A
 
     @property
     def run_id(self) -> str:
@@ -220,6 +221,7 @@ def build_run_options(
     link: str | None = None,
     hosts: str | None = None,
     data: str | None = None,
+    direction: str | None = None,
     check_out: bool = True,
 ) -> RunOptions:
     """Check every value; raise UsageError naming the first bad one.
@@ -327,6 +329,10 @@ def build_run_options(
         ssh_hosts = parse_hosts(hosts, data, qos_options.nic)
     elif data is not None:
         raise UsageError(f"--data {data}: only with --hosts")
+    if direction not in (None, "forward", "both"):
+        raise UsageError(f"--direction {direction}: choose forward or both")
+    if direction == "both" and ssh_hosts is None:
+        raise UsageError("--direction both: only with --hosts (a namespace link is the same both ways)")
 
     out_path = Path(out) if out else default_out()
     if check_out and (out_path / "results.jsonl").exists():
@@ -354,6 +360,7 @@ def build_run_options(
         confidence=confidence_value,
         link=link_profile,
         hosts=ssh_hosts,
+        both_directions=direction == "both",
     )
 
 

@@ -20,7 +20,7 @@ import random
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, TextIO
 
 from mwperf import provenance
@@ -302,6 +302,10 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
     doc = provenance.collect(run_id=opts.run_id, argv=argv, options=opts.as_dict(), agent=agent,
                              started=utc_now_iso())
     jobs = [Job(opts, point) for point in opts.points()]
+    if opts.both_directions:  # A->B then B->A for every point, as in the wired/wireless study
+        back = replace(opts, hosts=opts.hosts.reversed())
+        jobs = [Job(o, replace(job.point, index=2 * job.point.index + k))
+                for job in jobs for k, o in enumerate((opts, back))]
     return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts)
 
 

@@ -73,7 +73,8 @@ def test_ssh_launcher_end_to_end(tmp_path):
             done = subprocess.run(pair.exec_prefix("pub") + [
                 sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--mw", "udp,tcp",
                 "--mode", "latency,rate", "--rate", "1000", "--size", "1k", "--duration", "1s", "--warmup", "100ms",
-                "--hosts", f"pub=root@{pair.addr[0]},sub=root@{pair.addr[1]}", "--out", str(out)],
+                "--hosts", f"pub=root@{pair.addr[0]},sub=root@{pair.addr[1]}", "--direction", "both",
+                "--out", str(out)],
                 capture_output=True, text=True, timeout=240, env=env)
         finally:
             for d in daemons:
@@ -81,9 +82,19 @@ def test_ssh_launcher_end_to_end(tmp_path):
                 d.wait(timeout=10)
     assert done.returncode == 0, done.stderr[-3000:]
     records = read_records(out)
-    assert len(records) == 4
+    assert len(records) == 8  # 4 points, each A->B then B->A
+    assert [r["link"]["direction"] for r in records] == ["forward", "reverse"] * 4
     for r in records:
         assert r["status"] == "ok", r["error"]
-        assert r["link"]["kind"] == "ssh" and r["link"]["data"] == [pair.addr[0], pair.addr[1]]
+        forward = r["link"]["direction"] == "forward"
+        assert r["link"]["kind"] == "ssh"
+        assert r["link"]["data"] == ([pair.addr[0], pair.addr[1]] if forward else [pair.addr[1], pair.addr[0]])
         assert r["received"] + r["lost"] == r["sent"]
         assert r["clock"]["same_clock"] is False and abs(r["clock"]["offset_us"]) <= r["clock"]["uncertainty_us"] + 50
+
+
+def test_direction_both_needs_hosts(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--mw", "udp", "--direction", "both",
+                           "--out", str(tmp_path / "r")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith("mwperf: error: --direction both: only with --hosts")
