@@ -227,4 +227,4 @@ class NetnsPair:
         """Addresses for the agent: the sub binds its own, the pub sends to the sub's;
         DDS uses the namespace's veth and the other side as unicast peer."""
         mine, other = (0, 1) if role == "pub" else (1, 0)
-        return ["--host", self.addr[1], "--nic", self.ifname[mine], "--peer", self.addr[other]]
+        return ["--host", self.addr[1], "--nic", self.ifname[mine], "--peer", self.addr[other], "--isolated", "1"]

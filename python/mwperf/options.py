@@ -314,9 +314,8 @@ def build_run_options(
         from mwperf.netns import parse_link
 
         link_profile = parse_link(link)
-        if "fastdds" in mws:  # its participants do not discover each other across the namespaces yet
-            raise UsageError(f"--link {link}: not supported by fastdds yet (no match across namespaces); "
-                             "use udp, tcp or cyclonedds")
+        if "shm" in qos_options.transports:
+            raise UsageError(f"--transport shm: not with --link {link} (shared memory does not cross hosts)")
         if qos_options.nic is not None:
             raise UsageError(f"--nic {qos_options.nic}: not with --link {link} (the link has its own interfaces)")
 
@@ -326,6 +325,8 @@ def build_run_options(
 
         if link is not None:
             raise UsageError(f"--hosts {hosts}: not with --link {link} (one or the other)")
+        if "shm" in qos_options.transports:
+            raise UsageError(f"--transport shm: not with --hosts (shared memory does not cross hosts)")
         ssh_hosts = parse_hosts(hosts, data, qos_options.nic)
     elif data is not None:
         raise UsageError(f"--data {data}: only with --hosts")

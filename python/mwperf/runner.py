@@ -165,8 +165,14 @@ def _salvage_sub(sub: AgentProcess, outcome: PointOutcome, seconds: float) -> No
 
 
 def _in_link(pair, role: str, argv: list[str]) -> list[str]:
-    """The agent's argv, run where the role runs (namespace, ssh host) with its addresses."""
-    return argv if pair is None else pair.wrap(role, argv)
+    """The agent's argv, run where the role runs (namespace, ssh host) with its addresses.
+    Between hosts shared memory is no transport: a middleware whose default uses it
+    (Fast DDS) gets UDP, so that the data crosses the link."""
+    if pair is None:
+        return argv
+    if "--transport" not in argv and argv[argv.index("--mw") + 1] == "fastdds":
+        argv = argv + ["--transport", "udp"]
+    return pair.wrap(role, argv)
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:

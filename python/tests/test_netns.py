@@ -51,13 +51,6 @@ def test_bad_profiles(spec, message):
     assert str(err.value).startswith(message)
 
 
-def test_fastdds_is_refused_for_now(tmp_path):
-    done = mwperf("run", "--mw", "fastdds", "--link", "netns:gige", "--duration", "1s", "--out", str(tmp_path / "r"),
-                  timeout=60)
-    assert done.returncode == 2
-    assert done.stderr.startswith("mwperf: error: --link netns:gige: not supported by fastdds yet")
-
-
 @needs_root
 def test_pair_is_created_and_removed():
     with NetnsPair(parse_link("netns:gige")) as pair:
@@ -143,18 +136,22 @@ def test_half_lost_point_completes_over_the_control_channel(tmp_path):
 
 @needs_root
 @pytest.mark.e2e
-def test_cyclonedds_stays_on_the_veth(tmp_path):
+def test_dds_stays_on_the_veth(tmp_path):
     agent = real_agent_path()
-    if agent is None or "cyclonedds" not in list_adapters(str(agent)):
-        pytest.skip("the agent is built without cyclonedds")
+    if agent is None or not {"cyclonedds", "fastdds"} <= set(list_adapters(str(agent))):
+        pytest.skip("the agent is built without the DDS adapters")
     out = tmp_path / "run"
-    done = mwperf("run", "--agent", str(agent), "--mw", "cyclonedds", "--mode", "latency", "--size", "1k",
-                  "--duration", "1s", "--warmup", "200ms", "--link", "netns:gige", "--out", str(out))
+    done = mwperf("run", "--agent", str(agent), "--mw", "cyclonedds,fastdds", "--mode", "latency", "--size", "1k", "--duration", "1s", "--warmup", "200ms", "--link", "netns:gige",
+                  "--out", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
-    (r,) = read_records(out)
-    assert r["status"] == "ok" and r["received"] == r["sent"]
-    xml = r["adapter"]["config"]["xml"]
+    cyclone, fast = read_records(out)
+    for r in (cyclone, fast):
+        assert r["status"] == "ok" and r["received"] == r["sent"]
+    xml = cyclone["adapter"]["config"]["xml"]
     assert '<NetworkInterface name="mwa' in xml and "10.77." in xml  # the veth, the other side as peer
+    assert fast["adapter"]["config"]["initial_peer"].startswith("10.77.")
+    assert fast["adapter"]["config"]["isolated_namespace"] is True
+    assert fast["transport"] == "udp"  # its default shm+udp would bypass the link
 
 
 @needs_root

@@ -50,6 +50,7 @@ struct AdapterConfig {
   std::string transport;           // "udp" | "shm" | "" (the middleware's default)
   std::string nic;                 // interface for DDS traffic ("lo" on one host)
   std::string peer = "127.0.0.1";  // the other side's address, for unicast discovery
+  bool isolated = false;           // a namespace whose only ways out are lo and the link: no whitelist needed
   uint32_t domain = 0;
 };
 

@@ -123,7 +123,9 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     }
     if (transport_ != "shm") {
       auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
-      udp->interfaceWhiteList.push_back(ip);
+      // Fast DDS 2.9 opens no UDP socket at all when the whitelist names a veth
+      // inside a network namespace; there the namespace itself confines the traffic.
+      if (!cfg.isolated) udp->interfaceWhiteList.push_back(ip);
       udp->sendBufferSize = udp->receiveBufferSize = 4u << 20;
       pq.transport().user_transports.push_back(udp);
       Locator_t peer;
@@ -189,7 +191,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       waitset_.attach_condition(reader_->get_statuscondition());
     }
     JsonObject j;
-    j.str("transport", transport_).str("interface_whitelist", transport_ == "shm" ? "" : ip);
+    j.str("transport", transport_).str("interface_whitelist", transport_ == "shm" || cfg.isolated ? "" : ip);
+    j.boolean("isolated_namespace", cfg.isolated);
     j.str("initial_peer", transport_ == "shm" ? "" : cfg.peer).str("reliability", reliability_);
     j.str("durability", durability_).str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     j.num("instances", cfg.instances).str("receive", receive_).str("publish_mode", cfg.async ? "asynchronous" : "synchronous");

@@ -157,6 +157,9 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       o->qos.transport = v == "default" ? "" : v;
     } else if (k == "nic") {
       o->qos.nic = v;
+    } else if (k == "isolated") {
+      if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
+      o->qos.isolated = v == "1";
     } else if (k == "peer") {
       o->qos.peer = v;
     } else if (k == "domain") {
