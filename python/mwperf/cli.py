@@ -84,7 +84,7 @@ def build_parser() -> OneLineParser:
     run.add_argument("--confidence", metavar="C", help="of those intervals: 0.90, 0.95 (default) or 0.99")
     run.add_argument("--link", metavar="netns[:PROFILE]",
                      help="publisher and subscriber in two network namespaces joined by a veth pair; PROFILE: gige, "
-                          "fast-ethernet, wifi, lossy:P%%, none, or rate=..,loss=..%%,delay=..ms")
+                          "fast-ethernet, wifi, lossy:P%%, none, or rate=..,loss=..%%,delay=..ms,jitter=..ms")
     run.add_argument("--hosts", metavar="pub=USER@HOST,sub=USER@HOST",
                      help="run the agents on two hosts over ssh (the agent binary at the same path there)")
     run.add_argument("--data", metavar="pub=IP,sub=IP", help="with --hosts: the data addresses (default: the hosts)")

@@ -13,7 +13,7 @@ only inside the namespaces. A profile shapes the link in both directions:
 
 Profiles: ``gige`` (1 Gbit/s), ``fast-ethernet`` (100 Mbit/s), ``wifi``
 (60 Mbit/s, 2 % loss), ``lossy:P%`` (loss only), ``none`` (the bare veth),
-and the custom form ``rate=100mbit,loss=1%,delay=2ms``.
+and the custom form ``rate=100mbit,loss=1%,delay=2ms,jitter=1ms``.
 
 Namespaces are named ``mwperf-<pid>-a|b`` after the controller's pid, so
 leftovers of a crashed run are found by name and removed (the next run does
@@ -50,10 +50,11 @@ class LinkProfile:
     rate_mbit: float | None = None
     loss_pct: float = 0.0
     delay_ms: float = 0.0
+    jitter_ms: float = 0.0
 
     def as_dict(self) -> dict:
         return {"kind": "netns", "profile": self.name, "rate_mbit": self.rate_mbit, "loss_pct": self.loss_pct,
-                "delay_ms": self.delay_ms}
+                "delay_ms": self.delay_ms, "jitter_ms": self.jitter_ms}
 
 
 def _rate_mbit(text: str, spec: str) -> float:
@@ -91,19 +92,19 @@ def parse_link(spec: str) -> LinkProfile:
         fields: dict[str, str] = {}
         for part in profile.split(","):
             key, _, value = part.partition("=")
-            if key.strip() not in ("rate", "loss", "delay") or not value:
-                raise UsageError(f"--link {spec}: '{part}': expected rate=..., loss=...% or delay=...ms")
+            if key.strip() not in ("rate", "loss", "delay", "jitter") or not value:
+                raise UsageError(f"--link {spec}: '{part}': expected rate=..., loss=...%, delay=...ms or jitter=...ms")
             fields[key.strip()] = value
-        delay = 0.0
-        if "delay" in fields:
+        ms = {}
+        for key in ("delay", "jitter"):
             try:
-                delay = float(fields["delay"].strip().removesuffix("ms"))
+                ms[key] = float(fields.get(key, "0").strip().removesuffix("ms"))
             except ValueError:
-                raise UsageError(f"--link {spec}: delay {fields['delay']}: expected milliseconds, e.g. 2ms") from None
+                raise UsageError(f"--link {spec}: {key} {fields[key]}: expected milliseconds, e.g. 2ms") from None
         return LinkProfile(profile, _rate_mbit(fields["rate"], spec) if "rate" in fields else None,
-                           _pct(fields.get("loss", "0"), spec, "loss"), delay)
+                           _pct(fields.get("loss", "0"), spec, "loss"), ms["delay"], ms["jitter"])
     raise UsageError(f"--link {spec}: unknown profile '{profile}' "
-                     f"(gige, fast-ethernet, wifi, lossy:P%, none, or rate=..,loss=..%,delay=..ms)")
+                     f"(gige, fast-ethernet, wifi, lossy:P%, none, or rate=..,loss=..%,delay=..ms,jitter=..ms)")
 
 
 def _run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -181,13 +182,15 @@ class NetnsPair:
             _run("ip", "-n", ns, "link", "set", "lo", "up")
             _run("ip", "-n", ns, "link", "set", dev, "up")
         p = self.profile
-        if p.delay_ms:
-            done = _run("tc", "-n", a, "qdisc", "add", "dev", va, "root", "netem", "delay", f"{p.delay_ms}ms",
-                        check=False)
+        if p.delay_ms or p.jitter_ms:
+            netem = ["netem", "delay", f"{p.delay_ms}ms"] + ([f"{p.jitter_ms}ms"] if p.jitter_ms else [])
+            if p.rate_mbit:
+                netem += ["rate", f"{p.rate_mbit}mbit"]
+            done = _run("tc", "-n", a, "qdisc", "add", "dev", va, "root", *netem, check=False)
             if done.returncode != 0:
-                raise UsageError(f"--link netns:{p.name}: delay needs netem, which this kernel does not have "
-                                 f"({done.stderr.strip() or 'tc failed'}); use a profile without delay")
-            _run("tc", "-n", b, "qdisc", "add", "dev", vb, "root", "netem", "delay", f"{p.delay_ms}ms")
+                raise UsageError(f"--link netns:{p.name}: delay and jitter need netem, which this kernel does not "
+                                 f"have ({done.stderr.strip() or 'tc failed'}); use a profile without them")
+            _run("tc", "-n", b, "qdisc", "add", "dev", vb, "root", *netem)
         elif p.rate_mbit:
             burst = max(32 * 1024, int(p.rate_mbit * 1e6 / 8 / 250))  # a 4 ms bucket at least
             for ns, dev in ((a, va), (b, vb)):

@@ -44,6 +44,7 @@ def test_profiles(spec, expected):
     ("netns:lossy:150%", "--link netns:lossy:150%: loss 150%: must be between 0 and 100 %"),
     ("netns:rate=fast", "--link netns:rate=fast: rate fast: expected e.g. 100mbit or 1gbit"),
     ("netns:colour=red", "--link netns:colour=red: 'colour=red': expected rate=..."),
+    ("netns:jitter=fast", "--link netns:jitter=fast: jitter fast: expected milliseconds"),
 ])
 def test_bad_profiles(spec, message):
     with pytest.raises(UsageError) as err:
@@ -74,7 +75,7 @@ def test_delay_is_refused_without_netem():
     if probe.returncode == 0:
         subprocess.run(["tc", "qdisc", "del", "dev", "lo", "root"], capture_output=True)
         pytest.skip("this kernel has netem")
-    with pytest.raises(UsageError, match=r"delay needs netem, which this kernel does not have"):
+    with pytest.raises(UsageError, match=r"delay and jitter need netem, which this kernel does not have"):
         with NetnsPair(profile):
             pass
     assert ours() == []
@@ -110,7 +111,8 @@ def test_lossy_5_percent_measured_by_a_best_effort_udp_point(tmp_path):
                   "--duration", "2s", "--warmup", "200ms", "--link", "netns:lossy:5%", "--out", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     (r,) = read_records(out)
-    assert r["link"] == {"kind": "netns", "profile": "lossy:5%", "rate_mbit": None, "loss_pct": 5.0, "delay_ms": 0.0}
+    assert r["link"] == {"kind": "netns", "profile": "lossy:5%", "rate_mbit": None, "loss_pct": 5.0, "delay_ms": 0.0,
+                         "jitter_ms": 0.0}
     assert 0.035 <= r["loss_rate"] <= 0.065 and r["received"] + r["lost"] == r["sent"] == 10000
     # both namespaces read one clock: the estimated offset must come out near zero
     clock = r["clock"]
