@@ -232,7 +232,8 @@ def build_run_options(
     Without --mw, the middlewares are every adapter that honours those options.
     """
     try:
-        qos_options = parse_qos(**(qos or {}))
+        # With --hosts, --nic names an interface of those hosts, not of this one.
+        qos_options = parse_qos(**{**(qos or {}), **({"net_dir": None} if hosts is not None else {})})
     except QosError as exc:
         raise UsageError(str(exc)) from None
 

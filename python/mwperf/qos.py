@@ -110,7 +110,9 @@ def parse_history(value: str) -> str:
     raise QosError(f"--history {value}: expected keep-last:N or keep-all")
 
 
-def _interfaces(net_dir: Path) -> list[str] | None:
+def _interfaces(net_dir: Path | None) -> list[str] | None:
+    if net_dir is None:  # the interfaces are another host's (--hosts)
+        return None
     try:
         return sorted(os.listdir(net_dir))
     except OSError:
@@ -131,7 +133,7 @@ def parse_qos(
     transport: str | None = None,
     nic: str | None = None,
     match_timeout: str | None = None,
-    net_dir: Path = NET_DIR,
+    net_dir: Path | None = NET_DIR,
 ) -> QosOptions:
     """Check the values (not yet whether the middlewares honour them)."""
     reliabilities: list[str | None] = [None]
