@@ -100,17 +100,23 @@ def mwperf(*args, timeout=300):
     return subprocess.run([sys.executable, "-m", "mwperf", *args], capture_output=True, text=True, timeout=timeout)
 
 
-@needs_root
-@pytest.mark.e2e
-def test_lossy_5_percent_measured_by_a_best_effort_udp_point(tmp_path):
+def udp_rate_point(tmp_path, link: str, rate: str, duration: str) -> dict:
+    """The one record of a best-effort udp rate point over ``link``."""
     agent = real_agent_path()
     if agent is None:
         pytest.skip("the agent is not built")
     out = tmp_path / "run"
-    done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "5000", "--size", "256",
-                  "--duration", "2s", "--warmup", "200ms", "--link", "netns:lossy:5%", "--out", str(out))
+    done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", rate, "--size", "256",
+                  "--duration", duration, "--warmup", "100ms", "--link", link, "--out", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
     (r,) = read_records(out)
+    return r
+
+
+@needs_root
+@pytest.mark.e2e
+def test_lossy_5_percent_measured_by_a_best_effort_udp_point(tmp_path):
+    r = udp_rate_point(tmp_path, "netns:lossy:5%", "5000", "2s")
     assert r["link"] == {"kind": "netns", "profile": "lossy:5%", "rate_mbit": None, "loss_pct": 5.0, "delay_ms": 0.0,
                          "jitter_ms": 0.0}
     assert 0.035 <= r["loss_rate"] <= 0.065 and r["received"] + r["lost"] == r["sent"] == 10000
@@ -124,14 +130,7 @@ def test_lossy_5_percent_measured_by_a_best_effort_udp_point(tmp_path):
 @needs_root
 @pytest.mark.e2e
 def test_half_lost_point_completes_over_the_control_channel(tmp_path):
-    agent = real_agent_path()
-    if agent is None:
-        pytest.skip("the agent is not built")
-    out = tmp_path / "run"
-    done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "1000", "--size", "256",
-                  "--duration", "1s", "--warmup", "100ms", "--link", "netns:lossy:50%", "--out", str(out))
-    assert done.returncode == 0, done.stderr[-2000:]
-    (r,) = read_records(out)
+    r = udp_rate_point(tmp_path, "netns:lossy:50%", "1000", "1s")
     assert r["status"] == "ok" and 0.4 <= r["loss_rate"] <= 0.6
     assert ours() == []
 
