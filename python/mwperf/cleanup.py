@@ -22,7 +22,8 @@ import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean"]
+__all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
+           "clean_leftovers"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
@@ -112,6 +113,13 @@ def stale_segments(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, min_age_s: fl
             continue
         stale.append(path)
     return stale
+
+
+def clean_leftovers() -> tuple[list[str], list[str]]:
+    """What crashed runs left: (namespaces removed, shared-memory segments removed)."""
+    from mwperf.netns import remove_stale
+
+    return remove_stale(), clean_shm()
 
 
 def fastdds_shm_clean(timeout: float = 20.0) -> bool:

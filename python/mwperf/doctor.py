@@ -94,11 +94,9 @@ def _us(ns: float | None) -> str:
 def cleanup(out: TextIO) -> int:
     """Remove what crashed runs left: namespaces (by name, their controller
     gone) and unreferenced middleware shared-memory segments."""
-    from mwperf.cleanup import clean_shm
-    from mwperf.netns import remove_stale
+    from mwperf.cleanup import clean_leftovers
 
-    namespaces = remove_stale()
-    segments = clean_shm()
+    namespaces, segments = clean_leftovers()
     out.write(f"removed {len(namespaces)} namespace(s){': ' + ', '.join(namespaces) if namespaces else ''}\n")
     out.write(f"removed {len(segments)} shared-memory segment(s){': ' + ', '.join(segments) if segments else ''}\n")
     return 0

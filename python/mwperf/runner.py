@@ -25,7 +25,7 @@ from typing import Callable, TextIO
 
 from mwperf import provenance
 from mwperf.agent import AgentError, AgentProcess, describe_exit
-from mwperf.cleanup import clean_shm
+from mwperf.cleanup import clean_leftovers
 from mwperf.export.tables import point_summary, render
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.options import RunOptions, TestPoint
@@ -100,7 +100,13 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
     if opts.precision:
         argv += ["--precision", repr(opts.precision), "--confidence", opts.confidence]
     argv += ["--match-timeout-ns", str(match_ns)]
-    argv += qos_agent_args(opts.qos, opts.adapters.get(point.mw), transport=point.transport,
+    info = opts.adapters.get(point.mw)
+    transport = point.transport
+    if transport is None and (opts.link or opts.hosts) and info is not None and "shm" in info.transport:
+        # Between hosts shared memory is no transport: a default that uses it
+        # (Fast DDS shm+udp) becomes UDP, so that the data crosses the link.
+        transport = "udp"
+    argv += qos_agent_args(opts.qos, info, transport=transport,
                            reliability=point.reliability, history=point.history, durability=point.durability)
     return argv
 
@@ -165,14 +171,8 @@ def _salvage_sub(sub: AgentProcess, outcome: PointOutcome, seconds: float) -> No
 
 
 def _in_link(pair, role: str, argv: list[str]) -> list[str]:
-    """The agent's argv, run where the role runs (namespace, ssh host) with its addresses.
-    Between hosts shared memory is no transport: a middleware whose default uses it
-    (Fast DDS) gets UDP, so that the data crosses the link."""
-    if pair is None:
-        return argv
-    if "--transport" not in argv and argv[argv.index("--mw") + 1] == "fastdds":
-        argv = argv + ["--transport", "udp"]
-    return pair.wrap(role, argv)
+    """The agent's argv, run where the role runs (namespace, ssh host) with its addresses."""
+    return argv if pair is None else pair.wrap(role, argv)
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
@@ -264,22 +264,16 @@ def point_label(point: TestPoint) -> str:
     return f"{label} ({qos})" if qos else label
 
 
-def _clean_shm(progress: TextIO, when: str) -> None:
-    """Remove stale middleware shared-memory segments and the namespaces of
-    crashed runs; never fails the run."""
-    from mwperf.netns import remove_stale
-
+def _clean_leftovers(progress: TextIO, when: str) -> None:
+    """Remove the namespaces of crashed runs and stale middleware shared-memory
+    segments; never fails the run."""
     try:
-        gone = remove_stale()
-    except (OSError, subprocess.SubprocessError):  # pragma: no cover - no ip tool
-        gone = []
+        gone, removed = clean_leftovers()
+    except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - /dev/shm unreadable, no ip tool
+        progress.write(f"mwperf: warning: clean-up {when} failed: {exc}\n")
+        return
     if gone:
         progress.write(f"mwperf: removed {len(gone)} namespace(s) left by a crashed run: {', '.join(gone)}\n")
-    try:
-        removed = clean_shm()
-    except OSError as exc:  # pragma: no cover - /dev/shm unreadable
-        progress.write(f"mwperf: warning: shared-memory clean-up {when} failed: {exc}\n")
-        return
     if removed:
         progress.write(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
                        f"{', '.join(sorted(removed)[:5])}{' ...' if len(removed) > 5 else ''}\n")
@@ -325,7 +319,7 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
     out = out or sys.stdout
     progress = progress or sys.stderr
     earlier = list(earlier or [])
-    _clean_shm(progress, "before the run")
+    _clean_leftovers(progress, "before the run")
     rundir.create()
     (rundir.path / SAMPLES_DIR).mkdir(exist_ok=True)
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
@@ -370,14 +364,13 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
             doc["points"].update({"ok": ok, "failed": len(everything) - ok, "done": len(everything)})
             rundir.write_run_json(doc)
             with signals_deferred():
-                _clean_shm(progress, "after the run")
+                _clean_leftovers(progress, "after the run")
 
     everything = earlier + records
     if everything:
-        out.write("\n" + render(everything, fmt))
-    if everything:
         from mwperf.report import write_html
 
+        out.write("\n" + render(everything, fmt))
         try:
             out.write(f"\nreport: {write_html(rundir.path, everything, doc)}\n")
         except OSError as exc:

@@ -114,7 +114,7 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
 
 def test_run_cleans_shared_memory_before_and_after(tmp_path, fake_agent, log, monkeypatch):
     calls = []
-    monkeypatch.setattr("mwperf.runner.clean_shm", lambda: calls.append("clean") or ["fastrtps_dead"])
+    monkeypatch.setattr("mwperf.runner.clean_leftovers", lambda: calls.append("clean") or ([], ["fastrtps_dead"]))
     monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-error")
     progress = io.StringIO()
     opts = options(tmp_path)
