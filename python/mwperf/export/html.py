@@ -106,30 +106,30 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
 def plot_svgs(records: list[dict]) -> list[tuple[str, str, str]]:
     """(section, chart id, svg) for every plot the records support."""
     plots: list[tuple[str, str, str]] = []
+    by_size = lambda r: (_series_name(r), r["size"])  # noqa: E731 - one key for every size plot
+
+    def both_axes(section: str, base: str, title: str, series: list[Series], y_label: str) -> None:
+        """The plot on linear and on log axes (x is always log: sizes span decades)."""
+        for log in (False, True):
+            chart_id = f"{base}-log" if log else base
+            plots.append((section, chart_id, line_chart(chart_id, f"{title} ({'log' if log else 'linear'})", series,
+                                                        "message size (bytes)", y_label, log_x=True, log_y=log)))
+
     tput = _ok(records, "throughput")
     if tput:
-        sps = _median_by(tput, lambda r: (_series_name(r), r["size"]), lambda r: r.get("mbps"))
-        series = _group(sps)
-        for log in (False, True):
-            plots.append(("throughput", f"throughput-size{'-log' if log else ''}",
-                          line_chart(f"throughput-size{'-log' if log else ''}",
-                                     f"Throughput vs size ({'log' if log else 'linear'})", series,
-                                     "message size (bytes)", "Mbit/s received", log_x=True, log_y=log)))
+        both_axes("throughput", "throughput-size", "Throughput vs size",
+                  _group(_median_by(tput, by_size, lambda r: r.get("mbps"))), "Mbit/s received")
     lat = _ok(records, "latency")
     if lat:
-        p50 = _median_by(lat, lambda r: (_series_name(r), r["size"]), lambda r: (r.get("latency_us") or {}).get("p50"))
-        p90 = _median_by(lat, lambda r: (_series_name(r), r["size"]), lambda r: (r.get("latency_us") or {}).get("p90"))
-        p99 = _median_by(lat, lambda r: (_series_name(r), r["size"]), lambda r: (r.get("latency_us") or {}).get("p99"))
-        series = _group(p50)
+        q = {k: _median_by(lat, by_size, lambda r, k=k: (r.get("latency_us") or {}).get(k))
+             for k in ("p50", "p90", "p99")}
+        series = _group(q["p50"])
         for s in series:
-            known = [(x, y) for x, y in s.points if (s.name, x) in p90 and (s.name, x) in p99]
-            s.bands = [[(x, y, p90[(s.name, x)]) for x, y in known],
-                       [(x, p90[(s.name, x)], p99[(s.name, x)]) for x, _ in known]]
-        for log in (False, True):
-            plots.append(("latency", f"latency-size{'-log' if log else ''}",
-                          line_chart(f"latency-size{'-log' if log else ''}",
-                                     f"Latency p50, bands to p90 and p99, vs size ({'log' if log else 'linear'})", series,
-                                     "message size (bytes)", "one-way latency (us)", log_x=True, log_y=log)))
+            known = [(x, y) for x, y in s.points if (s.name, x) in q["p90"] and (s.name, x) in q["p99"]]
+            s.bands = [[(x, y, q["p90"][(s.name, x)]) for x, y in known],
+                       [(x, q["p90"][(s.name, x)], q["p99"][(s.name, x)]) for x, _ in known]]
+        both_axes("latency", "latency-size", "Latency p50, bands to p90 and p99, vs size", series,
+                  "one-way latency (us)")
     rate = [r for r in _ok(records, "rate") if r.get("rate_hz")]
     for name in dict.fromkeys(_series_name(r) for r in rate):
         mine = [r for r in rate if _series_name(r) == name]
