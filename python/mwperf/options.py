@@ -115,6 +115,11 @@ class RunOptions:
     both_directions: bool = False    # --direction both: every point A->B, then B->A
 
     @property
+    def planned_s(self) -> float:
+        """Warm-up plus (maximum) duration of each point, seconds."""
+        return (self.warmup_ns + self.duration_ns) / 1e9
+
+    @property
     def run_id(self) -> str:
         return self.out.name
 

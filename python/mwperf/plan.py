@@ -69,12 +69,7 @@ class PlannedPoint:
     point: TestPoint
     repetition: int
     key: str
-    settings: Mapping[str, Any]  # the plan values of this point, for --dry-run
     repetitions: int = 1
-
-    @property
-    def planned_s(self) -> float:
-        return (self.opts.warmup_ns + self.opts.duration_ns) / 1e9
 
 
 @dataclass(frozen=True)
@@ -315,7 +310,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, adapters: Mapping[str, A
             index = len(points)
             planned = TestPoint(index, point.mw, point.mode, point.size, point.rate_hz, point.transport,
                                 point.reliability, point.history, point.durability)
-            points.append(PlannedPoint(opts, planned, repetition, _point_key(opts, planned, repetition), settings,
+            points.append(PlannedPoint(opts, planned, repetition, _point_key(opts, planned, repetition),
                                        plan.repetitions))
     if not points:
         raise PlanError(f"{plan.source}: exclude: every point is excluded")

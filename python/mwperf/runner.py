@@ -290,10 +290,6 @@ class Job:
     repetition: int | None = None
     key: str | None = None
 
-    @property
-    def planned_s(self) -> float:
-        return (self.opts.warmup_ns + self.opts.duration_ns) / 1e9
-
 
 def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = None,
         progress: TextIO | None = None, fmt: str = "text",
@@ -325,7 +321,7 @@ def execute(jobs: list[Job], rundir: RunDir, agent: str, doc: dict, *, earlier: 
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
 
-    bar = Progress(progress, [job.planned_s for job in jobs])
+    bar = Progress(progress, [job.opts.planned_s for job in jobs])
     records: list[dict] = []
     status = "running"
     with sigterm_as_interrupt():

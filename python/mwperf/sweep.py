@@ -50,7 +50,7 @@ def describe(points: list[PlannedPoint]) -> str:
     (last line) ``N points``."""
     width = len(str(len(points)))
     lines = [f"{p.point.index + 1:>{width}}  {_label(p)}" for p in points]
-    total = sum(p.planned_s + POINT_OVERHEAD_S for p in points)
+    total = sum(p.opts.planned_s + POINT_OVERHEAD_S for p in points)
     lines.append(f"at most about {format_eta(total)} (warm-up + duration + ~{POINT_OVERHEAD_S:g} s start-up a point)")
     lines.append(f"{len(points)} points")
     return "\n".join(lines) + "\n"
