@@ -17,13 +17,14 @@ from mwperf.options import UsageError
 from mwperf.record import utc_now_iso
 from mwperf.units import UnitError, parse_duration_ns
 
-__all__ = ["BASELINE_JSON", "run_baseline", "read_baseline"]
+__all__ = ["BASELINE_JSON", "iperf3", "run_baseline", "read_baseline"]
 
 BASELINE_JSON = "baseline.json"
 PORT = 5299
 
 
-def _iperf3(pair: NetnsPair, seconds: float, udp: bool) -> dict:
+def iperf3(pair: NetnsPair, seconds: float, udp: bool) -> dict:
+    """One iperf3 test from the publisher's side to the subscriber's: {gbps, ...}."""
     server = subprocess.Popen(pair.exec_prefix("sub") + ["iperf3", "-s", "-1", "-B", pair.addr[1], "-p", str(PORT)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -60,8 +61,8 @@ def run_baseline(link: str, out: str, duration: str, stream: TextIO) -> int:
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     with NetnsPair(profile) as pair:
-        tcp = _iperf3(pair, seconds, udp=False)
-        udp = _iperf3(pair, seconds, udp=True)
+        tcp = iperf3(pair, seconds, udp=False)
+        udp = iperf3(pair, seconds, udp=True)
     version = subprocess.run(["iperf3", "--version"], capture_output=True, text=True).stdout.split("\n", 1)[0]
     doc = {"time": utc_now_iso(), "link": profile.as_dict(), "duration_s": seconds, "tool": version.strip(),
            "tcp": tcp, "udp": udp}

@@ -7,12 +7,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from conftest import real_agent_path
 from mwperf.agent import list_adapters
+from mwperf.baseline import iperf3
 from mwperf.netns import PREFIX, LinkProfile, NetnsPair, parse_link, remove_stale, stale_namespaces
 from mwperf.options import UsageError
 from mwperf.rundir import read_records
@@ -86,13 +86,7 @@ def test_gige_profile_measured_by_iperf3():
     if shutil.which("iperf3") is None:
         pytest.skip("iperf3 is not installed")
     with NetnsPair(parse_link("netns:gige")) as pair:
-        server = subprocess.Popen(pair.exec_prefix("sub") + ["iperf3", "-s", "-1", "-B", pair.addr[1], "-p", "5299"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.5)
-        out = subprocess.run(pair.exec_prefix("pub") + ["iperf3", "-c", pair.addr[1], "-p", "5299", "-t", "3", "-J"],
-                             capture_output=True, text=True, timeout=60).stdout
-        server.wait(timeout=10)
-    gbps = json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e9
+        gbps = iperf3(pair, 3, udp=False)["gbps"]
     assert 0.9 <= gbps <= 1.1, gbps
 
 
