@@ -23,10 +23,10 @@ from pathlib import Path
 
 __all__ = [
     "AdapterInfo",
-    "Supports",
+    "AgentInfo",
     "AgentError",
     "AgentProcess",
-    "FALLBACK_ADAPTERS",
+    "describe",
     "default_agent_path",
     "find_agent",
     "list_adapters",
@@ -47,102 +47,131 @@ class AgentError(Exception):
 
 
 @dataclass(frozen=True)
-class Supports:
-    """What an adapter can honour (the ``supports`` object of ``mwperf-agent list``).
-
-    The default is the most conservative one: nothing beyond the adapter's
-    own fixed behaviour."""
-
-    reliable: bool = False
-    best_effort: bool = False
-    history: bool = False
-    durability: bool = False
-    keyed: bool = False
-    async_: bool = False
-    batching: bool = False
-    listener: bool = False
-    waitset: bool = False
-    transports: tuple[str, ...] = ()
-
-    @property
-    def qos(self) -> bool:
-        """True for a middleware with QoS beyond reliability (DDS-like);
-        False for raw sockets."""
-        return self.history or self.durability or self.keyed or self.listener or self.waitset
-
-    @classmethod
-    def from_event(cls, data: object, fallback: "Supports | None" = None) -> "Supports":
-        if not isinstance(data, dict):
-            return fallback or cls()
-        transports = data.get("transports")
-        if isinstance(transports, str):
-            names = tuple(t.strip() for t in transports.split(",") if t.strip())
-        elif isinstance(transports, list):
-            names = tuple(str(t) for t in transports)
-        else:
-            names = fallback.transports if fallback else ()
-        return cls(
-            reliable=data.get("reliable") is True,
-            best_effort=data.get("best_effort") is True,
-            history=data.get("history") is True,
-            durability=data.get("durability") is True,
-            keyed=data.get("keyed") is True,
-            async_=data.get("async") is True,
-            batching=data.get("batching") is True,
-            listener=data.get("listener") is True,
-            waitset=data.get("waitset") is True,
-            transports=names,
-        )
-
-    def as_dict(self) -> dict:
-        return {
-            "reliable": self.reliable, "best_effort": self.best_effort, "history": self.history,
-            "durability": self.durability, "keyed": self.keyed, "async": self.async_, "batching": self.batching,
-            "listener": self.listener, "waitset": self.waitset, "transports": ",".join(self.transports),
-        }
-
-    def summary(self) -> str:
-        """One compact line, e.g. ``reliability reliable,best-effort; history, keyed, async; transports udp,shm``."""
-        rel = [name for name, ok in (("reliable", self.reliable), ("best-effort", self.best_effort)) if ok]
-        qos = [name for name, ok in (("history", self.history), ("durability", self.durability),
-                                     ("keyed", self.keyed), ("async", self.async_),
-                                     ("listener", self.listener), ("waitset", self.waitset),
-                                     ("batch", self.batching)) if ok]
-        parts = [f"reliability {','.join(rel) or '-'}"]
-        if qos:
-            parts.append(", ".join(qos))
-        parts.append(f"transports {','.join(self.transports) or '-'}")
-        return "; ".join(parts)
-
-
-@dataclass(frozen=True)
 class AdapterInfo:
-    """One line of ``mwperf-agent list``."""
+    """One adapter as the agent describes it (``mwperf-agent list``): the only
+    source of what a middleware can do. Nothing of it is kept in Python."""
 
     name: str
     version: str | None
     max_size: int
-    transport: str
-    reliability: str
-    supports: Supports = Supports()
+    transports: tuple[str, ...]      # selectable with --transport
+    transport: str                   # in force when none is chosen
+    reliabilities: tuple[str, ...]
+    reliability: str                 # default
+    qos: frozenset[str] = frozenset()  # history, durability, keyed, async, batch
+    receives: tuple[str, ...] = ()   # --receive choices ('' = the adapter's one way)
+    receive: str = ""                # default
+    waits: tuple[str, ...] = ("block",)
+    hosts: str = "any"               # "one": shared memory only, no --link / --hosts
+    service: str | None = None       # a process the controller runs for each point
+    notes: str = ""
+
+    def honours(self, flag: str) -> bool:
+        return flag in self.qos
+
+    @property
+    def has_qos(self) -> bool:
+        """A middleware with QoS beyond its one fixed reliability (DDS-like)."""
+        return bool(self.qos) or bool(self.receives)
+
+    @classmethod
+    def from_event(cls, event: dict) -> "AdapterInfo":
+        def names(key: str) -> tuple[str, ...]:
+            value = event.get(key)
+            return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+        qos = event.get("qos") if isinstance(event.get("qos"), dict) else {}
+        return cls(
+            name=str(event["name"]),
+            version=event.get("version"),
+            max_size=int(event.get("max_size") or 0),
+            transports=names("transports"),
+            transport=str(event.get("transport") or ""),
+            reliabilities=names("reliabilities"),
+            reliability=str(event.get("reliability") or ""),
+            qos=frozenset(k for k, v in qos.items() if v is True),
+            receives=names("receives"),
+            receive=str(event.get("receive") or ""),
+            waits=names("waits") or ("block",),
+            hosts=str(event.get("hosts") or "any"),
+            service=event.get("service") or None,
+            notes=str(event.get("notes") or ""),
+        )
+
+    def summary(self) -> str:
+        """One compact line, e.g. ``reliability reliable,best-effort; history, keyed; receive listener,waitset; transports udp,shm``."""
+        parts = [f"reliability {','.join(self.reliabilities) or '-'}"]
+        if self.qos:
+            parts.append(", ".join(sorted(self.qos)))
+        if self.receives:
+            parts.append(f"receive {','.join(self.receives)}")
+        parts.append(f"transports {','.join(self.transports) or '-'}")
+        if self.hosts == "one":
+            parts.append("one host only")
+        if self.service:
+            parts.append(f"needs {self.service}")
+        return "; ".join(parts)
 
     def as_dict(self) -> dict:
         return {
-            "name": self.name,
-            "version": self.version,
-            "max_size": self.max_size,
-            "transport": self.transport,
-            "reliability": self.reliability,
-            "supports": self.supports.as_dict(),
+            "name": self.name, "version": self.version, "max_size": self.max_size,
+            "transports": list(self.transports), "transport": self.transport,
+            "reliabilities": list(self.reliabilities), "reliability": self.reliability,
+            "qos": sorted(self.qos), "receives": list(self.receives), "receive": self.receive,
+            "waits": list(self.waits), "hosts": self.hosts, "service": self.service,
         }
 
 
-#: Used to validate options when the agent is not there (yet): raw sockets
-#: honour only their one fixed reliability and transport.
-FALLBACK_ADAPTERS: dict[str, AdapterInfo] = {
-    "udp": AdapterInfo("udp", None, 65507, "udp", "best-effort", Supports(best_effort=True, transports=("udp",))),
-    "tcp": AdapterInfo("tcp", None, 16 * 1024 * 1024, "tcp", "reliable", Supports(reliable=True, transports=("tcp",))),
-}
+@dataclass(frozen=True)
+class AgentInfo:
+    """What ``mwperf-agent list`` says of the agent: its vocabulary and limits,
+    the adapters it has and those it was built without (with the reason)."""
+
+    version: str | None
+    header_size: int
+    modes: tuple[str, ...]
+    waits: tuple[str, ...]
+    clocks: tuple[str, ...]
+    reliabilities: tuple[str, ...]
+    durabilities: tuple[str, ...]
+    limits: dict
+    adapters: dict[str, AdapterInfo]
+    missing: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def transports(self) -> tuple[str, ...]:
+        """Every transport some adapter offers, in first-seen order."""
+        return tuple(dict.fromkeys(t for a in self.adapters.values() for t in a.transports))
+
+    @property
+    def receives(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r for a in self.adapters.values() for r in a.receives))
+
+    def limit(self, key: str, default):
+        value = self.limits.get(key)
+        return default if value is None else value
+
+    @classmethod
+    def from_events(cls, events: list[dict]) -> "AgentInfo":
+        head = next((e for e in events if e.get("event") == "agent"), None)
+        if head is None:
+            raise AgentError(f"'{AGENT_NAME} list' did not describe itself (an agent older than this controller?)")
+
+        def names(key: str) -> tuple[str, ...]:
+            value = head.get(key)
+            return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+        adapters = {}
+        for event in events:
+            if event.get("event") == "adapter" and event.get("name"):
+                info = AdapterInfo.from_event(event)
+                adapters[info.name] = info
+        missing = tuple((str(m.get("name")), str(m.get("reason"))) for m in head.get("missing") or []
+                        if isinstance(m, dict))
+        return cls(version=head.get("version"), header_size=int(head.get("header_size") or 0),
+                   modes=names("modes"), waits=names("waits"), clocks=names("clocks"),
+                   reliabilities=names("reliabilities"), durabilities=names("durabilities"),
+                   limits=dict(head.get("limits") or {}), adapters=adapters, missing=missing)
 
 
 def default_agent_path() -> tuple[str, str]:
@@ -234,29 +263,16 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def list_adapters(agent: str, timeout: float = 10.0) -> dict[str, AdapterInfo]:
-    adapters: dict[str, AdapterInfo] = {}
-    for event in query(agent, ["list"], timeout):
-        if event.get("event") != "adapter" or not event.get("name"):
-            continue
-        name = str(event["name"])
-        fallback = FALLBACK_ADAPTERS.get(name)
-        transport = str(event.get("transport") or (fallback.transport if fallback else name))
-        reliability = str(event.get("reliability") or (fallback.reliability if fallback else "unknown"))
-        # An agent without `supports` (older build): only the adapter's own defaults.
-        own = fallback.supports if fallback else Supports(
-            reliable=reliability == "reliable", best_effort=reliability == "best-effort", transports=(transport,))
-        adapters[name] = AdapterInfo(
-            name=name,
-            version=event.get("version"),
-            max_size=int(event.get("max_size") or (fallback.max_size if fallback else 65507)),
-            transport=transport,
-            reliability=reliability,
-            supports=Supports.from_event(event.get("supports"), own),
-        )
-    if not adapters:
+def describe(agent: str, timeout: float = 10.0) -> AgentInfo:
+    """The agent's description of itself (``mwperf-agent list``)."""
+    info = AgentInfo.from_events(query(agent, ["list"], timeout))
+    if not info.adapters:
         raise AgentError(f"'{AGENT_NAME} list' reported no adapter")
-    return adapters
+    return info
+
+
+def list_adapters(agent: str, timeout: float = 10.0) -> dict[str, AdapterInfo]:
+    return describe(agent, timeout).adapters
 
 
 def agent_version(agent: str, timeout: float = 10.0) -> dict:

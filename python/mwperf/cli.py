@@ -13,7 +13,7 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf import __version__
-from mwperf.agent import ENV_AGENT, FALLBACK_ADAPTERS, AgentError, default_agent_path, find_agent, list_adapters
+from mwperf.agent import ENV_AGENT, AgentError, AgentInfo, default_agent_path, describe, find_agent
 from mwperf.options import (
     DEFAULT_DURATION, DEFAULT_LATENCY_COUNT, DEFAULT_MODE, DEFAULT_POINT_TIMEOUT, DEFAULT_SIZE,
     DEFAULT_WARMUP, UsageError, build_run_options,
@@ -89,6 +89,9 @@ def build_parser() -> OneLineParser:
                      help="run the agents on two hosts over ssh (the agent binary at the same path there)")
     run.add_argument("--data", metavar="pub=IP,sub=IP", help="with --hosts: the data addresses (default: the hosts)")
     run.add_argument("--direction", metavar="forward|both", help="with --hosts: both runs every point A->B, then B->A")
+    run.add_argument("--clock", metavar="monotonic|realtime",
+                     help="the clock one-way latency is stamped on: monotonic (default; between two hosts the "
+                          "estimated offset is subtracted) or realtime (hosts synchronised by PTP or chrony)")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung (default: {DEFAULT_POINT_TIMEOUT})")
@@ -209,18 +212,19 @@ def _resolve_agent(explicit: str | None) -> str | None:
     return agent
 
 
-def _agent_and_adapters(explicit: str | None) -> tuple[str | None, dict]:
-    """The agent (None when not built) and the adapters it has (the fallback
-    table without it); AgentError when the agent does not answer."""
+def _described_agent(explicit: str | None) -> tuple[str, AgentInfo] | None:
+    """The agent and its description of itself; None when it is not built.
+    AgentError when it does not answer."""
     agent = _resolve_agent(explicit)
     if agent is None:
-        return None, dict(FALLBACK_ADAPTERS)
-    return agent, list_adapters(agent)
+        return None
+    return agent, describe(agent)
 
 
 def _no_agent() -> int:
-    sys.stderr.write(f"{PROG}: error: agent not found at {default_agent_path()[0]}: build it "
-                     f"(cmake -S agent -B agent/build && cmake --build agent/build) or pass --agent\n")
+    sys.stderr.write(f"{PROG}: error: agent not found at {default_agent_path()[0]}: build it (make agent, or "
+                     f"cmake -S agent -B agent/build && cmake --build agent/build) or pass --agent; "
+                     f"what can be asked comes from its description of itself\n")
     return 1
 
 
@@ -228,22 +232,23 @@ def cmd_run(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.runner import run  # keeps `mwperf --help` light
 
     try:
-        agent, adapters = _agent_and_adapters(ns.agent)
+        found = _described_agent(ns.agent)
     except AgentError as exc:
         sys.stderr.write(f"{PROG}: error: the agent does not work: {exc}\n")
         return 1
+    if found is None:
+        return _no_agent()
+    agent, agent_info = found
     opts = build_run_options(
         mw=ns.mw, mode=ns.mode, size=ns.size, rate=ns.rate, duration=ns.duration, warmup=ns.warmup,
         cpu=ns.cpu, wait=ns.wait, latency_count=ns.latency_count, out=ns.out,
-        point_timeout=ns.point_timeout, agent=agent, adapters=adapters,
+        point_timeout=ns.point_timeout, agent=agent, agent_info=agent_info,
         qos=dict(reliability=ns.reliability, best=ns.best, history=ns.history, durability=ns.durability,
                  keyed=ns.keyed, instances=ns.instances, async_=ns.async_, batch=ns.batch, receive=ns.receive,
                  transport=ns.transport, nic=ns.nic, match_timeout=ns.match_timeout),
         samples=ns.samples, precision=ns.precision, confidence=ns.confidence, link=ns.link,
-        hosts=ns.hosts, data=ns.data, direction=ns.direction,
+        hosts=ns.hosts, data=ns.data, direction=ns.direction, clock=ns.clock,
     )
-    if agent is None:
-        return _no_agent()
     try:
         opts.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -260,17 +265,18 @@ def cmd_sweep(ns: argparse.Namespace, argv: list[str]) -> int:
         raise UsageError(f"--resume {ns.resume}: goes alone (the directory and its saved plan say everything)")
     sweep.check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
     try:
-        agent, adapters = _agent_and_adapters(ns.agent)
+        found = _described_agent(ns.agent)
     except AgentError as exc:
         sys.stderr.write(f"{PROG}: error: the agent does not work: {exc}\n")
         return 1
-    if ns.dry_run:
-        return sweep.dry_run(ns.plan, agent, adapters, sys.stdout)
-    if agent is None:
+    if found is None:
         return _no_agent()
+    agent, agent_info = found
+    if ns.dry_run:
+        return sweep.dry_run(ns.plan, agent, agent_info, sys.stdout)
     if ns.resume is not None:
-        return sweep.resume(ns.resume, agent, adapters, argv, ns.format)
-    return sweep.sweep(ns.plan, ns.out, agent, adapters, argv, ns.format)
+        return sweep.resume(ns.resume, agent, agent_info, argv, ns.format)
+    return sweep.sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format)
 
 
 def cmd_doctor(ns: argparse.Namespace, argv: list[str]) -> int:

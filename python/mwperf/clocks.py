@@ -7,7 +7,11 @@ publisher clock; uncertainty = the sum of both sides' bounds.
 One-way latency measured across two clocks is only as good as that estimate:
 a rate-mode point whose uncertainty exceeds 10 % of its p50 is flagged. On
 namespace hosts both sides read the same clock, so the estimate must come out
-near zero (it is recorded, never applied). Ping-pong (RTT/2) needs no clock.
+near zero (recorded, never applied). Between two monotonic clocks the
+subscriber subtracts the offset from every one-way sample and the record
+carries the uncertainty; a realtime clock (``--clock realtime``, hosts
+synchronised by PTP or chrony) is trusted, its estimate recorded as a check.
+Ping-pong (RTT/2) needs no common clock.
 """
 
 from __future__ import annotations
@@ -23,23 +27,27 @@ EXCHANGES = 50
 FLAG_RATIO = 0.10
 
 
-def side_offset(argv: list[str], exchanges: int = EXCHANGES, timeout: float = 10.0) -> tuple[int, int]:
-    """(offset of that agent's CLOCK_MONOTONIC from ours, half the smallest round trip), ns;
-    ``argv`` runs ``mwperf-agent clock`` where that side runs."""
+def side_offset(argv: list[str], exchanges: int = EXCHANGES, timeout: float = 10.0,
+                kind: str = "monotonic") -> tuple[int, int]:
+    """(offset of that agent's clock from ours, half the smallest round trip), ns;
+    ``argv`` runs ``mwperf-agent clock`` where that side runs; ``kind`` is
+    monotonic or realtime."""
+    ours = time.monotonic_ns if kind == "monotonic" else time.time_ns
+    field = "mono_ns" if kind == "monotonic" else "real_ns"
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
     best: tuple[int, int] | None = None
     deadline = time.monotonic() + timeout
     try:
         for _ in range(exchanges):
-            t0 = time.monotonic_ns()
+            t0 = ours()
             proc.stdin.write("t\n")
             proc.stdin.flush()
             line = proc.stdout.readline()
-            t1 = time.monotonic_ns()
+            t1 = ours()
             if not line or time.monotonic() > deadline:
                 raise OSError(f"clock exchange with {' '.join(argv[-1:])} failed")
-            theirs = json.loads(line)["mono_ns"]
+            theirs = json.loads(line)[field]
             rtt = t1 - t0
             if best is None or rtt < best[1] * 2:
                 best = (theirs - (t0 + t1) // 2, rtt // 2)
@@ -65,10 +73,11 @@ def sync_status() -> dict:
     return running
 
 
-def estimate(pub_argv: list[str], sub_argv: list[str], same_clock: bool, exchanges: int = EXCHANGES) -> dict:
+def estimate(pub_argv: list[str], sub_argv: list[str], same_clock: bool, exchanges: int = EXCHANGES,
+             kind: str = "monotonic") -> dict:
     """The record's ``clock`` object (µs)."""
-    pub_off, pub_err = side_offset(pub_argv, exchanges)
-    sub_off, sub_err = side_offset(sub_argv, exchanges)
+    pub_off, pub_err = side_offset(pub_argv, exchanges, kind=kind)
+    sub_off, sub_err = side_offset(sub_argv, exchanges, kind=kind)
     return {
         "offset_us": (sub_off - pub_off) / 1000.0,
         "uncertainty_us": (pub_err + sub_err) / 1000.0,

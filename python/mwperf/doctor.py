@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from mwperf.agent import AgentError, agent_version, default_agent_path, find_agent, list_adapters, wakeup
+from mwperf.agent import AgentError, agent_version, default_agent_path, describe, find_agent, wakeup
 from mwperf.provenance import HALTPOLL, governor, read_sysctl
 
 __all__ = ["doctor", "cleanup", "advice_busy_read", "advice_busy_poll", "advice_rmem_max", "advice_governor",
@@ -127,10 +127,13 @@ def doctor(out: TextIO, agent_arg: str | None = None, cpu_count: int | None = No
             works = False
         say("adapters:")
         try:
-            for info in list_adapters(agent).values():
+            described = describe(agent)
+            for info in described.adapters.values():
                 say(f"  {info.name:<10} {info.version or '-':<28} max {info.max_size} B  "
-                    f"default {info.transport}, {info.reliability}")
-                say(f"  {'':<10} supports: {info.supports.summary()}")
+                    f"default {info.transport}, {info.reliability}" + (f", {info.receive}" if info.receive else ""))
+                say(f"  {'':<10} supports: {info.summary()}")
+            for name, reason in described.missing:
+                say(f"  {name:<10} NOT BUILT: {reason}")
         except AgentError as exc:
             say(f"  FAILED: {exc}")
             works = False

@@ -13,7 +13,14 @@ only inside the namespaces. A profile shapes the link in both directions:
 
 Profiles: ``gige`` (1 Gbit/s), ``fast-ethernet`` (100 Mbit/s), ``wifi``
 (60 Mbit/s, 2 % loss), ``lossy:P%`` (loss only), ``none`` (the bare veth),
-and the custom form ``rate=100mbit,loss=1%,delay=2ms,jitter=1ms``.
+and the custom form ``rate=100mbit,loss=1%,delay=2ms,jitter=1ms``; a named
+profile may be followed by custom keys (``gige,loss=1%``).
+
+``clock_offset=Ns`` (whole seconds, may be negative) gives the second host a
+clock of its own: its agents run in a Linux time namespace whose
+CLOCK_MONOTONIC is N s ahead (``unshare --time --monotonic N``), so one-way
+latency between the two must go through the offset estimate, as between
+two real hosts.
 
 Namespaces are named ``mwperf-<pid>-a|b`` after the controller's pid, so
 leftovers of a crashed run are found by name and removed (the next run does
@@ -51,10 +58,11 @@ class LinkProfile:
     loss_pct: float = 0.0
     delay_ms: float = 0.0
     jitter_ms: float = 0.0
+    clock_offset_s: int = 0
 
     def as_dict(self) -> dict:
         return {"kind": "netns", "profile": self.name, "rate_mbit": self.rate_mbit, "loss_pct": self.loss_pct,
-                "delay_ms": self.delay_ms, "jitter_ms": self.jitter_ms}
+                "delay_ms": self.delay_ms, "jitter_ms": self.jitter_ms, "clock_offset_s": self.clock_offset_s}
 
 
 def _rate_mbit(text: str, spec: str) -> float:
@@ -77,34 +85,49 @@ def _pct(text: str, spec: str, what: str) -> float:
     return value
 
 
+_KEYS = ("rate", "loss", "delay", "jitter", "clock_offset")
+
+
 def parse_link(spec: str) -> LinkProfile:
     """``netns``, ``netns:PROFILE``; UsageError naming the bad part."""
     kind, _, profile = spec.strip().partition(":")
     if kind != "netns":
         raise UsageError(f"--link {spec}: unknown link kind '{kind}' (netns[:PROFILE])")
     profile = profile.strip() or "none"
-    if profile in PROFILES:
-        rate, loss = PROFILES[profile]
-        return LinkProfile(profile, rate, loss)
-    if profile.startswith("lossy:"):
-        return LinkProfile(profile, None, _pct(profile[6:], spec, "loss"))
-    if "=" in profile:
-        fields: dict[str, str] = {}
-        for part in profile.split(","):
-            key, _, value = part.partition("=")
-            if key.strip() not in ("rate", "loss", "delay", "jitter") or not value:
-                raise UsageError(f"--link {spec}: '{part}': expected rate=..., loss=...%, delay=...ms or jitter=...ms")
-            fields[key.strip()] = value
-        ms = {}
-        for key in ("delay", "jitter"):
-            try:
-                ms[key] = float(fields.get(key, "0").strip().removesuffix("ms"))
-            except ValueError:
-                raise UsageError(f"--link {spec}: {key} {fields[key]}: expected milliseconds, e.g. 2ms") from None
-        return LinkProfile(profile, _rate_mbit(fields["rate"], spec) if "rate" in fields else None,
-                           _pct(fields.get("loss", "0"), spec, "loss"), ms["delay"], ms["jitter"])
-    raise UsageError(f"--link {spec}: unknown profile '{profile}' "
-                     f"(gige, fast-ethernet, wifi, lossy:P%, none, or rate=..,loss=..%,delay=..ms,jitter=..ms)")
+    parts = [p.strip() for p in profile.split(",")]
+    rate, loss = None, 0.0
+    if parts[0] in PROFILES:
+        rate, loss = PROFILES[parts[0]]
+        parts = parts[1:]
+    elif parts[0].startswith("lossy:"):
+        loss = _pct(parts[0][6:], spec, "loss")
+        parts = parts[1:]
+    elif "=" not in parts[0]:
+        raise UsageError(f"--link {spec}: unknown profile '{parts[0]}' (gige, fast-ethernet, wifi, lossy:P%, none, "
+                         f"or rate=..,loss=..%,delay=..ms,jitter=..ms,clock_offset=..s)")
+    fields: dict[str, str] = {}
+    for part in parts:
+        key, _, value = part.partition("=")
+        if key.strip() not in _KEYS or not value:
+            raise UsageError(f"--link {spec}: '{part}': expected rate=..., loss=...%, delay=...ms, jitter=...ms "
+                             f"or clock_offset=...s")
+        fields[key.strip()] = value.strip()
+    ms = {}
+    for key in ("delay", "jitter"):
+        try:
+            ms[key] = float(fields.get(key, "0").removesuffix("ms"))
+        except ValueError:
+            raise UsageError(f"--link {spec}: {key} {fields[key]}: expected milliseconds, e.g. 2ms") from None
+    offset = 0
+    if "clock_offset" in fields:
+        text = fields["clock_offset"].removesuffix("s")
+        if not text.lstrip("-").isdigit() or not -86400 <= int(text) <= 86400:
+            raise UsageError(f"--link {spec}: clock_offset {fields['clock_offset']}: expected whole seconds "
+                             f"from -86400 to 86400, e.g. 3s (a time namespace's offset)")
+        offset = int(text)
+    return LinkProfile(profile, _rate_mbit(fields["rate"], spec) if "rate" in fields else rate,
+                       _pct(fields["loss"], spec, "loss") if "loss" in fields else loss,
+                       ms["delay"], ms["jitter"], offset)
 
 
 def _run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -151,16 +174,16 @@ class NetnsPair:
         self.addr = (f"{SUBNET}.{third}.1", f"{SUBNET}.{third}.2")
 
     @staticmethod
-    def check_possible() -> None:
+    def check_possible(profile: LinkProfile | None = None) -> None:
         """UsageError with the reason when namespaces cannot be made here."""
         if os.geteuid() != 0:
             raise UsageError("--link netns: needs root (network namespaces, tc, nft)")
-        for tool in ("ip", "tc", "nft"):
+        for tool in ("ip", "tc", "nft") + (("unshare",) if profile is not None and profile.clock_offset_s else ()):
             if shutil.which(tool) is None:
                 raise UsageError(f"--link netns: '{tool}' is not installed (scripts/install-deps.sh installs it)")
 
     def __enter__(self) -> "NetnsPair":
-        self.check_possible()
+        self.check_possible(self.profile)
         try:
             self._create()
         except BaseException:
@@ -210,7 +233,9 @@ class NetnsPair:
         for ns in self.ns:
             _run("ip", "netns", "delete", ns, check=False)
 
-    same_clock = True
+    @property
+    def same_clock(self) -> bool:
+        return self.profile.clock_offset_s == 0
 
     def command(self, role: str, argv: list[str]) -> list[str]:
         return self.exec_prefix(role) + argv
@@ -223,8 +248,12 @@ class NetnsPair:
         return self.profile.as_dict()
 
     def exec_prefix(self, role: str) -> list[str]:
-        """The argv prefix that runs a command in the role's namespace."""
-        return ["ip", "netns", "exec", self.ns[0 if role == "pub" else 1]]
+        """The argv prefix that runs a command in the role's namespace (the
+        subscriber's also in its time namespace, with a clock offset)."""
+        prefix = ["ip", "netns", "exec", self.ns[0 if role == "pub" else 1]]
+        if role == "sub" and self.profile.clock_offset_s:
+            prefix += ["unshare", "--time", "--monotonic", str(self.profile.clock_offset_s), "--"]
+        return prefix
 
     def agent_args(self, role: str) -> list[str]:
         """Addresses for the agent: the sub binds its own, the pub sends to the sub's;

@@ -15,14 +15,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping
 
-from mwperf.agent import AdapterInfo
-from mwperf.qos import QosError, QosOptions, check_supported, parse_qos, unsupported
+from mwperf.agent import AdapterInfo, AgentInfo
+from mwperf.qos import QosError, QosOptions, check_supported, parse_qos, receive_for, unsupported
 from mwperf.units import UnitError, parse_duration_ns, parse_list, parse_rate_hz, parse_size
 
 __all__ = [
-    "HEADER_SIZE",
-    "MODES",
-    "WAITS",
     "UsageError",
     "CpuPlacement",
     "RunOptions",
@@ -32,9 +29,6 @@ __all__ = [
     "default_cpu",
 ]
 
-HEADER_SIZE = 32
-MODES = ("latency", "throughput", "rate")
-WAITS = ("block", "spin")
 DEFAULT_DURATION = "5s"
 DEFAULT_WARMUP = "1s"
 DEFAULT_POINT_TIMEOUT = "5s"
@@ -106,6 +100,7 @@ class RunOptions:
     point_timeout_ns: int
     agent: str | None
     adapters: Mapping[str, AdapterInfo] = field(default_factory=dict, compare=False)
+    clock: str = "monotonic"  # the clock one-way stamps are read on (realtime: hosts synchronised by PTP/chrony)
     qos: QosOptions = QosOptions()
     samples: int = 0          # --samples: measured samples per point (0 = run for the duration)
     precision: float = 0.0    # --precision: adaptive stop at this relative CI half-width of p50 and p99
@@ -217,7 +212,7 @@ def build_run_options(
     out: str | None,
     point_timeout: str | None,
     agent: str | None,
-    adapters: Mapping[str, AdapterInfo],
+    agent_info: AgentInfo,
     cpu_count: int | None = None,
     qos: Mapping[str, object] | None = None,
     samples: str | int | None = None,
@@ -227,18 +222,21 @@ def build_run_options(
     hosts: str | None = None,
     data: str | None = None,
     direction: str | None = None,
+    clock: str | None = None,
     check_out: bool = True,
 ) -> RunOptions:
     """Check every value; raise UsageError naming the first bad one.
 
-    ``adapters`` are the middlewares usable here (the agent's ``list``, or
-    the fallback table when the agent is missing). ``qos`` holds the keyword
-    arguments of :func:`mwperf.qos.parse_qos` (--reliability, --history, ...).
-    Without --mw, the middlewares are every adapter that honours those options.
+    ``agent_info`` is the agent's description of itself (``mwperf-agent
+    list``): its words, limits and adapters, the only source of what can be
+    asked. ``qos`` holds the keyword arguments of :func:`mwperf.qos.parse_qos`
+    (--reliability, --history, ...). Without --mw, the middlewares are every
+    adapter that honours those options.
     """
+    adapters = agent_info.adapters
     try:
         # With --hosts, --nic names an interface of those hosts, not of this one.
-        qos_options = parse_qos(**{**(qos or {}), **({"net_dir": None} if hosts is not None else {})})
+        qos_options = parse_qos(agent_info, **{**(qos or {}), **({"net_dir": None} if hosts is not None else {})})
     except QosError as exc:
         raise UsageError(str(exc)) from None
 
@@ -261,15 +259,15 @@ def build_run_options(
     # mode
     modes = _dedupe(_items("--mode", mode if mode is not None else DEFAULT_MODE))
     for name in modes:
-        if name not in MODES:
-            raise UsageError(f"--mode {name}: unknown mode (choose from {', '.join(MODES)})")
+        if name not in agent_info.modes:
+            raise UsageError(f"--mode {name}: unknown mode (choose from {', '.join(agent_info.modes)})")
 
     # size
     sizes = []
     for token in _items("--size", size if size is not None else DEFAULT_SIZE):
         value = _one("--size", token, parse_size)
-        if value < HEADER_SIZE:
-            raise UsageError(f"--size {token}: smaller than the {HEADER_SIZE}-byte mwperf header")
+        if value < agent_info.header_size:
+            raise UsageError(f"--size {token}: smaller than the {agent_info.header_size}-byte mwperf header")
         for name in mws:
             limit = adapters[name].max_size
             if value > limit:
@@ -282,24 +280,47 @@ def build_run_options(
         if "rate" not in modes:
             raise UsageError(f"--rate {rate}: only valid with --mode rate")
         rates = [_one("--rate", token, parse_rate_hz) for token in _items("--rate", rate)]
+        max_rate = float(agent_info.limit("max_rate_hz", 1e9))
+        for token, value in zip(_items("--rate", rate), rates):
+            if value > max_rate:
+                raise UsageError(f"--rate {token}: above the {max_rate:g} Hz the agent's clock can schedule")
     elif "rate" in modes:
         raise UsageError("--mode rate: needs --rate HZ[,HZ...]")
 
     duration_ns = _one("--duration", duration or DEFAULT_DURATION, parse_duration_ns)
     warmup_ns = _one("--warmup", warmup if warmup is not None else DEFAULT_WARMUP,
                      parse_duration_ns, allow_zero=True)
+    max_ns = int(agent_info.limit("max_duration_ns", 1 << 55))
+    for option, value in (("--duration", duration_ns), ("--warmup", warmup_ns)):
+        if value > max_ns:
+            raise UsageError(f"{option} {duration if option == '--duration' else warmup}: longer than the agent "
+                             f"can time ({max_ns / 86400e9:.0f} days)")
+    for value in rates:
+        if value * duration_ns / 1e9 < 1:
+            raise UsageError(f"--rate {value:g}: not one sample is due in --duration {duration or DEFAULT_DURATION} "
+                             f"(raise the rate or the duration)")
     point_timeout_ns = _one("--point-timeout", point_timeout if point_timeout is not None else DEFAULT_POINT_TIMEOUT,
                             parse_duration_ns, allow_zero=True)
 
     placement = parse_cpu(cpu, cpu_count)
 
     wait_value = wait or "block"
-    if wait_value not in WAITS:
-        raise UsageError(f"--wait {wait_value}: choose block or spin")
+    if wait_value not in agent_info.waits:
+        raise UsageError(f"--wait {wait_value}: choose {' or '.join(agent_info.waits)}")
+    for name in mws:
+        info = adapters[name]
+        if wait_value not in info.waits:
+            raise UsageError(f"--wait {wait_value}: not supported by {name} (it cannot be polled)")
+        if wait_value == "spin" and receive_for(qos_options, info, wait_value) == "listener":
+            raise UsageError(f"--wait spin: not with --receive listener for {name} (the middleware's own thread "
+                             f"delivers; choose --receive {', '.join(r for r in info.receives if r != 'listener') or '...'})")
 
     if latency_count is None:
         count = DEFAULT_LATENCY_COUNT
     else:
+        if "throughput" not in modes:
+            raise UsageError(f"--latency-count {latency_count}: only with --mode throughput (it sets the pings "
+                             f"interleaved with the flat-out samples)")
         text = str(latency_count).strip()
         if not text.isdigit():
             raise UsageError(f"--latency-count {latency_count}: must be a whole number (0: no latency pings)")
@@ -314,6 +335,16 @@ def build_run_options(
         pass
     if confidence_value not in CONFIDENCES:
         raise UsageError(f"--confidence {confidence}: choose from {', '.join(CONFIDENCES)}")
+
+    clock_value = clock or "monotonic"
+    if clock_value not in agent_info.clocks:
+        raise UsageError(f"--clock {clock_value}: choose from {', '.join(agent_info.clocks)}")
+
+    if link is not None or hosts is not None:
+        for name in mws:
+            if adapters[name].hosts == "one":
+                raise UsageError(f"--mw {name}: one host only (shared memory); not with "
+                                 f"{'--link ' + link if link is not None else '--hosts'}")
 
     link_profile = None
     if link is not None:
@@ -368,6 +399,7 @@ def build_run_options(
         link=link_profile,
         hosts=ssh_hosts,
         both_directions=direction == "both",
+        clock=clock_value,
     )
 
 

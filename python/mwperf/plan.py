@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from mwperf.agent import AdapterInfo
+from mwperf.agent import AdapterInfo, AgentInfo
 from mwperf.options import RunOptions, TestPoint, UsageError, build_run_options
 from mwperf.units import UnitError, parse_duration_ns, parse_list, parse_rate_hz, parse_size
 
@@ -280,7 +280,7 @@ def _sample_duration(settings: Mapping[str, Any]) -> str | None:
     return f"{SAMPLES_DEFAULT_MAX_S}s"
 
 
-def expand(plan: Plan, *, out: Path, agent: str | None, adapters: Mapping[str, AdapterInfo],
+def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
            cpu_count: int | None = None) -> list[PlannedPoint]:
     """Every point of the plan, excluded ones removed, each validated; PlanError names the first bad one."""
     keys = [k for k in OPTION_KEYS if k in plan.options]
@@ -294,9 +294,11 @@ def expand(plan: Plan, *, out: Path, agent: str | None, adapters: Mapping[str, A
             settings.pop("rate", None)  # rate only applies to rate-mode points
         elif "rate" not in settings:
             raise PlanError(f"{plan.source}: rate: missing (mode rate needs rate: HZ or a list)")
+        if settings["mode"] != "throughput":
+            settings.pop("latency_count", None)  # the pings interleaved with flat-out samples
         if _excluded(plan.exclude, settings):
             continue
-        opts = _point_options(plan, settings, out=out, agent=agent, adapters=adapters, cpu_count=cpu_count)
+        opts = _point_options(plan, settings, out=out, agent=agent, agent_info=agent_info, cpu_count=cpu_count)
         built = opts.points()
         if len(built) != 1:  # pragma: no cover - every list is expanded here, one value a point
             raise PlanError(f"{plan.source}: {dict(settings)}: expands to {len(built)} points, not one")
@@ -318,7 +320,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, adapters: Mapping[str, A
 
 
 def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent: str | None,
-                   adapters: Mapping[str, AdapterInfo], cpu_count: int | None) -> RunOptions:
+                   agent_info: AgentInfo, cpu_count: int | None) -> RunOptions:
     def text(key: str) -> str | None:
         value = settings.get(key)
         return None if value is None else str(value)
@@ -332,7 +334,7 @@ def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent:
             mw=text("mw"), mode=text("mode"), size=text("size"), rate=text("rate"),
             duration=text("duration") or _sample_duration(settings), warmup=text("warmup"), cpu=text("cpu"),
             wait=text("wait"), latency_count=text("latency_count"), out=str(out), point_timeout=text("point_timeout"),
-            agent=agent, adapters=adapters, cpu_count=cpu_count, qos=qos, samples=text("samples"),
+            agent=agent, agent_info=agent_info, cpu_count=cpu_count, qos=qos, samples=text("samples"),
             precision=text("precision"), confidence=text("confidence"), link=text("link"), check_out=False,
         )
     except UsageError as exc:
@@ -341,7 +343,7 @@ def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent:
         detail = message.split(" ", 1)[1] if message.startswith("--") and " " in message else message
         hint = ""
         if "carries at most" in message:
-            hint = f" (exclude it: {{mw: {settings.get('mw')}, size_over: {adapters[settings['mw']].max_size}}})"
+            hint = f" (exclude it: {{mw: {settings.get('mw')}, size_over: {agent_info.adapters[settings['mw']].max_size}}})"
         elif "not supported by" in message:
             hint = f" (exclude it: {{mw: {settings.get('mw')}, {key}: {settings.get(key)}}})"
         raise PlanError(f"{plan.source}: {key}: {detail}{hint}") from None

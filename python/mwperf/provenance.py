@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from mwperf import __version__
-from mwperf.agent import AgentError, agent_version, list_adapters
+from mwperf.agent import AgentError, agent_version, describe
 
 __all__ = ["SYSCTLS", "PROVENANCE_KEYS", "collect", "system_info", "read_sysctl", "git_info", "governor"]
 
@@ -125,7 +125,9 @@ def agent_info(agent: str | None) -> tuple[dict, list[dict]]:
     except AgentError as exc:
         info["error"] = str(exc)
     try:
-        adapters = [a.as_dict() for a in list_adapters(agent).values()]
+        described = describe(agent)
+        adapters = [a.as_dict() for a in described.adapters.values()]
+        info["missing_adapters"] = [{"name": n, "reason": r} for n, r in described.missing]
     except AgentError as exc:
         info.setdefault("error", str(exc))
     return info, adapters

@@ -1,8 +1,10 @@
 """QoS and transport options of ``mwperf run``.
 
 Parsed and checked here, before anything runs: the values themselves, then
-whether every chosen middleware can honour them (the ``supports`` object of
-``mwperf-agent list``). A refusal is one line naming the option, the value and
+whether every chosen middleware can honour them. Both against the agent's
+description of itself (``mwperf-agent list``: its words for reliability,
+durability, transports and receive modes, and what each adapter honours);
+nothing of that vocabulary is kept here. A refusal is one line naming the option, the value and
 the middleware (``--async: not supported by cyclonedds (no asynchronous
 publishing)``).
 
@@ -19,22 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from mwperf.agent import AdapterInfo
+from mwperf.agent import AdapterInfo, AgentInfo
 from mwperf.units import UnitError, parse_duration_ns, parse_list
 
 __all__ = [
-    "RELIABILITIES", "DURABILITIES", "TRANSPORTS", "RECEIVES", "DEFAULT_HISTORY", "DEFAULT_MATCH_TIMEOUT",
+    "DEFAULT_HISTORY", "DEFAULT_MATCH_TIMEOUT",
     "QosOptions", "QosError", "parse_qos", "unsupported", "check_supported", "qos_agent_args",
 ]
 
-RELIABILITIES = ("reliable", "best-effort")
-DURABILITIES = ("volatile", "transient-local")
-TRANSPORTS = ("udp", "shm", "tcp", "default")
-RECEIVES = ("listener", "waitset")
 DEFAULT_HISTORY = "keep-last:10"
 DEFAULT_MATCH_TIMEOUT = "10s"
-MAX_DEPTH = 1_000_000
-MAX_INSTANCES = 10_000_000
 NET_DIR = Path("/sys/class/net")
 
 
@@ -60,7 +56,7 @@ class QosOptions:
     best: bool = False  # --reliability came from --best (for messages)
 
     def histories_for(self, info: AdapterInfo | None) -> tuple[str | None, ...]:
-        if info is None or not info.supports.history:
+        if info is None or not info.honours("history"):
             return (None,)
         return self.histories or (DEFAULT_HISTORY,)
 
@@ -98,15 +94,15 @@ def _choice(option: str, value: str, choices: Iterable[str]) -> str:
     return name
 
 
-def parse_history(value: str) -> str:
+def parse_history(value: str, max_depth: int) -> str:
     text = value.strip().lower().replace("_", "-")
     if text == "keep-all":
         return text
     if text.startswith("keep-last:"):
         depth = text[len("keep-last:"):]
-        if depth.isdigit() and 1 <= int(depth) <= MAX_DEPTH:
+        if depth.isdigit() and 1 <= int(depth) <= max_depth:
             return f"keep-last:{int(depth)}"
-        raise QosError(f"--history {value}: the depth must be a whole number from 1 to {MAX_DEPTH}")
+        raise QosError(f"--history {value}: the depth must be a whole number from 1 to {max_depth}")
     raise QosError(f"--history {value}: expected keep-last:N or keep-all")
 
 
@@ -120,6 +116,7 @@ def _interfaces(net_dir: Path | None) -> list[str] | None:
 
 
 def parse_qos(
+    agent: AgentInfo,
     *,
     reliability: str | None = None,
     best: bool = False,
@@ -135,10 +132,11 @@ def parse_qos(
     match_timeout: str | None = None,
     net_dir: Path | None = NET_DIR,
 ) -> QosOptions:
-    """Check the values (not yet whether the middlewares honour them)."""
+    """Check the values against the agent's vocabulary (not yet whether the
+    chosen middlewares honour them)."""
     reliabilities: list[str | None] = [None]
     if reliability is not None:
-        reliabilities = [_choice("--reliability", v, RELIABILITIES) for v in _items("--reliability", reliability)]
+        reliabilities = [_choice("--reliability", v, agent.reliabilities) for v in _items("--reliability", reliability)]
         if best and reliabilities != ["best-effort"]:
             raise QosError(f"--best: conflicts with --reliability {reliability}")
     elif best:
@@ -146,17 +144,18 @@ def parse_qos(
 
     histories = None
     if history is not None:
-        histories = tuple(dict.fromkeys(parse_history(v) for v in _items("--history", history)))
+        max_depth = int(agent.limit("max_history_depth", 1_000_000))
+        histories = tuple(dict.fromkeys(parse_history(v, max_depth) for v in _items("--history", history)))
 
     durabilities: list[str | None] = [None]
     if durability is not None:
-        durabilities = [_choice("--durability", v, DURABILITIES) for v in _items("--durability", durability)]
+        durabilities = [_choice("--durability", v, agent.durabilities) for v in _items("--durability", durability)]
 
     transports: list[str | None] = [None]
     if transport is not None:
         transports = []
         for value in _items("--transport", transport):
-            name = _choice("--transport", value, TRANSPORTS)
+            name = _choice("--transport", value, (*agent.transports, "default"))
             name_or_default = None if name == "default" else name
             if name_or_default not in transports:
                 transports.append(name_or_default)
@@ -166,13 +165,14 @@ def parse_qos(
         text = str(instances).strip()
         if not keyed:
             raise QosError(f"--instances {text}: needs --keyed (instances of a keyed topic)")
-        if not text.isdigit() or not 1 <= int(text) <= MAX_INSTANCES:
-            raise QosError(f"--instances {text}: must be a whole number from 1 to {MAX_INSTANCES}")
+        max_instances = int(agent.limit("max_instances", 10_000_000))
+        if not text.isdigit() or not 1 <= int(text) <= max_instances:
+            raise QosError(f"--instances {text}: must be a whole number from 1 to {max_instances}")
         count = int(text)
     elif keyed:
         count = 1
 
-    receive_value = None if receive is None else _choice("--receive", receive, RECEIVES)
+    receive_value = None if receive is None else _choice("--receive", receive, agent.receives or ("none",))
 
     nic_value = None
     if nic is not None:
@@ -204,32 +204,29 @@ def parse_qos(
 
 def unsupported(qos: QosOptions, info: AdapterInfo) -> str | None:
     """The first option ``info``'s middleware cannot honour, as one line; None if all are fine."""
-    s = info.supports
     mw = info.name
     for rel in qos.reliabilities:
-        if rel is None:
-            continue
-        if (rel == "reliable" and not s.reliable) or (rel == "best-effort" and not s.best_effort):
+        if rel is not None and rel not in info.reliabilities:
             option = "--best" if qos.best else f"--reliability {rel}"
             return f"{option}: not supported by {mw}"
     for hist in qos.histories or ():
-        if not s.history:
+        if not info.honours("history"):
             return f"--history {hist}: not supported by {mw} (no history QoS)"
     for dur in qos.durabilities:
-        if dur is not None and not s.durability:
+        if dur is not None and not info.honours("durability"):
             return f"--durability {dur}: not supported by {mw} (no durability QoS)"
-    if qos.instances and not s.keyed:
+    if qos.instances and not info.honours("keyed"):
         return f"--keyed: not supported by {mw} (no keyed topics)"
-    if qos.async_ and not s.async_:
+    if qos.async_ and not info.honours("async"):
         return f"--async: not supported by {mw} (no asynchronous publishing)"
-    if qos.batch and not s.batching:
+    if qos.batch and not info.honours("batch"):
         return f"--batch: not supported by {mw} (no write batching)"
-    if qos.receive == "listener" and not s.listener or qos.receive == "waitset" and not s.waitset:
-        return f"--receive {qos.receive}: not supported by {mw}"
+    if qos.receive is not None and qos.receive not in info.receives:
+        return f"--receive {qos.receive}: not supported by {mw} (choose from: {', '.join(info.receives) or 'none'})"
     for name in qos.transports:
-        if name is not None and name not in s.transports:
-            return f"--transport {name}: not supported by {mw} (choose from: {', '.join(s.transports) or 'none'})"
-    if qos.nic is not None and not s.qos:
+        if name is not None and name not in info.transports:
+            return f"--transport {name}: not supported by {mw} (choose from: {', '.join(info.transports) or 'none'})"
+    if qos.nic is not None and not info.has_qos:
         return f"--nic {qos.nic}: not supported by {mw} (raw sockets always use loopback)"
     return None
 
@@ -242,8 +239,18 @@ def check_supported(qos: QosOptions, mws: Iterable[str], adapters: Mapping[str, 
             raise QosError(problem)
 
 
+def receive_for(qos: QosOptions, info: AdapterInfo | None, wait: str) -> str | None:
+    """The --receive to pass: the user's, or, when spinning on a middleware
+    whose default hands data over on its own thread, the first mode that can
+    be polled (a spinning listener is a contradiction)."""
+    if qos.receive is not None or info is None or wait != "spin" or info.receive != "listener":
+        return qos.receive
+    return next((r for r in info.receives if r != "listener"), None)
+
+
 def qos_agent_args(qos: QosOptions, info: AdapterInfo | None, *, transport: str | None,
-                   reliability: str | None, history: str | None, durability: str | None) -> list[str]:
+                   reliability: str | None, history: str | None, durability: str | None,
+                   wait: str = "block") -> list[str]:
     """The QoS arguments of one point's agents (both sides get the same)."""
     args: list[str] = []
     if reliability is not None:
@@ -258,10 +265,11 @@ def qos_agent_args(qos: QosOptions, info: AdapterInfo | None, *, transport: str 
         args += ["--async", "1"]
     if qos.batch:
         args += ["--batch", "1"]
-    if qos.receive is not None:
-        args += ["--receive", qos.receive]
+    receive = receive_for(qos, info, wait)
+    if receive is not None:
+        args += ["--receive", receive]
     if transport is not None:
         args += ["--transport", transport]
-    if qos.nic is not None and info is not None and info.supports.qos:
+    if qos.nic is not None and info is not None and info.has_qos:
         args += ["--nic", qos.nic]
     return args

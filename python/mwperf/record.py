@@ -9,7 +9,9 @@ Where each figure comes from, per mode:
   samples/s = sub.samples_per_s, latency = pub.latency_ns (RTT/2 of the
   interleaved pings), rtt = pub.rtt_ns;
 * rate: as throughput, but latency = sub.latency_ns (one-way, from the
-  intended send time), rtt = null, loop_rate = pub.achieved_hz / rate_hz.
+  intended send time), rtt = null, loop_rate = pub.sent / pub.scheduled
+  (the samples due by the end of the measured phase; a publisher that fell
+  behind stops at the deadline and what it did not send lowers it).
 
 Duplicates and out-of-order counts always come from the subscriber. A side
 that is missing (failed point) leaves its figures null. A point whose samples
@@ -20,7 +22,20 @@ was requested, else the adapter's default. ``qos`` holds the effective
 history, durability, instances, async and receive from the publisher's
 ``adapter_config`` where it has them, else what was requested; all null for a
 middleware without QoS (raw sockets). ``mw_rss_kb`` is the memory the
-middleware itself added: peak RSS - RSS before open - the statistics buffer.
+middleware itself added: peak RSS - RSS right before it was opened (mwperf's
+own buffers are allocated before that, and stated as ``own_kb``).
+
+Percentiles come from the agent's log-linear histogram over every sample
+(``relative_error`` 0.1 %); one that its sample count cannot support (p99
+under 100 samples, p99.9999 under 10^6) is null, never the maximum in
+disguise. ``p50_ci``/``p99_ci`` are batch-quantile intervals at
+``ci_confidence`` over ``ci_batches`` batches (they hold for correlated
+samples), null with fewer than 10 batches.
+
+Between two clocks (``clock``), the one-way figures have the estimated offset
+subtracted (by the subscriber, per sample) and carry the estimate's
+uncertainty (``latency_us.uncertainty_us``); ``latency_raw_us`` keeps them as
+measured.
 """
 
 from __future__ import annotations
@@ -28,15 +43,16 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo
+from mwperf.agent import AdapterInfo
 from mwperf.options import CpuPlacement, TestPoint
-from mwperf.qos import QosOptions
+from mwperf.qos import QosOptions, receive_for
 from mwperf.rundir import samples_path
 
 __all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "QOS_FIELDS", "stats_us", "merge_record", "utc_now_iso", "total_loss"]
 
 SCHEMA_VERSION = 1
 STAT_FIELDS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
+_INTERVALS = ("p50_ci", "p99_ci")
 QOS_FIELDS = ("history", "durability", "instances", "async", "receive")
 _NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
 
@@ -45,22 +61,28 @@ def utc_now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def stats_us(stats: dict | None) -> dict | None:
-    """Agent statistics (ns) -> record statistics (µs floats); None stays None."""
+def stats_us(stats: dict | None, shift_ns: int = 0) -> dict | None:
+    """Agent statistics (ns) -> record statistics (µs floats); None stays
+    None. ``shift_ns`` is added to every value (not to std): a constant offset
+    moves every order statistic by exactly that much."""
     if not isinstance(stats, dict):
         return None
     out: dict[str, Any] = {"count": _int(stats.get("count"))}
     for key in _NS_FIELDS:
         value = stats.get(key)
-        out[key] = None if value is None else float(value) / 1000.0
-    exact = stats.get("exact")
-    out["exact"] = None if exact is None else bool(exact)
-    # How many samples back the percentiles, and the distribution-free 95 %
-    # confidence intervals of p50 and p99 (what the adaptive stop watches).
-    out["kept"] = _int(stats.get("kept"))
-    for key in ("p50", "p99"):
-        ci = stats.get(f"{key}_ci95")
-        out[f"{key}_ci"] = [float(ci[0]) / 1000.0, float(ci[1]) / 1000.0] if isinstance(ci, list) and len(ci) == 2 else None
+        out[key] = None if value is None else (float(value) + (0 if key == "std" else shift_ns)) / 1000.0
+    # Percentiles from a histogram over every sample: within relative_error of
+    # exact, never exact themselves.
+    out["exact"] = False if "relative_error" in stats else (None if stats.get("exact") is None else bool(stats["exact"]))
+    out["kept"] = out["count"]
+    for key in _INTERVALS:
+        ci = stats.get(key)
+        out[key] = ([(float(ci[0]) + shift_ns) / 1000.0, (float(ci[1]) + shift_ns) / 1000.0]
+                    if isinstance(ci, list) and len(ci) == 2 else None)
+    if "relative_error" in stats:
+        out["relative_error"] = stats.get("relative_error")
+        out["ci_confidence"] = stats.get("ci_confidence")
+        out["ci_batches"] = _int(stats.get("ci_batches"))
     return out
 
 
@@ -97,22 +119,30 @@ def _config(side: dict | None) -> dict | None:
 
 
 def _mw_rss(side: dict | None) -> int | None:
-    """Peak RSS minus RSS before the middleware was opened minus the statistics buffer."""
+    """Peak RSS minus RSS right before the middleware was opened (mwperf's own
+    buffers are allocated and touched before that)."""
     peak, before = _get(side, "maxrss_kb"), _get(side, "rss_before_open_kb")
     if peak is None or before is None:
         return None
-    return max(0, int(peak) - int(before) - int(_get(side, "stats_buffer_kb") or 0))
+    return max(0, int(peak) - int(before))
+
+
+def _window_s(side: dict | None) -> float | None:
+    window = _get(side, "cpu_window_ns")
+    return None if not isinstance(window, (int, float)) or window <= 0 else window / 1e9
 
 
 def _effective_qos(point: TestPoint, qos: QosOptions, adapter: AdapterInfo | None,
-                   config: dict | None) -> dict:
-    has_qos = adapter.supports.qos if adapter else bool(config)
+                   config: dict | None, wait: str = "block") -> dict:
+    has_qos = adapter.has_qos if adapter else bool(config)
     requested = {
         "history": point.history,
         "durability": point.durability,
         "instances": qos.instances if has_qos else None,
         "async": qos.async_ if has_qos else None,
-        "receive": qos.receive,
+        # what the agents would have used: the request, else the adapter's default
+        "receive": receive_for(qos, adapter, wait) or (adapter.receive if adapter is not None and adapter.receives
+                                                       else None),
     }
     out = {}
     config = config or {}
@@ -169,7 +199,6 @@ def merge_record(
 ) -> dict:
     """One schema-v1 record; status is "failed" when ``error`` is set, a
     side's result is missing, or every sample was lost."""
-    adapter = adapter or FALLBACK_ADAPTERS.get(point.mw)
     qos = qos or QosOptions()
     mode = point.mode
 
@@ -192,6 +221,12 @@ def merge_record(
         else:
             latency = stats_us(_get(sub, "latency_ns"))
             rtt = None
+    # One-way figures across two clocks: the subscriber subtracted the
+    # estimated offset; the raw ones are the same shifted back.
+    applied_ns = int(_get(sub, "clock_offset_ns") or 0) if mode == "rate" else 0
+    latency_raw = stats_us(_get(sub, "latency_ns"), applied_ns) if applied_ns else None
+    if latency is not None and clock is not None and not clock.get("same_clock") and mode == "rate":
+        latency["uncertainty_us"] = clock.get("uncertainty_us")
 
     if lost is None or sent is None:
         loss_rate = None
@@ -200,9 +235,9 @@ def merge_record(
     mbps = None if samples_per_s is None else samples_per_s * point.size * 8 / 1e6
 
     loop_rate = None
-    if mode == "rate" and point.rate_hz:
-        achieved = _get(pub, "achieved_hz")
-        loop_rate = None if achieved is None else float(achieved) / point.rate_hz
+    scheduled = _int(_get(pub, "scheduled")) if mode == "rate" else None
+    if mode == "rate" and scheduled and sent is not None:
+        loop_rate = sent / scheduled
 
     discovery_ns = _get(pub, "discovery_ns")
     if discovery_ns is None:
@@ -232,7 +267,7 @@ def merge_record(
         "mode": mode,
         "transport": transport,
         "reliability": reliability,
-        "qos": _effective_qos(point, qos, adapter, pub_config or sub_config),
+        "qos": _effective_qos(point, qos, adapter, pub_config or sub_config, wait),
         "size": point.size,
         "rate_hz": float(point.rate_hz) if mode == "rate" and point.rate_hz is not None else None,
         "duration_s": duration_ns / 1e9,
@@ -258,13 +293,19 @@ def merge_record(
         "latency_us": latency,
         "rtt_us": rtt,
         "send_lag_us": stats_us(_get(pub, "send_lag_ns")) if mode == "rate" else None,
+        "scheduled": scheduled,
+        "unsent": _int(_get(pub, "unsent")) if mode == "rate" else None,
+        "send_timeouts": _int(_get(pub, "send_timeouts")),
+        "latency_raw_us": latency_raw,
         "cpu_s": {"pub": _cpu_side(pub), "sub": _cpu_side(sub)},
+        "cpu_window_s": {"pub": _window_s(pub), "sub": _window_s(sub)},
         "rss_kb": {"pub": _int(_get(pub, "maxrss_kb")), "sub": _int(_get(sub, "maxrss_kb"))},
         "mw_rss_kb": {"pub": _mw_rss(pub), "sub": _mw_rss(sub)},
+        "own_kb": {"pub": _int(_get(pub, "own_kb")), "sub": _int(_get(sub, "own_kb"))},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
         "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
         "link": link,
-        "clock": _clock(clock, mode, latency),
+        "clock": _clock(clock, mode, latency, applied_ns, _get(pub, "clock") or _get(sub, "clock")),
         "samples_file": _samples_file(pub, sub, point),
         "repetition": repetition,
         "point_key": point_key,
@@ -276,15 +317,16 @@ def merge_record(
     }
 
 
-def _clock(clock: dict | None, mode: str, latency: dict | None) -> dict | None:
-    """The clock estimate, flagged when two clocks make a one-way figure uncertain
-    by more than 10 % of its p50."""
+def _clock(clock: dict | None, mode: str, latency: dict | None, applied_ns: int, kind: str | None) -> dict | None:
+    """The clock estimate and what was done with it: the offset subtracted
+    from the one-way figures (``applied_us``), the stamp clock; flagged when
+    two clocks make a one-way figure uncertain by more than 10 % of its p50."""
     if clock is None:
         return None
     p50 = (latency or {}).get("p50")
-    flagged = (mode == "rate" and not clock.get("same_clock") and p50 is not None
-               and clock["uncertainty_us"] > 0.10 * p50)
-    return {**clock, "flagged": flagged}
+    one_way = mode == "rate" and not clock.get("same_clock")
+    flagged = one_way and p50 is not None and clock["uncertainty_us"] > 0.10 * abs(p50)
+    return {**clock, "applied_us": applied_ns / 1000.0, "stamp_clock": kind or "monotonic", "flagged": flagged}
 
 
 def _samples_file(pub: dict | None, sub: dict | None, point: TestPoint) -> dict | None:
@@ -317,7 +359,9 @@ def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | N
         # the samples and intervals that met the precision when the stop was decided
         # (the statistics of the record cover every sample, including those after)
         "at_convergence": None if reached is None else {
-            "kept": _int(reached.get("kept")),
+            "kept": _int(reached.get("count")),
+            "batches": _int(reached.get("batches")),
+            "look": _int(reached.get("look")),
             "p50_ci": [float(v) / 1000.0 for v in reached.get("p50_ci", [])],
             "p99_ci": [float(v) / 1000.0 for v in reached.get("p99_ci", [])],
         },

@@ -47,6 +47,7 @@ class Timeouts:
     stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
     drain: float = 0.5        # agent default --drain-ns
     ping: float = 2.0         # a last unanswered ping of warm-up and of the run (agent --ping-timeout-ns 1 s each)
+    blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
 
 
 #: The subscriber starts waiting for its match before the publisher even
@@ -74,7 +75,7 @@ class PointOutcome:
 
 
 def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id: int,
-               port: int) -> list[str]:
+               port: int, clock_offset_ns: int = 0) -> list[str]:
     core = opts.cpu.pub if role == "pub" else opts.cpu.sub
     match_ns = opts.qos.match_timeout_ns + (SUB_MATCH_MARGIN_NS if role == "sub" else 0)
     argv = [
@@ -98,7 +99,12 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         argv += ["--count", str(opts.samples)]
     argv += ["--samples-out", str(opts.out / samples_path(point.index))]
     if opts.precision:
-        argv += ["--precision", repr(opts.precision), "--confidence", opts.confidence]
+        argv += ["--precision", repr(opts.precision)]
+    argv += ["--confidence", opts.confidence]
+    if opts.clock != "monotonic":
+        argv += ["--clock", opts.clock]
+    if role == "sub" and clock_offset_ns:
+        argv += ["--clock-offset-ns", str(clock_offset_ns)]
     argv += ["--match-timeout-ns", str(match_ns)]
     info = opts.adapters.get(point.mw)
     transport = point.transport
@@ -106,8 +112,8 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         # Between hosts shared memory is no transport: a default that uses it
         # (Fast DDS shm+udp) becomes UDP, so that the data crosses the link.
         transport = "udp"
-    argv += qos_agent_args(opts.qos, info, transport=transport,
-                           reliability=point.reliability, history=point.history, durability=point.durability)
+    argv += qos_agent_args(opts.qos, info, transport=transport, reliability=point.reliability,
+                           history=point.history, durability=point.durability, wait=opts.wait)
     return argv
 
 
@@ -202,8 +208,12 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
     try:
         with where as pair:
             clock = estimate(pair.command("pub", [agent, "clock"]), pair.command("sub", [agent, "clock"]),
-                             same_clock=pair.same_clock)
-            outcome = _run_point(opts, point, agent, timeouts, pair)
+                             same_clock=pair.same_clock, kind=opts.clock)
+            # Two monotonic clocks: the subscriber subtracts the estimated offset
+            # from every one-way sample. A realtime clock is trusted to be
+            # synchronised (PTP, chrony): its estimate is recorded as a check.
+            offset_ns = 0 if pair.same_clock or opts.clock == "realtime" else int(round(clock["offset_us"] * 1000))
+            outcome = _run_point(opts, point, agent, timeouts, pair, offset_ns)
             outcome.clock = clock
             return outcome
     except OSError as exc:
@@ -211,7 +221,8 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
         return PointOutcome(error=f"link {name}: {exc}")
 
 
-def _run_point(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, pair) -> PointOutcome:
+def _run_point(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, pair,
+               clock_offset_ns: int = 0) -> PointOutcome:
     outcome = PointOutcome()
     slack = opts.point_timeout_ns / 1e9
     run_id = random.getrandbits(32)
@@ -219,7 +230,8 @@ def _run_point(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeout
     pub: AgentProcess | None = None
     pub_started = False
     try:
-        sub = AgentProcess(_in_link(pair, "sub", agent_argv(agent, "sub", point, opts, run_id, 0)), "sub")
+        sub = AgentProcess(_in_link(pair, "sub", agent_argv(agent, "sub", point, opts, run_id, 0, clock_offset_ns)),
+                           "sub")
         outcome.sub_ready = _expect(sub, {"ready"}, timeouts.ready + slack, "ready event")
         # Port-less middlewares (DDS discovery) report port 0 or none: pass 0 on.
         port = outcome.sub_ready.get("port", 0)
@@ -230,7 +242,7 @@ def _run_point(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeout
         pub_started = True
         run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
         match_s = opts.qos.match_timeout_ns / 1e9
-        outcome.pub = _expect(pub, {"result"}, run_s + match_s + timeouts.ping + slack, "result",
+        outcome.pub = _expect(pub, {"result"}, run_s + match_s + timeouts.ping + timeouts.blocked + slack, "result",
                               skip=lambda ev: setattr(outcome, "pub_ready", ev),
                               tick=_relay_converged(sub, pub) if opts.precision and point.mode == "rate" else None)
         _check_exit(pub, timeouts.after_result + slack)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Mapping, TextIO
 
 from mwperf import provenance
-from mwperf.agent import AdapterInfo
+from mwperf.agent import AgentInfo
 from mwperf.options import UsageError, default_out
 from mwperf.plan import Plan, PlanError, PlannedPoint, expand, load_plan, parse_plan
 from mwperf.progress import POINT_OVERHEAD_S, format_eta
@@ -56,10 +56,10 @@ def describe(points: list[PlannedPoint]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plan_points(plan: Plan, out: Path, agent: str | None, adapters: Mapping[str, AdapterInfo],
+def plan_points(plan: Plan, out: Path, agent: str | None, agent_info: AgentInfo,
                 cpu_count: int | None = None) -> list[PlannedPoint]:
     try:
-        return expand(plan, out=out, agent=agent, adapters=adapters, cpu_count=cpu_count)
+        return expand(plan, out=out, agent=agent, agent_info=agent_info, cpu_count=cpu_count)
     except PlanError as exc:
         raise UsageError(str(exc)) from None
 
@@ -79,9 +79,9 @@ def check(plan_path: str | None, resume_dir: str | None) -> None:
         raise UsageError(f"--resume {resume_dir}: no {PLAN_FILE} there (not a sweep's run directory)")
 
 
-def dry_run(plan_path: str, agent: str | None, adapters: Mapping[str, AdapterInfo], out: TextIO) -> int:
+def dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO) -> int:
     plan = _load(plan_path)
-    points = plan_points(plan, default_out(), agent, adapters)
+    points = plan_points(plan, default_out(), agent, agent_info)
     out.write(describe(points))
     return 0
 
@@ -92,7 +92,7 @@ def _jobs(points: list[PlannedPoint]):
     return [Job(p.opts, p.point, p.repetition, p.key) for p in points]
 
 
-def sweep(plan_path: str, out_dir: str | None, agent: str, adapters: Mapping[str, AdapterInfo],
+def sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
           argv: list[str], fmt: str = "text") -> int:
     from mwperf.runner import execute
 
@@ -102,7 +102,7 @@ def sweep(plan_path: str, out_dir: str | None, agent: str, adapters: Mapping[str
         raise UsageError(f"--out {out}: already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: exists and is not a directory")
-    points = plan_points(plan, out, agent, adapters)
+    points = plan_points(plan, out, agent, agent_info)
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / PLAN_FILE).write_text(plan.text, encoding="utf-8")
@@ -113,7 +113,7 @@ def sweep(plan_path: str, out_dir: str | None, agent: str, adapters: Mapping[str
     return execute(_jobs(points), RunDir(out), agent, doc, fmt=fmt)
 
 
-def resume(run_dir: str, agent: str, adapters: Mapping[str, AdapterInfo], argv: list[str],
+def resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
            fmt: str = "text") -> int:
     from mwperf.runner import execute
 
@@ -125,7 +125,7 @@ def resume(run_dir: str, agent: str, adapters: Mapping[str, AdapterInfo], argv: 
         plan = parse_plan(plan_file.read_text(encoding="utf-8"), str(plan_file))
     except (PlanError, OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--resume {run_dir}: {exc}") from None
-    points = plan_points(plan, path, agent, adapters)
+    points = plan_points(plan, path, agent, agent_info)
     earlier = read_records(path) if (path / RESULTS_JSONL).exists() else []
     done = {r.get("point_key") for r in earlier}
     todo = [p for p in points if p.key not in done]

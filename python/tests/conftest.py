@@ -203,3 +203,24 @@ def no_shm_leftovers():
     yield
     left = leftover_segments(before)
     assert not left, f"shared-memory segments left in {SHM_DIR}: {', '.join(left)}"
+
+
+# -- the agent's description of itself ------------------------------------------
+
+LIST_FIXTURE = FIXTURES / "agent-list.jsonl"
+
+
+def described(only=None):
+    """The real agent's ``list`` as recorded in fixtures/agent-list.jsonl (a
+    test keeps it equal to the built agent's): the controller's only source of
+    what can be asked, for tests that run no agent. ``only``: keep these adapters."""
+    import dataclasses
+    import json
+
+    from mwperf.agent import AgentInfo
+
+    events = [json.loads(line) for line in LIST_FIXTURE.read_text().splitlines() if line.strip()]
+    info = AgentInfo.from_events(events)
+    if only is not None:
+        info = dataclasses.replace(info, adapters={k: v for k, v in info.adapters.items() if k in only})
+    return info

@@ -16,9 +16,10 @@ Faults are injected through the environment:
 * ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
 * ``FAKE_AGENT_LOG`` = append each run's argv and pid (JSON) to this file.
 
-``list`` reports udp, tcp and ``dds``, a DDS-like adapter (reliable and
-best-effort, history, durability, keyed, listener/waitset, transport udp; no
-async) whose results echo the QoS options back as its ``adapter_config``.
+``list`` prints what the real agent printed (``fixtures/agent-list.jsonl``,
+which a test keeps equal to the real agent's description), with its
+cyclonedds entry renamed ``dds`` and the Fast DDS one left out: a DDS-like
+adapter whose results echo the QoS options back as its ``adapter_config``.
 """
 
 import json
@@ -27,6 +28,9 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+LIST_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "agent-list.jsonl"
 
 
 def emit(event):
@@ -48,24 +52,26 @@ def parse(argv):
 
 def stats(base):
     return {"count": 100, "mean": base * 1.1, "std": base * 0.1, "min": base // 2, "max": base * 3,
-            "p50": base, "p90": base + 100, "p99": base + 200, "p9999": base + 300, "p999999": base * 3,
-            "kept": 100, "exact": True}
+            "p50": base, "p90": base + 100, "p99": base + 200, "p9999": None, "p999999": None,
+            "relative_error": 0.000977, "p50_ci": None, "p99_ci": None, "ci_confidence": 0.95, "ci_batches": 0}
 
 
-DDS_SUPPORTS = {"reliable": True, "best_effort": True, "history": True, "durability": True, "keyed": True,
-                "async": False, "listener": True, "waitset": True, "transports": "udp"}
-ADAPTERS = [
-    {"event": "adapter", "name": "udp", "version": "fake 1.0", "max_size": 65507, "transport": "udp",
-     "reliability": "best-effort",
-     "supports": {"reliable": False, "best_effort": True, "history": False, "durability": False, "keyed": False,
-                  "async": False, "listener": False, "waitset": False, "transports": "udp"}},
-    {"event": "adapter", "name": "tcp", "version": "fake 1.0", "max_size": 16777216, "transport": "tcp",
-     "reliability": "reliable",
-     "supports": {"reliable": True, "best_effort": False, "history": False, "durability": False, "keyed": False,
-                  "async": False, "listener": False, "waitset": False, "transports": "tcp"}},
-    {"event": "adapter", "name": "dds", "version": "fake 0.1", "max_size": 16777216, "transport": "udp",
-     "reliability": "reliable", "supports": DDS_SUPPORTS},
-]
+def description():
+    """The real agent's `list` lines, cyclonedds as `dds`, fastdds left out."""
+    events = [json.loads(line) for line in LIST_FIXTURE.read_text().splitlines() if line.strip()]
+    out = []
+    for event in events:
+        if event.get("name") == "fastdds":
+            continue
+        if event.get("name") == "cyclonedds":
+            event = {**event, "name": "dds", "version": "fake 0.1"}
+        elif event.get("event") == "adapter":
+            event = {**event, "version": "fake 1.0"}
+        out.append(event)
+    return out
+
+
+ADAPTERS = [e for e in description() if e.get("event") == "adapter"]
 
 
 def adapter_config(opts):
@@ -74,7 +80,7 @@ def adapter_config(opts):
         return {"so_rcvbuf": 8388608}
     return {"reliability": opts.get("reliability", "reliable"), "durability": opts.get("durability", "volatile"),
             "history": opts.get("history", "keep-last:10"), "instances": int(opts.get("instances", 0)),
-            "receive": opts.get("receive", "waitset"), "domain": 0}
+            "receive": opts.get("receive", "listener"), "domain": 0}
 
 
 def common(role, opts):
@@ -84,10 +90,10 @@ def common(role, opts):
             "size": int(opts.get("size", 32)), "wait": opts.get("wait", "block"), "clock": "monotonic",
             "cpu_affinity": [int(opts.get("cpu", 0))] if opts.get("cpu", "-1") != "-1" else [0, 1],
             "elapsed_ns": 1_000_000_000, "cpu_user_ns": 1_000_000, "cpu_sys_ns": 2_000_000,
-            "maxrss_kb": 4000, "adapter_version": "fake 1.0", "foreign": 0,
+            "cpu_window_ns": 1_000_000_000, "maxrss_kb": 4000, "adapter_version": "fake 1.0", "foreign": 0,
             "adapter_config": config, "transport": opts.get("transport", default["transport"]),
             "reliability": opts.get("reliability", default["reliability"]),
-            "rss_before_open_kb": 1000, "stats_buffer_kb": 2048}
+            "receive": opts.get("receive", default["receive"]), "own_kb": 600, "rss_before_open_kb": 1000}
 
 
 def hang():
@@ -105,8 +111,8 @@ def main():
         emit({"event": "version", "version": "9.9.9-fake", "build_type": "Release"})
         return 0
     if command == "list":
-        for adapter in ADAPTERS:
-            emit(adapter)
+        for event in description():
+            emit(event)
         return 0
     if command == "wakeup":
         cpus = [int(c) for c in parse(argv[1:]).get("cpus", "0,1").split(",")]
@@ -165,7 +171,7 @@ def main():
         result.update({"received": received, "lost": (known - received) if known >= 0 else 0,
                        "duplicates": 0, "out_of_order": 0, "warmup_received": 10,
                        "first_rx_ns": 1, "last_rx_ns": 1_000_000_001, "rx_elapsed_ns": 1_000_000_000,
-                       "samples_per_s": float(received),
+                       "samples_per_s": float(received), "clock_offset_ns": int(opts.get("clock-offset-ns", 0)),
                        "latency_ns": stats(5000) if opts["mode"] != "latency" else None})
         emit(result)
         return 5 if mine == "bad-exit" else 0
@@ -181,7 +187,10 @@ def main():
     time.sleep(min(0.2, int(opts.get("duration-ns", 0)) / 1e9))
     rate = float(opts.get("rate-hz", 0))
     result = common("pub", opts)
-    result.update({"sent": sent, "warmup_sent": 10, "achieved_hz": rate * 1.0033 if rate else 1000.0,
+    scheduled = sent + 3 if opts["mode"] == "rate" else None  # a publisher that fell 3 samples behind
+    result.update({"sent": sent, "warmup_sent": 10, "scheduled": scheduled,
+                   "unsent": scheduled - sent if scheduled else None, "send_timeouts": 0,
+                   "achieved_hz": rate * sent / scheduled if scheduled else 1000.0,
                    "rate_hz": rate, "pongs": sent if opts["mode"] != "rate" and mine != "deaf" else 0,
                    "ping_sent": sent,
                    "ping_lost": 0, "discovery_ns": 150000})

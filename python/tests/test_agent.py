@@ -1,12 +1,13 @@
 import os
+import subprocess
 import sys
 import time
 
 import pytest
 
-from conftest import pid_alive, write_script
+from conftest import pid_alive, real_agent_path, write_script
 from mwperf.agent import (
-    FALLBACK_ADAPTERS, AgentError, AgentProcess, Supports, agent_version, describe_exit, find_agent,
+    AgentError, AgentInfo, AgentProcess, agent_version, describe, describe_exit, find_agent,
     list_adapters, query, wakeup,
 )
 
@@ -80,11 +81,11 @@ def test_queries_against_fake_agent(fake_agent):
     adapters = list_adapters(str(fake_agent))
     assert list(adapters) == ["udp", "tcp", "dds"]
     assert adapters["udp"].max_size == 65507 and adapters["tcp"].reliability == "reliable"
-    assert adapters["udp"].supports == FALLBACK_ADAPTERS["udp"].supports
-    assert adapters["tcp"].supports == FALLBACK_ADAPTERS["tcp"].supports
-    dds = adapters["dds"].supports
-    assert dds.reliable and dds.best_effort and dds.history and dds.keyed and not dds.async_
-    assert dds.transports == ("udp",) and dds.qos and not adapters["udp"].supports.qos
+    assert adapters["udp"].reliabilities == ("best-effort",) and adapters["udp"].transports == ("udp",)
+    dds = adapters["dds"]
+    assert dds.reliabilities == ("reliable", "best-effort") and dds.honours("history") and dds.honours("keyed")
+    assert not dds.honours("async") and dds.receives == ("listener", "waitset") and dds.receive == "listener"
+    assert dds.transports == ("udp",) and dds.has_qos and not adapters["udp"].has_qos
     assert agent_version(str(fake_agent))["version"] == "9.9.9-fake"
     assert wakeup(str(fake_agent), (0, 1))["wakeup_p50_ns"] == 20000
 
@@ -116,25 +117,48 @@ def test_find_agent(tmp_path, monkeypatch, fake_agent):
     assert find_agent() is None
 
 
-def test_supports_parsing_and_summary():
-    event = {"reliable": True, "best_effort": True, "history": True, "durability": True, "keyed": True,
-             "async": True, "batching": True, "listener": True, "waitset": True, "transports": "udp,shm"}
-    supports = Supports.from_event(event)
-    assert supports.async_ and supports.batching and supports.transports == ("udp", "shm")
-    assert supports.as_dict() == event
-    assert supports.summary() == ("reliability reliable,best-effort; history, durability, keyed, async, listener, "
-                                  "waitset, batch; transports udp,shm")
-    assert FALLBACK_ADAPTERS["udp"].supports.summary() == "reliability best-effort; transports udp"
-    assert Supports.from_event(None) == Supports()
-    assert Supports.from_event("junk", FALLBACK_ADAPTERS["tcp"].supports) == FALLBACK_ADAPTERS["tcp"].supports
+def test_description_parsing_and_summary(fake_agent):
+    info = describe(str(fake_agent))
+    assert info.header_size == 32 and info.modes == ("latency", "throughput", "rate")
+    assert info.reliabilities == ("reliable", "best-effort") and info.clocks == ("monotonic", "realtime")
+    assert info.limit("max_rate_hz", 0) == 1e9 and info.missing == ()
+    assert info.transports == ("udp", "tcp") and info.receives == ("listener", "waitset")
+    assert info.adapters["udp"].summary() == "reliability best-effort; transports udp"
+    assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed; "
+                                              "receive listener,waitset; transports udp")
 
 
-def test_list_without_supports_keeps_only_the_defaults(tmp_path):
-    """An older agent: the adapter's own reliability and transport, nothing more."""
+def test_an_agent_that_does_not_describe_itself_is_refused(tmp_path):
+    """An older agent without its own description: nothing is guessed."""
     old = write_script(tmp_path / "old-agent", """#!/bin/sh
-echo '{"event":"adapter","name":"zenoh","version":"1","max_size":1000,"transport":"tcp","reliability":"reliable"}'
 echo '{"event":"adapter","name":"udp","version":"1","max_size":65507,"transport":"udp","reliability":"best-effort"}'
 """)
-    adapters = list_adapters(str(old))
-    assert adapters["zenoh"].supports == Supports(reliable=True, transports=("tcp",))
-    assert adapters["udp"].supports == FALLBACK_ADAPTERS["udp"].supports
+    with pytest.raises(AgentError, match="did not describe itself"):
+        describe(str(old))
+
+
+def test_missing_adapters_are_named(tmp_path):
+    agent = write_script(tmp_path / "agent", """#!/bin/sh
+echo '{"event":"agent","version":"1","header_size":32,"modes":["latency"],"missing":[{"name":"zenoh","reason":"cargo not found"}]}'
+echo '{"event":"adapter","name":"udp","version":"1","max_size":65507,"transports":["udp"],"transport":"udp","reliabilities":["best-effort"],"reliability":"best-effort"}'
+""")
+    info = describe(str(agent))
+    assert info.missing == (("zenoh", "cargo not found"),) and list(info.adapters) == ["udp"]
+
+
+def test_the_recorded_description_is_the_real_agents():
+    """fixtures/agent-list.jsonl (what tests without an agent validate against)
+    is what the built agent says, but for versions."""
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet")
+    import json
+
+    from conftest import LIST_FIXTURE
+
+    def strip(lines):
+        return [{k: v for k, v in json.loads(l).items() if k != "version"} for l in lines if l.strip()]
+
+    live = subprocess.run([str(agent), "list"], capture_output=True, text=True, timeout=30).stdout.splitlines()
+    assert strip(live) == strip(LIST_FIXTURE.read_text().splitlines()), \
+        "regenerate it: agent/build/mwperf-agent list > python/tests/fixtures/agent-list.jsonl"

@@ -110,7 +110,7 @@ def test_matrix_run(matrix):
     for mw in DDS:
         for rel in RELIABILITIES:
             for mode in MODES:
-                assert f"== {mw} {mode} ({rel}, keep-last:10, {DEFAULT_TRANSPORT[mw]}) (" in stdout
+                assert f"== {mw} {mode} ({rel}, keep-last:10, listener, {DEFAULT_TRANSPORT[mw]}) (" in stdout
 
 
 @pytest.mark.parametrize("mw", DDS)
@@ -125,8 +125,9 @@ def test_matrix_point(matrix, mw, mode, reliability):
     assert r["status"] == "ok", r["error"]
     assert r["received"] + r["lost"] == r["sent"] and r["received"] > 0
     assert r["transport"] == DEFAULT_TRANSPORT[mw]
+    # the default receive path: the core's handler on the middleware's own thread (a listener), as ddsperf
     assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
-                        "receive": "waitset"}
+                        "receive": "listener"}
     config, sub_config = r["adapter"]["config"], r["adapter"]["sub_config"]
     assert config["reliability"] == reliability and sub_config["reliability"] == reliability
     assert config["history"] == "keep-last:10"
@@ -185,7 +186,7 @@ def test_fastdds_transports(transports, matrix):
     assert all(r["adapter"]["config"]["interface_whitelist"] == "" for r in shm_only)
     defaults = {(r["mw"], r["transport"]) for r in matrix["records"]}
     assert defaults == {("cyclonedds", "udp"), ("fastdds", "shm+udp")}
-    assert "== fastdds latency (reliable, keep-last:10, shm) (" in transports["done"].stdout
+    assert "== fastdds latency (reliable, keep-last:10, listener, shm) (" in transports["done"].stdout
 
 
 @pytest.mark.parametrize("args, expected", [
@@ -214,5 +215,6 @@ def test_doctor_lists_the_dds_adapters():
     for mw in DDS:
         line = next(i for i, text in enumerate(lines) if text.strip().startswith(mw + " "))
         assert versions[mw] and versions[mw] in lines[line]
-        assert lines[line + 1].strip().startswith("supports: reliability reliable,best-effort; history")
+        assert lines[line + 1].strip().startswith("supports: reliability reliable,best-effort; ")
+        assert "history" in lines[line + 1] and "receive listener,waitset" in lines[line + 1]
     assert "async" in next(lines[i + 1] for i, t in enumerate(lines) if t.strip().startswith("fastdds "))

@@ -101,17 +101,13 @@ def test_direction_both_needs_hosts(tmp_path):
 
 
 def test_nic_of_remote_hosts_is_not_checked_here(tmp_path):
-    from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo, Supports
+    from conftest import described
     from mwperf.options import build_run_options
-
-    dds = AdapterInfo("cyclonedds", "0.10.2", 16 << 20, "udp", "reliable",
-                      Supports(reliable=True, best_effort=True, history=True, waitset=True, transports=("udp",)))
-    adapters = {**FALLBACK_ADAPTERS, "cyclonedds": dds}
 
     def build(**kw):
         return build_run_options(mw="cyclonedds", mode=None, size=None, rate=None, duration=None, warmup=None,
                                  cpu="0,1", wait=None, latency_count=None, out=str(tmp_path / "r"), point_timeout=None,
-                                 agent=None, adapters=adapters, qos={"nic": "enp99s0"}, **kw)
+                                 agent=None, agent_info=described(), qos={"nic": "enp99s0"}, **kw)
 
     opts = build(hosts="pub=a@10.0.0.1,sub=b@10.0.0.2")
     assert opts.qos.nic == "enp99s0" and opts.hosts.nic == "enp99s0"

@@ -3,14 +3,18 @@ from pathlib import Path
 
 import pytest
 
-from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo, Supports
+from conftest import described
 from mwperf.options import CpuPlacement, UsageError, build_run_options, default_cpu, parse_cpu
+
+
+SOCKETS = described(only=("udp", "tcp"))
+DDS = described()
 
 
 def build(**overrides):
     args = dict(mw="udp", mode=None, size=None, rate=None, duration=None, warmup=None, cpu=None, wait=None,
                 latency_count=None, out="results/x", point_timeout=None, agent=None,
-                adapters=FALLBACK_ADAPTERS, cpu_count=4)
+                agent_info=SOCKETS, cpu_count=4)
     args.update(overrides)
     return build_run_options(**args)
 
@@ -56,11 +60,24 @@ def test_duplicates_removed():
     assert opts.mws == ("udp",) and opts.sizes == (1024,)
 
 
-def test_size_limits_come_from_the_adapters():
-    adapters = {"shm": AdapterInfo("shm", "1", 4096, "shm", "reliable")}
+def test_size_limits_come_from_the_agents_description():
+    import dataclasses
+
+    udp = SOCKETS.adapters["udp"]
+    small = dataclasses.replace(SOCKETS, adapters={"shm": dataclasses.replace(udp, name="shm", max_size=4096)})
     with pytest.raises(UsageError, match="--size 8k: shm carries at most 4096 bytes per message"):
-        build(mw="shm", size="8k", adapters=adapters)
-    assert build(mw="shm", size="4k", adapters=adapters).sizes == (4096,)
+        build(mw="shm", size="8k", agent_info=small)
+    assert build(mw="shm", size="4k", agent_info=small).sizes == (4096,)
+
+
+def test_ranges_come_from_the_agents_description():
+    with pytest.raises(UsageError, match="--rate 1e30: above"):
+        build(mode="rate", rate="1e30")
+    with pytest.raises(UsageError, match="--rate 0.0001: not one sample is due"):
+        build(mode="rate", rate="0.0001")
+    with pytest.raises(UsageError, match="--latency-count 5: only with --mode throughput"):
+        build(mode="latency", latency_count="5")
+    assert build(mode="throughput", latency_count="5").latency_count == 5
 
 
 def test_size_limit_boundaries():
@@ -97,17 +114,8 @@ def test_zero_warmup_allowed():
     assert build(point_timeout="0").point_timeout_ns == 0
 
 
-DDS = {**FALLBACK_ADAPTERS,
-       "cyclonedds": AdapterInfo("cyclonedds", "0.10.2", 16777216, "udp", "reliable",
-                                 Supports(reliable=True, best_effort=True, history=True, durability=True,
-                                          keyed=True, listener=True, waitset=True, transports=("udp",))),
-       "fastdds": AdapterInfo("fastdds", "2.9.1", 16777216, "shm+udp", "reliable",
-                              Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True,
-                                       async_=True, listener=True, waitset=True, transports=("udp", "shm")))}
-
-
 def test_qos_points_order_and_defaults():
-    opts = build(mw="udp,fastdds", mode="latency,throughput", size="64", adapters=DDS,
+    opts = build(mw="udp,fastdds", mode="latency,throughput", size="64", agent_info=DDS,
                  qos=dict(transport="default,udp", reliability="best-effort"))
     points = [(p.mw, p.transport, p.reliability, p.history, p.durability, p.mode) for p in opts.points()]
     assert points == [
@@ -124,7 +132,7 @@ def test_qos_points_order_and_defaults():
 
 
 def test_qos_cartesian_product():
-    opts = build(mw="cyclonedds,fastdds", mode="rate", rate="100,1k", size="1k", adapters=DDS,
+    opts = build(mw="cyclonedds,fastdds", mode="rate", rate="100,1k", size="1k", agent_info=DDS,
                  qos=dict(reliability="reliable,best-effort", history="keep-last:1,keep-all",
                           durability="volatile,transient-local"))
     points = opts.points()
@@ -139,20 +147,20 @@ def test_qos_cartesian_product():
 
 def test_qos_refused_for_a_listed_middleware():
     with pytest.raises(UsageError, match=r"^--async: not supported by cyclonedds"):
-        build(mw="fastdds,cyclonedds", adapters=DDS, qos=dict(async_=True))
+        build(mw="fastdds,cyclonedds", agent_info=DDS, qos=dict(async_=True))
     with pytest.raises(UsageError, match=r"^--instances 5: needs --keyed"):
-        build(mw="fastdds", adapters=DDS, qos=dict(instances="5"))
+        build(mw="fastdds", agent_info=DDS, qos=dict(instances="5"))
 
 
 def test_default_mw_is_every_adapter_that_honours_the_qos():
-    assert build(mw=None, adapters=DDS).mws == ("udp", "tcp", "cyclonedds", "fastdds")
-    assert build(mw=None, adapters=DDS, qos=dict(async_=True)).mws == ("fastdds",)
-    assert build(mw=None, adapters=DDS, qos=dict(reliability="reliable")).mws == ("tcp", "cyclonedds", "fastdds")
-    assert build(mw=None, adapters=DDS, qos=dict(keyed=True)).mws == ("cyclonedds", "fastdds")
+    assert build(mw=None, agent_info=DDS).mws == ("udp", "tcp", "cyclonedds", "fastdds")
+    assert build(mw=None, agent_info=DDS, qos=dict(async_=True)).mws == ("fastdds",)
+    assert build(mw=None, agent_info=DDS, qos=dict(reliability="reliable")).mws == ("tcp", "cyclonedds", "fastdds")
+    assert build(mw=None, agent_info=DDS, qos=dict(keyed=True)).mws == ("cyclonedds", "fastdds")
     with pytest.raises(UsageError, match="--async: not supported by udp"):
-        build(mw=None, adapters=FALLBACK_ADAPTERS, qos=dict(async_=True))
+        build(mw=None, agent_info=SOCKETS, qos=dict(async_=True))
 
 
 def test_as_dict_has_the_qos():
-    data = json.loads(json.dumps(build(mw="fastdds", adapters=DDS, qos=dict(keyed=True, instances="9")).as_dict()))
+    data = json.loads(json.dumps(build(mw="fastdds", agent_info=DDS, qos=dict(keyed=True, instances="9")).as_dict()))
     assert data["qos"]["instances"] == 9 and data["qos"]["history"] is None

@@ -5,31 +5,23 @@ from pathlib import Path
 
 import pytest
 
-from conftest import check_golden
-from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo, Supports
+from conftest import check_golden, described
 from mwperf.plan import PlanError, expand, load_plan, parse_plan
 from mwperf.sweep import describe
 
 PLANS = Path(__file__).resolve().parents[2] / "plans"
-DDS = Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True, listener=True,
-               waitset=True, transports=("udp",))
-# A fixed adapter table, so that the goldens do not depend on what this machine built.
-ADAPTERS = {
-    **FALLBACK_ADAPTERS,
-    "cyclonedds": AdapterInfo("cyclonedds", "0.10.2", 16 << 20, "udp", "reliable", DDS),
-    "fastdds": AdapterInfo("fastdds", "2.9.1", 16 << 20, "shm+udp", "reliable",
-                           Supports(**{**DDS.__dict__, "async_": True, "transports": ("udp", "shm")})),
-}
+# The recorded description, so that the goldens do not depend on what this machine built.
+AGENT = described()
 
 
 def points_of(text, **kw):
-    return expand(parse_plan(text, "p.yaml"), out=Path("results/x"), agent=None, adapters=ADAPTERS, cpu_count=2, **kw)
+    return expand(parse_plan(text, "p.yaml"), out=Path("results/x"), agent=None, agent_info=AGENT, cpu_count=2, **kw)
 
 
 @pytest.mark.parametrize("name", ["quick", "rate-matrix", "perftest-scan", "wired-vs-wireless"])
 def test_bundled_plans_dry_run(name):
     plan = load_plan(PLANS / f"{name}.yaml")
-    points = expand(plan, out=Path("results/x"), agent=None, adapters=ADAPTERS, cpu_count=2)
+    points = expand(plan, out=Path("results/x"), agent=None, agent_info=AGENT, cpu_count=2)
     text = describe(points)
     check_golden(f"plans/{name}.txt", text)
     assert text.splitlines()[-1] == f"{len(points)} points"
@@ -37,7 +29,7 @@ def test_bundled_plans_dry_run(name):
 
 
 def test_rate_matrix_is_the_reference_sweep():
-    points = expand(load_plan(PLANS / "rate-matrix.yaml"), out=Path("r"), agent=None, adapters=ADAPTERS,
+    points = expand(load_plan(PLANS / "rate-matrix.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
                     cpu_count=2)
     sizes = {p.point.size for p in points}
     rates = {p.point.rate_hz for p in points}
@@ -50,7 +42,7 @@ def test_rate_matrix_is_the_reference_sweep():
 
 
 def test_wired_vs_wireless_counts_samples():
-    points = expand(load_plan(PLANS / "wired-vs-wireless.yaml"), out=Path("r"), agent=None, adapters=ADAPTERS,
+    points = expand(load_plan(PLANS / "wired-vs-wireless.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
                     cpu_count=2)
     assert len(points) == 2 * 5 * 2
     # 100 samples at 10 Hz: 10 s, plus the margin, as the maximum

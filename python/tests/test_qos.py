@@ -2,16 +2,12 @@
 
 import pytest
 
-from mwperf.agent import FALLBACK_ADAPTERS, AdapterInfo, Supports
+from conftest import described
 from mwperf.qos import QosError, QosOptions, check_supported, parse_qos, qos_agent_args, unsupported
 
-CYCLONE = AdapterInfo("cyclonedds", "0.10.2", 16777216, "udp", "reliable",
-                      Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True,
-                               listener=True, waitset=True, transports=("udp",)))
-FASTDDS = AdapterInfo("fastdds", "2.9.1", 16777216, "shm+udp", "reliable",
-                      Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True,
-                               async_=True, listener=True, waitset=True, transports=("udp", "shm")))
-ADAPTERS = {**FALLBACK_ADAPTERS, "cyclonedds": CYCLONE, "fastdds": FASTDDS}
+AGENT = described()
+ADAPTERS = AGENT.adapters
+CYCLONE, FASTDDS = ADAPTERS["cyclonedds"], ADAPTERS["fastdds"]
 
 
 @pytest.fixture
@@ -24,7 +20,7 @@ def net(tmp_path):
 def parse(net=None, **kwargs):
     if net is not None:
         kwargs["net_dir"] = net
-    return parse_qos(**kwargs)
+    return parse_qos(AGENT, **kwargs)
 
 
 def test_defaults():
@@ -68,7 +64,7 @@ def test_keyed_and_instances():
     (dict(history="keep-last:0"), "--history keep-last:0: the depth must be a whole number from 1 to 1000000"),
     (dict(history="keep-last:x"), "--history keep-last:x: the depth"),
     (dict(durability="persistent"), "--durability persistent: choose from volatile, transient-local"),
-    (dict(transport="carrier-pigeon"), "--transport carrier-pigeon: choose from udp, shm, tcp, default"),
+    (dict(transport="carrier-pigeon"), "--transport carrier-pigeon: choose from udp, tcp, shm, default"),
     (dict(receive="poll"), "--receive poll: choose from listener, waitset"),
     (dict(match_timeout="soon"), "--match-timeout soon: "),
     (dict(match_timeout="0"), "--match-timeout 0: "),
@@ -97,7 +93,7 @@ def test_nic(net):
     (dict(keyed=True, instances="5"), "tcp", "--keyed: not supported by tcp (no keyed topics)"),
     (dict(history="keep-all"), "udp", "--history keep-all: not supported by udp (no history QoS)"),
     (dict(durability="volatile"), "tcp", "--durability volatile: not supported by tcp (no durability QoS)"),
-    (dict(receive="listener"), "udp", "--receive listener: not supported by udp"),
+    (dict(receive="listener"), "udp", "--receive listener: not supported by udp (choose from: none)"),
     (dict(nic="lo"), "udp", "--nic lo: not supported by udp (raw sockets always use loopback)"),
 ])
 def test_unsupported(net, kwargs, mw, message):
@@ -124,7 +120,7 @@ def test_default_transport_is_fine_everywhere():
 def test_histories_default_only_where_supported():
     q = parse()
     assert q.histories_for(CYCLONE) == ("keep-last:10",)
-    assert q.histories_for(FALLBACK_ADAPTERS["udp"]) == (None,)
+    assert q.histories_for(ADAPTERS["udp"]) == (None,)
     assert q.histories_for(None) == (None,)
     assert parse(history="keep-all").histories_for(FASTDDS) == ("keep-all",)
 
@@ -136,7 +132,7 @@ def test_agent_args(net):
     assert args == ["--reliability", "best-effort", "--history", "keep-all", "--durability", "transient-local",
                     "--instances", "7", "--async", "1", "--receive", "listener", "--transport", "shm",
                     "--nic", "lo"]
-    assert qos_agent_args(QosOptions(), FALLBACK_ADAPTERS["udp"], transport=None, reliability=None, history=None,
+    assert qos_agent_args(QosOptions(), ADAPTERS["udp"], transport=None, reliability=None, history=None,
                           durability=None) == []
 
 

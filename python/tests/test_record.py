@@ -2,7 +2,7 @@
 
 import pytest
 
-from mwperf.agent import AdapterInfo, Supports
+from conftest import described
 from mwperf.options import CpuPlacement, TestPoint
 from mwperf.qos import QosOptions
 from mwperf.record import merge_record, stats_us
@@ -10,9 +10,10 @@ from mwperf.schema import validate_record
 
 
 def stats(p50):
-    return {"count": 4, "mean": 1500.5, "std": 250.0, "min": 1000, "max": 2000, "p50": p50, "p90": 1900,
-            "p99": 2000, "p9999": 2000, "p999999": 2000, "kept": 4, "exact": True,
-            "p50_ci95": [p50 - 100, p50 + 100], "p99_ci95": None}
+    """As the agent reports them: p99 and beyond are null below the samples that support them."""
+    return {"count": 40, "mean": 1500.5, "std": 250.0, "min": 1000, "max": 2000, "p50": p50, "p90": 1900,
+            "p99": None, "p9999": None, "p999999": None, "relative_error": 0.000977,
+            "p50_ci": [p50 - 100, p50 + 100], "p99_ci": None, "ci_confidence": 0.95, "ci_batches": 12}
 
 
 def side(role, **extra):
@@ -27,7 +28,7 @@ def side(role, **extra):
 def merge(mode, pub, sub, rate=None, error=None, cpu=CpuPlacement(0, 1)):
     return merge_record(run_id="run1", point=TestPoint(3, "udp", mode, 1024, rate), time="2025-01-01T00:00:00.000Z",
                         duration_ns=2_000_000_000, warmup_ns=500_000_000, cpu=cpu, wait="block",
-                        pub=pub, sub=sub, error=error)
+                        pub=pub, sub=sub, error=error, adapter=described().adapters["udp"])
 
 
 def test_latency_mode():
@@ -45,9 +46,12 @@ def test_latency_mode():
     assert r["latency_us"]["p50"] == pytest.approx(1.5)
     assert r["rtt_us"]["p50"] == pytest.approx(3.0)
     assert r["latency_us"]["mean"] == pytest.approx(1.5005)
-    # the samples behind the percentiles, and the p50 interval (p99's was not reached)
-    assert r["latency_us"]["kept"] == 4
+    # every sample is behind the percentiles (histogram, 0.1 %); p99 is not measured from 40 samples
+    assert r["latency_us"]["kept"] == 40 and r["latency_us"]["exact"] is False
+    assert r["latency_us"]["relative_error"] == pytest.approx(0.000977)
+    assert r["latency_us"]["p99"] is None and r["latency_us"]["p9999"] is None
     assert r["latency_us"]["p50_ci"] == pytest.approx([1.4, 1.6]) and r["latency_us"]["p99_ci"] is None
+    assert (r["latency_us"]["ci_confidence"], r["latency_us"]["ci_batches"]) == (0.95, 12)
     assert r["repetition"] is None and r["point_key"] is None and r["adaptive"] is None
     assert r["elapsed_s"] == pytest.approx(2.0)
     assert (r["duplicates"], r["out_of_order"], r["foreign"]) == (2, 3, 3)
@@ -80,13 +84,16 @@ def test_throughput_mode():
 
 
 def test_rate_mode():
-    pub = side("pub", mode="rate", sent=10_000, pongs=0, rate_hz=1000.0, achieved_hz=1003.3, discovery_ns=0)
+    # 10 000 sent of 12 500 due by the deadline: the publisher fell behind
+    pub = side("pub", mode="rate", sent=10_000, pongs=0, rate_hz=1000.0, scheduled=12_500, unsent=2_500,
+               send_timeouts=0, discovery_ns=0)
     sub = side("sub", mode="rate", received=9_990, lost=10, duplicates=0, out_of_order=1,
                samples_per_s=999.0, latency_ns=stats(45000))
     r = merge("rate", pub, sub, rate=1000.0)
     validate_record(r)
     assert r["rate_hz"] == 1000.0
-    assert r["loop_rate"] == pytest.approx(1.0033)
+    assert r["loop_rate"] == pytest.approx(0.8)
+    assert (r["scheduled"], r["unsent"]) == (12_500, 2_500)
     assert (r["sent"], r["received"], r["lost"]) == (10_000, 9_990, 10)
     assert r["loss_rate"] == pytest.approx(0.001)
     assert r["latency_us"]["p50"] == pytest.approx(45.0)  # one-way, from the sub
@@ -106,7 +113,7 @@ def test_zero_sent_gives_zero_loss_rate_and_fails():
 @pytest.mark.parametrize("mode, pub_extra, sub_extra, reason", [
     ("latency", dict(sent=40, pongs=0), dict(received=40, lost=0), "no pong received (lost 100% of 40 pings)"),
     ("throughput", dict(sent=5000, pongs=0), dict(received=0, lost=5000), "no sample received (lost 100%)"),
-    ("rate", dict(sent=200, pongs=0, rate_hz=100.0, achieved_hz=100.0), dict(received=0, lost=200),
+    ("rate", dict(sent=200, pongs=0, rate_hz=100.0, scheduled=200), dict(received=0, lost=200),
      "no sample received (lost 100%)"),
 ])
 def test_total_loss_fails_the_point(mode, pub_extra, sub_extra, reason):
@@ -125,9 +132,7 @@ def test_partial_loss_is_ok():
     assert merge("throughput", pub, sub)["status"] == "ok"
 
 
-FASTDDS = AdapterInfo("fastdds", "2.9.1", 16777216, "shm+udp", "reliable",
-                      Supports(reliable=True, best_effort=True, history=True, durability=True, keyed=True,
-                               async_=True, listener=True, waitset=True, transports=("udp", "shm")))
+FASTDDS = described().adapters["fastdds"]
 
 
 def dds_config(**extra):
@@ -149,13 +154,12 @@ def dds_merge(pub, sub, point=None, qos=None, error=None):
 
 def test_dds_record_takes_what_the_agents_report():
     lag = stats(7000)
-    pub = side("pub", mw="fastdds", mode="rate", sent=200, pongs=0, rate_hz=200.0, achieved_hz=200.0,
+    pub = side("pub", mw="fastdds", mode="rate", sent=200, pongs=0, rate_hz=200.0, scheduled=200,
                transport="shm", reliability="best-effort", adapter_config=dds_config(),
-               rss_before_open_kb=1000, maxrss_kb=9500, stats_buffer_kb=512, send_lag_ns=lag)
+               rss_before_open_kb=1000, maxrss_kb=9500, own_kb=512, cpu_window_ns=1_000_000_000, send_lag_ns=lag)
     sub = side("sub", mw="fastdds", mode="rate", received=200, lost=0, duplicates=0, out_of_order=0,
                samples_per_s=200.0, latency_ns=stats(50000), transport="shm", reliability="best-effort",
-               adapter_config=dds_config(topic_in="x"), rss_before_open_kb=1000, maxrss_kb=9000,
-               stats_buffer_kb=8192)
+               adapter_config=dds_config(topic_in="x"), rss_before_open_kb=1000, maxrss_kb=900, own_kb=640)
     r = dds_merge(pub, sub)
     validate_record(r)
     assert r["status"] == "ok"
@@ -163,8 +167,11 @@ def test_dds_record_takes_what_the_agents_report():
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
                         "async": True, "receive": "listener"}
     assert r["adapter"]["config"] == dds_config() and r["adapter"]["sub_config"]["topic_in"] == "x"
-    assert r["mw_rss_kb"] == {"pub": 9500 - 1000 - 512, "sub": 0}  # floor 0
-    assert r["send_lag_us"]["p50"] == pytest.approx(7.0) and r["send_lag_us"]["count"] == 4
+    # mwperf's own buffers were allocated before the RSS baseline: not the middleware's
+    assert r["mw_rss_kb"] == {"pub": 9500 - 1000, "sub": 0}  # floor 0
+    assert r["own_kb"] == {"pub": 512, "sub": 640}
+    assert r["cpu_window_s"] == {"pub": 1.0, "sub": None}
+    assert r["send_lag_us"]["p50"] == pytest.approx(7.0) and r["send_lag_us"]["count"] == 40
 
 
 def test_effective_config_wins_over_the_request():
@@ -190,7 +197,7 @@ def test_failed_dds_point_records_the_request():
     point = TestPoint(0, "fastdds", "latency", 1024)
     r = dds_merge(None, None, point, QosOptions(), error="boom")
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
-    assert r["qos"] == {"history": None, "durability": None, "instances": 0, "async": False, "receive": None}
+    assert r["qos"] == {"history": None, "durability": None, "instances": 0, "async": False, "receive": "listener"}
 
 
 def test_failed_point_keeps_what_is_known():
@@ -211,7 +218,7 @@ def test_failed_point_with_nothing():
     validate_record(r)
     assert r["status"] == "failed" and r["rate_hz"] == 50.0 and r["loop_rate"] is None
     assert r["cpu"]["placement"] == "unpinned"
-    assert r["adapter"]["version"] is None
+    assert r["adapter"]["version"] == described().adapters["udp"].version  # from the agent's description
 
 
 def test_missing_side_without_error_is_failed():
@@ -223,23 +230,30 @@ def test_missing_side_without_error_is_failed():
 def test_stats_us():
     assert stats_us(None) is None
     empty = {"count": 0, "mean": None, "std": None, "min": None, "max": None, "p50": None, "p90": None,
-             "p99": None, "p9999": None, "p999999": None, "kept": 0, "exact": True}
+             "p99": None, "p9999": None, "p999999": None, "relative_error": 0.000977, "p50_ci": None,
+             "p99_ci": None, "ci_confidence": 0.95, "ci_batches": 0}
     converted = stats_us(empty)
-    assert converted["count"] == 0 and converted["p50"] is None and converted["exact"] is True
+    assert converted["count"] == 0 and converted["p50"] is None and converted["exact"] is False
     assert stats_us(stats(2500))["p50"] == 2.5
+    # a constant shift moves every value and interval, not the spread
+    shifted = stats_us(stats(2500), 3_000_000_000)
+    assert shifted["p50"] == pytest.approx(3_000_002.5) and shifted["min"] == pytest.approx(3_000_001.0)
+    assert shifted["std"] == pytest.approx(0.25) and shifted["p50_ci"] == pytest.approx([3_000_002.4, 3_000_002.6])
 
 
 def test_adaptive_point_records_precision_and_early_stop():
     pub = side("pub", mode="latency", sent=1000, pongs=1000, rtt_ns=stats(3000), latency_ns=stats(1500),
                converged_after_ns=750_000_000, stopped_early=False, elapsed_ns=750_100_000,
-               convergence={"after_ns": 750_000_000, "kept": 900, "p50_ci": [1400, 1600], "p99_ci": [1900, 2100]})
+               convergence={"after_ns": 750_000_000, "count": 900, "batches": 12, "look": 3, "p50_ci": [1400, 1600],
+                            "p99_ci": [1900, 2100]})
     sub = side("sub", mode="latency", received=1000, lost=0, latency_ns=None, converged_after_ns=-1)
     r = merge_record(run_id="run1", point=TestPoint(0, "udp", "latency", 1024), time="2025-01-01T00:00:00.000Z",
                      duration_ns=2_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
                      repetition=2, point_key="abc", samples=0, precision=0.05, confidence="0.99")
     validate_record(r)
     assert r["adaptive"] == {"precision": 0.05, "confidence": 0.99, "converged_after_s": 0.75, "stopped_early": True,
-                             "at_convergence": {"kept": 900, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1]}}
+                             "at_convergence": {"kept": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6],
+                                                "p99_ci": [1.9, 2.1]}}
     assert (r["repetition"], r["point_key"], r["samples"]) == (2, "abc", None)
     assert r["elapsed_s"] == pytest.approx(0.7501)
 
@@ -247,7 +261,7 @@ def test_adaptive_point_records_precision_and_early_stop():
 @pytest.mark.parametrize("same_clock, uncertainty, flagged", [(False, 20.0, True), (False, 5.0, False),
                                                               (True, 20.0, False)])
 def test_one_way_results_across_uncertain_clocks_are_flagged(same_clock, uncertainty, flagged):
-    pub = side("pub", mode="rate", sent=100, achieved_hz=100.0, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
+    pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
     sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000))  # p50 100 us
     clock = {"offset_us": 3.0, "uncertainty_us": uncertainty, "method": "m", "same_clock": same_clock, "sync": {}}
     r = merge_record(run_id="run1", point=TestPoint(0, "udp", "rate", 1024, 100.0), time="2025-01-01T00:00:00.000Z",
@@ -255,3 +269,24 @@ def test_one_way_results_across_uncertain_clocks_are_flagged(same_clock, uncerta
                      clock=clock)
     validate_record(r)
     assert r["clock"]["flagged"] is flagged
+
+
+def test_two_clocks_offset_subtracted_raw_kept_uncertainty_carried():
+    """The subscriber subtracted a 3 s offset from each sample; the record keeps both."""
+    pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
+    sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000), clock_offset_ns=3_000_000_000)
+    clock = {"offset_us": 3_000_000.0, "uncertainty_us": 40.0, "method": "m", "same_clock": False, "sync": {}}
+    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "rate", 1024, 100.0), time="2025-01-01T00:00:00.000Z",
+                     duration_ns=1_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
+                     clock=clock)
+    validate_record(r)
+    assert r["latency_us"]["p50"] == pytest.approx(100.0)
+    assert r["latency_raw_us"]["p50"] == pytest.approx(3_000_100.0)
+    assert r["latency_us"]["uncertainty_us"] == 40.0
+    assert r["clock"]["applied_us"] == pytest.approx(3_000_000.0) and r["clock"]["stamp_clock"] == "monotonic"
+    assert r["clock"]["flagged"] is True  # 40 us of uncertainty against a p50 of 100 us
+    clock["uncertainty_us"] = 5.0
+    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "rate", 1024, 100.0), time="2025-01-01T00:00:00.000Z",
+                     duration_ns=1_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
+                     clock=clock)
+    assert r["clock"]["flagged"] is False

@@ -13,19 +13,20 @@ import time
 import pytest
 
 from conftest import pid_alive
-from mwperf.agent import FALLBACK_ADAPTERS, list_adapters
+from conftest import described
+from mwperf.agent import describe, list_adapters
 from mwperf.options import UsageError, build_run_options
 from mwperf.rundir import read_records
 from mwperf.runner import Timeouts, agent_argv, run, run_point
 from mwperf.schema import validate_record
 
-FAST = Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=0.0)
+FAST = Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=0.0, blocked=0.0)
 
 
 def options(tmp_path, **overrides):
     args = dict(mw="udp", mode="latency", size="64", rate=None, duration="100ms", warmup="0", cpu="0,1",
                 wait=None, latency_count=None, out=str(tmp_path / "run"), point_timeout="0", agent=None,
-                adapters=FALLBACK_ADAPTERS, cpu_count=2, qos={"match_timeout": "1s"})
+                agent_info=described(only=("udp", "tcp")), cpu_count=2, qos={"match_timeout": "1s"})
     args.update(overrides)
     return build_run_options(**args)
 
@@ -74,8 +75,8 @@ def test_agent_argv(tmp_path):
 
 
 def test_agent_argv_qos(tmp_path, fake_agent):
-    adapters = list_adapters(str(fake_agent))
-    opts = options(tmp_path, mw="dds", adapters=adapters,
+    described_fake = describe(str(fake_agent))
+    opts = options(tmp_path, mw="dds", agent_info=described_fake,
                    qos={"reliability": "best-effort", "keyed": True, "instances": "100000", "receive": "listener",
                         "durability": "transient-local,volatile", "nic": "lo"})
     points = opts.points()
@@ -88,12 +89,12 @@ def test_agent_argv_qos(tmp_path, fake_agent):
     assert "--transport" not in pairs and "--async" not in pairs
     assert agent_argv("A", "pub", points[0], opts, 7, 0)[2:] != argv[2:]  # role, cpu, match timeout differ
     with pytest.raises(UsageError, match="--keyed: not supported by udp"):
-        options(tmp_path, mw="dds,udp", adapters=adapters, qos={"keyed": True})
+        options(tmp_path, mw="dds,udp", agent_info=described_fake, qos={"keyed": True})
 
 
 def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
-    adapters = list_adapters(str(fake_agent))
-    opts = options(tmp_path, mw="dds", mode="latency,rate", rate="100", adapters=adapters,
+    described_fake = describe(str(fake_agent))
+    opts = options(tmp_path, mw="dds", mode="latency,rate", rate="100", agent_info=described_fake,
                    qos={"match_timeout": "1s", "history": "keep-all", "keyed": True, "reliability": "best-effort"})
     progress = io.StringIO()
     code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=progress, timeouts=FAST)
@@ -105,9 +106,10 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
         assert r["status"] == "ok"
         assert (r["transport"], r["reliability"]) == ("udp", "best-effort")
         assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": False,
-                            "receive": "waitset"}
+                            "receive": "listener"}
         assert r["adapter"]["config"]["history"] == "keep-all" and r["adapter"]["sub_config"]["instances"] == 1
-        assert r["mw_rss_kb"] == {"pub": 4000 - 1000 - 2048, "sub": 4000 - 1000 - 2048}
+        assert r["mw_rss_kb"] == {"pub": 4000 - 1000, "sub": 4000 - 1000}
+        assert r["own_kb"] == {"pub": 600, "sub": 600}
     assert records[0]["send_lag_us"] is None and records[1]["send_lag_us"]["p50"] == 3.0
     assert "[1/2] dds latency 64 B (best-effort, keep-all) ... ok" in progress.getvalue()
 
@@ -199,11 +201,11 @@ def test_run_goes_on_after_a_failed_point(tmp_path, fake_agent, log, monkeypatch
     assert [(r["size"], r["mode"]) for r in failed] == [(64, "latency"), (64, "rate")]
     assert all(r["error"].startswith("sub: no ready event") for r in failed)
     rate_ok = next(r for r in records if r["mode"] == "rate" and r["status"] == "ok")
-    assert rate_ok["loop_rate"] == pytest.approx(1.0033)
+    assert rate_ok["loop_rate"] == pytest.approx(1000 / 1003)  # the fake fell 3 samples behind
     lines = progress.getvalue().splitlines()
     assert lines[0].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[1/6] udp latency 32 B ... ok p50 ")
     assert lines[1].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[2/6] udp latency 64 B ... FAILED: sub: no ready event")
-    assert lines[3].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[4/6] udp rate 32 B 100 Hz ... ok loop 1.0033")
+    assert lines[3].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[4/6] udp rate 32 B 100 Hz ... ok loop 0.9970")
     assert "FAILED: sub: no ready event" in out.getvalue()
     run_json = json.loads((opts.out / "run.json").read_text())
     assert run_json["status"] == "complete"

@@ -6,7 +6,10 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
+#include <pthread.h>
+#include <signal.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -28,15 +31,19 @@ inline uint16_t local_port(int fd) {
   return ntohs(a.sin_port);
 }
 
-// Applies SO_RCVTIMEO only when it changes, so a steady timeout costs no syscall.
+// Applies SO_RCVTIMEO only when it changes, so a steady timeout costs no
+// syscall. A negative timeout means none (the socket's own default).
 class RecvTimeout {
  public:
   bool apply(int fd, int64_t timeout_ns) {
+    if (timeout_ns < 0) timeout_ns = -1;
     if (timeout_ns == current_) return true;
-    timeval tv;
-    tv.tv_sec = timeout_ns / 1000000000LL;
-    tv.tv_usec = (timeout_ns % 1000000000LL) / 1000;
-    if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // 0 would mean "forever"
+    timeval tv{0, 0};
+    if (timeout_ns >= 0) {
+      tv.tv_sec = timeout_ns / 1000000000LL;
+      tv.tv_usec = (timeout_ns % 1000000000LL) / 1000;
+      if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // 0 would mean "forever"
+    }
     if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return false;
     current_ = timeout_ns;
     return true;
@@ -44,6 +51,32 @@ class RecvTimeout {
 
  private:
   int64_t current_ = -1;
+};
+
+// Wakes a thread blocked in a socket call with a signal whose handler does
+// nothing (installed without SA_RESTART, so the call returns EINTR). A wake
+// that lands just before the call is lost: wakers that need it repeat it.
+class ThreadWaker {
+ public:
+  static constexpr int kSignal = SIGURG;  // ignored by default; nothing else here uses it
+  ThreadWaker() {
+    struct sigaction sa {};
+    sa.sa_handler = [](int) {};
+    sigemptyset(&sa.sa_mask);
+    sigaction(kSignal, &sa, nullptr);
+  }
+  void enter() {
+    thread_.store(pthread_self(), std::memory_order_relaxed);
+    inside_.store(true, std::memory_order_release);
+  }
+  void leave() { inside_.store(false, std::memory_order_relaxed); }
+  void wake() {
+    if (inside_.load(std::memory_order_acquire)) pthread_kill(thread_.load(std::memory_order_relaxed), kSignal);
+  }
+
+ private:
+  std::atomic<pthread_t> thread_{};
+  std::atomic<bool> inside_{false};
 };
 
 // Asks for `want` bytes of socket buffer; returns what the kernel granted.

@@ -1,7 +1,8 @@
 // Raw TCP: a length-prefixed stream (4-byte little-endian length, then the
 // message), up to 16 MiB per message. Nagle is off (TCP_NODELAY). Reads go
-// through a 256 KiB buffer so that small messages cost one syscall per batch,
-// and large bodies are read straight into the caller's buffer.
+// through a 256 KiB buffer so that small messages cost one syscall per batch
+// and are handed out where they lie; large bodies are read straight into the
+// message buffer.
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/uio.h>
@@ -9,7 +10,7 @@
 
 #include <vector>
 
-#include "adapters/adapter.h"
+#include "core/adapter.h"
 #include "adapters/socket_util.h"
 
 namespace mwperf {
@@ -17,19 +18,25 @@ namespace {
 
 constexpr size_t kTcpMax = 16u << 20;
 constexpr size_t kReadBuf = 256u << 10;
-constexpr size_t kDirect = 64u << 10;  // read bodies this large straight into the caller's buffer
+constexpr size_t kDirect = 64u << 10;  // read bodies this large straight into the message buffer
 constexpr int kWantBuffer = 4 << 20;
+
+Description describe() {
+  Description d;
+  d.max_size = kTcpMax;
+  d.transports = d.transport = "tcp";
+  d.reliabilities = d.reliability = "reliable";
+  d.notes = "4-byte length prefix per message; TCP_NODELAY";
+  return d;
+}
 
 class TcpAdapter final : public Adapter {
  public:
   TcpAdapter() : rbuf_(kReadBuf) {}
   ~TcpAdapter() override { close(); }
-  const char* name() const override { return "tcp"; }
-  Capabilities caps() const override {
-    Capabilities c{kTcpMax, "tcp", "reliable"};
-    c.reliable = true;
-    c.transports = "tcp";
-    return c;
+  const Description& description() const override {
+    static const Description d = describe();
+    return d;
   }
   std::string version() const override { return kernel_version(); }
   std::string effective_config() const override {
@@ -40,6 +47,8 @@ class TcpAdapter final : public Adapter {
   Errc open(const AdapterConfig& cfg) override {
     transport_ = "tcp";
     reliability_ = "reliable";
+    receive_ = "read";
+    msg_.resize(std::max<size_t>(cfg.size, 64));
     if (cfg.size > kTcpMax)
       return fail(Errc::unsupported,
                   "tcp: size " + std::to_string(cfg.size) + " exceeds the 16 MiB (16777216 B) limit");
@@ -52,7 +61,7 @@ class TcpAdapter final : public Adapter {
     if (cfg.role == Role::sub) {
       const int one = 1;
       setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-      if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd, 1) != 0) {
+      if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 1) != 0) {
         ::close(fd);
         return fail(Errc::io, errno_text("tcp bind/listen"));
       }
@@ -112,47 +121,49 @@ class TcpAdapter final : public Adapter {
     return Errc::ok;
   }
 
-  Errc recv(uint8_t* buf, size_t cap, int64_t timeout_ns, size_t* len) override {
+  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
     if (fd_ < 0) return fail(Errc::closed, "tcp: not connected");
     const int flags = timeout_ns == 0 ? MSG_DONTWAIT : 0;
     if (timeout_ns != 0 && !timeout_.apply(fd_, timeout_ns)) return fail(Errc::io, errno_text("tcp SO_RCVTIMEO"));
     for (;;) {
       if (!have_len_) {
-        if (rend_ - rstart_ >= 4) {
-          uint32_t n32;
-          std::memcpy(&n32, rbuf_.data() + rstart_, 4);
-          rstart_ += 4;
-          if (n32 > kTcpMax) return fail(Errc::io, "tcp: frame of " + std::to_string(n32) + " bytes, stream corrupt");
-          have_len_ = true;
-          body_len_ = n32;
-          body_got_ = 0;
-          discard_ = body_len_ > cap;
-        } else {
+        if (rend_ - rstart_ < 4) {
           const Errc e = fill(flags);
           if (e != Errc::ok) return e;
           continue;
         }
+        uint32_t n32;
+        std::memcpy(&n32, rbuf_.data() + rstart_, 4);
+        rstart_ += 4;
+        if (n32 > kTcpMax) return fail(Errc::io, "tcp: frame of " + std::to_string(n32) + " bytes, stream corrupt");
+        have_len_ = true;
+        body_len_ = n32;
+        body_got_ = 0;
+        discard_ = body_len_ > msg_.size();
+      }
+      if (body_got_ == 0 && !discard_ && rend_ - rstart_ >= body_len_) {  // whole in the read buffer
+        *data = rbuf_.data() + rstart_;
+        *len = body_len_;
+        rstart_ += body_len_;
+        have_len_ = false;
+        return Errc::ok;
       }
       const size_t take = std::min(rend_ - rstart_, body_len_ - body_got_);
-      if (take > 0 && !discard_) std::memcpy(buf + body_got_, rbuf_.data() + rstart_, take);
+      if (take > 0 && !discard_) std::memcpy(msg_.data() + body_got_, rbuf_.data() + rstart_, take);
       rstart_ += take;
       body_got_ += take;
       if (body_got_ == body_len_) {
         have_len_ = false;
-        if (discard_) return fail(Errc::too_big, "tcp: message larger than the buffer");
+        if (discard_) return fail(Errc::too_big, "tcp: message larger than the test point's size");
+        *data = msg_.data();
         *len = body_len_;
         return Errc::ok;
       }
       const size_t remaining = body_len_ - body_got_;
       if (!discard_ && remaining >= kDirect) {
-        const ssize_t n = ::recv(fd_, buf + body_got_, remaining, flags);
+        const ssize_t n = ::recv(fd_, msg_.data() + body_got_, remaining, flags);
         if (n <= 0) return read_error(n);
         body_got_ += size_t(n);
-        if (body_got_ == body_len_) {
-          have_len_ = false;
-          *len = body_len_;
-          return Errc::ok;
-        }
         continue;
       }
       const Errc e = fill(flags);
@@ -202,7 +213,7 @@ class TcpAdapter final : public Adapter {
   uint16_t port_ = 0;
   int rcvbuf_ = 0, sndbuf_ = 0;
   RecvTimeout timeout_;
-  std::vector<uint8_t> rbuf_;
+  std::vector<uint8_t> rbuf_, msg_;
   size_t rstart_ = 0, rend_ = 0;
   bool have_len_ = false, discard_ = false;
   size_t body_len_ = 0, body_got_ = 0;

@@ -1,5 +1,8 @@
 #include "core/control.h"
 
+#include <pthread.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +12,7 @@ namespace mwperf {
 
 void StopSignal::start_stdin_reader(bool eof_is_stop) {
   std::thread([this, eof_is_stop] {
+    pthread_setname_np(pthread_self(), "mwperf-control");
     char line[128];
     while (std::fgets(line, sizeof line, stdin)) {
       if (std::strncmp(line, "stop", 4) == 0) {
@@ -20,6 +24,25 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
     }
     if (eof_is_stop) request(-1);  // the controller went away
   }).detach();
+}
+
+void StopSignal::request(int64_t sent) {
+  std::lock_guard<std::mutex> lk(mu_);
+  sent_.store(sent, std::memory_order_release);
+  stop_.store(true, std::memory_order_release);
+  if (wake_target_ != nullptr) wake_target_->wake();  // a receive loop blocked without a timeout
+  cv_.notify_all();
+}
+
+bool StopSignal::wait(int64_t timeout_ns) {
+  std::unique_lock<std::mutex> lk(mu_);
+  return cv_.wait_for(lk, std::chrono::nanoseconds(timeout_ns), [this] { return requested(); });
+}
+
+void StopSignal::set_wake_target(Adapter* a) {
+  std::lock_guard<std::mutex> lk(mu_);
+  wake_target_ = a;
+  if (a != nullptr && requested()) a->wake();
 }
 
 }  // namespace mwperf

@@ -1,11 +1,18 @@
-// The subscriber's side of the control channel: a thread reads `stop SENT`
-// lines from stdin (EOF counts as `stop -1`) and raises a flag the receive loop
-// polls with one relaxed atomic load.
+// The agents' side of the control channel, and the gate through which a
+// middleware's own thread enters the core.
+//
+// StopSignal: a thread reads `stop [SENT]` lines from stdin (EOF may count as
+// `stop -1`) and raises a flag the measuring code polls with one relaxed load.
+// Gate: the Receiver handed to Adapter::listen(); it calls the core's handler
+// while open, one delivery at a time, and shut() returns only once no
+// delivery is inside the handler any more.
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 
-#include "adapters/adapter.h"
+#include "core/adapter.h"
 
 namespace mwperf {
 
@@ -14,29 +21,40 @@ class StopSignal {
   // Detached thread. eof_is_stop: EOF at stdin counts as `stop -1` (the
   // subscriber drains and reports when the controller goes away).
   void start_stdin_reader(bool eof_is_stop);
-  bool requested() const { return stop_.load(std::memory_order_acquire); }
+  bool requested() const { return stop_.load(std::memory_order_relaxed); }
   int64_t sent() const { return sent_.load(std::memory_order_acquire); }
-  void request(int64_t sent) {
-    waking_.store(true);
-    sent_.store(sent, std::memory_order_release);
-    stop_.store(true);
-    if (Adapter* a = wake_target_.load()) a->wake();  // a receive loop blocked without a timeout
-    waking_.store(false);
+  void request(int64_t sent);
+  // Blocks until requested or timeout_ns passed; true when requested.
+  bool wait(int64_t timeout_ns);
+  // A receive loop that blocks without a timeout registers its adapter: the
+  // stop wakes it. Unregister before the adapter may go.
+  void set_wake_target(Adapter* a);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Adapter* wake_target_ = nullptr;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> sent_{-1};
+};
+
+template <class Handler>
+class Gate final : public Receiver {
+ public:
+  explicit Gate(Handler& h) : h_(h) {}
+  void on_message(uint8_t* data, size_t len) override {
+    std::lock_guard<std::mutex> lk(mu_);  // uncontended: two atomic operations
+    if (open_) h_.on_message(data, len);
   }
-  // The receive loop that blocks without a timeout registers its adapter, and
-  // unregisters it before the adapter may go (after which no wake() runs).
-  void set_wake_target(Adapter* a) {
-    wake_target_.store(a);
-    if (a == nullptr)
-      while (waking_.load()) {
-      }
+  void shut() {
+    std::lock_guard<std::mutex> lk(mu_);
+    open_ = false;
   }
 
  private:
-  std::atomic<Adapter*> wake_target_{nullptr};
-  std::atomic<bool> waking_{false};
-  std::atomic<bool> stop_{false};
-  std::atomic<int64_t> sent_{-1};
+  Handler& h_;
+  std::mutex mu_;
+  bool open_ = true;
 };
 
 }  // namespace mwperf

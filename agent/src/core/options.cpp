@@ -9,6 +9,8 @@
 
 namespace mwperf {
 
+const char* to_string(StampClock c) { return c == StampClock::realtime ? "realtime" : "monotonic"; }
+
 const char* to_string(Mode m) {
   switch (m) {
     case Mode::latency: return "latency";
@@ -69,7 +71,7 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       else if (v == "sub") o->role = Role::sub;
       else return bad(k, v, "is not pub or sub");
     } else if (k == "mw") {
-      if (!make_adapter(v)) return bad(k, v, "is not an adapter built into this agent (see: mwperf-agent list)");
+      if (v.empty()) return bad(k, v, "must name an adapter (see: mwperf-agent list)");
       o->mw = v;
     } else if (k == "mode") {
       if (v == "latency") o->mode = Mode::latency;
@@ -83,11 +85,13 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "rate-hz") {
       char* end = nullptr;
       const double r = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(r) || r <= 0) return bad(k, v, "must be a rate > 0 in Hz");
+      if (v.empty() || *end != '\0' || !std::isfinite(r) || r <= 0 || r > kMaxRateHz)
+        return bad(k, v, "must be a rate above 0 and at most 1e9 Hz");
       o->rate_hz = r;
     } else if (k == "duration-ns" || k == "warmup-ns" || k == "ping-timeout-ns" || k == "match-timeout-ns" ||
                k == "drain-ns") {
-      if (!to_i64(v, &i) || i < 0) return bad(k, v, "must be a non-negative integer of nanoseconds");
+      if (!to_i64(v, &i) || i < 0 || i > kMaxDurationNs)
+        return bad(k, v, "must be a non-negative integer of nanoseconds (at most 2^55)");
       if (k == "duration-ns") o->duration_ns = i;
       else if (k == "warmup-ns") o->warmup_ns = i;
       else if (k == "ping-timeout-ns") o->ping_timeout_ns = i;
@@ -111,14 +115,11 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "run-id") {
       if (!to_u64(v, &u) || u > 0xFFFFFFFFULL) return bad(k, v, "must be a 32-bit unsigned integer");
       o->run_id = uint32_t(u);
-    } else if (k == "max-samples") {
-      if (!to_u64(v, &u) || u < 1 || u > (1ULL << 31)) return bad(k, v, "must be between 1 and 2^31");
-      o->max_samples = size_t(u);
     } else if (k == "samples-out") {
       if (v.empty()) return bad(k, v, "must be a file path");
       o->samples_out = v;
     } else if (k == "samples-max") {
-      if (!to_u64(v, &u) || u > (1ULL << 31)) return bad(k, v, "must be a number of samples up to 2^31");
+      if (!to_u64(v, &u) || u > (1ULL << 24)) return bad(k, v, "must be a number of samples up to 2^24");
       o->samples_max = size_t(u);
     } else if (k == "count") {
       if (!to_u64(v, &u)) return bad(k, v, "must be a whole number of samples (0: no limit)");
@@ -132,7 +133,7 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "history") {
       if (v == "keep-all") {
         o->qos.keep_all = true;
-      } else if (v.rfind("keep-last:", 0) == 0 && to_u64(v.substr(10), &u) && u >= 1 && u <= 1000000) {
+      } else if (v.rfind("keep-last:", 0) == 0 && to_u64(v.substr(10), &u) && u >= 1 && u <= uint64_t(kMaxHistoryDepth)) {
         o->qos.history_depth = int(u);
       } else {
         return bad(k, v, "is not keep-last:N (N >= 1) or keep-all");
@@ -141,7 +142,7 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       if (v != "volatile" && v != "transient-local") return bad(k, v, "is not volatile or transient-local");
       o->qos.durability = v;
     } else if (k == "instances") {
-      if (!to_u64(v, &u) || u > 10000000) return bad(k, v, "must be an instance count (0 = unkeyed)");
+      if (!to_u64(v, &u) || u > kMaxInstances) return bad(k, v, "must be an instance count (0 = unkeyed)");
       o->qos.instances = uint32_t(u);
     } else if (k == "async") {
       if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
@@ -150,10 +151,10 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
       o->qos.batch = v == "1";
     } else if (k == "receive") {
-      if (v != "listener" && v != "waitset") return bad(k, v, "is not listener or waitset");
-      o->qos.receive = v;
+      if (v.empty()) return bad(k, v, "must name a receive mode (see: mwperf-agent list)");
+      o->qos.receive = v == "default" ? "" : v;
     } else if (k == "transport") {
-      if (v != "default" && v != "udp" && v != "shm" && v != "tcp") return bad(k, v, "is not udp, shm, tcp or default");
+      if (v.empty()) return bad(k, v, "must name a transport (see: mwperf-agent list)");
       o->qos.transport = v == "default" ? "" : v;
     } else if (k == "nic") {
       o->qos.nic = v;
@@ -171,10 +172,17 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       if (v.empty() || *end != '\0' || !(r >= 0 && r < 1)) return bad(k, v, "must be a fraction in [0, 1), e.g. 0.05");
       o->precision = r;
     } else if (k == "confidence") {
-      if (v == "0.90") o->z = 1.645;
-      else if (v == "0.95") o->z = 1.96;
-      else if (v == "0.99") o->z = 2.576;
-      else return bad(k, v, "is not 0.90, 0.95 or 0.99");
+      char* end = nullptr;
+      const double r = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(r >= 0.5 && r <= 0.999)) return bad(k, v, "must be a level from 0.5 to 0.999, e.g. 0.95");
+      o->confidence = r;
+    } else if (k == "clock") {
+      if (v == "monotonic") o->clock = StampClock::monotonic;
+      else if (v == "realtime") o->clock = StampClock::realtime;
+      else return bad(k, v, "is not monotonic or realtime");
+    } else if (k == "clock-offset-ns") {
+      if (!to_i64(v, &i) || i < -kMaxDurationNs || i > kMaxDurationNs) return bad(k, v, "must be an integer of nanoseconds");
+      o->clock_offset_ns = i;
     } else if (k == "cpus") {
       const auto comma = v.find(',');
       int64_t a = 0, b = 0;
@@ -196,12 +204,6 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     if (o->size == 0) return "--size: missing";
     if (!kv.count("role")) return "--role: missing (pub or sub)";
     if (o->mode == Mode::rate && o->rate_hz <= 0) return "--rate-hz: missing (required in rate mode)";
-    auto a = make_adapter(o->mw);
-    if (o->size > a->caps().max_size)
-      return "--size: '" + std::to_string(o->size) + "' exceeds what " + o->mw + " carries (" +
-             std::to_string(a->caps().max_size) + " bytes)";
-    const std::string refused = unsupported_option(o->mw.c_str(), a->caps(), o->qos);
-    if (!refused.empty()) return refused;
   }
   return "";
 }

@@ -1,18 +1,33 @@
-// The agent's command line, parsed and validated into typed options.
+// The agent's command line, parsed into typed options, and the words it
+// accepts (printed by `list`, so that the controller never keeps a copy).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "adapters/adapter.h"
+#include "core/adapter.h"
 
 namespace mwperf {
 
 enum class Mode { latency, throughput, rate };
+enum class StampClock { monotonic, realtime };
 const char* to_string(Mode m);
+const char* to_string(StampClock c);
+
+// The vocabulary (comma-separated lists).
+constexpr const char* kModes = "latency,throughput,rate";
+constexpr const char* kWaits = "block,spin";
+constexpr const char* kClocks = "monotonic,realtime";
+constexpr const char* kReliabilities = "reliable,best-effort";
+constexpr const char* kDurabilities = "volatile,transient-local";
+constexpr int kMaxHistoryDepth = 1000000;
+constexpr uint32_t kMaxInstances = 10000000;
+constexpr double kMaxRateHz = 1e9;                         // a period of at least 1 ns
+constexpr int64_t kMaxDurationNs = int64_t(1) << 55;       // about 1 year, far inside int64 arithmetic
+constexpr size_t kDefaultStrided = 16384;
 
 struct Options {
-  std::string command;  // run | list | wakeup | version
+  std::string command;  // run | list | wakeup | version | clock
   Role role = Role::pub;
   std::string mw;
   Mode mode = Mode::latency;
@@ -21,29 +36,32 @@ struct Options {
   int64_t duration_ns = 5'000'000'000;
   int64_t warmup_ns = 1'000'000'000;
   uint64_t latency_count = 10000;
-  uint64_t count = 0;     // pub: stop after this many measured samples (0: run for the duration)
+  uint64_t count = 0;             // pub: stop after this many measured samples (0: run for the duration)
   std::string samples_out;        // file for the headline latency samples (little-endian int64 ns)
-  size_t samples_max = 16384;     // at most this many, evenly strided over the run
+  size_t samples_max = kDefaultStrided;  // at most this many, evenly strided over the run
   std::string host = "127.0.0.1";
   uint16_t port = 0;
   int cpu = -1;
   WaitMode wait = WaitMode::block;
   uint32_t run_id = 1;
-  size_t max_samples = 1u << 20;
   int64_t ping_timeout_ns = 1'000'000'000;
   int64_t match_timeout_ns = 10'000'000'000;
   int64_t drain_ns = 500'000'000;
   uint64_t seq_start = 0;
-  double precision = 0;   // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
-  double z = 1.96;        // --confidence 0.90 | 0.95 | 0.99
-  AdapterConfig qos;  // reliability, history, durability, instances, async, receive, transport, nic, peer, domain
+  double precision = 0;     // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
+  double confidence = 0.95; // of every interval reported and of the stop rule
+  StampClock clock = StampClock::monotonic;
+  int64_t clock_offset_ns = 0;  // sub: subtracted from every one-way latency (the other host's clock offset)
+  AdapterConfig qos;
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;
   int iterations = 20000;
 };
 
 // Parses argv into *o. Returns "" on success, otherwise one line that names the
-// bad option and value (the caller prints it and exits 2).
+// bad option and value (the caller prints it and exits 2). Whether the
+// adapter can honour the options is checked against its Description
+// (core/description.h), not here.
 std::string parse_options(int argc, const char* const* argv, Options* o);
 
 }  // namespace mwperf

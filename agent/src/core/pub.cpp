@@ -1,294 +1,421 @@
 // Publisher: latency (ping-pong), throughput (flat out, a ping every N samples)
-// and rate (absolute deadlines, stamped with the intended send time).
+// and rate (an absolute schedule, stamped with the intended send time).
+//
+// Pongs reach on_message() either on the middleware's own thread (listen
+// mode: in latency mode the handler then sends the next ping right there, as
+// ddsperf's ping does) or on a thread of ours that pulls them (latency mode:
+// the main thread; throughput mode: a pong thread, so that a pong is timed
+// when it arrives, not when the next send returns). A ping is owned by whoever
+// wins `outstanding_`: the handler that matched its pong or the watchdog that
+// gave up on it; only the owner sends the next one.
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
-#include "core/clock.h"
 #include "core/header.h"
-#include "core/json.h"
+#include "core/monitor.h"
 #include "core/session.h"
-#include "core/stats.h"
-#include "core/sysinfo.h"
+#include "util/clock.h"
+#include "util/sysinfo.h"
 
 namespace mwperf {
 namespace {
 
 constexpr uint64_t kMaxConsecutiveSendErrors = 1000;
+constexpr uint64_t kNone = ~uint64_t(0);
+constexpr int64_t kWatchNs = 100'000'000;   // how often a lost ping is looked for
+constexpr uint64_t kWarmSeqOffset = uint64_t(1) << 62;  // warm-up pings never share a sequence number
 
-class Publisher {
+enum class Phase { warmup, measure, stopping };
+
+class Publisher final : public Session {
  public:
   Publisher(const Options& o, Adapter& ad, StopSignal& stop)
-      : o_(o), ad_(ad), stop_(stop), tx_(o.size), rx_(o.size), rtt_(o.mode == Mode::rate ? 1 : o.max_samples),
-        lag_(o.mode == Mode::rate ? std::min<size_t>(o.max_samples, 1u << 16) : 1),
-        slice_(o.wait == WaitMode::spin ? 0 : kBlockSliceNs) {
-    if (o.precision > 0) rtt_.reserve_scratch();  // keep the samples in arrival order
+      : o_(o), ad_(ad), stop_(stop), tx_(o.size), rtt_(o.mode == Mode::rate ? 0 : o.samples_max),
+        lag_(0), monitor_(rtt_, o.mode == Mode::rate ? 0 : o.precision, o.confidence), gate_(*this),
+        base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0) {
     hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
     for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
+    seq_ = o.seq_start;
+    warm_seq_ = o.seq_start + kWarmSeqOffset;
   }
 
-  ~Publisher() { stop_watchdog(); }
+  ~Publisher() override { stop_threads(); }
 
-  Outcome run(int64_t discovery_ns) {
-    const bool spin = o_.wait == WaitMode::spin;
-    if (untimed_) watchdog_ = std::thread([this] { watch(); });
-    warmup(spin);
-    if (!error_.empty()) return {3, error_event(o_, error_)};
-    const Usage u0 = usage_now();
-    const int64_t t0 = now_ns();
-    t0_ = t0;
-    next_check_ = t0 + kConvergenceMinNs;
+  size_t own_bytes() const override { return tx_.size() + rtt_.memory_bytes() + lag_.memory_bytes(); }
+
+  // The core's handler of everything that comes back (pongs).
+  void on_message(uint8_t* data, size_t len) {
+    const int64_t t = now_ns();
+    Header h;
+    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
+      ++foreign_;
+      return;
+    }
+    uint64_t s = h.seq;
+    if (outstanding_.load(std::memory_order_relaxed) != s ||
+        !outstanding_.compare_exchange_strong(s, kNone, std::memory_order_acq_rel)) {
+      ++late_pongs_;
+      return;
+    }
+    if (!(h.flags & kFlagWarmup)) {
+      rtt_.add(stamp(t) - h.send_ns);
+      ++pongs_;
+    }
+    if (drive_) next_ping();
+  }
+
+  Outcome run(int64_t discovery_ns, const Footprint& footprint) override {
+    const bool listen = ad_.receive_in_use() == "listener";
+    if (o_.mode != Mode::rate) {
+      if (listen) {
+        if (ad_.listen(&gate_) != Errc::ok) return {3, error_event(o_, ad_.last_error())};
+      } else if (o_.mode == Mode::throughput) {
+        pong_thread_ = std::thread([this] { pull_pongs(); });
+      } else if (untimed()) {
+        watchdog_ = std::thread([this] { watch(); });
+      }
+    }
+    const int64_t warm_end = now_ns() + o_.warmup_ns;
     switch (o_.mode) {
-      case Mode::latency: latency(t0 + o_.duration_ns); break;
-      case Mode::throughput: throughput(t0 + o_.duration_ns); break;
-      case Mode::rate: rate(t0, t0 + o_.duration_ns, spin); break;
+      case Mode::latency: listen ? latency_driven(warm_end) : latency_pulled(warm_end); break;
+      case Mode::throughput: throughput(warm_end); break;
+      case Mode::rate: rate(warm_end); break;
     }
-    const int64_t elapsed = now_ns() - t0;
-    stop_watchdog();
+    const int64_t t1 = now_ns();
     const Usage u1 = usage_now();
+    monitor_.stop();
+    stop_threads();
+    gate_.shut();
     if (!error_.empty()) return {3, error_event(o_, error_)};
-
-    JsonObject j;
-    j.str("event", "result");
-    common_fields(j, o_, ad_);
-    if (o_.mode != Mode::rate) write_samples(j, o_, rtt_, 2);  // one-way = RTT/2, as reported
-    const Summary rtt = rtt_.summarize();
-    j.unum("sent", sent_).unum("warmup_sent", warmup_sent_).num("elapsed_ns", elapsed);
-    j.real("rate_hz", o_.rate_hz);
-    // Over the planned duration, or over the time actually measured when the
-    // point ended early (--count, adaptive stop, told to stop).
-    // A rate point that ended early is judged on the sends it made: kept up,
-    // sent * period has passed; fell behind, the elapsed time is longer.
-    int64_t span = o_.duration_ns;
-    if (stopped_early_ || counted_out() || converged_after_ns_ >= 0)
-      span = o_.mode == Mode::rate ? std::max<int64_t>(elapsed, int64_t(double(sent_) * 1e9 / o_.rate_hz)) : elapsed;
-    j.real("achieved_hz", span > 0 ? double(sent_) * 1e9 / double(span) : 0);
-    j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
-    j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("foreign", foreign_);
-    j.num("discovery_ns", discovery_ns).boolean("stopped_early", stopped_early_);
-    j.num("converged_after_ns", converged_after_ns_).convergence("convergence", convergence_, 2);
-    j.num("cpu_user_ns", u1.user_ns - u0.user_ns).num("cpu_sys_ns", u1.sys_ns - u0.sys_ns);
-    j.num("maxrss_kb", u1.maxrss_kb).unum("stats_buffer_kb", rtt_.buffer_bytes() / 1024);
-    if (o_.mode == Mode::rate) {
-      // How late the publisher's sends left against their deadlines (timer
-      // wake-up, a stalled middleware): part of the one-way latency the sub reports.
-      j.null("rtt_ns").null("latency_ns").stats("send_lag_ns", lag_.summarize());
-    } else {
-      j.stats("rtt_ns", rtt).stats("latency_ns", halve(rtt));
-    }
-    return {0, j.done()};
+    return {0, result(discovery_ns, footprint, t1, u1)};
   }
 
  private:
-  bool send(uint8_t flags, uint64_t seq, int64_t stamp) {
+  int64_t stamp(int64_t mono) const { return mono + base_; }
+  bool untimed() const { return o_.wait == WaitMode::block && ad_.can_wake(); }
+  bool counted_out() const { return o_.count > 0 && sent_ >= o_.count; }
+  // The measured phase is over: its end, the controller's stop, the adaptive
+  // stop, or --count.
+  bool done(int64_t t) const {
+    return t >= end_ || stop_.requested() || monitor_.converged() || counted_out();
+  }
+
+  void begin_measuring(int64_t t0) {
+    t0_ = t0;
+    end_ = t0 + o_.duration_ns;
+    u0_ = usage_now();
+    monitor_.start(t0);
+  }
+
+  // Sends one message; false when it did not go out (timeout or error).
+  bool send(uint8_t flags, uint64_t seq, int64_t stamp_ns) {
     hdr_.flags = flags;
     hdr_.seq = seq;
-    hdr_.send_ns = stamp;
+    hdr_.send_ns = stamp_ns;
     encode_header(hdr_, tx_.data());
-    if (ad_.send(tx_.data(), tx_.size()) == Errc::ok) {
+    const Errc e = ad_.send(tx_.data(), tx_.size());
+    if (e == Errc::ok) {
       // With write batching only flat-out data may wait for a full packet.
       if (o_.qos.batch && (o_.mode != Mode::throughput || (flags & kFlagPing))) ad_.flush();
       consecutive_errors_ = 0;
       return true;
     }
+    if (e == Errc::timeout) {  // the middleware's own blocking time ran out: not sent
+      ++send_timeouts_;
+      return false;
+    }
     ++send_errors_;
-    if (++consecutive_errors_ >= kMaxConsecutiveSendErrors)
-      error_ = std::string(ad_.name()) + ": " + std::to_string(consecutive_errors_) +
+    if (++consecutive_errors_ >= kMaxConsecutiveSendErrors && error_.empty())
+      error_ = o_.mw + ": " + std::to_string(consecutive_errors_) +
                " sends failed in a row, last: " + ad_.last_error();
     return false;
   }
 
-  // --count: the measured phase has sent its samples.
-  bool counted_out() const { return o_.count > 0 && sent_ >= o_.count; }
-
-  bool stop_requested() {
-    if (!stop_.requested()) return false;
-    stopped_early_ = true;
-    return true;
-  }
-
-  // Adaptive duration: true once the controller said stop, or (with
-  // --precision) once the RTT's p50 and p99 are known to that precision.
-  bool done(int64_t t) {
-    if (stop_requested() || counted_out()) return true;
-    if (o_.precision <= 0 || t < next_check_) return false;
-    next_check_ = t + kConvergenceCheckNs;
-    Interval a, b;
-    if (t - t0_ < kConvergenceMinNs || !rtt_.converged(o_.precision, o_.z, &a, &b)) return false;
-    converged_after_ns_ = t - t0_;
-    convergence_ = Convergence{converged_after_ns_, rtt_.kept(), a, b};
-    return true;
-  }
-
-  enum class Pong { got, none, failed };
-
-  // Receives one echo within `timeout_ns` (0 = poll once). A pong for `seq`
-  // records its RTT when `measure`; stale pongs and foreign messages are counted.
-  Pong take_pong(uint64_t seq, int64_t timeout_ns, bool measure) {
-    size_t len = 0;
-    const Errc e = ad_.recv(rx_.data(), rx_.size(), timeout_ns, &len);
-    if (e == Errc::timeout) return Pong::none;
-    if (e == Errc::too_big) {
-      ++foreign_;
-      return Pong::none;
-    }
-    if (e != Errc::ok) {
-      error_ = std::string(ad_.name()) + ": receiving echoes failed: " + ad_.last_error();
-      return Pong::failed;
-    }
+  // Latency mode: the owner of the next ping sends it (or ends the run).
+  void next_ping() {
     const int64_t t = now_ns();
-    Header h;
-    if (decode_header(rx_.data(), len, o_.run_id, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
-      ++foreign_;
-      return Pong::none;
+    const Phase ph = phase_.load(std::memory_order_acquire);
+    if (ph == Phase::stopping || (ph == Phase::measure && done(t)) || !error_.empty()) {
+      finish();
+      return;
     }
-    if (h.seq != seq) {
-      ++late_pongs_;
-      return Pong::none;
+    const bool warm = ph == Phase::warmup;
+    const uint64_t seq = warm ? warm_seq_++ : seq_++;
+    if (warm) ++warmup_sent_; else { ++sent_; ++ping_sent_; }
+    ping_at_.store(t, std::memory_order_relaxed);
+    outstanding_.store(seq, std::memory_order_release);  // before the send: a pong may come back at once
+    if (send(kFlagPing | (warm ? kFlagWarmup : 0), seq, stamp(t))) return;
+    uint64_t s = seq;
+    if (outstanding_.compare_exchange_strong(s, kNone, std::memory_order_acq_rel)) {
+      if (warm) --warmup_sent_; else { --sent_; --ping_sent_; }
+      retry_.store(true, std::memory_order_release);  // the main thread starts the next one
     }
-    if (measure) {
-      rtt_.add(t - h.send_ns);
-      ++pongs_;
-    }
-    return Pong::got;
   }
 
-  // Waits for the pong of `seq` until `deadline`. Untimed (see Adapter::can_wake),
-  // the watchdog wakes the wait once the deadline has passed.
-  Pong await_pong(uint64_t seq, int64_t deadline, bool measure) {
-    if (untimed_) deadline_.store(deadline, std::memory_order_relaxed);
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      finished_ = true;
+    }
+    cv_.notify_one();
+  }
+
+  // The ping in flight is overdue: give up on it (if its pong did not win).
+  bool expire(int64_t t) {
+    uint64_t s = outstanding_.load(std::memory_order_acquire);
+    if (s == kNone || t - ping_at_.load(std::memory_order_relaxed) < o_.ping_timeout_ns) return false;
+    if (!outstanding_.compare_exchange_strong(s, kNone, std::memory_order_acq_rel)) return false;
+    if (s - (o_.seq_start + kWarmSeqOffset) >= kWarmSeqOffset) ++ping_lost_;  // a measured ping
+    return true;
+  }
+
+  // Latency mode with listener delivery: the handler drives the pings; this
+  // thread only flips the phases, gives up on lost pings and waits.
+  void latency_driven(int64_t warm_end) {
+    drive_ = true;
+    phase_.store(Phase::warmup, std::memory_order_release);
+    next_ping();
+    wait_driven(warm_end, false);
+    begin_measuring(now_ns());
+    phase_.store(Phase::measure, std::memory_order_release);
+    wait_driven(end_, true);
+    phase_.store(Phase::stopping, std::memory_order_release);
+    // The ping in flight: its pong, or its timeout.
+    const int64_t last = now_ns() + o_.ping_timeout_ns + kWatchNs;
+    while (outstanding_.load(std::memory_order_acquire) != kNone && now_ns() < last) {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait_for(lk, std::chrono::milliseconds(1));
+      lk.unlock();
+      expire(now_ns());
+    }
+  }
+
+  void wait_driven(int64_t until, bool measuring) {
     for (;;) {
-      const Pong p = take_pong(seq, untimed_ ? -1 : slice_, measure);
-      if (p != Pong::none || now_ns() >= deadline) {
-        if (untimed_) deadline_.store(0, std::memory_order_relaxed);
-        return p;
+      const int64_t t = now_ns();
+      if (t >= until || (measuring && done(t))) return;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait_for(lk, std::chrono::nanoseconds(std::min(kWatchNs, until - t)), [this] { return finished_; });
+        if (finished_) return;
       }
+      const int64_t now = now_ns();
+      const bool restart = expire(now) || retry_.exchange(false, std::memory_order_acq_rel);
+      if (restart && outstanding_.load(std::memory_order_acquire) == kNone) next_ping();
     }
   }
 
-  // Wakes an untimed wait for a pong that is overdue (lost), every kWatchNs at most.
+  // Latency mode, pulled: this thread sends a ping and receives its pong.
+  void latency_pulled(int64_t warm_end) {
+    phase_.store(Phase::warmup, std::memory_order_release);
+    while (error_.empty() && now_ns() < warm_end) {
+      next_ping();
+      await_pong();
+    }
+    begin_measuring(now_ns());
+    phase_.store(Phase::measure, std::memory_order_release);
+    while (error_.empty() && !done(now_ns())) {
+      next_ping();
+      await_pong();
+    }
+  }
+
+  void await_pong() {
+    const int64_t timeout = untimed() ? -1 : o_.wait == WaitMode::spin ? 0 : kBlockSliceNs;
+    while (error_.empty() && outstanding_.load(std::memory_order_acquire) != kNone) {
+      uint8_t* data = nullptr;
+      size_t len = 0;
+      const Errc e = ad_.recv(&data, &len, timeout);
+      if (e == Errc::ok) {
+        on_message(data, len);
+      } else if (e == Errc::too_big) {
+        ++foreign_;
+      } else if (e != Errc::timeout) {
+        error_ = o_.mw + ": receiving echoes failed: " + ad_.last_error();
+        return;
+      }
+      expire(now_ns());
+    }
+  }
+
+  // Wakes an untimed wait for a pong that is overdue (lost).
   void watch() {
-    while (!watch_stop_.load()) {
+    pthread_setname_np(pthread_self(), "mwperf-watch");
+    while (!quit_.load()) {
       std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchNs));
-      const int64_t d = deadline_.load(std::memory_order_relaxed);
-      if (d != 0 && now_ns() >= d) ad_.wake();
+      const uint64_t s = outstanding_.load(std::memory_order_acquire);
+      if (s != kNone && now_ns() - ping_at_.load(std::memory_order_relaxed) >= o_.ping_timeout_ns) ad_.wake();
     }
   }
 
-  void stop_watchdog() {
-    watch_stop_.store(true);
+  // Throughput mode: receives the pongs of the interleaved pings as they arrive.
+  void pull_pongs() {
+    pthread_setname_np(pthread_self(), "mwperf-pongs");
+    const bool wakeable = ad_.can_wake();
+    while (!quit_.load(std::memory_order_relaxed)) {
+      uint8_t* data = nullptr;
+      size_t len = 0;
+      const Errc e = ad_.recv(&data, &len, wakeable ? -1 : kBlockSliceNs);
+      if (e == Errc::ok) on_message(data, len);
+      else if (e == Errc::too_big) ++foreign_;
+      else if (e != Errc::timeout) return;  // e.g. the stream closed at the end
+    }
+  }
+
+  void stop_threads() {
+    quit_.store(true);
+    if (pong_thread_.joinable()) {
+      ad_.wake();
+      pong_thread_.join();
+    }
     if (watchdog_.joinable()) watchdog_.join();
   }
 
-  void warmup(bool spin) {
-    const int64_t end = now_ns() + o_.warmup_ns;
-    const double period = o_.mode == Mode::rate ? 1e9 / o_.rate_hz : 0;
-    const int64_t t0 = now_ns();
-    for (uint64_t k = 0; error_.empty(); ++k) {
-      int64_t t = now_ns();
-      if (o_.mode == Mode::rate) {
-        t = t0 + int64_t(std::llround(double(k) * period));
-        if (t >= end) break;
-        wait_until(t, spin);
-      } else if (t >= end) {
-        break;
-      }
-      const uint8_t flags = kFlagWarmup | (o_.mode == Mode::latency ? kFlagPing : 0);
-      if (!send(flags, k, t)) continue;
-      ++warmup_sent_;
-      if (o_.mode == Mode::latency && await_pong(k, t + o_.ping_timeout_ns, false) == Pong::failed) return;
-    }
-  }
-
-  void latency(int64_t end) {
-    uint64_t seq = o_.seq_start;
-    for (int64_t t = now_ns(); t < end && error_.empty() && !done(t); t = now_ns()) {
-      if (!send(kFlagPing, seq, t)) continue;
-      ++sent_;
-      ++ping_sent_;
-      if (await_pong(seq, t + o_.ping_timeout_ns, true) == Pong::none) ++ping_lost_;
-      ++seq;
-    }
-  }
-
-  void throughput(int64_t end) {
-    uint64_t seq = o_.seq_start;
-    bool outstanding = false;
-    uint64_t ping_seq = 0;
-    int64_t ping_deadline = 0;
+  void throughput(int64_t warm_end) {
+    for (uint64_t k = 0; error_.empty() && now_ns() < warm_end; ++k)
+      if (send(kFlagWarmup, warm_seq_, stamp(now_ns()))) ++warm_seq_, ++warmup_sent_;
+    begin_measuring(now_ns());
     for (uint64_t i = 0; error_.empty(); ++i) {
       const int64_t t = now_ns();
-      if (t >= end || done(t)) break;
-      const bool ping = !outstanding && o_.latency_count > 0 && i % o_.latency_count == 0;
-      if (send(ping ? kFlagPing : 0, seq, t)) {
+      if (done(t)) break;
+      const bool ping = o_.latency_count > 0 && i % o_.latency_count == 0 &&
+                        outstanding_.load(std::memory_order_relaxed) == kNone;
+      if (ping) {
+        ping_at_.store(t, std::memory_order_relaxed);
+        outstanding_.store(seq_, std::memory_order_release);
+      }
+      if (send(ping ? kFlagPing : 0, seq_, stamp(t))) {
         ++sent_;
-        if (ping) {
-          outstanding = true;
-          ping_seq = seq;
-          ping_deadline = t + o_.ping_timeout_ns;
-          ++ping_sent_;
-        }
-        ++seq;
+        ping_sent_ += ping;
+        ++seq_;
+      } else if (ping) {
+        uint64_t s = seq_;
+        outstanding_.compare_exchange_strong(s, kNone, std::memory_order_acq_rel);
       }
-      if (outstanding) {
-        const Pong p = take_pong(ping_seq, 0, true);
-        if (p == Pong::got) {
-          outstanding = false;
-        } else if (t >= ping_deadline) {
-          outstanding = false;
-          ++ping_lost_;
-        }
-      }
+      expire(t);
     }
     if (o_.qos.batch) ad_.flush();  // what the last packet holds goes out now
-    if (outstanding && error_.empty() && await_pong(ping_seq, ping_deadline, true) != Pong::got) ++ping_lost_;
+    const int64_t last = now_ns() + o_.ping_timeout_ns + kWatchNs;
+    while (outstanding_.load(std::memory_order_acquire) != kNone && now_ns() < last) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      expire(now_ns());
+    }
   }
 
-  void rate(int64_t t0, int64_t end, bool spin) {
+  // Rate mode: the k-th sample is due at t0 + k * period and is stamped with
+  // that intended time. A publisher that falls behind sends what it can as
+  // soon as it can (its lateness shows up as latency, nothing is skipped) and
+  // stops at the deadline: the samples due by then but not sent lower the
+  // loop rate (sent / scheduled).
+  void rate(int64_t warm_end) {
+    const bool spin = o_.wait == WaitMode::spin;
     const double period = 1e9 / o_.rate_hz;
-    uint64_t seq = o_.seq_start;
+    const int64_t w0 = now_ns();
     for (uint64_t k = 0; error_.empty(); ++k) {
-      const int64_t intended = t0 + int64_t(std::llround(double(k) * period));
-      if (intended >= end || counted_out() || stop_requested()) break;
-      wait_until(intended, spin);
-      lag_.add(now_ns() - intended);
-      // Stamped with the intended time: a publisher that falls behind shows up as
-      // latency, not as a silent gap (no coordinated omission).
-      if (send(0, seq, intended)) {
+      const int64_t due = w0 + int64_t(std::llround(double(k) * period));
+      if (due >= warm_end || now_ns() >= warm_end) break;
+      wait_until(due, spin);
+      if (send(kFlagWarmup, warm_seq_, stamp(due))) ++warm_seq_, ++warmup_sent_;
+    }
+    begin_measuring(now_ns());
+    uint64_t k = 0;
+    int64_t stopped = end_;
+    for (; error_.empty(); ++k) {
+      const int64_t due = t0_ + int64_t(std::llround(double(k) * period));
+      if (due >= end_) break;
+      if (stop_.requested() || counted_out()) {
+        stopped = std::max(now_ns(), t0_);
+        break;
+      }
+      int64_t t = now_ns();
+      if (t >= end_) break;  // the deadline: what is still due stays unsent
+      if (t < due) {
+        wait_until(due, spin);
+        t = now_ns();
+      }
+      lag_.add(t - due);
+      if (send(0, seq_, stamp(due))) {
         ++sent_;
-        ++seq;
+        ++seq_;
       }
     }
+    // Due by the end of the measured phase (its deadline, or the stop).
+    const uint64_t due_by_end = uint64_t(std::ceil(double(std::min(stopped, end_) - t0_) / period));
+    scheduled_ = std::max<uint64_t>(k, due_by_end);
+  }
+
+  std::string result(int64_t discovery_ns, const Footprint& footprint, int64_t t1, const Usage& u1) {
+    const int64_t elapsed = t1 - t0_;
+    JsonObject j;
+    j.str("event", "result");
+    common_fields(j, o_, ad_, footprint);
+    if (o_.mode != Mode::rate) write_samples(j, o_, rtt_, 2);  // one-way = RTT/2, as reported
+    j.unum("sent", sent_).unum("warmup_sent", warmup_sent_).num("elapsed_ns", elapsed);
+    j.real("rate_hz", o_.rate_hz);
+    if (o_.mode == Mode::rate) {
+      const double period = 1e9 / o_.rate_hz;
+      j.unum("scheduled", scheduled_).unum("unsent", scheduled_ - std::min(scheduled_, sent_));
+      j.real("achieved_hz", scheduled_ > 0 ? double(sent_) * 1e9 / (double(scheduled_) * period) : 0.0);
+    } else {
+      j.null("scheduled").null("unsent");
+      j.real("achieved_hz", elapsed > 0 ? double(sent_) * 1e9 / double(elapsed) : 0.0);
+    }
+    j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
+    j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("send_timeouts", send_timeouts_);
+    j.unum("foreign", foreign_);
+    j.num("discovery_ns", discovery_ns).boolean("stopped_early", stop_.requested());
+    j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 2));
+    j.num("cpu_user_ns", u1.user_ns - u0_.user_ns).num("cpu_sys_ns", u1.sys_ns - u0_.sys_ns);
+    j.num("cpu_window_ns", elapsed).num("maxrss_kb", u1.maxrss_kb);
+    if (o_.mode == Mode::rate) {
+      // How late the sends left against their schedule (timer wake-up, a
+      // stalled middleware, falling behind): part of the one-way latency the sub reports.
+      j.null("rtt_ns").null("latency_ns").raw("send_lag_ns", stats_json(lag_.summarize()));
+    } else {
+      const Summary rtt = monitor_.summary();
+      j.raw("rtt_ns", stats_json(rtt)).raw("latency_ns", stats_json(halve(rtt))).null("send_lag_ns");
+    }
+    return j.done();
   }
 
   const Options& o_;
   Adapter& ad_;
   StopSignal& stop_;
-  int64_t t0_ = 0, next_check_ = 0, converged_after_ns_ = -1;
-  Convergence convergence_;
-  bool stopped_early_ = false;
-  std::vector<uint8_t> tx_, rx_;
+  std::vector<uint8_t> tx_;
   LatencyStats rtt_, lag_;
-  const int64_t slice_;
-  static constexpr int64_t kWatchNs = 100'000'000;
-  const bool untimed_ = o_.wait == WaitMode::block && ad_.can_wake();
-  std::atomic<int64_t> deadline_{0};
-  std::atomic<bool> watch_stop_{false};
-  std::thread watchdog_;
+  Monitor monitor_;
+  Gate<Publisher> gate_;
+  const int64_t base_;
   Header hdr_;
-  uint64_t sent_ = 0, warmup_sent_ = 0, pongs_ = 0, ping_sent_ = 0, ping_lost_ = 0, late_pongs_ = 0;
-  uint64_t send_errors_ = 0, consecutive_errors_ = 0, foreign_ = 0;
+  int64_t t0_ = 0, end_ = INT64_MAX;
+  Usage u0_;
+  std::atomic<Phase> phase_{Phase::warmup};
+  std::atomic<uint64_t> outstanding_{kNone};
+  std::atomic<int64_t> ping_at_{0};
+  std::atomic<bool> retry_{false}, quit_{false};
+  bool drive_ = false, finished_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread pong_thread_, watchdog_;
+  uint64_t seq_ = 0, warm_seq_ = 0;
+  // Owner of the ping (latency) or the main thread: sends; the handler: pongs.
+  uint64_t sent_ = 0, warmup_sent_ = 0, ping_sent_ = 0, send_errors_ = 0, send_timeouts_ = 0, consecutive_errors_ = 0;
+  uint64_t pongs_ = 0, late_pongs_ = 0, foreign_ = 0, ping_lost_ = 0, scheduled_ = 0;
   std::string error_;
 };
 
 }  // namespace
 
-Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns, StopSignal& stop) {
-  Publisher p(o, ad, stop);
-  return p.run(discovery_ns);
+std::unique_ptr<Session> make_publisher(const Options& o, Adapter& ad, StopSignal& stop) {
+  return std::make_unique<Publisher>(o, ad, stop);
 }
 
 }  // namespace mwperf

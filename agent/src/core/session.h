@@ -1,11 +1,14 @@
-// The two roles of a test point. Each returns the `result` event line, or an
-// `error` event line with exit code 3 when the middleware fails mid-run.
+// One side of a test point: the publisher or the subscriber, built before the
+// middleware is opened (so that its buffers are allocated and touched first
+// and never counted as the middleware's memory), run once it is matched.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
-#include "adapters/adapter.h"
+#include "core/adapter.h"
 #include "core/control.h"
+#include "core/events.h"
 #include "core/options.h"
 #include "core/stats.h"
 
@@ -13,24 +16,29 @@ namespace mwperf {
 
 struct Outcome {
   int exit_code;     // 0 ok, 3 middleware failure
-  std::string line;  // the JSON event to emit
+  std::string line;  // the JSON event to emit: `result`, or `error`
 };
 
-// The publisher ends early when `stop` arrives on stdin (adaptive duration).
-Outcome run_pub(const Options& o, Adapter& ad, int64_t discovery_ns, StopSignal& stop);
-Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop);
-int run_wakeup_probe(const Options& o);
+class Session {
+ public:
+  virtual ~Session() = default;
+  // Bytes the core holds for this side (buffers and statistics).
+  virtual size_t own_bytes() const = 0;
+  // Runs the measurement; the adapter is open and matched. `footprint` goes
+  // into the result as measured before the middleware was opened.
+  virtual Outcome run(int64_t discovery_ns, const Footprint& footprint) = 0;
+};
 
-// Fields common to both roles' result events.
-class JsonObject;
-void common_fields(JsonObject& j, const Options& o, const Adapter& ad);
-std::string error_event(const Options& o, const std::string& message);
-// --samples-out: writes the headline statistic's samples (before it is
-// summarised) and adds samples_written / samples_time_ordered to j.
+std::unique_ptr<Session> make_publisher(const Options& o, Adapter& ad, StopSignal& stop);
+std::unique_ptr<Session> make_subscriber(const Options& o, Adapter& ad, StopSignal& stop);
+int run_wakeup_probe(const Options& o);
+int run_clock_probe();
+
+// --samples-out: writes the headline statistic's kept samples and adds
+// samples_written / samples_time_ordered to j.
 void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64_t divisor);
 
-constexpr int64_t kConvergenceCheckNs = 250'000'000;  // adaptive stop: how often the CIs are checked
-constexpr int64_t kConvergenceMinNs = 500'000'000;    // ... and not before this much measuring
-constexpr int64_t kBlockSliceNs = 20'000'000;  // longest a blocking recv waits before the loop looks around
+// How long a blocking receive waits at most when the adapter cannot be woken.
+constexpr int64_t kBlockSliceNs = 20'000'000;
 
 }  // namespace mwperf

@@ -2,124 +2,119 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace mwperf {
 
-LatencyStats::LatencyStats(size_t capacity) : buf_(capacity), cap_(capacity) {
-  // vector(capacity) value-initialises, so every page is touched here and not in
-  // the hot loop.
+bool supported(uint64_t n, uint64_t ppm) {
+  return ppm < 1000000 && (unsigned __int128)n * (1000000 - ppm) >= 1000000;
 }
 
-void LatencyStats::add(int64_t v) {
-  ++n_;
-  if (n_ == 1) {
-    min_ = max_ = v;
+LatencyStats::LatencyStats(size_t strided)
+    : pos_(new std::atomic<uint64_t>[kBuckets]), neg_(new std::atomic<uint64_t>[kBuckets]), slots_(strided) {
+  // Every page is touched here, not on the hot path.
+  for (size_t i = 0; i < kBuckets; ++i) {
+    pos_[i].store(0, std::memory_order_relaxed);
+    neg_[i].store(0, std::memory_order_relaxed);
+  }
+  for (Slot& s : slots_) s = Slot{0, 0};
+}
+
+void LatencyStats::keep(uint64_t n, int64_t v) {
+  const size_t cap = slots_.size();
+  if (filled_ < cap) {
+    slots_[filled_++] = Slot{n, v};
+    if (filled_ < cap) return;
   } else {
-    if (v < min_) min_ = v;
-    if (v > max_) max_ = v;
+    // A slot of the finer stride before the last doubling; every other slot is one.
+    while (slots_[scan_].n % stride_ == 0) ++scan_;
+    slots_[scan_++] = Slot{n, v};
+    size_t free = 0;
+    for (size_t i = scan_; i < cap && free == 0; ++i) free += slots_[i].n % stride_ != 0;
+    if (free > 0) return;
   }
-  const double d = double(v) - mean_;
-  mean_ += d / double(n_);
-  m2_ += d * (double(v) - mean_);
-  if (kept_ < cap_) {
-    buf_[kept_++] = v;
-    return;
-  }
-  // Algorithm R: keep the new sample with probability cap/n.
-  rng_ ^= rng_ >> 12;
-  rng_ ^= rng_ << 25;
-  rng_ ^= rng_ >> 27;
-  const uint64_t j = (rng_ * 0x2545F4914F6CDD1DULL) % n_;
-  if (j < cap_) buf_[j] = v;
+  // Every slot holds a multiple of the stride: keep every other one from now on.
+  stride_ *= 2;
+  scan_ = 0;
+  countdown_ = stride_ - n % stride_;
 }
 
-int64_t LatencyStats::percentile_ppm(uint64_t ppm) const {
-  if (kept_ == 0) return 0;
-  // rank = ceil(kept * ppm / 1e6), at least 1.
-  const uint64_t prod = uint64_t(kept_) * ppm;  // kept_ <= 2^31, ppm < 2^20: no overflow
-  uint64_t rank = uint64_t((prod + 999999) / 1000000);
-  if (rank < 1) rank = 1;
-  if (rank > kept_) rank = kept_;
-  return buf_[rank - 1];
+uint64_t LatencyStats::bucket_mid(size_t idx) {
+  const size_t g = idx >> kSubBits;
+  if (g == 0) return idx;
+  const uint64_t m = idx & ((size_t(1) << kSubBits) - 1);
+  const uint64_t width = uint64_t(1) << (g - 1);
+  return (((uint64_t(1) << kSubBits) + m) << (g - 1)) + (width - 1) / 2;
 }
 
-bool quantile_ci_ranks(uint64_t n, uint64_t ppm, double z, uint64_t* lo, uint64_t* hi) {
-  const double p = double(ppm) / 1e6;
-  const double np = double(n) * p;
-  const double d = z * std::sqrt(double(n) * p * (1 - p));
-  const double l = std::floor(np - d), h = std::ceil(np + d);
-  if (n == 0 || l < 1 || h > double(n)) return false;
-  *lo = uint64_t(l);
-  *hi = uint64_t(h);
-  return true;
+size_t LatencyStats::lowest_position() const {
+  const int64_t v = min();
+  return v < 0 ? kBuckets - 1 - index(uint64_t(0) - uint64_t(v)) : kBuckets + index(uint64_t(v));
 }
 
-size_t LatencyStats::write_samples(std::FILE* f, size_t max, int64_t divisor, bool* time_ordered) const {
-  *time_ordered = !reordered_ && n_ <= cap_;
-  if (kept_ == 0 || max == 0) return 0;
-  const size_t count = std::min(max, kept_);
-  for (size_t i = 0; i < count; ++i) {
-    const int64_t v = buf_[size_t(uint64_t(i) * kept_ / count)] / divisor;
-    unsigned char b[8];
-    for (int k = 0; k < 8; ++k) b[k] = static_cast<unsigned char>(uint64_t(v) >> (8 * k));
-    if (std::fwrite(b, 1, 8, f) != 8) return i;
+size_t LatencyStats::highest_position() const {
+  const int64_t v = max();
+  return v < 0 ? kBuckets - 1 - index(uint64_t(0) - uint64_t(v)) : kBuckets + index(uint64_t(v));
+}
+
+uint64_t LatencyStats::count_at(size_t p) const {
+  return (p < kBuckets ? neg_[kBuckets - 1 - p] : pos_[p - kBuckets]).load(std::memory_order_relaxed);
+}
+
+int64_t LatencyStats::value_at(size_t p) const {
+  return p < kBuckets ? -int64_t(bucket_mid(kBuckets - 1 - p)) : int64_t(bucket_mid(p - kBuckets));
+}
+
+Pct LatencyStats::percentile_ppm(uint64_t ppm) const {
+  const uint64_t n = count();
+  if (!supported(n, ppm)) return {};
+  uint64_t rank = uint64_t(((unsigned __int128)n * ppm + 999999) / 1000000);
+  rank = std::max<uint64_t>(1, std::min(rank, n));
+  if (rank == n) return {max(), true};
+  if (rank == 1) return {min(), true};
+  uint64_t seen = 0;
+  const size_t hi = highest_position();
+  for (size_t p = lowest_position(); p <= hi; ++p) {
+    seen += count_at(p);
+    if (seen >= rank) return {std::clamp(value_at(p), min(), max()), true};
   }
-  return count;
+  return {max(), true};
 }
 
-bool LatencyStats::converged(double rel, double z, Interval* p50, Interval* p99) {
-  const uint64_t n = kept_;
-  // nth_element reorders: work on the scratch copy when there is one.
-  std::vector<int64_t>& work = scratch_.size() >= n && n > 0 ? scratch_ : buf_;
-  if (&work == &scratch_) {
-    std::copy(buf_.begin(), buf_.begin() + n, scratch_.begin());
-  } else {
-    reordered_ = true;
-  }
-  bool ok = true;
-  for (auto [ppm, out] : {std::pair<uint64_t, Interval*>{500000, p50}, {990000, p99}}) {
-    uint64_t lo = 0, hi = 0;
-    if (!quantile_ci_ranks(n, ppm, z, &lo, &hi)) {
-      out->valid = false;
-      ok = false;
-      continue;
-    }
-    auto at = [&](uint64_t rank) {
-      std::nth_element(work.begin(), work.begin() + (rank - 1), work.begin() + n);
-      return work[rank - 1];
-    };
-    const uint64_t rank = std::max<uint64_t>(1, uint64_t((n * ppm + 999999) / 1000000));
-    const int64_t est = at(rank);
-    out->lo = at(lo);
-    out->hi = at(hi);
-    out->valid = true;
-    if (double(out->hi - out->lo) / 2 > rel * double(est)) ok = false;
-  }
-  return ok;
-}
-
-Summary LatencyStats::summarize() {
+Summary LatencyStats::summarize() const {
   Summary s;
-  s.count = n_;
-  s.kept = kept_;
-  s.exact = n_ <= cap_;
-  if (n_ == 0) return s;
-  std::sort(buf_.begin(), buf_.begin() + kept_);
+  s.count = count();
+  if (s.count == 0) return s;
   s.mean = mean_;
-  s.std = std::sqrt(m2_ / double(n_));
-  s.min = min_;
-  s.max = max_;
+  s.std = std::sqrt(m2_ / double(s.count));
+  s.min = min();
+  s.max = max();
   s.p50 = percentile_ppm(500000);
   s.p90 = percentile_ppm(900000);
   s.p99 = percentile_ppm(990000);
   s.p9999 = percentile_ppm(999900);
   s.p999999 = percentile_ppm(999999);
-  for (auto [ppm, out] : {std::pair<uint64_t, Interval*>{500000, &s.p50_ci}, {990000, &s.p99_ci}}) {
-    uint64_t lo = 0, hi = 0;
-    if (quantile_ci_ranks(kept_, ppm, 1.96, &lo, &hi)) *out = Interval{buf_[lo - 1], buf_[hi - 1], true};
-  }
   return s;
+}
+
+size_t LatencyStats::write_samples(std::FILE* f, int64_t divisor) const {
+  std::vector<Slot> kept;
+  kept.reserve(filled_);
+  for (size_t i = 0; i < filled_; ++i)
+    if (slots_[i].n % stride_ == 0) kept.push_back(slots_[i]);
+  std::sort(kept.begin(), kept.end(), [](const Slot& a, const Slot& b) { return a.n < b.n; });
+  size_t written = 0;
+  for (const Slot& s : kept) {
+    const int64_t v = s.v / divisor;
+    unsigned char b[8];
+    for (int k = 0; k < 8; ++k) b[k] = static_cast<unsigned char>(uint64_t(v) >> (8 * k));
+    if (std::fwrite(b, 1, 8, f) != 8) break;
+    ++written;
+  }
+  return written;
+}
+
+size_t LatencyStats::memory_bytes() const {
+  return 2 * kBuckets * sizeof(std::atomic<uint64_t>) + slots_.size() * sizeof(Slot);
 }
 
 Summary halve(const Summary& r) {
@@ -128,11 +123,7 @@ Summary halve(const Summary& r) {
   s.std = r.std / 2;
   s.min = r.min / 2;
   s.max = r.max / 2;
-  s.p50 = r.p50 / 2;
-  s.p90 = r.p90 / 2;
-  s.p99 = r.p99 / 2;
-  s.p9999 = r.p9999 / 2;
-  s.p999999 = r.p999999 / 2;
+  for (Pct* p : {&s.p50, &s.p90, &s.p99, &s.p9999, &s.p999999}) p->v /= 2;
   for (Interval* i : {&s.p50_ci, &s.p99_ci}) {
     i->lo /= 2;
     i->hi /= 2;

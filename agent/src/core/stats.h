@@ -1,22 +1,36 @@
-// Latency statistics over every sample of a test point.
+// Latency statistics of a test point, in constant memory and O(1) per sample.
 //
-// count/mean/std/min/max cover every sample (Welford's online algorithm for the
-// mean and the population standard deviation). Percentiles are nearest-rank over
-// a preallocated buffer of at most `capacity` samples: exact while
-// count <= capacity; past the bound the buffer becomes a uniform reservoir sample
-// (Vitter's Algorithm R, fixed seed) and the percentiles are estimates
-// (Summary::exact == false). add() never allocates.
+// * count, mean, population std (Welford), min and max over every sample;
+// * a log-linear histogram (HdrHistogram-style: 512 buckets per power of two,
+//   exact below 512 ns) from which every percentile is read; a percentile is
+//   the midpoint of the bucket that holds its nearest rank, clamped to
+//   [min, max]: within 0.1 % of the exact value (kRelativeError). Negative
+//   values (one-way latency between two clocks) have a mirror half;
+// * at most `strided` samples kept evenly strided over the run, in arrival
+//   order, for the samples file (histogram, time series, U test).
+//
+// One thread adds; the monitor thread may read the buckets meanwhile (relaxed
+// atomics: a plain increment on x86). Nothing allocates after construction.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 namespace mwperf {
 
-// A distribution-free confidence interval of a quantile: the order statistics
-// whose ranks are n*p -/+ z*sqrt(n*p*(1-p)) (normal approximation to the
-// binomial). valid is false when n is too small for the ranks to exist.
+// A percentile is reported only when its sample count supports it: quantile q
+// needs n >= 1/(1-q) samples (p99 needs 100, p99.99 10^4, p99.9999 10^6);
+// otherwise it is "not measured" (null), never the maximum in disguise.
+bool supported(uint64_t n, uint64_t ppm);
+
+struct Pct {
+  int64_t v = 0;
+  bool ok = false;
+};
+
 struct Interval {
   int64_t lo = 0, hi = 0;
   bool valid = false;
@@ -26,58 +40,87 @@ struct Summary {
   uint64_t count = 0;
   double mean = 0, std = 0;
   int64_t min = 0, max = 0;
-  int64_t p50 = 0, p90 = 0, p99 = 0, p9999 = 0, p999999 = 0;
-  uint64_t kept = 0;
-  bool exact = true;
-  Interval p50_ci, p99_ci;  // 95 % (z = 1.96)
+  Pct p50, p90, p99, p9999, p999999;
+  // Batch-quantile confidence intervals (core/batches.h) at ci_confidence.
+  Interval p50_ci, p99_ci;
+  double ci_confidence = 0;
+  uint32_t ci_batches = 0;
 };
-
-// Where the adaptive stop was reached: after how long, over how many samples,
-// and the p50 / p99 intervals that met the precision then.
-struct Convergence {
-  int64_t after_ns = -1;  // -1: not reached
-  uint64_t kept = 0;
-  Interval p50, p99;
-};
-
-// Ranks (1-based) of the interval around quantile ppm for n samples.
-bool quantile_ci_ranks(uint64_t n, uint64_t ppm, double z, uint64_t* lo, uint64_t* hi);
 
 class LatencyStats {
  public:
-  explicit LatencyStats(size_t capacity);
-  void add(int64_t v);
-  uint64_t count() const { return n_; }
-  uint64_t kept() const { return kept_; }  // samples in the buffer (behind the percentiles)
-  // Sorts the kept samples in place: call once, at the end of a point.
-  Summary summarize();
-  // Nearest-rank percentile, p in parts per million (500000 = p50), over the
-  // sorted kept samples. Valid after summarize().
-  int64_t percentile_ppm(uint64_t ppm) const;
-  size_t buffer_bytes() const { return buf_.capacity() * sizeof(int64_t); }
-  // True when the confidence intervals (z) of p50 and p99 both have a
-  // half-width within `rel` of the estimate. Reorders the kept samples
-  // (nth_element, O(n)): call it a few times a second, not per sample.
-  bool converged(double rel, double z, Interval* p50, Interval* p99);
-  // Gives converged() a buffer of its own, so that the kept samples stay in
-  // arrival order (call before the run: it allocates).
-  void reserve_scratch() { scratch_.resize(cap_); }
-  // Writes at most `max` kept samples (little-endian int64, each divided by
-  // `divisor`), evenly strided over the arrival order; call before
-  // summarize(). Returns how many; *time_ordered says whether they are in
-  // arrival order (false once the buffer became a reservoir).
-  size_t write_samples(std::FILE* f, size_t max, int64_t divisor, bool* time_ordered) const;
+  static constexpr int kSubBits = 9;
+  static constexpr int kMaxExp = 45;  // bucketed up to 2^45 ns (9.8 h); beyond, the last bucket (max stays exact)
+  static constexpr size_t kBuckets = size_t(kMaxExp - kSubBits + 1) << kSubBits;
+  static constexpr double kRelativeError = 1.0 / (1 << (kSubBits + 1));
+
+  // strided: how many samples to keep for the samples file (0: none).
+  explicit LatencyStats(size_t strided = 0);
+
+  void add(int64_t v) {
+    const uint64_t n = n_.load(std::memory_order_relaxed) + 1;
+    n_.store(n, std::memory_order_relaxed);
+    if (n == 1) {
+      min_.store(v, std::memory_order_relaxed);
+      max_.store(v, std::memory_order_relaxed);
+    } else if (v < min_.load(std::memory_order_relaxed)) {
+      min_.store(v, std::memory_order_relaxed);
+    } else if (v > max_.load(std::memory_order_relaxed)) {
+      max_.store(v, std::memory_order_relaxed);
+    }
+    const double d = double(v) - mean_;
+    mean_ += d / double(n);
+    m2_ += d * (double(v) - mean_);
+    std::atomic<uint64_t>& c = v >= 0 ? pos_[index(uint64_t(v))] : neg_[index(uint64_t(0) - uint64_t(v))];
+    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (slots_.empty() || --countdown_ > 0) return;
+    countdown_ = stride_;
+    keep(n, v);
+  }
+
+  uint64_t count() const { return n_.load(std::memory_order_relaxed); }
+  int64_t min() const { return min_.load(std::memory_order_relaxed); }
+  int64_t max() const { return max_.load(std::memory_order_relaxed); }
+
+  // Nearest-rank percentile (ppm: 500000 = p50) of every sample so far.
+  Pct percentile_ppm(uint64_t ppm) const;
+  // Everything but the confidence intervals (see Batches::fill).
+  Summary summarize() const;
+
+  // Bucket arithmetic, for the monitor's batches.
+  static size_t index(uint64_t magnitude) {
+    if (magnitude < (uint64_t(1) << kSubBits)) return size_t(magnitude);
+    const int e = 63 - __builtin_clzll(magnitude);
+    if (e > kMaxExp) return kBuckets - 1;
+    return (size_t(e - kSubBits + 1) << kSubBits) + size_t((magnitude >> (e - kSubBits)) & ((1u << kSubBits) - 1));
+  }
+  static uint64_t bucket_mid(size_t idx);  // midpoint of a bucket's magnitudes
+  // Signed position in [0, 2*kBuckets): negative values below (most negative
+  // first), then the non-negative ones; count_at() reads it.
+  size_t lowest_position() const;
+  size_t highest_position() const;
+  uint64_t count_at(size_t position) const;
+  int64_t value_at(size_t position) const;  // bucket midpoint, signed
+
+  // Writes the kept samples (little-endian int64, each divided by `divisor`)
+  // in arrival order, evenly strided; returns how many.
+  size_t write_samples(std::FILE* f, int64_t divisor) const;
+  size_t memory_bytes() const;
 
  private:
-  std::vector<int64_t> buf_;
-  size_t cap_;
-  uint64_t n_ = 0;
+  void keep(uint64_t n, int64_t v);
+
+  std::atomic<uint64_t> n_{0};
+  std::atomic<int64_t> min_{0}, max_{0};
   double mean_ = 0, m2_ = 0;
-  int64_t min_ = 0, max_ = 0;
-  uint64_t rng_ = 0x9E3779B97F4A7C15ULL;
-  size_t kept_ = 0;
-  std::vector<int64_t> scratch_;
-  bool reordered_ = false;
+  std::unique_ptr<std::atomic<uint64_t>[]> pos_, neg_;
+  struct Slot {
+    uint64_t n;
+    int64_t v;
+  };
+  std::vector<Slot> slots_;
+  size_t filled_ = 0, scan_ = 0;
+  uint64_t stride_ = 1, countdown_ = 1;
 };
 
 // Halves every figure: one-way latency reported as RTT/2, as RTI Perftest does.

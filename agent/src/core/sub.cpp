@@ -1,131 +1,184 @@
 // Subscriber: counts, checks and (when asked) echoes every sample; one-way
 // latency from the publisher's stamp in rate and throughput modes.
-#include <thread>
-#include <vector>
+//
+// on_message() is the whole receive path: on the middleware's own thread in
+// listen mode, on this agent's main thread when pulling. What the agent does
+// for itself (the measured window's CPU, batches, the adaptive stop) runs on
+// the monitor thread; the main thread only waits for the stop and drains.
+#include <pthread.h>
 
-#include "core/clock.h"
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "core/header.h"
-#include "core/json.h"
+#include "core/monitor.h"
 #include "core/seq_tracker.h"
 #include "core/session.h"
-#include "core/stats.h"
-#include "core/sysinfo.h"
+#include "util/clock.h"
+#include "util/sysinfo.h"
 
 namespace mwperf {
+namespace {
 
-Outcome run_sub(const Options& o, Adapter& ad, StopSignal& stop) {
-  std::vector<uint8_t> rx(o.size);
-  SeqTracker tracker(o.seq_start);
-  LatencyStats oneway(o.max_samples);
-  // Blocking: untimed while the run lasts when the adapter can be woken (the
-  // stop wakes it), timed slices while draining after the stop.
-  const bool untimed = o.wait == WaitMode::block && ad.can_wake();
-  const int64_t slice = o.wait == WaitMode::spin ? 0 : kBlockSliceNs;
-  if (untimed) stop.set_wake_target(&ad);
-  const bool measure_oneway = o.mode != Mode::latency;
+class Subscriber final : public Session {
+ public:
+  Subscriber(const Options& o, Adapter& ad, StopSignal& stop)
+      : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency), tracker_(o.seq_start),
+        oneway_(measure_oneway_ ? o.samples_max : 0),
+        monitor_(oneway_, o.mode == Mode::rate ? o.precision : 0, o.confidence,
+                 [](int64_t after) {
+                   emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
+                 }),
+        gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns) {}
 
-  uint64_t foreign = 0, warmup_received = 0, echo_errors = 0;
-  int64_t first_rx = 0, last_rx = 0, last_any = now_ns(), stop_seen = 0;
-  bool closed = false;
-  // Adaptive duration (rate mode: the sub owns the headline one-way latency; in
-  // throughput mode the pub's pings do, as in latency mode): say once
-  // on stdout when p50 and p99 are known to --precision; the controller then
-  // stops the publisher.
-  const bool adaptive = o.precision > 0 && o.mode == Mode::rate;
-  if (adaptive) oneway.reserve_scratch();  // keep the samples in arrival order
-  int64_t next_check = 0, converged_after = -1;
-  Convergence convergence;
-  Usage u0;
-  std::string error;
+  size_t own_bytes() const override { return oneway_.memory_bytes(); }
 
-  for (;;) {
-    if (stop.requested()) {
-      const int64_t sent = stop.sent();
-      if (sent >= 0 && tracker.unique() >= uint64_t(sent)) break;
-      const int64_t t = now_ns();
-      if (stop_seen == 0) stop_seen = t;
-      if (t - std::max(last_any, stop_seen) >= o.drain_ns) break;  // the data path went quiet
-    }
-    if (closed) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      continue;
-    }
-    size_t len = 0;
-    const Errc e = ad.recv(rx.data(), rx.size(), untimed && !stop.requested() ? -1 : slice, &len);
-    if (e == Errc::timeout) continue;
-    if (e == Errc::closed) {
-      closed = true;
-      continue;
-    }
-    if (e == Errc::too_big) {
-      ++foreign;
-      continue;
-    }
-    if (e != Errc::ok) {
-      error = std::string(ad.name()) + ": receive failed: " + ad.last_error();
-      break;
-    }
+  // The receive path.
+  void on_message(uint8_t* data, size_t len) {
     const int64_t t = now_ns();
-    last_any = t;
     Header h;
-    if (decode_header(rx.data(), len, o.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) {
-      ++foreign;
-      continue;
+    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) {
+      ++foreign_;
+      last_any_.store(t, std::memory_order_relaxed);
+      return;
     }
     if (h.flags & kFlagWarmup) {
-      ++warmup_received;
+      ++warmup_received_;
     } else {
-      if (first_rx == 0) {
-        first_rx = t;
-        u0 = usage_now();
-        next_check = t + kConvergenceMinNs;
-      }
-      last_rx = t;
-      tracker.on_seq(h.seq);
-      if (measure_oneway) oneway.add(t - h.send_ns);
-      if (adaptive && converged_after < 0 && t >= next_check) {
-        next_check = t + kConvergenceCheckNs;
-        Interval a, b;
-        if (oneway.converged(o.precision, o.z, &a, &b)) {
-          converged_after = t - first_rx;
-          convergence = Convergence{converged_after, oneway.kept(), a, b};
-          emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", converged_after).done());
-        }
-      }
+      if (first_rx_ == 0) first_rx_ = t;
+      last_rx_ = t;
+      tracker_.on_seq(h.seq);
+      received_.store(tracker_.unique(), std::memory_order_relaxed);
+      if (measure_oneway_) oneway_.add(t + base_ - offset_ - h.send_ns);
     }
     if (h.flags & kFlagPing) {
-      rx[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);  // byte 5 = Header::flags
-      if (ad.send(rx.data(), len) != Errc::ok) ++echo_errors;
-      if (o.qos.batch) ad.flush();
+      data[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);  // byte 5 = Header::flags
+      if (ad_.send(data, len) != Errc::ok) ++echo_errors_;
+      if (o_.qos.batch) ad_.flush();
     }
+    last_any_.store(t, std::memory_order_relaxed);
   }
-  stop.set_wake_target(nullptr);
-  const Usage u1 = usage_now();
-  if (first_rx == 0) u0 = u1;
-  if (!error.empty()) return {3, error_event(o, error)};
 
-  const int64_t sent = stop.requested() ? stop.sent() : -1;
-  const uint64_t n = tracker.unique();
-  const int64_t span = last_rx - first_rx;
-  JsonObject j;
-  j.str("event", "result");
-  common_fields(j, o, ad);
-  if (o.mode == Mode::rate) write_samples(j, o, oneway, 1);
-  j.unum("received", n).unum("lost", tracker.lost(sent)).num("sent_known", sent);
-  j.unum("duplicates", tracker.duplicates()).unum("out_of_order", tracker.out_of_order());
-  j.unum("foreign", foreign).unum("warmup_received", warmup_received).unum("echo_errors", echo_errors);
-  j.num("converged_after_ns", converged_after).convergence("convergence", convergence, 1);
-  j.num("first_rx_ns", first_rx).num("last_rx_ns", last_rx).num("rx_elapsed_ns", span);
-  j.num("elapsed_ns", span);
-  j.real("samples_per_s", n >= 2 && span > 0 ? double(n - 1) * 1e9 / double(span) : 0.0);
-  j.num("cpu_user_ns", u1.user_ns - u0.user_ns).num("cpu_sys_ns", u1.sys_ns - u0.sys_ns);
-  j.num("maxrss_kb", u1.maxrss_kb).unum("stats_buffer_kb", oneway.buffer_bytes() / 1024);
-  if (measure_oneway) {
-    j.stats("latency_ns", oneway.summarize());
-  } else {
-    j.null("latency_ns");
+  Outcome run(int64_t, const Footprint& footprint) override {
+    cpu_watch_ = std::thread([this] { watch_cpu(); });
+    monitor_.start(now_ns());
+    const bool listen = ad_.receive_in_use() == "listener";
+    if (listen) {
+      if (ad_.listen(&gate_) != Errc::ok) error_ = ad_.last_error();
+      while (error_.empty() && !stop_.wait(100'000'000)) {
+      }
+      while (error_.empty() && !drained()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      gate_.shut();
+    } else {
+      pull();
+    }
+    const Usage u1 = usage_now();
+    const int64_t t1 = now_ns();
+    monitor_.stop();
+    quit_.store(true);
+    cpu_watch_.join();
+    if (!error_.empty()) return {3, error_event(o_, error_)};
+    return {0, result(footprint, u1, t1)};
   }
-  return {0, j.done()};
+
+ private:
+  void pull() {
+    const bool untimed = o_.wait == WaitMode::block && ad_.can_wake();
+    const int64_t slice = o_.wait == WaitMode::spin ? 0 : kBlockSliceNs;
+    if (untimed) stop_.set_wake_target(&ad_);
+    bool closed = false;
+    for (;;) {
+      if (stop_.requested() && drained()) break;
+      if (closed) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      uint8_t* data = nullptr;
+      size_t len = 0;
+      const Errc e = ad_.recv(&data, &len, untimed && !stop_.requested() ? -1 : slice);
+      if (e == Errc::ok) {
+        on_message(data, len);
+      } else if (e == Errc::closed) {
+        closed = true;
+      } else if (e == Errc::too_big) {
+        ++foreign_;
+      } else if (e != Errc::timeout) {
+        error_ = o_.mw + ": receive failed: " + ad_.last_error();
+        break;
+      }
+    }
+    stop_.set_wake_target(nullptr);
+  }
+
+  // After the stop: everything the publisher sent is here, or the data path
+  // has been quiet for --drain-ns.
+  bool drained() {
+    const int64_t sent = stop_.sent();
+    if (sent >= 0 && received_.load(std::memory_order_relaxed) >= uint64_t(sent)) return true;
+    const int64_t t = now_ns();
+    if (stop_seen_ == 0) stop_seen_ = t;
+    return t - std::max(last_any_.load(std::memory_order_relaxed), stop_seen_) >= o_.drain_ns;
+  }
+
+  // The measured window's CPU starts when its first sample is seen (within a
+  // millisecond or so; off the receive path).
+  void watch_cpu() {
+    pthread_setname_np(pthread_self(), "mwperf-cpu");
+    while (!quit_.load() && received_.load(std::memory_order_relaxed) == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    u0_ = usage_now();
+    cpu_t0_ = now_ns();
+  }
+
+  std::string result(const Footprint& footprint, const Usage& u1, int64_t t1) {
+    const int64_t sent = stop_.requested() ? stop_.sent() : -1;
+    const uint64_t n = tracker_.unique();
+    const int64_t span = last_rx_ - first_rx_;
+    const bool measured = received_.load() > 0;
+    JsonObject j;
+    j.str("event", "result");
+    common_fields(j, o_, ad_, footprint);
+    if (o_.mode == Mode::rate) write_samples(j, o_, oneway_, 1);
+    j.unum("received", n).unum("lost", tracker_.lost(sent)).num("sent_known", sent);
+    j.unum("duplicates", tracker_.duplicates()).unum("out_of_order", tracker_.out_of_order());
+    j.unum("foreign", foreign_).unum("warmup_received", warmup_received_).unum("echo_errors", echo_errors_);
+    j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1));
+    j.num("first_rx_ns", first_rx_).num("last_rx_ns", last_rx_).num("rx_elapsed_ns", span);
+    j.num("elapsed_ns", span);
+    j.real("samples_per_s", n >= 2 && span > 0 ? double(n - 1) * 1e9 / double(span) : 0.0);
+    j.num("clock_offset_ns", offset_);
+    j.num("cpu_user_ns", measured ? u1.user_ns - u0_.user_ns : 0).num("cpu_sys_ns", measured ? u1.sys_ns - u0_.sys_ns : 0);
+    j.num("cpu_window_ns", measured ? t1 - cpu_t0_ : 0).num("maxrss_kb", u1.maxrss_kb);
+    j.raw("latency_ns", measure_oneway_ ? stats_json(monitor_.summary()) : "null");
+    return j.done();
+  }
+
+  const Options& o_;
+  Adapter& ad_;
+  StopSignal& stop_;
+  const bool measure_oneway_;
+  SeqTracker tracker_;
+  LatencyStats oneway_;
+  Monitor monitor_;
+  Gate<Subscriber> gate_;
+  const int64_t base_, offset_;
+  std::atomic<uint64_t> received_{0};
+  std::atomic<int64_t> last_any_{0};
+  std::atomic<bool> quit_{false};
+  std::thread cpu_watch_;
+  Usage u0_;
+  int64_t cpu_t0_ = 0, stop_seen_ = 0;
+  int64_t first_rx_ = 0, last_rx_ = 0;
+  uint64_t foreign_ = 0, warmup_received_ = 0, echo_errors_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> make_subscriber(const Options& o, Adapter& ad, StopSignal& stop) {
+  return std::make_unique<Subscriber>(o, ad, stop);
 }
 
 }  // namespace mwperf

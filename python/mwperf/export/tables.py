@@ -16,7 +16,10 @@ from mwperf.units import format_rate_hz
 __all__ = ["Row", "Section", "qos_label", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
 
 LATENCY_HEADERS = ["Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)",
-                   "99% (us)", "99.99% (us)", "99.9999% (us)"]
+                   "99% (us)", "99.99% (us)", "99.9999% (us)", "Samples"]
+#: A percentile its sample count cannot support (p99.99 needs 10^4 samples):
+#: not measured, shown so, never as the maximum in disguise.
+NOT_MEASURED = "—"
 THROUGHPUT_HEADERS = ["Size", "Packets", "Packets/s (ave)", "Mbps (ave)", "Lost", "Lost (%)",
                       "Lat 50% (us)", "Lat 99% (us)"]
 RATE_HEADERS = ["Size", "Hz", "Speed(Mbps)", "loss-pkt", "send-pkt", "loss-rate", "loop-rate",
@@ -63,16 +66,30 @@ def _stat(record: dict, key: str, stat: str = "latency_us"):
     return stats.get(key) if isinstance(stats, dict) else None
 
 
+#: The samples a percentile needs: q needs n >= 1 / (1 - q).
+_NEEDS = {"p50": 2, "p90": 10, "p99": 100, "p9999": 10_000, "p999999": 1_000_000}
+
+
+def _pct(record: dict, key: str, stat: str = "latency_us") -> str:
+    """A percentile, or NOT_MEASURED when there were samples but too few for
+    it (also in records written before the agent left such values out)."""
+    value = _stat(record, key, stat)
+    count = _stat(record, "count", stat)
+    if isinstance(count, int) and count > 0 and (value is None or count < _NEEDS[key]):
+        return NOT_MEASURED
+    return _us(value)
+
+
 def _latency_row(r: dict) -> list[str]:
-    return [str(r["size"])] + [_us(_stat(r, k)) for k in
-                               ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")]
+    return ([str(r["size"])] + [_us(_stat(r, k)) for k in ("mean", "std", "min", "max")]
+            + [_pct(r, k) for k in ("p50", "p90", "p99", "p9999", "p999999")] + [_int(_stat(r, "count"))])
 
 
 def _throughput_row(r: dict) -> list[str]:
     loss_pct = None if r.get("loss_rate") is None else r["loss_rate"] * 100
     return [str(r["size"]), _int(r.get("received")), _fixed(r.get("samples_per_s"), 0),
             _fixed(r.get("mbps"), 1), _int(r.get("lost")), _fixed(loss_pct, 2),
-            _us(_stat(r, "p50")), _us(_stat(r, "p99"))]
+            _pct(r, "p50"), _pct(r, "p99")]
 
 
 def _rate_row(r: dict) -> list[str]:
@@ -90,14 +107,14 @@ _BUILDERS = {
 
 def _qos_key(record: dict) -> tuple:
     """What tells sections apart. The middlewares' defaults (volatile,
-    waitset, synchronous, unkeyed) count as unset, so a failed point that only
-    knows what was requested joins the section of its ok neighbours."""
+    synchronous, unkeyed) count as unset, so a failed point that only knows
+    what was requested joins the section of its ok neighbours. The receive
+    path (listener or waitset) is always shown: it changes the numbers."""
     qos = record.get("qos") if isinstance(record.get("qos"), dict) else {}
     durability = qos.get("durability")
-    receive = qos.get("receive")
     return (record.get("transport"), record.get("reliability"), qos.get("history"),
             None if durability == "volatile" else durability, qos.get("instances") or None,
-            bool(qos.get("async")), None if receive == "waitset" else receive)
+            bool(qos.get("async")), qos.get("receive"))
 
 
 def qos_label(record: dict) -> str:

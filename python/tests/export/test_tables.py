@@ -22,14 +22,14 @@ def test_sections_grouped_by_mw_qos_and_mode():
         ("udp", "best-effort, udp", "latency"), ("udp", "best-effort, udp", "throughput"),
         ("udp", "best-effort, udp", "rate"),
         ("tcp", "reliable, tcp", "latency"), ("tcp", "reliable, tcp", "throughput"),
-        ("cyclonedds", "reliable, keep-last:10, udp", "latency"),
-        ("cyclonedds", "reliable, keep-all, keyed 1000, udp", "throughput"),
-        ("fastdds", "reliable, keep-last:10, shm+udp", "latency"),
-        ("fastdds", "reliable, keep-last:10, shm+udp", "throughput"),
-        ("fastdds", "best-effort, keep-last:10, shm", "rate")]
-    assert sections[5].title.startswith("cyclonedds latency (reliable, keep-last:10, udp) (latency in us")
+        ("cyclonedds", "reliable, keep-last:10, waitset, udp", "latency"),
+        ("cyclonedds", "reliable, keep-all, keyed 1000, waitset, udp", "throughput"),
+        ("fastdds", "reliable, keep-last:10, waitset, shm+udp", "latency"),
+        ("fastdds", "reliable, keep-last:10, waitset, shm+udp", "throughput"),
+        ("fastdds", "best-effort, keep-last:10, waitset, shm", "rate")]
+    assert sections[5].title.startswith("cyclonedds latency (reliable, keep-last:10, waitset, udp) (latency in us")
     assert sections[0].headers[:2] == ["Size", "Ave (us)"]
-    assert sections[0].headers[-1] == "99.9999% (us)"
+    assert sections[0].headers[-2:] == ["99.9999% (us)", "Samples"]
     assert sections[2].headers == ["Size", "Hz", "Speed(Mbps)", "loss-pkt", "send-pkt", "loss-rate", "loop-rate",
                                    "latency(ave)", "latency(max)"]
     assert "latency in us" in sections[2].title
@@ -75,7 +75,7 @@ def test_qos_label_hides_defaults_only():
     assert qos_label(record) == "reliable, keep-last:1, transient-local, keyed 100000, async, listener, udp"
     record["qos"] = {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
                      "receive": "waitset"}
-    assert qos_label(record) == "reliable, keep-last:10, udp"
+    assert qos_label(record) == "reliable, keep-last:10, waitset, udp"  # the receive path is always shown
     assert qos_label({"transport": "udp", "reliability": "best-effort"}) == "best-effort, udp"  # older records
 
 
@@ -83,6 +83,6 @@ def test_failed_point_joins_its_section():
     """A failed point knows only what was requested (durability null): same section as the ok ones."""
     records = [r for r in load() if r["mw"] == "fastdds" and r["mode"] == "latency"]
     assert {r["status"] for r in records} == {"ok", "failed"}
-    records[1]["qos"] = dict(records[1]["qos"], durability=None, receive=None)
+    records[1]["qos"] = dict(records[1]["qos"], durability=None)
     sections = build_sections(records)
     assert len(sections) == 1 and len(sections[0].rows) == 2

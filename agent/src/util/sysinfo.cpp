@@ -1,4 +1,4 @@
-#include "core/sysinfo.h"
+#include "util/sysinfo.h"
 
 #include <sched.h>
 #include <sys/resource.h>

@@ -1,7 +1,8 @@
-#include "core/json.h"
+#include "util/json.h"
 
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 
 namespace mwperf {
 
@@ -25,6 +26,18 @@ std::string json_escape(const std::string& s) {
     }
   }
   return o;
+}
+
+std::string json_list(const std::string& list) {
+  std::string o = "[";
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    if (end > start) o += (o.size() > 1 ? ",\"" : "\"") + json_escape(list.substr(start, end - start)) + "\"";
+    start = end + 1;
+  }
+  return o + "]";
 }
 
 void JsonObject::key(const char* k) {
@@ -82,34 +95,17 @@ JsonObject& JsonObject::ints(const char* k, const std::vector<int>& v) {
   body_ += ']';
   return *this;
 }
-JsonObject& JsonObject::stats(const char* k, const Summary& s) {
-  JsonObject o;
-  o.unum("count", s.count);
-  if (s.count == 0) {
-    for (const char* f : {"mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999"}) o.null(f);
-  } else {
-    o.real("mean", s.mean).real("std", s.std).num("min", s.min).num("max", s.max);
-    o.num("p50", s.p50).num("p90", s.p90).num("p99", s.p99).num("p9999", s.p9999).num("p999999", s.p999999);
-  }
-  o.unum("kept", s.kept).boolean("exact", s.exact);
-  auto ci = [](const Interval& i) {
-    return i.valid ? "[" + std::to_string(i.lo) + "," + std::to_string(i.hi) + "]" : std::string("null");
-  };
-  o.raw("p50_ci95", ci(s.p50_ci)).raw("p99_ci95", ci(s.p99_ci));
-  return raw(k, o.done());
-}
-
-JsonObject& JsonObject::convergence(const char* k, const Convergence& c, int64_t divisor) {
-  if (c.after_ns < 0) return null(k);
-  auto ci = [divisor](const Interval& i) {
-    return "[" + std::to_string(i.lo / divisor) + "," + std::to_string(i.hi / divisor) + "]";
-  };
-  JsonObject o;
-  o.num("after_ns", c.after_ns).unum("kept", c.kept).raw("p50_ci", ci(c.p50)).raw("p99_ci", ci(c.p99));
-  return raw(k, o.done());
+JsonObject& JsonObject::strs(const char* k, const std::vector<std::string>& v) {
+  key(k);
+  body_ += '[';
+  for (size_t i = 0; i < v.size(); ++i) body_ += (i ? ",\"" : "\"") + json_escape(v[i]) + "\"";
+  body_ += ']';
+  return *this;
 }
 
 void emit(const std::string& line) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lk(mu);
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);

@@ -1,16 +1,20 @@
-// `mwperf-agent wakeup`: the cost of waking a blocked thread on another core
-// versus the same core (two threads ping-pong through eventfds). On VMs whose
-// idle vCPUs halt, this dominates every cross-core latency figure.
+// The agent's probes of the machine it runs on:
+// `wakeup`: the cost of waking a blocked thread on another core versus the
+// same core (two threads ping-pong through eventfds). On VMs whose idle vCPUs
+// halt, this dominates every cross-core latency figure.
+// `clock`: this host's clocks, one reading per line the controller writes
+// (the controller estimates the offset between two hosts from them).
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <thread>
 
-#include "core/clock.h"
-#include "core/json.h"
 #include "core/session.h"
 #include "core/stats.h"
-#include "core/sysinfo.h"
+#include "util/clock.h"
+#include "util/json.h"
+#include "util/sysinfo.h"
 
 namespace mwperf {
 
@@ -33,7 +37,7 @@ int run_wakeup_probe(const Options& o) {
     }
   });
   const std::string pin_a = pin_to_cpu(o.cpu_a);
-  LatencyStats rtt(size_t(o.iterations));
+  LatencyStats rtt;
   uint64_t v = 1;
   for (int i = 0; i < total; ++i) {
     const int64_t t = now_ns();
@@ -53,10 +57,17 @@ int run_wakeup_probe(const Options& o) {
            .str("event", "wakeup")
            .ints("cpus", {o.cpu_a, o.cpu_b})
            .num("iterations", o.iterations)
-           .stats("rtt_ns", s)
-           .num("wakeup_p50_ns", s.p50 / 2)
-           .num("wakeup_p99_ns", s.p99 / 2)
+           .raw("rtt_ns", stats_json(s))
+           .num("wakeup_p50_ns", s.p50.v / 2)
+           .num("wakeup_p99_ns", s.p99.v / 2)
            .done());
+  return 0;
+}
+
+int run_clock_probe() {
+  char line[64];
+  while (std::fgets(line, sizeof line, stdin))
+    emit(JsonObject().str("event", "clock").num("mono_ns", now_ns()).num("real_ns", realtime_ns()).done());
   return 0;
 }
 

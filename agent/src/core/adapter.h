@@ -1,0 +1,134 @@
+// The narrow interface every middleware adapter implements, shaped after RTI
+// Perftest's MessagingIF reduced to what the core needs: an adapter moves
+// opaque byte messages and nothing else. It never reads a clock for a
+// measurement, never looks at sequence numbers and never counts a loss: that
+// is the core's work.
+//
+// Each role has one outbound and one inbound stream:
+//   publisher:  send() -> data stream to the subscriber; receive <- echo stream
+//   subscriber: receive <- data stream;                  send() -> echo stream
+// Messages come in one of two ways, as the run asks (--receive):
+//   pull:   recv() on the agent's own thread (a waitset, a socket read, polling);
+//   listen: the middleware's own thread calls Receiver::on_message (a DDS
+//           listener): the core's handler runs right there, no thread hop.
+// send() may run on one thread while recv() or a listener runs on another.
+// Errors are values; nothing throws and nothing allocates per message.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "util/errors.h"
+
+namespace mwperf {
+
+enum class Role { pub, sub };
+enum class WaitMode { block, spin };
+
+// What an adapter can honour: the vocabulary the agent prints with `list`
+// and the controller validates against (nothing of it is copied elsewhere).
+// Lists are comma-separated; the first entry of a list is not the default
+// unless it is also named as the default.
+struct Description {
+  size_t max_size = 0;              // largest message (header included)
+  const char* transports = "";      // selectable with --transport
+  const char* transport = "";       // in force when none is chosen
+  const char* reliabilities = "";   // "reliable,best-effort"
+  const char* reliability = "";     // default
+  bool history = false, durability = false, keyed = false, async = false, batch = false;
+  const char* receives = "";        // "listener,waitset"; "" = the adapter's one way (e.g. a socket read)
+  const char* receive = "";         // default
+  bool spin = true;                 // --wait spin (polls recv without blocking)
+  bool multi_host = true;           // false: shared memory only, one host (no --link / --hosts)
+  const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
+  const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
+};
+
+// QoS and transport choices. Empty strings / zero mean "the adapter's default".
+struct AdapterConfig {
+  Role role = Role::pub;
+  std::string host = "127.0.0.1";  // subscriber's address (pub) / bind address (sub)
+  uint16_t port = 0;               // 0 on the sub: choose one and report bound_port()
+  size_t size = 0;                 // message size of this test point, bytes
+  WaitMode wait = WaitMode::block;
+  uint32_t run_id = 0;             // distinguishes topics of concurrent runs
+  std::string reliability;         // "reliable" | "best-effort"
+  int history_depth = 0;           // keep-last depth; 0 = default (10)
+  bool keep_all = false;
+  std::string durability;          // "volatile" | "transient-local"
+  uint32_t instances = 0;          // 0: unkeyed; N: keyed, writes round-robin over N instances
+  bool async = false;              // asynchronous publishing
+  bool batch = false;              // write batching: samples share a packet until flush() or it is full
+  std::string receive;             // one of Description::receives ("" = its default)
+  std::string transport;           // one of Description::transports ("" = its default)
+  std::string nic;                 // interface for the traffic ("lo" on one host)
+  std::string peer = "127.0.0.1";  // the other side's address, for unicast discovery
+  bool isolated = false;           // a namespace whose only ways out are lo and the link
+  uint32_t domain = 0;
+};
+
+// What the middleware's thread calls in listen mode. `data` is writable and
+// valid only during the call (the core may change a header byte and echo it).
+class Receiver {
+ public:
+  virtual void on_message(uint8_t* data, size_t len) = 0;
+
+ protected:
+  ~Receiver() = default;
+};
+
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+  virtual const Description& description() const = 0;
+  virtual std::string version() const = 0;
+  // Effective configuration actually in force, as a JSON object text.
+  virtual std::string effective_config() const = 0;
+
+  // Creates the endpoints. The sub binds/listens and reports bound_port().
+  virtual Errc open(const AdapterConfig& cfg) = 0;
+  virtual uint16_t bound_port() const { return 0; }
+  // Waits until the peer is reachable (accept, discovery match...).
+  virtual Errc wait_matched(int64_t timeout_ns) = 0;
+
+  // Errc::timeout: the middleware did not take the message within its own
+  // blocking time (a reliable writer whose history is full); nothing was sent.
+  virtual Errc send(const uint8_t* data, size_t len) = 0;
+  // Pull: the next message into *data / *len, writable and valid until the
+  // next recv(). timeout_ns == 0 polls once; < 0 (only when can_wake()) waits
+  // until a message arrives or wake() is called (then Errc::timeout).
+  virtual Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) = 0;
+  // Listen: from now until close(), the middleware's own thread calls
+  // r->on_message for every message (only adapters whose receives list
+  // "listener"; the core calls nothing else that receives).
+  virtual Errc listen(Receiver* r) {
+    (void)r;
+    return fail(Errc::unsupported, "no listener delivery");
+  }
+  virtual void close() = 0;
+  // With write batching: send what is batched now (after a sample that must
+  // not wait: a ping, an echo, every rate-mode sample).
+  virtual void flush() {}
+  // An untimed wait arms no timer (on a VM each armed timer costs latency).
+  // Adapters that can be woken from another thread say so; wake() makes a
+  // blocked recv() return (thread-safe, may come before the wait).
+  virtual bool can_wake() const { return false; }
+  virtual void wake() {}
+
+  const std::string& last_error() const { return error_; }
+  // What is actually in force after open(): the record states these.
+  const std::string& transport_in_use() const { return transport_; }
+  const std::string& reliability_in_use() const { return reliability_; }
+  const std::string& receive_in_use() const { return receive_; }
+
+ protected:
+  Errc fail(Errc e, std::string msg) {
+    error_ = std::move(msg);
+    return e;
+  }
+  std::string error_;
+  std::string transport_, reliability_, receive_;
+};
+
+}  // namespace mwperf

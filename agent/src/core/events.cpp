@@ -1,0 +1,61 @@
+#include "core/events.h"
+
+#include <unistd.h>
+
+#include "util/sysinfo.h"
+
+namespace mwperf {
+
+void common_fields(JsonObject& j, const Options& o, const Adapter& ad, const Footprint& f) {
+  j.str("role", o.role == Role::pub ? "pub" : "sub").str("mw", o.mw).str("mode", to_string(o.mode));
+  j.unum("size", o.size).str("wait", o.wait == WaitMode::spin ? "spin" : "block").str("clock", to_string(o.clock));
+  j.ints("cpu_affinity", current_affinity()).num("pid", getpid());
+  j.str("adapter_version", ad.version()).raw("adapter_config", ad.effective_config());
+  j.str("transport", ad.transport_in_use()).str("reliability", ad.reliability_in_use());
+  j.str("receive", ad.receive_in_use());
+  j.num("own_kb", f.own_kb).num("rss_before_open_kb", f.rss_before_open_kb);
+}
+
+std::string error_event(const Options& o, const std::string& message) {
+  return JsonObject()
+      .str("event", "error")
+      .str("role", o.role == Role::pub ? "pub" : "sub")
+      .str("mw", o.mw)
+      .str("error", message)
+      .done();
+}
+
+std::string stats_json(const Summary& s) {
+  JsonObject o;
+  o.unum("count", s.count);
+  if (s.count == 0) {
+    for (const char* f : {"mean", "std", "min", "max"}) o.null(f);
+  } else {
+    o.real("mean", s.mean).real("std", s.std).num("min", s.min).num("max", s.max);
+  }
+  const std::pair<const char*, const Pct*> pcts[] = {
+      {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99}, {"p9999", &s.p9999}, {"p999999", &s.p999999}};
+  for (const auto& [name, p] : pcts) {
+    if (p->ok) o.num(name, p->v); else o.null(name);
+  }
+  o.real("relative_error", LatencyStats::kRelativeError);
+  auto ci = [](const Interval& i) {
+    return i.valid ? "[" + std::to_string(i.lo) + "," + std::to_string(i.hi) + "]" : std::string("null");
+  };
+  o.raw("p50_ci", ci(s.p50_ci)).raw("p99_ci", ci(s.p99_ci));
+  o.real("ci_confidence", s.ci_confidence).unum("ci_batches", s.ci_batches);
+  return o.done();
+}
+
+std::string convergence_json(const Convergence& c, int64_t divisor) {
+  if (c.after_ns < 0) return "null";
+  auto ci = [divisor](const Interval& i) {
+    return "[" + std::to_string(i.lo / divisor) + "," + std::to_string(i.hi / divisor) + "]";
+  };
+  JsonObject o;
+  o.num("after_ns", c.after_ns).unum("count", c.count).unum("batches", c.batches).unum("look", c.look);
+  o.raw("p50_ci", ci(c.p50)).raw("p99_ci", ci(c.p99));
+  return o.done();
+}
+
+}  // namespace mwperf

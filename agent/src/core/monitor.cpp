@@ -1,0 +1,60 @@
+#include "core/monitor.h"
+
+#include <pthread.h>
+
+#include <chrono>
+
+#include "util/clock.h"
+
+namespace mwperf {
+
+Monitor::Monitor(const LatencyStats& s, double precision, double confidence,
+                 std::function<void(int64_t)> on_converged)
+    : s_(s), precision_(precision), confidence_(confidence), on_converged_(std::move(on_converged)) {}
+
+void Monitor::start(int64_t t0_ns) {
+  t0_ = t0_ns;
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "mwperf-monitor");
+    run();
+  });
+}
+
+void Monitor::run() {
+  std::unique_lock<std::mutex> lk(mu_);
+  while (!quit_) {
+    cv_.wait_for(lk, std::chrono::nanoseconds(kTickNs), [this] { return quit_; });
+    if (quit_) break;
+    lk.unlock();
+    batches_.observe(s_);
+    const int64_t t = now_ns();
+    if (precision_ > 0 && !converged() && t - t0_ >= kMinNs) {
+      const Summary now = s_.summarize();
+      Interval a, b;
+      if (batches_.count() >= Batches::kMinBatches &&
+          batches_.converged(now, precision_, confidence_, ++looks_, &a, &b)) {
+        at_ = Convergence{t - t0_, now.count, batches_.count(), looks_, a, b};
+        converged_.store(true, std::memory_order_relaxed);
+        if (on_converged_) on_converged_(at_.after_ns);
+      }
+    }
+    lk.lock();
+  }
+}
+
+void Monitor::stop() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    quit_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+Summary Monitor::summary() const {
+  Summary s = s_.summarize();
+  batches_.fill(&s, confidence_);
+  return s;
+}
+
+}  // namespace mwperf

@@ -1,0 +1,66 @@
+// The measurement's bookkeeping thread: every kTickNs it closes batches of
+// the headline statistic (core/batches.h) and, with --precision, decides the
+// adaptive stop. The measuring thread only polls converged() (one relaxed
+// load); nothing of this runs on the send/receive/echo path.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "core/batches.h"
+#include "core/stats.h"
+
+namespace mwperf {
+
+// Where the adaptive stop was reached: after how long, over how many samples,
+// and the p50 / p99 intervals (at that look's confidence) that met the precision.
+struct Convergence {
+  int64_t after_ns = -1;  // -1: not reached
+  uint64_t count = 0;
+  uint32_t batches = 0, look = 0;
+  Interval p50, p99;
+};
+
+class Monitor {
+ public:
+  static constexpr int64_t kTickNs = 250'000'000;
+  static constexpr int64_t kMinNs = 500'000'000;  // no stop decision before this much measuring
+
+  // precision 0: batches only (for the intervals), never a stop.
+  // on_converged runs once, on the monitor thread.
+  Monitor(const LatencyStats& s, double precision, double confidence,
+          std::function<void(int64_t after_ns)> on_converged = nullptr);
+  ~Monitor() { stop(); }
+  Monitor(const Monitor&) = delete;
+  Monitor& operator=(const Monitor&) = delete;
+
+  void start(int64_t t0_ns);
+  // Ends the thread; then batches() and at() are final.
+  void stop();
+  bool converged() const { return converged_.load(std::memory_order_relaxed); }
+  const Batches& batches() const { return batches_; }
+  const Convergence& at() const { return at_; }
+  // The summary of the statistic with the final intervals at the run's confidence.
+  Summary summary() const;
+
+ private:
+  void run();
+
+  const LatencyStats& s_;
+  const double precision_, confidence_;
+  std::function<void(int64_t)> on_converged_;
+  Batches batches_;
+  Convergence at_;
+  int64_t t0_ = 0;
+  uint32_t looks_ = 0;
+  std::atomic<bool> converged_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+  std::thread thread_;
+};
+
+}  // namespace mwperf

@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/description.h"
+#include "core/options.h"
+
+using namespace mwperf;
+
+namespace {
+std::string parse(std::vector<const char*> args, Options* o) {
+  args.insert(args.begin(), "mwperf-agent");
+  return parse_options(int(args.size()), args.data(), o);
+}
+}  // namespace
+
+TEST(Options, ValidRun) {
+  Options o;
+  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "udp", "--mode", "rate", "--size", "1024", "--rate-hz",
+                   "100", "--port", "5000", "--cpu", "1", "--wait", "spin"},
+                  &o),
+            "");
+  EXPECT_EQ(o.size, 1024u);
+  EXPECT_EQ(o.mode, Mode::rate);
+  EXPECT_EQ(o.rate_hz, 100.0);
+  EXPECT_EQ(o.wait, WaitMode::spin);
+  EXPECT_EQ(o.cpu, 1);
+}
+
+TEST(Options, BadValuesAreNamed) {
+  Options o;
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "0"}, &o).find("'0'"), std::string::npos);
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "-5"}, &o).find("'-5'"), std::string::npos);
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate-hz", "0"}, &o)
+                .find("'0'"),
+            std::string::npos);
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--rate-hz", "abc"}, &o).find("abc"),
+            std::string::npos);
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--bogus", "1"}, &o).find("bogus"),
+            std::string::npos);
+  EXPECT_NE(parse({"frobnicate"}, &o).find("frobnicate"), std::string::npos);
+}
+
+TEST(Options, RequiredPieces) {
+  Options o;
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--mode", "rate"}, &o), "");
+  EXPECT_NE(parse({"run", "--mw", "udp", "--size", "64"}, &o), "");  // no role
+  EXPECT_EQ(parse({"list"}, &o), "");
+  EXPECT_EQ(parse({"wakeup", "--cpus", "0,1"}, &o), "");
+  EXPECT_EQ(o.cpu_b, 1);
+}
+
+TEST(Options, RangesAreChecked) {
+  Options o;
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate-hz", "1e30"}, &o)
+                .find("1e30"),
+            std::string::npos);
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--duration-ns", "99999999999999999999"}, &o)
+                .find("99999999999999999999"),
+            std::string::npos);
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--confidence", "1.5"}, &o).find("1.5"),
+            std::string::npos);
+  o = Options{};
+  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--clock", "realtime", "--clock-offset-ns",
+                   "-3000000000"},
+                  &o),
+            "");
+  EXPECT_EQ(o.clock, StampClock::realtime);
+  EXPECT_EQ(o.clock_offset_ns, -3000000000LL);
+}
+
+// The one place that refuses what an adapter cannot honour.
+TEST(Description, RefusesWhatTheAdapterCannotHonour) {
+  Description d;
+  d.max_size = 1000;
+  d.transports = d.transport = "udp";
+  d.reliabilities = d.reliability = "best-effort";
+  d.receives = "listener,waitset";
+  d.receive = "listener";
+  Options o;
+  ASSERT_EQ(parse({"run", "--role", "pub", "--mw", "x", "--size", "64"}, &o), "");
+  EXPECT_EQ(refuse("x", d, o), "");
+  o.size = 1001;
+  EXPECT_NE(refuse("x", d, o).find("at most 1000"), std::string::npos);
+  o.size = 64;
+  o.qos.reliability = "reliable";
+  EXPECT_EQ(refuse("x", d, o), "--reliability reliable: not supported by x");
+  o.qos.reliability = "";
+  o.qos.keep_all = true;
+  EXPECT_NE(refuse("x", d, o).find("--history keep-all"), std::string::npos);
+  o.qos.keep_all = false;
+  o.qos.transport = "shm";
+  EXPECT_NE(refuse("x", d, o).find("choose from: udp"), std::string::npos);
+  o.qos.transport = "";
+  o.wait = WaitMode::spin;
+  EXPECT_NE(refuse("x", d, o).find("--wait spin"), std::string::npos);  // the default receive is a listener
+  o.qos.receive = "waitset";
+  EXPECT_EQ(refuse("x", d, o), "");
+}
