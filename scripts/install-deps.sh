@@ -7,7 +7,9 @@ pkgs=(
   build-essential cmake ninja-build pkg-config libgtest-dev   # the agent and its unit tests
   python3 python3-venv python3-pip                            # the controller
   cyclonedds-dev cyclonedds-tools                             # Cyclone DDS adapter (idlc), ddsperf baseline
-  libfastrtps-dev fastddsgen fastdds-tools                    # Fast DDS adapter, `fastdds shm clean`
+  libfastrtps-dev fastdds-tools                               # Fast DDS adapter, `fastdds shm clean`
+  iceoryx libiceoryx-posh-dev                                 # iceoryx adapter and its daemon (iox-roudi)
+  libroscpp-dev libstd-msgs-dev python3-rosmaster             # ROS 1 adapter and its master
   sockperf iperf3                                             # the baselines in bench/
   iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
   openssh-client openssh-server                               # --hosts over ssh, and its test

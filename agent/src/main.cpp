@@ -5,7 +5,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
+#include <cstring>
 
 #include "adapters/registry.h"
 #include "core/description.h"
@@ -15,16 +17,48 @@
 #include "util/json.h"
 #include "util/sysinfo.h"
 
+#include <vector>
+
 using namespace mwperf;
 
 namespace {
 
+// A companion agent's path: next to this executable.
+std::string companion_path(const char* file) {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string dir = n > 0 ? std::string(self, size_t(n)) : std::string(".");
+  dir = dir.substr(0, dir.rfind('/') + 1);
+  return dir + file;
+}
+
 int list_adapters() {
-  emit(agent_event(missing_adapters()));
+  std::string missing = missing_adapters();
+  std::vector<std::string> lines;
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e) {
-    auto a = e->make();
-    emit(adapter_event(e->name, a->version(), a->description()));
+    if (e->make != nullptr) {
+      auto a = e->make();
+      lines.push_back(adapter_event(e->name, a->version(), a->description()));
+      continue;
+    }
+    // In a companion agent: its own description of the adapter.
+    const std::string path = companion_path(e->companion);
+    std::string found;
+    if (FILE* p = popen(("'" + path + "' list 2>/dev/null").c_str(), "r")) {
+      char buf[8192];
+      const std::string want = std::string("\"event\":\"adapter\",\"name\":\"") + e->name + "\"";
+      while (std::fgets(buf, sizeof buf, p))
+        if (std::strstr(buf, want.c_str())) found = std::string(buf).substr(0, std::strcspn(buf, "\n"));
+      pclose(p);
+    }
+    if (found.empty()) {
+      missing += std::string(missing.empty() ? "" : ";") + e->name + ": its agent " + path + " does not answer";
+    } else {
+      lines.push_back(found);
+    }
   }
+  emit(agent_event(missing));
+  for (const std::string& line : lines) emit(line);
   return 0;
 }
 
@@ -78,6 +112,14 @@ int main(int argc, char** argv) {
   Options o;
   std::string err = parse_options(argc, argv, &o);
   if (err.empty() && o.command == "run") {
+    const AdapterEntry* e = find_adapter(o.mw);
+    if (e != nullptr && e->make == nullptr) {  // the companion agent runs this adapter
+      const std::string path = companion_path(e->companion);
+      argv[0] = const_cast<char*>(path.c_str());
+      execv(path.c_str(), argv);
+      std::fprintf(stderr, "mwperf-agent: --mw %s: cannot run %s: %s\n", o.mw.c_str(), path.c_str(), std::strerror(errno));
+      return 3;
+    }
     auto ad = make_adapter(o.mw);
     err = ad ? refuse(o.mw, ad->description(), o)
              : "--mw: '" + o.mw + "' is not an adapter built into this agent (see: mwperf-agent list)";

@@ -20,6 +20,8 @@ constexpr size_t kTcpMax = 16u << 20;
 constexpr size_t kReadBuf = 256u << 10;
 constexpr size_t kDirect = 64u << 10;  // read bodies this large straight into the message buffer
 constexpr int kWantBuffer = 4 << 20;
+constexpr int kSendTimeoutMs = 100;  // as a DDS writer's default max_blocking_time
+constexpr int kMaxStalls = 100;      // send timeouts in a row within one message: 10 s
 
 Description describe() {
   Description d;
@@ -40,7 +42,8 @@ class TcpAdapter final : public Adapter {
   }
   std::string version() const override { return kernel_version(); }
   std::string effective_config() const override {
-    return "{\"tcp_nodelay\":true,\"framing\":\"u32 length prefix\",\"so_rcvbuf\":" +
+    return "{\"tcp_nodelay\":true,\"framing\":\"u32 length prefix\",\"send_timeout_ms\":" +
+           std::to_string(kSendTimeoutMs) + ",\"so_rcvbuf\":" +
            std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) + "}";
   }
 
@@ -98,11 +101,21 @@ class TcpAdapter final : public Adapter {
     msghdr m{};
     m.msg_iov = iov;
     m.msg_iovlen = 2;
-    size_t left = sizeof n32 + len;
+    const size_t total = sizeof n32 + len;
+    size_t left = total;
+    int stalls = 0;
     while (left > 0) {
       const ssize_t w = sendmsg(fd_, &m, MSG_NOSIGNAL);
       if (w < 0) {
         if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          // Nothing of this message went within the send timeout: not sent (as a
+          // DDS writer's max_blocking_time). Once part of it is in the stream,
+          // the rest must follow, or the framing breaks.
+          if (left == total) return fail(Errc::timeout, "tcp: the send buffer stayed full for 100 ms");
+          if (++stalls < kMaxStalls) continue;
+          return fail(Errc::io, "tcp: the peer stopped reading in the middle of a message");
+        }
         if (errno == EPIPE || errno == ECONNRESET) return fail(Errc::closed, "tcp: peer closed");
         return fail(Errc::io, errno_text("tcp send"));
       }
@@ -184,7 +197,7 @@ class TcpAdapter final : public Adapter {
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     rcvbuf_ = set_buffer(fd_, SO_RCVBUF, kWantBuffer);
     sndbuf_ = set_buffer(fd_, SO_SNDBUF, kWantBuffer);
-    timeval tv{10, 0};  // a peer that stops reading fails the send instead of hanging
+    timeval tv{0, kSendTimeoutMs * 1000};  // a full send buffer ends the send (Errc::timeout) instead of hanging
     setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   }
 

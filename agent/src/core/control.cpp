@@ -19,11 +19,29 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
         char* end = nullptr;
         const long long n = std::strtoll(line + 4, &end, 10);
         request(end == line + 4 ? -1 : n);  // "stop" without a count: unknown
+        keep_waking();
         return;
       }
     }
-    if (eof_is_stop) request(-1);  // the controller went away
+    if (eof_is_stop) {
+      request(-1);  // the controller went away
+      keep_waking();
+    }
   }).detach();
+}
+
+// A wake-up can be lost (a wake datagram dropped on a lossy link, a signal
+// that lands just before the blocking call): repeat it until the receive loop
+// has let go of its adapter.
+void StopSignal::keep_waking() {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (wake_target_ == nullptr) return;
+      wake_target_->wake();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 void StopSignal::request(int64_t sent) {

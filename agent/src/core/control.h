@@ -31,6 +31,8 @@ class StopSignal {
   void set_wake_target(Adapter* a);
 
  private:
+  void keep_waking();
+
   std::mutex mu_;
   std::condition_variable cv_;
   Adapter* wake_target_ = nullptr;

@@ -4,9 +4,12 @@
 #include <cmath>
 
 namespace mwperf {
+namespace {
+__extension__ typedef unsigned __int128 u128;  // n * ppm without overflow
+}  // namespace
 
 bool supported(uint64_t n, uint64_t ppm) {
-  return ppm < 1000000 && (unsigned __int128)n * (1000000 - ppm) >= 1000000;
+  return ppm < 1000000 && (u128)n * (1000000 - ppm) >= 1000000;
 }
 
 LatencyStats::LatencyStats(size_t strided)
@@ -67,7 +70,7 @@ int64_t LatencyStats::value_at(size_t p) const {
 Pct LatencyStats::percentile_ppm(uint64_t ppm) const {
   const uint64_t n = count();
   if (!supported(n, ppm)) return {};
-  uint64_t rank = uint64_t(((unsigned __int128)n * ppm + 999999) / 1000000);
+  uint64_t rank = uint64_t(((u128)n * ppm + 999999) / 1000000);
   rank = std::max<uint64_t>(1, std::min(rank, n));
   if (rank == n) return {max(), true};
   if (rank == 1) return {min(), true};

@@ -1,0 +1,44 @@
+# ROS 2 Jazzy through rcl, from the PyPI wheels (ros-jazzy-rcl, -rmw-fastrtps-cpp,
+# -std-msgs) in a prefix the project owns (scripts/install-ros2.sh). The wheels'
+# CMake configs need ament and a Python that is not there, so the headers and
+# libraries are taken from the prefix directly.
+#
+# Built as an agent of its own (mwperf-agent-ros2, which mwperf-agent hands
+# `--mw ros2` to): the wheels bring Fast DDS 2.14, which must never share a
+# process with Debian's Fast DDS 2.9 of the fastdds adapter, and their
+# libraries need a DT_RPATH of their own.
+set(MWPERF_ROS2_PREFIX "${CMAKE_CURRENT_SOURCE_DIR}/../.deps/ros2" CACHE PATH
+    "prefix holding the ROS 2 wheels (a venv)")
+if(NOT EXISTS "${MWPERF_ROS2_PREFIX}/include/rcl/rcl/rcl.h")
+  mwperf_adapter_missing(ros2 "rcl not found under ${MWPERF_ROS2_PREFIX} (scripts/install-ros2.sh installs the ROS 2 Jazzy wheels there)")
+  return()
+endif()
+file(GLOB ros2_includes LIST_DIRECTORIES true "${MWPERF_ROS2_PREFIX}/include/*")
+list(FILTER ros2_includes EXCLUDE REGEX "/python3")
+list(APPEND ros2_includes "${MWPERF_ROS2_PREFIX}/include")  # fastrtps/config.h: the wheel's, not Debian's
+set(ros2_libraries)
+foreach(lib rcl rmw rmw_fastrtps_cpp rcutils rosidl_runtime_c std_msgs__rosidl_generator_c std_msgs__rosidl_typesupport_c)
+  find_library(MWPERF_ROS2_LIB_${lib} NAMES ${lib} PATHS "${MWPERF_ROS2_PREFIX}/lib" NO_DEFAULT_PATH)
+  if(NOT MWPERF_ROS2_LIB_${lib})
+    mwperf_adapter_missing(ros2 "lib${lib}.so not found under ${MWPERF_ROS2_PREFIX}/lib")
+    return()
+  endif()
+  list(APPEND ros2_libraries ${MWPERF_ROS2_LIB_${lib}})
+endforeach()
+mwperf_adapter(ros2 src/adapters/ros2.cpp)
+target_include_directories(mwperf_adapter_ros2 SYSTEM PRIVATE ${ros2_includes})
+target_link_libraries(mwperf_adapter_ros2 PUBLIC ${ros2_libraries} ${CMAKE_DL_LIBS})
+
+# The companion agent: the wheels' own library folders on its DT_RPATH (their
+# RUNPATHs point elsewhere, and DT_RPATH also reaches the libraries rcutils
+# dlopens), and the CPython stand-ins exported.
+file(GLOB ros2_wheel_libs LIST_DIRECTORIES true "${MWPERF_ROS2_PREFIX}/lib/python3*/site-packages/ros_*.libs")
+mwperf_companion(ros2 mwperf-agent-ros2)
+foreach(target mwperf-agent-ros2 mwperf_agent_tests_ros2)
+  if(TARGET ${target})
+    target_sources(${target} PRIVATE src/adapters/ros2_pystub.cpp)
+    set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON
+      BUILD_RPATH "${MWPERF_ROS2_PREFIX}/lib;${ros2_wheel_libs}")
+    target_link_options(${target} PRIVATE "-Wl,--disable-new-dtags")
+  endif()
+endforeach()
