@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Benchmark: mwperf's DDS adapters against ddsperf and the raw UDP floor, same run.
 
-Cyclone DDS: ddsperf ping/pong vs `mwperf run --mw cyclonedds --mode latency`
-(one-way = RTT/2 on both sides; KEEP_LAST 1 and waitset, as ddsperf's ping/pong),
-and ddsperf pub/sub vs `--mode throughput --batch` (reliable, KEEP_ALL, no
-pings, write batching: ddsperf's pub batches its writes, ~100 samples a
-datagram at 32 B): prints p50 ratio mwperf/ddsperf (target <= 1.05) and
-samples/s ratio (target >= 0.95). Both use the same Cyclone configuration: the
-XML mwperf recorded for its own run. Fast DDS ships no such tool: its numbers
-are printed next to raw UDP measured in the same run.
+Cyclone DDS, against ddsperf's default and its waitset mode:
+* latency: ddsperf ping/pong (it answers inside its listener, on Cyclone's
+  receive thread) vs `mwperf run --mw cyclonedds --mode latency` (its default
+  runs the core's handler in Cyclone's listener too); KEEP_LAST 1 reliable as
+  ddsperf's ping/pong; one-way = RTT/2 on both sides; then both with waitsets.
+  Prints the p50 ratio mwperf/ddsperf (target <= 1.05).
+* throughput: ddsperf pub/sub as it comes (reliable KEEP_ALL, listener sub,
+  batched writes) vs `--mode throughput --batch --history keep-all` with no
+  pings; samples/s ratio (target >= 0.95).
+* precision: p99 of the same point with and without the adaptive stop.
+Both tools use the same Cyclone configuration: the XML mwperf recorded for its
+own run. Fast DDS ships no such tool: its numbers are printed next to raw UDP
+measured in the same run.
 
 A benchmark, not a test: it prints numbers and never fails on them.
 """
@@ -73,7 +78,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=4)
     ap.add_argument("--placements", default="cross-core,same-core")
-    ap.add_argument("--only", default="latency,throughput,fastdds", help="sections to run")
+    ap.add_argument("--only", default="latency,throughput,precision,fastdds", help="sections to run")
     a = ap.parse_args()
     if not shutil.which("ddsperf"):
         print("bench: ddsperf is not installed (cyclonedds-tools; make setup installs it)", file=sys.stderr)
@@ -87,34 +92,45 @@ def main() -> int:
         latency_section(a, sizes, places, dur)
     if "throughput" in only:
         throughput_section(a, sizes, places, dur)
+    if "precision" in only:
+        precision_section(a, sizes, places, dur)
     if "fastdds" in only:
         fastdds_section(sizes, places, dur)
     return 0
 
 
 def latency_section(a, sizes, places, dur) -> None:
-    print(f"# Cyclone DDS latency, one-way p50 us (RTT/2), reliable KEEP_LAST 1 waitset; "
+    """mwperf's default Cyclone path (the core's handler in Cyclone's listener)
+    against ddsperf's default ping/pong (which answers inside its listener),
+    and both in waitset mode; KEEP_LAST 1 reliable, as ddsperf's ping/pong."""
+    print(f"# Cyclone DDS latency, one-way p50 us (RTT/2), reliable KEEP_LAST 1; "
           f"median of {a.repeats} interleaved {a.seconds}s runs")
-    print(f"{'placement':<11} {'size':>6} | {'ddsperf':>8} {'mwperf':>8} {'ratio':>6}")
+    print(f"{'placement':<11} {'size':>6} | {'ddsperf':>8} {'mwperf':>8} {'ratio':>6} (listener, both defaults) | "
+          f"{'ddsperf':>8} {'mwperf':>8} {'ratio':>6} (waitset)")
     for name, cores in places.items():
         for size in sizes:
-            dp, mw = [], []
+            runs = {mode: ([], []) for mode in ("listener", "waitset")}
             for _ in range(a.repeats):
-                rec = mwperf(["--mw", "cyclonedds", "--mode", "latency", "--size", str(size), "--duration", dur,
-                              "--cpu", f"{cores[0]},{cores[1]}", "--history", "keep-last:1",
-                              "--receive", "waitset", "--reliability", "reliable"])
-                mw.append(rec["latency_us"]["p50"])
-                xml = rec["adapter"]["config"]["xml"]
-                lines = ddsperf_pair(["pong", "waitset"], ["ping", "size", str(size), "waitset"], cores,
-                                     a.seconds, xml, read_server=False)
-                dp.append(statistics.median(per_second(lines, r" 50% ([\d.]+)us")))
-            d, m = statistics.median(dp), statistics.median(mw)
-            print(f"{name:<11} {size:>6} | {d:>8.2f} {m:>8.2f} {m / d:>6.2f}")
-
+                for mode, (dp, mw) in runs.items():
+                    rec = mwperf(["--mw", "cyclonedds", "--mode", "latency", "--size", str(size), "--duration", dur,
+                                  "--cpu", f"{cores[0]},{cores[1]}", "--history", "keep-last:1",
+                                  "--receive", mode, "--reliability", "reliable"])
+                    mw.append(rec["latency_us"]["p50"])
+                    lines = ddsperf_pair(["pong", mode], ["ping", "size", str(size), mode], cores,
+                                         a.seconds, rec["adapter"]["config"]["xml"], read_server=False)
+                    dp.append(statistics.median(per_second(lines, r" 50% ([\d.]+)us")))
+            cells = []
+            for dp, mw in runs.values():
+                d, m = statistics.median(dp), statistics.median(mw)
+                cells.append(f"{d:>8.2f} {m:>8.2f} {m / d:>6.2f}")
+            print(f"{name:<11} {size:>6} | {cells[0]} {'':>21} | {cells[1]}")
 
 
 def throughput_section(a, sizes, places, dur) -> None:
-    print(f"\n# Cyclone DDS throughput, samples/s, reliable KEEP_ALL, as fast as possible; median of {a.repeats}")
+    """ddsperf's default pub/sub (reliable KEEP_ALL, listener sub, writes
+    batched) against mwperf with the same: --batch, keep-all, no pings."""
+    print(f"\n# Cyclone DDS throughput, samples/s, reliable KEEP_ALL, as fast as possible, writes batched; "
+          f"median of {a.repeats}")
     print(f"{'placement':<11} {'size':>6} | {'ddsperf':>10} {'mwperf':>10} {'ratio':>6}")
     for name, cores in places.items():
         for size in sizes:
@@ -122,16 +138,32 @@ def throughput_section(a, sizes, places, dur) -> None:
             for _ in range(a.repeats):
                 rec = mwperf(["--mw", "cyclonedds", "--mode", "throughput", "--size", str(size), "--duration", dur,
                               "--cpu", f"{cores[0]},{cores[1]}", "--history", "keep-all",
-                              "--receive", "waitset", "--reliability", "reliable", "--latency-count", "0",
-                              "--batch"])
+                              "--reliability", "reliable", "--latency-count", "0", "--batch"])
                 mw.append(rec["samples_per_s"])
-                xml = rec["adapter"]["config"]["xml"]
-                lines = ddsperf_pair(["sub", "waitset"], ["pub", "size", str(size)], cores, a.seconds, xml,
-                                     read_server=True)
+                lines = ddsperf_pair(["sub"], ["pub", "size", str(size)], cores, a.seconds,
+                                     rec["adapter"]["config"]["xml"], read_server=True)
                 dp.append(1000 * statistics.median(per_second(lines, r" rate ([\d.]+) kS/s")))
             d, m = statistics.median(dp), statistics.median(mw)
             print(f"{name:<11} {size:>6} | {d:>10.0f} {m:>10.0f} {m / d:>6.2f}")
 
+
+def precision_section(a, sizes, places, dur) -> None:
+    """What the adaptive stop costs the measurement: the same point with and
+    without --precision (its bookkeeping runs on a thread of its own)."""
+    print(f"\n# Cost of --precision 5% on the tail: Cyclone latency p99 us (one-way), UDP rate-mode p99; "
+          f"median of {a.repeats}")
+    print(f"{'placement':<11} {'point':<22} | {'fixed':>8} {'adaptive':>8} {'ratio':>6}")
+    points = {"cyclonedds latency": ["--mw", "cyclonedds", "--mode", "latency", "--size", "1024"],
+              "udp rate 10 kHz": ["--mw", "udp", "--mode", "rate", "--rate", "10000", "--size", "1024"]}
+    for name, cores in places.items():
+        for label, args in points.items():
+            fixed, adaptive = [], []
+            for _ in range(a.repeats):
+                common = [*args, "--duration", dur, "--cpu", f"{cores[0]},{cores[1]}"]
+                fixed.append(mwperf(common)["latency_us"]["p99"])
+                adaptive.append(mwperf([*common, "--precision", "5%"])["latency_us"]["p99"])
+            f, m = statistics.median(fixed), statistics.median(adaptive)
+            print(f"{name:<11} {label:<22} | {f:>8.2f} {m:>8.2f} {m / f:>6.2f}")
 
 
 def fastdds_section(sizes, places, dur) -> None:

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark: mwperf's raw UDP adapter against sockperf and iperf3, same run.
 
-Latency: sockperf ping-pong (--full-rtt) and `mwperf run --mw udp --mode
-latency`, same sizes, same CPU placement (same core and cross core), runs
-interleaved; prints RTT p50 and p99 ratios mwperf/sockperf (target p50 <= 1.00).
+Latency: sockperf ping-pong (--full-rtt) as it comes (epoll on both sides)
+and with plain blocking recvfrom (-F r, what mwperf's UDP adapter does), and
+`mwperf run --mw udp --mode latency`, same sizes, same CPU placement (same
+core and cross core), runs interleaved; prints RTT p50 and p99 ratios
+mwperf/sockperf against each (target p50 <= 1.00).
 Throughput: iperf3 UDP -b 0 -l 63000 and `mwperf run --mw udp --mode
 throughput --size 63000`; prints the received-rate ratio (target >= 0.9).
 
@@ -35,14 +37,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def sockperf_rtt(size: int, cores: tuple[int, int], seconds: int) -> dict:
+def sockperf_rtt(size: int, cores: tuple[int, int], seconds: int, iomux: list[str]) -> dict:
     port = free_port()
     srv = subprocess.Popen(["taskset", "-c", str(cores[1]), "sockperf", "server", "-i", "127.0.0.1",
-                            "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            "-p", str(port), *iomux], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
         out = subprocess.run(["taskset", "-c", str(cores[0]), "sockperf", "ping-pong", "-i", "127.0.0.1",
-                              "-p", str(port), "-m", str(size), "-t", str(seconds), "--full-rtt"],
+                              "-p", str(port), "-m", str(size), "-t", str(seconds), "--full-rtt", *iomux],
                              capture_output=True, text=True, timeout=seconds + 30).stdout
     finally:
         srv.terminate()
@@ -109,19 +111,25 @@ def main() -> int:
         return 2
     sizes = [int(s) for s in a.sizes.split(",")]
 
-    print(f"# UDP ping-pong RTT, mwperf vs sockperf (us; median of {a.repeats} interleaved {a.seconds}s runs)")
-    print(f"{'placement':<11} {'size':>6} | {'sockperf p50':>12} {'mwperf p50':>10} {'ratio':>6} | "
-          f"{'sockperf p99':>12} {'mwperf p99':>10} {'ratio':>6}")
+    variants = {"default": [], "recvfrom": ["-F", "r"]}
+    print(f"# UDP ping-pong RTT, mwperf vs sockperf as it comes and with -F r "
+          f"(us; median of {a.repeats} interleaved {a.seconds}s runs)")
+    print(f"{'placement':<11} {'size':>6} | {'mwperf p50':>10} {'p99':>8} | "
+          + " | ".join(f"{'sockperf ' + v + ' p50':>22} {'ratio':>6} {'p99':>8} {'ratio':>6}" for v in variants))
     for name, cores in PLACEMENTS.items():
         for size in sizes:
-            sp, mw = [], []
+            sp = {v: [] for v in variants}
+            mw = []
             for _ in range(a.repeats):
-                sp.append(sockperf_rtt(size, cores, a.seconds))
+                for v, iomux in variants.items():
+                    sp[v].append(sockperf_rtt(size, cores, a.seconds, iomux))
                 mw.append(mwperf_rtt(size, cores, a.seconds))
-            s50, m50 = statistics.median(r["p50"] for r in sp), statistics.median(r["p50"] for r in mw)
-            s99, m99 = statistics.median(r["p99"] for r in sp), statistics.median(r["p99"] for r in mw)
-            print(f"{name:<11} {size:>6} | {s50:>12.2f} {m50:>10.2f} {m50 / s50:>6.2f} | "
-                  f"{s99:>12.2f} {m99:>10.2f} {m99 / s99:>6.2f}")
+            m50, m99 = statistics.median(r["p50"] for r in mw), statistics.median(r["p99"] for r in mw)
+            cells = []
+            for v in variants:
+                s50, s99 = statistics.median(r["p50"] for r in sp[v]), statistics.median(r["p99"] for r in sp[v])
+                cells.append(f"{s50:>22.2f} {m50 / s50:>6.2f} {s99:>8.2f} {m99 / s99:>6.2f}")
+            print(f"{name:<11} {size:>6} | {m50:>10.2f} {m99:>8.2f} | " + " | ".join(cells))
 
     print(f"\n# UDP throughput at 63000 B, mwperf vs iperf3 -u -b 0 (received Gbit/s, median of {a.repeats})")
     print(f"{'placement':<11} | {'iperf3':>8} {'mwperf':>8} {'ratio':>6} | {'mwperf loss':>11}")

@@ -1,6 +1,7 @@
 // mwperf-agent: parse -> check against the adapter's description -> build the
 // side -> open the middleware -> wait for the peer -> measure -> report.
 // See docs/agent-protocol.md for the command line and the control protocol.
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -85,6 +86,7 @@ int run(const Options& o) {
   cfg.port = o.port;
   cfg.size = o.size;
   cfg.wait = o.wait;
+  cfg.subscribers = o.role == Role::pub ? o.subscribers : 1;
   if (ad->open(cfg) != Errc::ok) return fail(o, ad->last_error(), 3);
   const char* role = o.role == Role::pub ? "pub" : "sub";
   if (o.role == Role::sub) {
@@ -128,6 +130,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mwperf-agent: %s\n", err.c_str());
     return 2;
   }
+  pthread_setname_np(pthread_self(), "mwperf-main");  // told apart from the middleware's threads
   prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the controller
   prctl(PR_SET_TIMERSLACK, 1UL);     // deadlines to the nanosecond, not the default 50 us slack
   signal(SIGPIPE, SIG_IGN);

@@ -155,11 +155,13 @@ class CycloneAdapter final : public Adapter {
       dds_publication_matched_status_t pm;
       dds_subscription_matched_status_t sm;
       if (dds_get_publication_matched_status(writer_, &pm) == 0 &&
-          dds_get_subscription_matched_status(reader_, &sm) == 0 && pm.current_count > 0 && sm.current_count > 0)
+          dds_get_subscription_matched_status(reader_, &sm) == 0 && pm.current_count >= cfg_.subscribers &&
+          sm.current_count > 0)
         return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
         return fail(Errc::timeout, "cyclonedds: no matching peer within " +
-                                       std::to_string(timeout_ns / 1000000000) + " s (writer and echo reader)");
+                                       std::to_string(timeout_ns / 1000000000) + " s (writer: " +
+                                       std::to_string(cfg_.subscribers) + " reader(s), and the echo reader)");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
@@ -222,6 +224,11 @@ class CycloneAdapter final : public Adapter {
   }
 
   void flush() override { dds_write_flush(writer_); }
+
+  int64_t rejected() const override {
+    dds_sample_rejected_status_t st;
+    return dds_get_sample_rejected_status(reader_, &st) == 0 ? int64_t(st.total_count) : -1;
+  }
 
   bool can_wake() const override { return guard_ > 0; }
   void wake() override {

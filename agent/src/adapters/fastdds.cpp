@@ -267,7 +267,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       dds::SubscriptionMatchedStatus sm;
       writer_->get_publication_matched_status(pm);
       reader_->get_subscription_matched_status(sm);
-      if (pm.current_count > 0 && sm.current_count > 0) return Errc::ok;
+      if (pm.current_count >= int32_t(cfg_.subscribers) && sm.current_count > 0) return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
         return fail(Errc::timeout, "fastdds: no matching peer within " + std::to_string(timeout_ns / 1000000000) +
                                        " s (writer and echo reader)");
@@ -331,6 +331,12 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   }
 
   bool can_wake() const override { return receive_ == "waitset"; }
+
+  int64_t rejected() const override {
+    dds::SampleRejectedStatus st;
+    return reader_ != nullptr && reader_->get_sample_rejected_status(st) == ReturnCode_t::RETCODE_OK
+               ? int64_t(st.total_count) : -1;
+  }
   void wake() override { guard_.set_trigger_value(true); }
 
   void close() override {

@@ -164,6 +164,7 @@ class Ros1Adapter final : public Adapter {
 
   Errc open(const AdapterConfig& cfg) override {
     role_ = cfg.role;
+    subscribers_ = cfg.subscribers;
     transport_ = cfg.transport.empty() ? "tcpros" : cfg.transport;
     reliability_ = "reliable";
     receive_ = cfg.receive.empty() ? "waitset" : cfg.receive;
@@ -208,7 +209,7 @@ class Ros1Adapter final : public Adapter {
 
   Errc wait_matched(int64_t timeout_ns) override {
     const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns);
-    while (pub_.getNumSubscribers() == 0 || sub_.getNumPublishers() == 0) {
+    while (pub_.getNumSubscribers() < subscribers_ || sub_.getNumPublishers() == 0) {
       if (std::chrono::steady_clock::now() >= end)
         return fail(Errc::timeout, "ros1: no matching peer within " + std::to_string(timeout_ns / 1000000000) +
                                        " s (publisher and echo subscription)");
@@ -325,6 +326,7 @@ class Ros1Adapter final : public Adapter {
   }
 
   Role role_ = Role::pub;
+  uint32_t subscribers_ = 1;
   ros::CallbackQueue queue_;  // the queues before the subscriber, which they must outlive
   InlineQueue inline_;
   std::unique_ptr<ros::NodeHandle> nh_;

@@ -78,6 +78,7 @@ class Ros2Adapter final : public Adapter {
     transport_ = cfg.transport.empty() ? "shm+udp" : cfg.transport;
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = "waitset";
+    subscribers_ = cfg.subscribers;
     const char* wanted = std::getenv("RMW_IMPLEMENTATION");
     rmw_ = wanted && *wanted ? wanted : rmw_get_implementation_identifier();
     if (rmw_ != "rmw_fastrtps_cpp" && rmw_ != "rmw_cyclonedds_cpp")
@@ -155,7 +156,7 @@ class Ros2Adapter final : public Adapter {
       if (rcl_publisher_get_subscription_count(&pub_, &subs) != RCL_RET_OK ||
           rcl_subscription_get_publisher_count(&sub_, &pubs) != RCL_RET_OK)
         return fail(Errc::io, rcl_error("matched count"));
-      if (subs > 0 && pubs > 0) return Errc::ok;
+      if (subs >= subscribers_ && pubs > 0) return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
         return fail(Errc::timeout, "ros2: no matching peer within " + std::to_string(timeout_ns / 1000000000) +
                                        " s (publisher and echo subscription)");
@@ -290,6 +291,7 @@ class Ros2Adapter final : public Adapter {
   std_msgs__msg__UInt8MultiArray out_, in_;
   bool inited_ = false, messages_ = false;
   int depth_ = 10;
+  size_t subscribers_ = 1;
   std::string rmw_, durability_, config_json_, profile_, confinement_;
 };
 

@@ -25,6 +25,7 @@ constexpr int kMaxStalls = 100;      // send timeouts in a row within one messag
 
 Description describe() {
   Description d;
+  d.max_subscribers = 1;  // one unicast peer
   d.max_size = kTcpMax;
   d.transports = d.transport = "tcp";
   d.reliabilities = d.reliability = "reliable";

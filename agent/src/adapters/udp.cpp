@@ -19,6 +19,7 @@ constexpr int kWantBuffer = 4 << 20;
 
 Description describe() {
   Description d;
+  d.max_subscribers = 1;  // one unicast peer
   d.max_size = kUdpMax;
   d.transports = d.transport = "udp";
   d.reliabilities = d.reliability = "best-effort";

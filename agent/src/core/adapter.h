@@ -41,6 +41,7 @@ struct Description {
   const char* receive = "";         // default
   bool spin = true;                 // --wait spin (polls recv without blocking)
   bool multi_host = true;           // false: shared memory only, one host (no --link / --hosts)
+  uint32_t max_subscribers = 0;     // readers one publisher can serve at once; 0: no limit
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
 };
@@ -66,6 +67,7 @@ struct AdapterConfig {
   std::string peer = "127.0.0.1";  // the other side's address, for unicast discovery
   bool isolated = false;           // a namespace whose only ways out are lo and the link
   uint32_t domain = 0;
+  uint32_t subscribers = 1;        // pub: the subscribers wait_matched() waits for
 };
 
 // What the middleware's thread calls in listen mode. `data` is writable and
@@ -89,7 +91,8 @@ class Adapter {
   // Creates the endpoints. The sub binds/listens and reports bound_port().
   virtual Errc open(const AdapterConfig& cfg) = 0;
   virtual uint16_t bound_port() const { return 0; }
-  // Waits until the peer is reachable (accept, discovery match...).
+  // Waits until the peer is reachable (accept, discovery match...); a
+  // publisher until cfg.subscribers subscribers are.
   virtual Errc wait_matched(int64_t timeout_ns) = 0;
 
   // Errc::timeout: the middleware did not take the message within its own
@@ -115,6 +118,9 @@ class Adapter {
   // blocked recv() return (thread-safe, may come before the wait).
   virtual bool can_wake() const { return false; }
   virtual void wake() {}
+  // Samples the middleware rejected on this side (resource limits), or -1
+  // where it has no such notion. Read once, after the measured phase.
+  virtual int64_t rejected() const { return -1; }
 
   const std::string& last_error() const { return error_; }
   // What is actually in force after open(): the record states these.

@@ -33,6 +33,9 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
   if (!c.transport.empty() && !listed(d.transports, c.transport))
     return no("transport", c.transport, std::string("choose from: ") + d.transports);
   if (o.wait == WaitMode::spin && !d.spin) return no("wait", "spin", "it cannot be polled");
+  if (d.max_subscribers != 0 && o.subscribers > d.max_subscribers)
+    return no("subscribers", std::to_string(o.subscribers),
+              "a publisher serves at most " + std::to_string(d.max_subscribers) + " subscriber(s)");
   const std::string receive = c.receive.empty() ? d.receive : c.receive;
   if (o.wait == WaitMode::spin && receive == "listener")
     return "--wait spin: not with --receive listener (the middleware's own thread delivers; choose another receive)";
@@ -50,7 +53,7 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   j.raw("qos", q.done());
   j.raw("receives", json_list(d.receives)).str("receive", d.receive);
   j.raw("waits", json_list(d.spin ? "block,spin" : "block"));
-  j.str("hosts", d.multi_host ? "any" : "one");
+  j.str("hosts", d.multi_host ? "any" : "one").unum("max_subscribers", d.max_subscribers);
   if (*d.service) j.str("service", d.service); else j.null("service");
   j.str("notes", d.notes);
   return j.done();

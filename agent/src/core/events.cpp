@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <map>
+
 #include "util/sysinfo.h"
 
 namespace mwperf {
@@ -56,6 +58,36 @@ std::string convergence_json(const Convergence& c, int64_t divisor) {
   o.num("after_ns", c.after_ns).unum("count", c.count).unum("batches", c.batches).unum("look", c.look);
   o.raw("p50_ci", ci(c.p50)).raw("p99_ci", ci(c.p99));
   return o.done();
+}
+
+}  // namespace mwperf
+
+namespace mwperf {
+
+std::string threads_json(const Usage& from, const Usage& to) {
+  std::map<int, int64_t> before;
+  for (const ThreadTime& t : from.threads) before[t.tid] = t.cpu_ns;
+  struct Group {
+    int64_t cpu_ns = 0;
+    int threads = 0;
+  };
+  std::map<std::string, Group> groups;
+  for (const ThreadTime& t : to.threads) {
+    const auto it = before.find(t.tid);  // a thread started in the window counts from 0
+    Group& g = groups[t.name];
+    g.cpu_ns += t.cpu_ns - (it == before.end() ? 0 : it->second);
+    ++g.threads;
+  }
+  std::string out = "[";
+  for (const auto& [name, g] : groups) {
+    out += std::string(out.size() > 1 ? "," : "") + JsonObject()
+                                                        .str("name", name)
+                                                        .num("cpu_ns", g.cpu_ns)
+                                                        .num("threads", g.threads)
+                                                        .boolean("own", name.rfind("mwperf-", 0) == 0)
+                                                        .done();
+  }
+  return out + "]";
 }
 
 }  // namespace mwperf

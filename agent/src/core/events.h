@@ -8,6 +8,7 @@
 #include "core/options.h"
 #include "core/stats.h"
 #include "util/json.h"
+#include "util/sysinfo.h"
 
 namespace mwperf {
 
@@ -22,6 +23,9 @@ struct Footprint {
 void common_fields(JsonObject& j, const Options& o, const Adapter& ad, const Footprint& f);
 std::string error_event(const Options& o, const std::string& message);
 std::string stats_json(const Summary& s);
+// CPU per thread name over a window: [{"name":"recvUC","cpu_ns":N,"threads":1,"own":false},...];
+// "own": a thread of mwperf's (its name starts with "mwperf-").
+std::string threads_json(const Usage& from, const Usage& to);
 // null when not reached; intervals divided by `divisor` (2: RTT -> one-way).
 std::string convergence_json(const Convergence& c, int64_t divisor);
 

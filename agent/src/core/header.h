@@ -14,8 +14,10 @@ enum Flags : uint8_t {
   kFlagWarmup = 1,  // not counted in any statistic
   kFlagPing = 2,    // the subscriber must echo this sample
   kFlagPong = 4,    // an echo, travelling subscriber -> publisher
+  kFlagBurstFirst = 8,   // burst mode: the first sample of a burst
+  kFlagBurstLast = 16,   // ... and the last
 };
-constexpr uint8_t kKnownFlags = kFlagWarmup | kFlagPing | kFlagPong;
+constexpr uint8_t kKnownFlags = kFlagWarmup | kFlagPing | kFlagPong | kFlagBurstFirst | kFlagBurstLast;
 
 struct Header {
   uint32_t magic;

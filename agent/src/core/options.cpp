@@ -16,6 +16,7 @@ const char* to_string(Mode m) {
     case Mode::latency: return "latency";
     case Mode::throughput: return "throughput";
     case Mode::rate: return "rate";
+    case Mode::burst: return "burst";
   }
   return "?";
 }
@@ -77,7 +78,8 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       if (v == "latency") o->mode = Mode::latency;
       else if (v == "throughput") o->mode = Mode::throughput;
       else if (v == "rate") o->mode = Mode::rate;
-      else return bad(k, v, "is not latency, throughput or rate");
+      else if (v == "burst") o->mode = Mode::burst;
+      else return bad(k, v, "is not latency, throughput, rate or burst");
     } else if (k == "size") {
       if (!to_u64(v, &u) || u < kHeaderSize)
         return bad(k, v, "must be an integer number of bytes >= 32 (the mwperf header)");
@@ -100,6 +102,21 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "latency-count") {
       if (!to_u64(v, &u)) return bad(k, v, "must be a non-negative integer (0 = no latency pings)");
       o->latency_count = u;
+    } else if (k == "demand") {
+      if (!to_u64(v, &u) || u < 1 || u > 100000000) return bad(k, v, "must be a number of samples per burst, 1 or more");
+      o->demand = u;
+    } else if (k == "burst-gap-ns") {
+      if (!to_i64(v, &i) || i < 0 || i > kMaxDurationNs) return bad(k, v, "must be a non-negative integer of nanoseconds");
+      o->burst_gap_ns = i;
+    } else if (k == "subscribers") {
+      if (!to_u64(v, &u) || u < 1 || u > 1024) return bad(k, v, "must be a number of subscribers from 1 to 1024");
+      o->subscribers = uint32_t(u);
+    } else if (k == "echo") {
+      if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
+      o->echo = v == "1";
+    } else if (k == "slow-ns") {
+      if (!to_i64(v, &i) || i < 0 || i > kMaxDurationNs) return bad(k, v, "must be a non-negative integer of nanoseconds");
+      o->slow_ns = i;
     } else if (k == "host") {
       o->host = v;
     } else if (k == "port") {
@@ -204,6 +221,7 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     if (o->size == 0) return "--size: missing";
     if (!kv.count("role")) return "--role: missing (pub or sub)";
     if (o->mode == Mode::rate && o->rate_hz <= 0) return "--rate-hz: missing (required in rate mode)";
+    if (o->mode == Mode::burst && o->demand == 0) return "--demand: missing (required in burst mode)";
   }
   return "";
 }

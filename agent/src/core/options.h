@@ -9,13 +9,13 @@
 
 namespace mwperf {
 
-enum class Mode { latency, throughput, rate };
+enum class Mode { latency, throughput, rate, burst };
 enum class StampClock { monotonic, realtime };
 const char* to_string(Mode m);
 const char* to_string(StampClock c);
 
 // The vocabulary (comma-separated lists).
-constexpr const char* kModes = "latency,throughput,rate";
+constexpr const char* kModes = "latency,throughput,rate,burst";
 constexpr const char* kWaits = "block,spin";
 constexpr const char* kClocks = "monotonic,realtime";
 constexpr const char* kReliabilities = "reliable,best-effort";
@@ -36,6 +36,11 @@ struct Options {
   int64_t duration_ns = 5'000'000'000;
   int64_t warmup_ns = 1'000'000'000;
   uint64_t latency_count = 10000;
+  uint64_t demand = 0;            // burst mode: samples written back to back per burst
+  int64_t burst_gap_ns = 10'000'000;  // burst mode: the pause after each burst
+  uint32_t subscribers = 1;       // pub: how many subscribers to wait for
+  bool echo = true;               // sub: answer pings (one designated echoer among several subscribers)
+  int64_t slow_ns = 0;            // sub: sleep this long after each sample (a slow reader)
   uint64_t count = 0;             // pub: stop after this many measured samples (0: run for the duration)
   std::string samples_out;        // file for the headline latency samples (little-endian int64 ns)
   size_t samples_max = kDefaultStrided;  // at most this many, evenly strided over the run

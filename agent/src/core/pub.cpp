@@ -1,5 +1,6 @@
-// Publisher: latency (ping-pong), throughput (flat out, a ping every N samples)
-// and rate (an absolute schedule, stamped with the intended send time).
+// Publisher: latency (ping-pong), throughput (flat out, a ping every N samples),
+// rate (an absolute schedule, stamped with the intended send time) and burst
+// (a demand of N samples back to back, then a pause; again until the end).
 //
 // Pongs reach on_message() either on the middleware's own thread (listen
 // mode: in latency mode the handler then sends the next ping right there, as
@@ -38,8 +39,8 @@ enum class Phase { warmup, measure, stopping };
 class Publisher final : public Session {
  public:
   Publisher(const Options& o, Adapter& ad, StopSignal& stop)
-      : o_(o), ad_(ad), stop_(stop), tx_(o.size), rtt_(o.mode == Mode::rate ? 0 : o.samples_max),
-        lag_(0), monitor_(rtt_, o.mode == Mode::rate ? 0 : o.precision, o.confidence), gate_(*this),
+      : o_(o), ad_(ad), stop_(stop), tx_(o.size), rtt_(pings() ? o.samples_max : 0), lag_(0),
+        monitor_(rtt_, pings() ? o.precision : 0, o.confidence), gate_(*this),
         base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0) {
     hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
     for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
@@ -74,7 +75,7 @@ class Publisher final : public Session {
 
   Outcome run(int64_t discovery_ns, const Footprint& footprint) override {
     const bool listen = ad_.receive_in_use() == "listener";
-    if (o_.mode != Mode::rate) {
+    if (o_.mode == Mode::latency || o_.mode == Mode::throughput) {
       if (listen) {
         if (ad_.listen(&gate_) != Errc::ok) return {3, error_event(o_, ad_.last_error())};
       } else if (o_.mode == Mode::throughput) {
@@ -88,6 +89,7 @@ class Publisher final : public Session {
       case Mode::latency: listen ? latency_driven(warm_end) : latency_pulled(warm_end); break;
       case Mode::throughput: throughput(warm_end); break;
       case Mode::rate: rate(warm_end); break;
+      case Mode::burst: burst(warm_end); break;
     }
     const int64_t t1 = now_ns();
     const Usage u1 = usage_now();
@@ -100,6 +102,8 @@ class Publisher final : public Session {
 
  private:
   int64_t stamp(int64_t mono) const { return mono + base_; }
+  // The modes whose headline latency is the publisher's (RTT/2 of pings).
+  bool pings() const { return o_.mode == Mode::latency || o_.mode == Mode::throughput; }
   bool untimed() const { return o_.wait == WaitMode::block && ad_.can_wake(); }
   bool counted_out() const { return o_.count > 0 && sent_ >= o_.count; }
   // The measured phase is over: its end, the controller's stop, the adaptive
@@ -310,6 +314,36 @@ class Publisher final : public Session {
     }
   }
 
+  // Burst mode: `demand` samples back to back (the first and the last
+  // flagged, for their latency), flushed, then the pause; the measured phase
+  // ends at its deadline, in the middle of a burst if need be.
+  void burst(int64_t warm_end) {
+    auto one = [this](bool warm, int64_t until) {
+      for (uint64_t i = 0; i < o_.demand && error_.empty(); ++i) {
+        const int64_t t = now_ns();
+        if (t >= until) return;
+        uint8_t flags = (i == 0 ? kFlagBurstFirst : 0) | (i + 1 == o_.demand ? kFlagBurstLast : 0);
+        if (warm) flags |= kFlagWarmup;
+        if (send(flags, warm ? warm_seq_ : seq_, stamp(t))) {
+          if (warm) ++warm_seq_, ++warmup_sent_;
+          else ++sent_, ++seq_;
+        }
+      }
+      if (o_.qos.batch) ad_.flush();
+    };
+    const bool spin = o_.wait == WaitMode::spin;
+    while (error_.empty() && now_ns() < warm_end) {
+      one(true, warm_end);
+      wait_until(std::min(warm_end, now_ns() + o_.burst_gap_ns), spin);
+    }
+    begin_measuring(now_ns());
+    while (error_.empty() && !done(now_ns())) {
+      one(false, end_);
+      ++bursts_;
+      wait_until(std::min(end_, now_ns() + o_.burst_gap_ns), spin);
+    }
+  }
+
   // Rate mode: the k-th sample is due at t0 + k * period and is stamped with
   // that intended time. A publisher that falls behind sends what it can as
   // soon as it can (its lateness shows up as latency, nothing is skipped) and
@@ -357,9 +391,10 @@ class Publisher final : public Session {
     JsonObject j;
     j.str("event", "result");
     common_fields(j, o_, ad_, footprint);
-    if (o_.mode != Mode::rate) write_samples(j, o_, rtt_, 2);  // one-way = RTT/2, as reported
+    if (o_.mode == Mode::latency || o_.mode == Mode::throughput) write_samples(j, o_, rtt_, 2);  // one-way = RTT/2
     j.unum("sent", sent_).unum("warmup_sent", warmup_sent_).num("elapsed_ns", elapsed);
     j.real("rate_hz", o_.rate_hz);
+    j.unum("bursts", bursts_);
     if (o_.mode == Mode::rate) {
       const double period = 1e9 / o_.rate_hz;
       j.unum("scheduled", scheduled_).unum("unsent", scheduled_ - std::min(scheduled_, sent_));
@@ -374,8 +409,10 @@ class Publisher final : public Session {
     j.num("discovery_ns", discovery_ns).boolean("stopped_early", stop_.requested());
     j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 2));
     j.num("cpu_user_ns", u1.user_ns - u0_.user_ns).num("cpu_sys_ns", u1.sys_ns - u0_.sys_ns);
-    j.num("cpu_window_ns", elapsed).num("maxrss_kb", u1.maxrss_kb);
-    if (o_.mode == Mode::rate) {
+    j.num("cpu_window_ns", elapsed).num("maxrss_kb", u1.maxrss_kb).raw("threads", threads_json(u0_, u1));
+    if (o_.mode == Mode::burst) {
+      j.null("rtt_ns").null("latency_ns").null("send_lag_ns");
+    } else if (o_.mode == Mode::rate) {
       // How late the sends left against their schedule (timer wake-up, a
       // stalled middleware, falling behind): part of the one-way latency the sub reports.
       j.null("rtt_ns").null("latency_ns").raw("send_lag_ns", stats_json(lag_.summarize()));
@@ -408,7 +445,7 @@ class Publisher final : public Session {
   uint64_t seq_ = 0, warm_seq_ = 0;
   // Owner of the ping (latency) or the main thread: sends; the handler: pongs.
   uint64_t sent_ = 0, warmup_sent_ = 0, ping_sent_ = 0, send_errors_ = 0, send_timeouts_ = 0, consecutive_errors_ = 0;
-  uint64_t pongs_ = 0, late_pongs_ = 0, foreign_ = 0, ping_lost_ = 0, scheduled_ = 0;
+  uint64_t pongs_ = 0, late_pongs_ = 0, foreign_ = 0, ping_lost_ = 0, scheduled_ = 0, bursts_ = 0;
   std::string error_;
 };
 

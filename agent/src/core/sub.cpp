@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "core/header.h"
@@ -31,9 +32,16 @@ class Subscriber final : public Session {
                  [](int64_t after) {
                    emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
                  }),
-        gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns) {}
+        gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns) {
+    if (o.mode == Mode::burst) {
+      first_.emplace();
+      last_.emplace();
+    }
+  }
 
-  size_t own_bytes() const override { return oneway_.memory_bytes(); }
+  size_t own_bytes() const override {
+    return oneway_.memory_bytes() + (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
+  }
 
   // The receive path.
   void on_message(uint8_t* data, size_t len) {
@@ -51,14 +59,20 @@ class Subscriber final : public Session {
       last_rx_ = t;
       tracker_.on_seq(h.seq);
       received_.store(tracker_.unique(), std::memory_order_relaxed);
-      if (measure_oneway_) oneway_.add(t + base_ - offset_ - h.send_ns);
+      if (measure_oneway_) {
+        const int64_t oneway = t + base_ - offset_ - h.send_ns;
+        oneway_.add(oneway);
+        if (h.flags & kFlagBurstFirst && first_) first_->add(oneway);
+        if (h.flags & kFlagBurstLast && last_) last_->add(oneway);
+      }
     }
-    if (h.flags & kFlagPing) {
+    if ((h.flags & kFlagPing) && o_.echo) {
       data[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);  // byte 5 = Header::flags
       if (ad_.send(data, len) != Errc::ok) ++echo_errors_;
       if (o_.qos.batch) ad_.flush();
     }
     last_any_.store(t, std::memory_order_relaxed);
+    if (o_.slow_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(o_.slow_ns));  // a slow reader, by request
   }
 
   Outcome run(int64_t, const Footprint& footprint) override {
@@ -151,7 +165,14 @@ class Subscriber final : public Session {
     j.num("clock_offset_ns", offset_);
     j.num("cpu_user_ns", measured ? u1.user_ns - u0_.user_ns : 0).num("cpu_sys_ns", measured ? u1.sys_ns - u0_.sys_ns : 0);
     j.num("cpu_window_ns", measured ? t1 - cpu_t0_ : 0).num("maxrss_kb", u1.maxrss_kb);
+    j.raw("threads", measured ? threads_json(u0_, u1) : "[]");
     j.raw("latency_ns", measure_oneway_ ? stats_json(monitor_.summary()) : "null");
+    if (o_.mode == Mode::burst) {
+      j.raw("burst_first_ns", stats_json(first_->summarize())).raw("burst_last_ns", stats_json(last_->summarize()));
+    }
+    const int64_t rejected = ad_.rejected();
+    if (rejected >= 0) j.num("rejected", rejected); else j.null("rejected");
+    j.boolean("echo", o_.echo).num("slow_ns", o_.slow_ns);
     return j.done();
   }
 
@@ -161,6 +182,7 @@ class Subscriber final : public Session {
   const bool measure_oneway_;
   SeqTracker tracker_;
   LatencyStats oneway_;
+  std::optional<LatencyStats> first_, last_;  // burst mode: the first and the last sample of each burst
   Monitor monitor_;
   Gate<Subscriber> gate_;
   const int64_t base_, offset_;

@@ -1,5 +1,6 @@
 #include "util/sysinfo.h"
 
+#include <dirent.h>
 #include <sched.h>
 #include <sys/resource.h>
 
@@ -54,6 +55,26 @@ Usage usage_now() {
   // Peak RSS of this process image. Not ru_maxrss: Linux carries that across
   // execve, so an agent started by a bigger parent would report the parent's peak.
   u.maxrss_kb = status_kb("VmHWM");
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      const std::string dir = std::string("/proc/self/task/") + e->d_name;
+      ThreadTime t;
+      t.tid = std::atoi(e->d_name);
+      if (FILE* f = std::fopen((dir + "/comm").c_str(), "r")) {
+        char name[64] = {};
+        if (std::fgets(name, sizeof name, f)) t.name = std::string(name, std::strcspn(name, "\n"));
+        std::fclose(f);
+      }
+      if (FILE* f = std::fopen((dir + "/schedstat").c_str(), "r")) {
+        long long run = 0;
+        if (std::fscanf(f, "%lld", &run) == 1) t.cpu_ns = run;
+        std::fclose(f);
+      }
+      u.threads.push_back(std::move(t));
+    }
+    closedir(d);
+  }
   return u;
 }
 

@@ -11,9 +11,19 @@ namespace mwperf {
 std::string pin_to_cpu(int cpu);
 std::vector<int> current_affinity();
 
+struct ThreadTime {
+  int tid = 0;
+  std::string name;    // /proc/self/task/TID/comm
+  int64_t cpu_ns = 0;  // on-CPU time so far (schedstat: user + system, in ns)
+};
+
+// What the process has used so far: CPU (getrusage, all threads), peak RSS,
+// and each thread's on-CPU time, so that where the CPU went (the agent's
+// threads, the middleware's receive and event threads) can be told apart.
 struct Usage {
   int64_t user_ns = 0, sys_ns = 0;
   long maxrss_kb = 0;
+  std::vector<ThreadTime> threads;
 };
 Usage usage_now();
 // A "Vm...:" field of /proc/self/status in kB (VmRSS, VmHWM), 0 if absent.
