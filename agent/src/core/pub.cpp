@@ -365,7 +365,11 @@ class Publisher final : public Session {
     for (; error_.empty(); ++k) {
       const int64_t due = t0_ + int64_t(std::llround(double(k) * period));
       if (due >= end_) break;
-      if (stop_.requested() || counted_out()) {
+      if (counted_out()) {  // --count: the samples asked for are the schedule
+        stopped = due;
+        break;
+      }
+      if (stop_.requested()) {
         stopped = std::max(now_ns(), t0_);
         break;
       }
