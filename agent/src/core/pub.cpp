@@ -362,11 +362,12 @@ class Publisher final : public Session {
     begin_measuring(now_ns());
     uint64_t k = 0;
     int64_t stopped = end_;
+    bool counted = false;
     for (; error_.empty(); ++k) {
       const int64_t due = t0_ + int64_t(std::llround(double(k) * period));
       if (due >= end_) break;
       if (counted_out()) {  // --count: the samples asked for are the schedule
-        stopped = due;
+        counted = true;
         break;
       }
       if (stop_.requested()) {
@@ -387,7 +388,7 @@ class Publisher final : public Session {
     }
     // Due by the end of the measured phase (its deadline, or the stop).
     const uint64_t due_by_end = uint64_t(std::ceil(double(std::min(stopped, end_) - t0_) / period));
-    scheduled_ = std::max<uint64_t>(k, due_by_end);
+    scheduled_ = counted ? k : std::max<uint64_t>(k, due_by_end);
   }
 
   std::string result(int64_t discovery_ns, const Footprint& footprint, int64_t t1, const Usage& u1) {
