@@ -59,7 +59,7 @@ struct Loans {
     return n;
   }
   // The next valid sample's payload, or false when the batch is used up.
-  bool next_payload(uint8_t** data, size_t* len) {
+  bool next_payload(const uint8_t** data, size_t* len) {
     while (next < taken) {
       const int i = next++;
       if (!infos[i].valid_data) continue;  // a dispose/unregister notice
@@ -183,7 +183,7 @@ class CycloneAdapter final : public Adapter {
   // Pull: samples are taken in batches on loan and handed out one per call.
   // When the last call had to wait, this one waits first: in ping-pong the
   // reader is empty, and an empty take costs a lock.
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     if (pulled_.next_payload(data, len)) return Errc::ok;
     if (!waited_ || timeout_ns == 0) {
       const dds_return_t n = pulled_.take(reader_);
@@ -253,7 +253,7 @@ class CycloneAdapter final : public Adapter {
     Loans& l = self->listened_;
     for (;;) {
       const dds_return_t n = l.take(reader);
-      uint8_t* data;
+      const uint8_t* data;
       size_t len;
       while (l.next_payload(&data, &len)) self->receiver_->on_message(data, len);
       l.release(reader);

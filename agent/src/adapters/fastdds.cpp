@@ -286,7 +286,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     return fail(Errc::io, "fastdds: write failed (" + std::to_string(rc()) + ")");
   }
 
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     for (int attempt = 0; attempt < 2; ++attempt) {
       dds::SampleInfo info;
       const ReturnCode_t rc = reader_->take_next_sample(&pulled_, &info);

@@ -139,7 +139,7 @@ class IceoryxAdapter final : public Adapter {
 
   // The chunk stays ours until the next receive: the core reads it (and may
   // change one header byte of a ping before it echoes) where the publisher put it.
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     release();
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (take(data, len)) return Errc::ok;
@@ -178,11 +178,11 @@ class IceoryxAdapter final : public Adapter {
   }
 
  private:
-  bool take(uint8_t** data, size_t* len) {
+  bool take(const uint8_t** data, size_t* len) {
     auto chunk = sub_->take();
     if (chunk.has_error()) return false;
     held_ = chunk.value();
-    *data = static_cast<uint8_t*>(const_cast<void*>(held_));
+    *data = static_cast<const uint8_t*>(held_);
     *len = iox::mepoo::ChunkHeader::fromUserPayload(held_)->userPayloadSize();
     return true;
   }
@@ -195,7 +195,7 @@ class IceoryxAdapter final : public Adapter {
   // On iceoryx's listener thread: every sample available, straight to the core.
   static void on_data(iox::popo::UntypedSubscriber*, IceoryxAdapter* self) {
     std::lock_guard<std::mutex> lk(self->listen_mu_);  // uncontended but for listen()'s first call
-    uint8_t* data;
+    const uint8_t* data;
     size_t len;
     while (self->take(&data, &len)) {
       self->receiver_->on_message(data, len);

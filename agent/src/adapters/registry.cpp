@@ -12,6 +12,8 @@ std::unique_ptr<Adapter> make_fastdds_adapter();
 std::unique_ptr<Adapter> make_ros2_adapter();
 std::unique_ptr<Adapter> make_iceoryx_adapter();
 std::unique_ptr<Adapter> make_ros1_adapter();
+std::unique_ptr<Adapter> make_zenoh_adapter();
+std::unique_ptr<Adapter> make_iceoryx2_adapter();
 
 namespace {
 const AdapterEntry kAdapters[] = {
@@ -29,6 +31,12 @@ const AdapterEntry kAdapters[] = {
 #endif
 #ifdef MWPERF_WITH_ICEORYX
     {"iceoryx", make_iceoryx_adapter, nullptr},
+#endif
+#ifdef MWPERF_WITH_ZENOH
+    {"zenoh", make_zenoh_adapter, nullptr},
+#endif
+#ifdef MWPERF_WITH_ICEORYX2
+    {"iceoryx2", make_iceoryx2_adapter, nullptr},
 #endif
 #ifdef MWPERF_WITH_ROS1
     {"ros1", make_ros1_adapter, nullptr},

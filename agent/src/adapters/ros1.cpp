@@ -229,7 +229,7 @@ class Ros1Adapter final : public Adapter {
 
   // The subscription's callback runs inside callOne on this thread; it leaves
   // the message in rx_.
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     got_ = false;
     too_big_ = false;
     queue_.callOne(ros::WallDuration(timeout_ns < 0 ? 3600.0 : double(timeout_ns) / 1e9));

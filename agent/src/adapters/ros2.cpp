@@ -176,7 +176,7 @@ class Ros2Adapter final : public Adapter {
     return fail(Errc::io, rcl_error("publish"));
   }
 
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     for (int attempt = 0; attempt < 2; ++attempt) {
       rmw_message_info_t info;
       const rcl_ret_t rc = rcl_take(&sub_, &in_, &info, nullptr);

@@ -135,7 +135,7 @@ class TcpAdapter final : public Adapter {
     return Errc::ok;
   }
 
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     if (fd_ < 0) return fail(Errc::closed, "tcp: not connected");
     const int flags = timeout_ns == 0 ? MSG_DONTWAIT : 0;
     if (timeout_ns != 0 && !timeout_.apply(fd_, timeout_ns)) return fail(Errc::io, errno_text("tcp SO_RCVTIMEO"));

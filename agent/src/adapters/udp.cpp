@@ -89,7 +89,7 @@ class UdpAdapter final : public Adapter {
     }
   }
 
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     int flags = MSG_TRUNC;
     if (timeout_ns == 0) {
       flags |= MSG_DONTWAIT;

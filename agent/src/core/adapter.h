@@ -11,7 +11,8 @@
 //   pull:   recv() on the agent's own thread (a waitset, a socket read, polling);
 //   listen: the middleware's own thread calls Receiver::on_message (a DDS
 //           listener): the core's handler runs right there, no thread hop.
-// send() may run on one thread while recv() or a listener runs on another.
+// send() may run on one thread while a listener runs on another, and while
+// recv() does unless the description says otherwise (concurrent_recv).
 // Errors are values; nothing throws and nothing allocates per message.
 #pragma once
 #include <cstddef>
@@ -37,11 +38,18 @@ struct Description {
   const char* reliabilities = "";   // "reliable,best-effort"
   const char* reliability = "";     // default
   bool history = false, durability = false, keyed = false, async = false, batch = false;
+  bool congestion = false;          // --congestion block|drop (what a writer does when the path is full)
   const char* receives = "";        // "listener,waitset"; "" = the adapter's one way (e.g. a socket read)
   const char* receive = "";         // default
   bool spin = true;                 // --wait spin (polls recv without blocking)
   bool multi_host = true;           // false: shared memory only, one host (no --link / --hosts)
   uint32_t max_subscribers = 0;     // readers one publisher can serve at once; 0: no limit
+  // What recv() / on_message deliver is the adapter's own memory, which the
+  // core may change in place (an echo turns a ping into a pong there); false:
+  // read-only (another process's shared memory, the middleware's buffers).
+  bool writable_data = true;
+  // recv() may run on one thread while send() runs on another.
+  bool concurrent_recv = true;
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
 };
@@ -61,6 +69,7 @@ struct AdapterConfig {
   uint32_t instances = 0;          // 0: unkeyed; N: keyed, writes round-robin over N instances
   bool async = false;              // asynchronous publishing
   bool batch = false;              // write batching: samples share a packet until flush() or it is full
+  std::string congestion;          // "block" | "drop" ("" = the adapter's default)
   std::string receive;             // one of Description::receives ("" = its default)
   std::string transport;           // one of Description::transports ("" = its default)
   std::string nic;                 // interface for the traffic ("lo" on one host)
@@ -70,11 +79,11 @@ struct AdapterConfig {
   uint32_t subscribers = 1;        // pub: the subscribers wait_matched() waits for
 };
 
-// What the middleware's thread calls in listen mode. `data` is writable and
-// valid only during the call (the core may change a header byte and echo it).
+// What the middleware's thread calls in listen mode. `data` is valid only
+// during the call (writable if the description says writable_data).
 class Receiver {
  public:
-  virtual void on_message(uint8_t* data, size_t len) = 0;
+  virtual void on_message(const uint8_t* data, size_t len) = 0;
 
  protected:
   ~Receiver() = default;
@@ -98,10 +107,11 @@ class Adapter {
   // Errc::timeout: the middleware did not take the message within its own
   // blocking time (a reliable writer whose history is full); nothing was sent.
   virtual Errc send(const uint8_t* data, size_t len) = 0;
-  // Pull: the next message into *data / *len, writable and valid until the
-  // next recv(). timeout_ns == 0 polls once; < 0 (only when can_wake()) waits
-  // until a message arrives or wake() is called (then Errc::timeout).
-  virtual Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) = 0;
+  // Pull: the next message into *data / *len, valid until the next recv()
+  // (writable if the description says writable_data). timeout_ns == 0 polls
+  // once; < 0 (only when can_wake()) waits until a message arrives or wake()
+  // is called (then Errc::timeout).
+  virtual Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) = 0;
   // Listen: from now until close(), the middleware's own thread calls
   // r->on_message for every message (only adapters whose receives list
   // "listener"; the core calls nothing else that receives).

@@ -44,7 +44,7 @@ template <class Handler>
 class Gate final : public Receiver {
  public:
   explicit Gate(Handler& h) : h_(h) {}
-  void on_message(uint8_t* data, size_t len) override {
+  void on_message(const uint8_t* data, size_t len) override {
     std::lock_guard<std::mutex> lk(mu_);  // uncontended: two atomic operations
     if (open_) h_.on_message(data, len);
   }

@@ -28,6 +28,7 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
   if (c.instances > 0 && !d.keyed) return no("instances", std::to_string(c.instances), "no keyed topics");
   if (c.async && !d.async) return no("async", "", "no asynchronous publishing");
   if (c.batch && !d.batch) return no("batch", "", "no write batching");
+  if (!c.congestion.empty() && !d.congestion) return no("congestion", c.congestion, "no congestion control to choose");
   if (!c.receive.empty() && !listed(d.receives, c.receive))
     return no("receive", c.receive, std::string("choose from: ") + (*d.receives ? d.receives : "none"));
   if (!c.transport.empty() && !listed(d.transports, c.transport))
@@ -45,7 +46,7 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
 std::string adapter_event(const std::string& name, const std::string& version, const Description& d) {
   JsonObject q;
   q.boolean("history", d.history).boolean("durability", d.durability).boolean("keyed", d.keyed);
-  q.boolean("async", d.async).boolean("batch", d.batch);
+  q.boolean("async", d.async).boolean("batch", d.batch).boolean("congestion", d.congestion);
   JsonObject j;
   j.str("event", "adapter").str("name", name).str("version", version).unum("max_size", d.max_size);
   j.raw("transports", json_list(d.transports)).str("transport", d.transport);
@@ -55,6 +56,7 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   j.raw("waits", json_list(d.spin ? "block,spin" : "block"));
   j.str("hosts", d.multi_host ? "any" : "one").unum("max_subscribers", d.max_subscribers);
   if (*d.service) j.str("service", d.service); else j.null("service");
+  j.boolean("writable_data", d.writable_data).boolean("concurrent_recv", d.concurrent_recv);
   j.str("notes", d.notes);
   return j.done();
 }
@@ -84,6 +86,7 @@ std::string agent_event(const std::string& missing) {
   j.unum("header_size", kHeaderSize);
   j.raw("modes", json_list(kModes)).raw("waits", json_list(kWaits)).raw("clocks", json_list(kClocks));
   j.raw("reliabilities", json_list(kReliabilities)).raw("durabilities", json_list(kDurabilities));
+  j.raw("congestions", json_list(kCongestions));
   j.raw("limits", limits.done()).real("histogram_relative_error", LatencyStats::kRelativeError);
   j.raw("missing", gone);
   return j.done();

@@ -167,6 +167,9 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "batch") {
       if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
       o->qos.batch = v == "1";
+    } else if (k == "congestion") {
+      if (v != "block" && v != "drop") return bad(k, v, "is not block or drop");
+      o->qos.congestion = v;
     } else if (k == "receive") {
       if (v.empty()) return bad(k, v, "must name a receive mode (see: mwperf-agent list)");
       o->qos.receive = v == "default" ? "" : v;

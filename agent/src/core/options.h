@@ -20,6 +20,7 @@ constexpr const char* kWaits = "block,spin";
 constexpr const char* kClocks = "monotonic,realtime";
 constexpr const char* kReliabilities = "reliable,best-effort";
 constexpr const char* kDurabilities = "volatile,transient-local";
+constexpr const char* kCongestions = "block,drop";
 constexpr int kMaxHistoryDepth = 1000000;
 constexpr uint32_t kMaxInstances = 10000000;
 constexpr double kMaxRateHz = 1e9;                         // a period of at least 1 ns

@@ -53,7 +53,7 @@ class Publisher final : public Session {
   size_t own_bytes() const override { return tx_.size() + rtt_.memory_bytes() + lag_.memory_bytes(); }
 
   // The core's handler of everything that comes back (pongs).
-  void on_message(uint8_t* data, size_t len) {
+  void on_message(const uint8_t* data, size_t len) {
     const int64_t t = now_ns();
     Header h;
     if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
@@ -75,10 +75,11 @@ class Publisher final : public Session {
 
   Outcome run(int64_t discovery_ns, const Footprint& footprint) override {
     const bool listen = ad_.receive_in_use() == "listener";
+    listening_ = listen;
     if (o_.mode == Mode::latency || o_.mode == Mode::throughput) {
       if (listen) {
         if (ad_.listen(&gate_) != Errc::ok) return {3, error_event(o_, ad_.last_error())};
-      } else if (o_.mode == Mode::throughput) {
+      } else if (o_.mode == Mode::throughput && ad_.description().concurrent_recv) {
         pong_thread_ = std::thread([this] { pull_pongs(); });
       } else if (untimed()) {
         watchdog_ = std::thread([this] { watch(); });
@@ -235,7 +236,7 @@ class Publisher final : public Session {
   void await_pong() {
     const int64_t timeout = untimed() ? -1 : o_.wait == WaitMode::spin ? 0 : kBlockSliceNs;
     while (error_.empty() && outstanding_.load(std::memory_order_acquire) != kNone) {
-      uint8_t* data = nullptr;
+      const uint8_t* data = nullptr;
       size_t len = 0;
       const Errc e = ad_.recv(&data, &len, timeout);
       if (e == Errc::ok) {
@@ -265,13 +266,21 @@ class Publisher final : public Session {
     pthread_setname_np(pthread_self(), "mwperf-pongs");
     const bool wakeable = ad_.can_wake();
     while (!quit_.load(std::memory_order_relaxed)) {
-      uint8_t* data = nullptr;
+      const uint8_t* data = nullptr;
       size_t len = 0;
       const Errc e = ad_.recv(&data, &len, wakeable ? -1 : kBlockSliceNs);
       if (e == Errc::ok) on_message(data, len);
       else if (e == Errc::too_big) ++foreign_;
       else if (e != Errc::timeout) return;  // e.g. the stream closed at the end
     }
+  }
+
+  // A pong waiting, taken on the sending thread (no pong thread for this adapter).
+  void poll_pong() {
+    if (outstanding_.load(std::memory_order_relaxed) == kNone) return;
+    const uint8_t* data = nullptr;
+    size_t len = 0;
+    if (ad_.recv(&data, &len, 0) == Errc::ok) on_message(data, len);
   }
 
   void stop_threads() {
@@ -304,12 +313,14 @@ class Publisher final : public Session {
         uint64_t s = seq_;
         outstanding_.compare_exchange_strong(s, kNone, std::memory_order_acq_rel);
       }
+      if (!pong_thread_.joinable() && !listening_) poll_pong();  // an adapter whose recv cannot run beside send
       expire(t);
     }
     if (o_.qos.batch) ad_.flush();  // what the last packet holds goes out now
     const int64_t last = now_ns() + o_.ping_timeout_ns + kWatchNs;
     while (outstanding_.load(std::memory_order_acquire) != kNone && now_ns() < last) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (!pong_thread_.joinable() && !listening_) poll_pong();
+      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
       expire(now_ns());
     }
   }
@@ -443,7 +454,7 @@ class Publisher final : public Session {
   std::atomic<uint64_t> outstanding_{kNone};
   std::atomic<int64_t> ping_at_{0};
   std::atomic<bool> retry_{false}, quit_{false};
-  bool drive_ = false, finished_ = false;
+  bool drive_ = false, finished_ = false, listening_ = false;
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread pong_thread_, watchdog_;

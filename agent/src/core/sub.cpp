@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "core/header.h"
 #include "core/monitor.h"
@@ -32,7 +34,9 @@ class Subscriber final : public Session {
                  [](int64_t after) {
                    emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
                  }),
-        gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns) {
+        gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns),
+        writable_(ad.description().writable_data) {
+    if (!writable_) echo_.assign(o.size, 0);
     if (o.mode == Mode::burst) {
       first_.emplace();
       last_.emplace();
@@ -40,11 +44,11 @@ class Subscriber final : public Session {
   }
 
   size_t own_bytes() const override {
-    return oneway_.memory_bytes() + (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
+    return echo_.size() + oneway_.memory_bytes() + (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
   }
 
   // The receive path.
-  void on_message(uint8_t* data, size_t len) {
+  void on_message(const uint8_t* data, size_t len) {
     const int64_t t = now_ns();
     Header h;
     if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) {
@@ -67,8 +71,12 @@ class Subscriber final : public Session {
       }
     }
     if ((h.flags & kFlagPing) && o_.echo) {
-      data[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);  // byte 5 = Header::flags
-      if (ad_.send(data, len) != Errc::ok) ++echo_errors_;
+      // The ping goes back as a pong: byte 5 (Header::flags) changed, in place
+      // where the adapter's data is its own, else in a copy.
+      uint8_t* out = writable_ ? const_cast<uint8_t*>(data) : echo_.data();
+      if (!writable_) std::memcpy(out, data, len);
+      out[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);
+      if (ad_.send(out, len) != Errc::ok) ++echo_errors_;
       if (o_.qos.batch) ad_.flush();
     }
     last_any_.store(t, std::memory_order_relaxed);
@@ -109,7 +117,7 @@ class Subscriber final : public Session {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
         continue;
       }
-      uint8_t* data = nullptr;
+      const uint8_t* data = nullptr;
       size_t len = 0;
       const Errc e = ad_.recv(&data, &len, untimed && !stop_.requested() ? -1 : slice);
       if (e == Errc::ok) {
@@ -186,6 +194,8 @@ class Subscriber final : public Session {
   Monitor monitor_;
   Gate<Subscriber> gate_;
   const int64_t base_, offset_;
+  const bool writable_;
+  std::vector<uint8_t> echo_;  // the pong, when the data delivered is not ours to change
   std::atomic<uint64_t> received_{0};
   std::atomic<int64_t> last_any_{0};
   std::atomic<bool> quit_{false};

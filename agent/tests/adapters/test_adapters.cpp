@@ -73,7 +73,7 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
 Errc recv_one(Adapter& a, std::vector<uint8_t>* out) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   for (;;) {
-    uint8_t* d = nullptr;
+    const uint8_t* d = nullptr;
     size_t n = 0;
     const Errc e = a.recv(&d, &n, 100'000'000);
     if (e == Errc::ok) {
@@ -88,7 +88,7 @@ struct Collector final : Receiver {
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::vector<uint8_t>> got;
-  void on_message(uint8_t* data, size_t len) override {
+  void on_message(const uint8_t* data, size_t len) override {
     std::lock_guard<std::mutex> lk(mu);
     got.emplace_back(data, data + len);
     cv.notify_all();
@@ -187,7 +187,7 @@ TEST_P(EveryAdapter, WakeEndsAnUntimedWait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     p.sub->wake();
   });
-  uint8_t* data;
+  const uint8_t* data;
   size_t len;
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(p.sub->recv(&data, &len, -1), Errc::timeout);
@@ -214,7 +214,7 @@ TEST(Udp, RefusesOversize) {
 
 TEST(Udp, TimeoutAndPoll) {
   Pair p = open_pair("udp", 64);
-  uint8_t* d;
+  const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.sub->recv(&d, &n, 0), Errc::timeout);
   EXPECT_EQ(p.sub->recv(&d, &n, 5'000'000), Errc::timeout);
@@ -224,7 +224,7 @@ TEST(Udp, OversizedDatagramIsReportedNotTruncated) {
   Pair p = open_pair("udp", 64);
   auto out = pattern(1000, 1);
   ASSERT_EQ(p.pub->send(out.data(), out.size()), Errc::ok);
-  uint8_t* d;
+  const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.sub->recv(&d, &n, 2'000'000'000), Errc::too_big);
 }
@@ -238,7 +238,7 @@ TEST(Udp, ThePublishersUntimedWaitIsWoken) {
       p.pub->wake();
     }
   });
-  uint8_t* d;
+  const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.pub->recv(&d, &n, -1), Errc::timeout);
   done = true;
@@ -257,7 +257,7 @@ TEST(Tcp, ManyMessagesKeepTheirBoundaries) {
     }
   });
   for (size_t i = 0; i < 2000; ++i) {
-    uint8_t* d = nullptr;
+    const uint8_t* d = nullptr;
     size_t n = 0;
     Errc e;
     while ((e = p.sub->recv(&d, &n, 0)) == Errc::timeout) {
@@ -275,7 +275,7 @@ TEST(Tcp, OversizedMessageIsSkippedAndTheStreamGoesOn) {
   auto big = pattern(300000, 3), small = pattern(64, 4);
   ASSERT_EQ(p.pub->send(big.data(), big.size()), Errc::ok);
   ASSERT_EQ(p.pub->send(small.data(), small.size()), Errc::ok);
-  uint8_t* d;
+  const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.sub->recv(&d, &n, 2'000'000'000), Errc::too_big);
   ASSERT_EQ(p.sub->recv(&d, &n, 2'000'000'000), Errc::ok);
@@ -285,7 +285,7 @@ TEST(Tcp, OversizedMessageIsSkippedAndTheStreamGoesOn) {
 TEST(Tcp, PeerCloseIsReported) {
   Pair p = open_pair("tcp", 64);
   p.pub->close();
-  uint8_t* d;
+  const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.sub->recv(&d, &n, 2'000'000'000), Errc::closed);
 }

@@ -73,7 +73,7 @@ class LoopAdapter final : public Adapter {
     out.cv.notify_one();
     return Errc::ok;
   }
-  Errc recv(uint8_t** data, size_t* len, int64_t timeout_ns) override {
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     Queue& in = role_ == Role::pub ? c_.to_pub : c_.to_sub;
     std::unique_lock<std::mutex> lk(in.mu);
     auto ready = [&] { return !in.q.empty() || in.woken; };
@@ -91,7 +91,7 @@ class LoopAdapter final : public Adapter {
   }
   Errc listen(Receiver* r) override {
     thread_ = std::thread([this, r] {
-      uint8_t* d;
+      const uint8_t* d;
       size_t n;
       while (!quit_) {
         if (recv(&d, &n, 5'000'000) == Errc::ok) r->on_message(d, n);

@@ -1,0 +1,52 @@
+# zenoh and iceoryx2 through rust/mwperf_shim, one Rust static library with a
+# C ABI (two Rust static libraries in one binary would clash on Rust's own
+# runtime), built by cargo with the features of the adapters switched on.
+# CARGO_TARGET_DIR lives outside the build folder (~/.cache/mwperf/cargo-target
+# by default), so that a new build, a clean clone or `make clean` does not
+# rebuild the crates (a cold build of zenoh takes minutes).
+find_program(MWPERF_CARGO cargo HINTS "$ENV{HOME}/.cargo/bin")
+if(NOT MWPERF_CARGO)
+  foreach(name zenoh iceoryx2)
+    string(TOUPPER ${name} upper)
+    if(MWPERF_ADAPTER_${upper})
+      mwperf_adapter_missing(${name} "cargo not found (rustup or Debian's cargo builds rust/mwperf_shim)")
+    endif()
+  endforeach()
+  return()
+endif()
+set(MWPERF_CARGO_TARGET_DIR "$ENV{HOME}/.cache/mwperf/cargo-target" CACHE PATH "cargo's target folder for the shim")
+set(shim_dir "${CMAKE_CURRENT_SOURCE_DIR}/rust/mwperf_shim")
+set(shim_features "")
+if(MWPERF_ADAPTER_ZENOH)
+  list(APPEND shim_features zenoh zenoh-shm)
+endif()
+if(MWPERF_ADAPTER_ICEORYX2)
+  list(APPEND shim_features iceoryx2)
+endif()
+string(REPLACE ";" "," shim_features "${shim_features}")
+# A change of features rebuilds the library (the file below changes, the command depends on it).
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt.in" "${shim_features}\n")
+configure_file("${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt.in" "${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt" COPYONLY)
+set(shim_lib "${MWPERF_CARGO_TARGET_DIR}/release/libmwperf_shim.a")
+file(GLOB shim_sources CONFIGURE_DEPENDS "${shim_dir}/src/*.rs")
+add_custom_command(OUTPUT "${shim_lib}"
+  COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${MWPERF_CARGO_TARGET_DIR}"
+          ${MWPERF_CARGO} build --release --locked --quiet --manifest-path "${shim_dir}/Cargo.toml"
+          --features "${shim_features}"
+  COMMAND ${CMAKE_COMMAND} -E touch "${shim_lib}"  # cargo leaves an unchanged library's time alone
+  DEPENDS ${shim_sources} "${shim_dir}/Cargo.toml" "${shim_dir}/Cargo.lock" "${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt"
+  COMMENT "cargo build rust/mwperf_shim (${shim_features})"
+  USES_TERMINAL)
+add_custom_target(mwperf_shim_cargo DEPENDS "${shim_lib}")
+add_library(mwperf_shim STATIC IMPORTED GLOBAL)
+set_target_properties(mwperf_shim PROPERTIES IMPORTED_LOCATION "${shim_lib}")
+target_include_directories(mwperf_shim INTERFACE "${shim_dir}/include")
+target_link_libraries(mwperf_shim INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m rt util gcc_s)
+add_dependencies(mwperf_shim mwperf_shim_cargo)
+foreach(name zenoh iceoryx2)
+  string(TOUPPER ${name} upper)
+  if(MWPERF_ADAPTER_${upper})
+    mwperf_adapter(${name} src/adapters/${name}.cpp)
+    target_link_libraries(mwperf_adapter_${name} PUBLIC mwperf_shim)
+  endif()
+endforeach()

@@ -1,0 +1,441 @@
+//! iceoryx2 backend: ipc::Service, slice pub/sub ([u8]) + an event service for blocking waits.
+use crate::*;
+use iceoryx2::port::listener::Listener;
+use iceoryx2::port::notifier::Notifier;
+use iceoryx2::port::publisher::Publisher;
+use iceoryx2::port::subscriber::Subscriber;
+use iceoryx2::port::update_connections::UpdateConnections;
+use iceoryx2::prelude::*;
+use iceoryx2::sample::Sample;
+use iceoryx2::service::port_factory::{event as evpf, publish_subscribe as pspf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+type S = ipc::Service;
+
+struct IWaker {
+    flag: AtomicBool,
+    efd: i32,
+}
+impl Waker for IWaker {
+    fn wake(&self) {
+        self.flag.store(true, Ordering::Release);
+        let one: u64 = 1;
+        unsafe { libc::write(self.efd, &one as *const u64 as *const c_void, 8) };
+    }
+}
+impl Drop for IWaker {
+    fn drop(&mut self) {
+        unsafe { libc::close(self.efd) };
+    }
+}
+impl IWaker {
+    fn drain(&self) {
+        let mut v: u64 = 0;
+        unsafe { libc::read(self.efd, &mut v as *mut u64 as *mut c_void, 8) };
+    }
+}
+
+/// Inbound side: subscriber (+ listener when blocking). Owned by the recv thread
+/// (ipc::Service ports are !Send, so push mode builds its own in its thread).
+struct Inbound {
+    _node: Node<S>,
+    _svc: pspf::PortFactory<S, [u8], ()>,
+    _ev: Option<evpf::PortFactory<S>>,
+    sub: Subscriber<S, [u8], ()>,
+    listener: Option<Listener<S>>,
+    lfd: i32,
+}
+
+/// Root of all iceoryx2 files of mwperf (instead of /tmp/iceoryx2).
+pub const ROOT: &str = "/tmp/mwperf-iceoryx2/";
+
+/// One iceoryx2 "domain" per run: prefix mwp<run>_ in /dev/shm and ROOT, so a run's
+/// leftovers can be found and removed without touching other iceoryx2 users.
+/// Config::default() also avoids the "No config file was loaded" warning of global_config().
+pub fn domain_config(run_id: u32) -> Config {
+    let mut c = Config::default();
+    c.global.prefix = FileName::new(format!("mwp{run_id}_").as_bytes()).expect("prefix");
+    c.global.set_root_path(&Path::new(ROOT.as_bytes()).expect("root path"));
+    c
+}
+
+fn node(cfg: &Cfg) -> Res<Node<S>> {
+    // Disabled: the C++ agent owns SIGINT/SIGTERM.
+    NodeBuilder::new()
+        .config(&domain_config(cfg.run_id))
+        .signal_handling_mode(SignalHandlingMode::Disabled)
+        .create::<S>()
+        .map_err(io("iceoryx2 node"))
+}
+
+/// Dropped last (declared last in Iox): removes dead nodes' resources and, when no node of
+/// the domain is alive any more, the persistent global management segment and empty dirs.
+struct DomainCleanup(u32);
+impl Drop for DomainCleanup {
+    fn drop(&mut self) {
+        let _ = cleanup_domain(self.0);
+    }
+}
+
+/// Returns (alive nodes, dead nodes cleaned).
+pub fn cleanup_domain(run_id: u32) -> (i64, i64) {
+    let config = domain_config(run_id);
+    let (mut alive, mut cleaned) = (0i64, 0i64);
+    let _ = Node::<S>::list(&config, |state| {
+        match state {
+            NodeState::Dead(view) => {
+                if view.try_remove_stale_resources().is_ok() {
+                    cleaned += 1;
+                }
+            }
+            _ => alive += 1,
+        }
+        CallbackProgression::Continue
+    });
+    if alive == 0 {
+        // SAFETY: no node of this domain (prefix mwp<run>_) is alive.
+        let _ = unsafe { iceoryx2::testing::remove_global_mgmt_segment::<S>(&config) };
+        let dir = format!("{ROOT}");
+        for sub in ["services", "nodes", ""] {
+            let _ = std::fs::remove_dir(format!("{dir}{sub}")); // only when empty
+        }
+    }
+    (alive, cleaned)
+}
+
+fn svc_name(s: &str) -> Res<ServiceName> {
+    s.try_into().map_err(io("iceoryx2 service name"))
+}
+
+fn open_pubsub(node: &Node<S>, name: &str, cfg: &Cfg) -> Res<pspf::PortFactory<S, [u8], ()>> {
+    let n = svc_name(name)?;
+    let mut last = None;
+    for _ in 0..200 {
+        // both processes race to create: retry "is being created" for up to ~2 s
+        match node
+            .service_builder(&n)
+            .publish_subscribe::<[u8]>()
+            .max_publishers(1)
+            .max_subscribers(1)
+            .max_nodes(4)
+            .history_size(0)
+            .subscriber_max_buffer_size(cfg.queue_depth)
+            .subscriber_max_borrowed_samples(2)
+            .enable_safe_overflow(!cfg.reliable)
+            .open_or_create()
+        {
+            Ok(s) => return Ok(s),
+            Err(e) => {
+                last = Some(format!("{e:?}"));
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+    err(MWS_IO, format!("iceoryx2 publish_subscribe '{name}': {}", last.unwrap_or_default()))
+}
+
+fn open_event(node: &Node<S>, name: &str) -> Res<evpf::PortFactory<S>> {
+    let n = svc_name(name)?;
+    let mut last = None;
+    for _ in 0..200 {
+        match node.service_builder(&n).event().max_notifiers(2).max_listeners(1).max_nodes(4).open_or_create() {
+            Ok(s) => return Ok(s),
+            Err(e) => {
+                last = Some(format!("{e:?}"));
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+    err(MWS_IO, format!("iceoryx2 event '{name}': {}", last.unwrap_or_default()))
+}
+
+fn names(cfg: &Cfg) -> (String, String, String, String) {
+    let out = format!("mwperf/{}/{}", cfg.run_id, cfg.out_topic());
+    let inn = format!("mwperf/{}/{}", cfg.run_id, cfg.in_topic());
+    (out.clone(), format!("{out}/ev"), inn.clone(), format!("{inn}/ev"))
+}
+
+fn make_inbound(cfg: &Cfg) -> Res<Inbound> {
+    let node = node(cfg)?;
+    let (_, _, inn, inn_ev) = names(cfg);
+    let svc = open_pubsub(&node, &inn, cfg)?;
+    // listener before subscriber: once the peer sees our subscriber, our listener exists
+    let (ev, listener, lfd) = if cfg.spin {
+        (None, None, -1)
+    } else {
+        let ev = open_event(&node, &inn_ev)?;
+        let l = ev.listener_builder().create().map_err(io("iceoryx2 listener"))?;
+        let fd = unsafe { l.file_descriptor().native_handle() };
+        (Some(ev), Some(l), fd)
+    };
+    let sub = svc.subscriber_builder().buffer_size(cfg.queue_depth).create().map_err(io("iceoryx2 subscriber"))?;
+    Ok(Inbound { _node: node, _svc: svc, _ev: ev, sub, listener, lfd })
+}
+
+enum Wait {
+    Ready,
+    Woken,
+    TimedOut,
+}
+
+/// Waits until the listener fd or the wake eventfd is readable (or the timeout).
+fn block_wait(inb: &Inbound, w: &IWaker, timeout_ns: i64) -> Res<Wait> {
+    let mut fds = [
+        libc::pollfd { fd: inb.lfd, events: libc::POLLIN, revents: 0 },
+        libc::pollfd { fd: w.efd, events: libc::POLLIN, revents: 0 },
+    ];
+    let ts;
+    let tsp = if timeout_ns < 0 {
+        std::ptr::null()
+    } else {
+        ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as _, tv_nsec: (timeout_ns % 1_000_000_000) as _ };
+        &ts as *const libc::timespec
+    };
+    let r = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, tsp, std::ptr::null()) };
+    if r < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() == std::io::ErrorKind::Interrupted {
+            return Ok(Wait::Ready);
+        }
+        return err(MWS_IO, format!("ppoll: {e}"));
+    }
+    if r == 0 {
+        return Ok(Wait::TimedOut);
+    }
+    if fds[0].revents != 0 {
+        if let Some(l) = &inb.listener {
+            l.try_wait(|_| {}).map_err(io("iceoryx2 listener try_wait"))?;
+        }
+    }
+    if fds[1].revents != 0 {
+        w.drain();
+        return Ok(Wait::Woken);
+    }
+    Ok(Wait::Ready)
+}
+
+pub struct Iox {
+    cfg: Cfg,
+    _node: Node<S>,
+    out_svc: pspf::PortFactory<S, [u8], ()>,
+    in_svc: pspf::PortFactory<S, [u8], ()>,
+    out_ev: evpf::PortFactory<S>,
+    publisher: Publisher<S, [u8], ()>,
+    notifier: Notifier<S>,
+    current: Option<Sample<S, [u8], ()>>,
+    inbound: Option<Inbound>,
+    waker: Arc<IWaker>,
+    push: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
+    sent: u64,
+    notified: Arc<AtomicU64>,
+    info: String,
+    _cleanup: DomainCleanup, // last: runs after every port and the node are gone
+}
+
+pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
+    if !cfg.connect.is_empty() || !cfg.listen.is_empty() {
+        // endpoints are meaningless for iceoryx2 (shared memory only); accepted and ignored
+    }
+    if cfg.max_size == 0 {
+        return err(MWS_IO, "iceoryx2: max_size must be set (initial_max_slice_len)");
+    }
+    iceoryx2::prelude::set_log_level_from_env_or(LogLevel::Error);
+    let efd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+    if efd < 0 {
+        return err(MWS_IO, format!("eventfd: {}", std::io::Error::last_os_error()));
+    }
+    let waker = Arc::new(IWaker { flag: AtomicBool::new(false), efd });
+    let run_id = cfg.run_id;
+    let node = node(&cfg)?;
+    let (out, out_ev_name, inn, _) = names(&cfg);
+
+    // inbound first (listener + subscriber), so the peer's wait_matched implies our listener
+    let (inbound, push) = if let Some(cb) = cfg.on_message {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel::<Result<(), Error>>();
+        let (c2, s2, w2) = (cfg.clone(), stop.clone(), waker.clone());
+        let th = std::thread::Builder::new()
+            .name("mws-iox2-rx".into())
+            .spawn(move || {
+                let inb = match make_inbound(&c2) {
+                    Ok(i) => {
+                        let _ = tx.send(Ok(()));
+                        i
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                while !s2.load(Ordering::Acquire) {
+                    match inb.sub.receive() {
+                        Ok(Some(s)) => unsafe {
+                            let p = s.payload();
+                            cb(c2.ctx as *mut c_void, p.as_ptr(), p.len());
+                        },
+                        Ok(None) => {
+                            if c2.spin {
+                                std::hint::spin_loop();
+                            } else {
+                                let _ = block_wait(&inb, &w2, 100_000_000);
+                            }
+                        }
+                        Err(_) => break,
+                    }
+                }
+            })
+            .map_err(io("spawn"))?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                let _ = th.join();
+                return Err(e);
+            }
+            Err(_) => return err(MWS_IO, "iceoryx2 receive thread died"),
+        }
+        (None, Some((stop, th)))
+    } else {
+        (Some(make_inbound(&cfg)?), None)
+    };
+
+    let out_svc = open_pubsub(&node, &out, &cfg)?;
+    let in_svc = open_pubsub(&node, &inn, &cfg)?;
+    let out_ev = open_event(&node, &out_ev_name)?;
+    let notifier = out_ev.notifier_builder().create().map_err(io("iceoryx2 notifier"))?;
+    let publisher = out_svc
+        .publisher_builder()
+        .initial_max_slice_len(cfg.max_size)
+        .allocation_strategy(AllocationStrategy::Static)
+        .max_loaned_samples(1)
+        .backpressure_strategy(if cfg.block { BackpressureStrategy::RetryUntilDelivered } else { BackpressureStrategy::DiscardData })
+        .create()
+        .map_err(io("iceoryx2 publisher"))?;
+
+    let info = format!(
+        "{{\"middleware\":\"iceoryx2\",\"version\":\"0.10.0\",\"out\":\"{out}\",\"in\":\"{inn}\",\"reliability\":\"{}\",\
+         \"backpressure\":\"{}\",\"max_slice_len\":{},\"subscriber_buffer\":{},\"wait\":\"{}\",\"receive\":\"{}\"}}",
+        if cfg.reliable { "reliable (no safe overflow)" } else { "best-effort (safe overflow)" },
+        if cfg.block { "retry-until-delivered" } else { "discard" },
+        cfg.max_size,
+        cfg.queue_depth,
+        if cfg.spin { "spin" } else { "event-listener" },
+        if cfg.on_message.is_some() { "callback-thread" } else { "pull" },
+    );
+    let b = Iox {
+        cfg,
+        _node: node,
+        out_svc,
+        in_svc,
+        out_ev,
+        publisher,
+        notifier,
+        current: None,
+        inbound,
+        waker: waker.clone(),
+        push,
+        sent: 0,
+        notified: Arc::new(AtomicU64::new(0)),
+        info,
+        _cleanup: DomainCleanup(run_id),
+    };
+    Ok((Box::new(b), waker))
+}
+
+impl Backend for Iox {
+    fn wait_matched(&mut self, timeout_ns: i64) -> Res<()> {
+        let deadline = Instant::now() + Duration::from_nanos(timeout_ns.max(0) as u64);
+        loop {
+            let subs = self.out_svc.dynamic_config().number_of_subscribers();
+            let pubs = self.in_svc.dynamic_config().number_of_publishers();
+            // Connect our ports now: a publisher silently DROPS samples once the buffer of a
+            // subscriber that has not connected yet is full (NoConnectedReceiverAndBufferIsFull),
+            // whatever the backpressure strategy. receive() would connect too, but too late.
+            self.publisher.update_connections().map_err(io("iceoryx2 publisher update_connections"))?;
+            if let Some(inb) = &self.inbound {
+                inb.sub.update_connections().map_err(io("iceoryx2 subscriber update_connections"))?;
+            }
+            if subs >= 1 && pubs >= 1 {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return err(MWS_TIMEOUT, format!("iceoryx2: subscribers {subs} publishers {pubs}"));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn send(&mut self, data: &[u8]) -> Res<()> {
+        if data.len() > self.cfg.max_size {
+            return err(MWS_TOO_BIG, format!("{} B > initial_max_slice_len {}", data.len(), self.cfg.max_size));
+        }
+        let s = self.publisher.loan_slice_uninit(data.len()).map_err(io("iceoryx2 loan_slice_uninit"))?;
+        let s = s.write_from_slice(data);
+        s.send().map_err(io("iceoryx2 send"))?;
+        self.sent += 1;
+        // wakes a blocking peer; with no listener (peer spins) it is a no-op
+        if self.out_ev.dynamic_config().number_of_listeners() > 0 {
+            self.notifier.notify().map_err(io("iceoryx2 notify"))?;
+            self.notified.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, timeout_ns: i64) -> Res<(*const u8, usize)> {
+        self.current = None; // returns the previous sample to the publisher
+        let Some(inb) = &self.inbound else {
+            return err(MWS_UNSUPPORTED, "iceoryx2: recv() on a handle opened with on_message (push mode)");
+        };
+        let start = Instant::now();
+        loop {
+            if self.waker.flag.swap(false, Ordering::AcqRel) {
+                self.waker.drain();
+                return err(MWS_TIMEOUT, "woken");
+            }
+            if let Some(s) = inb.sub.receive().map_err(io("iceoryx2 receive"))? {
+                let p = s.payload();
+                let r = (p.as_ptr(), p.len());
+                self.current = Some(s);
+                return Ok(r);
+            }
+            if timeout_ns == 0 {
+                return err(MWS_TIMEOUT, "timeout");
+            }
+            let left = if timeout_ns < 0 { -1 } else { timeout_ns - start.elapsed().as_nanos() as i64 };
+            if timeout_ns > 0 && left <= 0 {
+                return err(MWS_TIMEOUT, "timeout");
+            }
+            if inb.listener.is_some() {
+                if let Wait::TimedOut = block_wait(inb, &self.waker, left)? {
+                    return err(MWS_TIMEOUT, "timeout");
+                }
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    fn info(&self) -> String {
+        format!(
+            "{{\"sent\":{},\"notified\":{},\"config\":{}}}",
+            self.sent,
+            self.notified.load(Ordering::Relaxed),
+            self.info
+        )
+    }
+}
+
+impl Drop for Iox {
+    fn drop(&mut self) {
+        self.current = None;
+        if let Some((stop, th)) = self.push.take() {
+            stop.store(true, Ordering::Release);
+            self.waker.wake();
+            let _ = th.join();
+        }
+    }
+}
+
+pub fn cleanup_dead_nodes(run_id: u32) -> i64 {
+    cleanup_domain(run_id).1
+}
