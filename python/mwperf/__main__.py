@@ -2,6 +2,6 @@
 
 import sys
 
-from mwperf.cli import main
+from mwperf.cli.main import main
 
 sys.exit(main())

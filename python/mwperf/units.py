@@ -18,8 +18,9 @@ Rates (Hz): a positive number, optionally followed by ``k`` (1e3), ``M``
 (1e6) or ``G`` (1e9) and/or ``Hz`` (``100``, ``1k``, ``2.5kHz``, ``10000Hz``).
 Rate multipliers are decimal (1k = 1000 Hz), unlike sizes.
 
-Every parser raises :class:`UnitError` (a ValueError) with a message that
-does not repeat the value; the caller prefixes the option and the value.
+Every parser raises :class:`mwperf.errors.UnitError` (a ValueError) with a
+message that does not repeat the value; the caller prefixes the option and
+the value.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from __future__ import annotations
 import math
 import re
 
+from mwperf.errors import UnitError
+
 __all__ = [
-    "UnitError",
     "parse_size",
     "parse_duration_ns",
     "parse_rate_hz",
@@ -37,10 +39,6 @@ __all__ = [
     "format_duration_ns",
     "format_rate_hz",
 ]
-
-
-class UnitError(ValueError):
-    """A value that cannot be parsed; the message explains why."""
 
 
 _NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµ]*)\s*$")

@@ -188,7 +188,7 @@ def shm_segments() -> set[str]:
 def leftover_segments(before: set[str]) -> list[str]:
     """Segments that were not there before and no live process uses (others'
     concurrent middleware runs keep theirs open)."""
-    from mwperf.cleanup import referenced_paths
+    from mwperf.execute.cleanup import referenced_paths
 
     new = shm_segments() - before
     if not new:
@@ -217,10 +217,36 @@ def described(only=None):
     import dataclasses
     import json
 
-    from mwperf.agent import AgentInfo
+    from mwperf.description import AgentInfo
 
     events = [json.loads(line) for line in LIST_FIXTURE.read_text().splitlines() if line.strip()]
     info = AgentInfo.from_events(events)
     if only is not None:
         info = dataclasses.replace(info, adapters={k: v for k, v in info.adapters.items() if k in only})
     return info
+
+
+# -- run options as the command line spells them ----------------------------------
+
+_LISTS = {"mw": "mws", "mode": "modes", "size": "sizes", "rate": "rates"}
+_QOS_LISTS = {"reliability": "reliabilities", "history": "histories", "durability": "durabilities",
+              "transport": "transports"}
+
+
+def _fields(options: dict, lists: dict) -> dict:
+    return {lists.get(key, key): tuple(value.split(",")) if key in lists and value is not None else value
+            for key, value in options.items()}
+
+
+def qos_request(**options):
+    """A QosRequest from the options as ``mwperf run`` spells them (``reliability="reliable,best-effort"``)."""
+    from mwperf.plan.qos import QosRequest
+
+    return QosRequest(**_fields(options, _QOS_LISTS))
+
+
+def run_request(qos=None, **options):
+    """A RunRequest from the options as ``mwperf run`` spells them (``mw="udp,tcp"``, ``qos=dict(async_=True)``)."""
+    from mwperf.plan.options import RunRequest
+
+    return RunRequest(**_fields(options, _LISTS), qos=qos_request(**(qos or {})))

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from mwperf.export.tables import qos_label
-from mwperf.options import UsageError
-from mwperf.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
+from mwperf.errors import UsageError
+from mwperf.results.labels import qos_label
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 
 __all__ = ["mann_whitney_u", "compare_runs", "MIN_SAMPLES", "MIN_REPETITIONS"]
 
@@ -98,7 +98,7 @@ class Run:
 def _load(directory: str) -> Run:
     path = Path(directory)
     if not (path / RESULTS_JSONL).is_file():
-        raise UsageError(f"compare {directory}: no {RESULTS_JSONL} there")
+        raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
     points: dict[tuple, list[dict]] = {}
     for r in read_records(path):
         if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size")):
@@ -155,14 +155,14 @@ def _ratio(b: float | None, a: float | None) -> float | None:
 def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
                  fail_if_lossier: float | None = None, force: bool = False) -> int:
     if len(dirs) < 2:
-        raise UsageError("compare: give two run directories or more (the first is the baseline)")
+        raise UsageError("compare", None, "give two run directories or more (the first is the baseline)")
     runs = [_load(d) for d in dirs]
     base = runs[0]
     failures: list[str] = []
     for other in runs[1:]:
         common = [k for k in base.points if k in other.points]
         if not common:
-            raise UsageError(f"compare {base.path} {other.path}: no point in common (middleware, mode, size, QoS)")
+            raise UsageError("compare", f"{base.path} {other.path}", "no point in common (middleware, mode, size, QoS)")
         problems = []
         if base.build_type and other.build_type and base.build_type != other.build_type:
             problems.append(f"agent build {base.build_type} vs {other.build_type}")
@@ -171,8 +171,9 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             if sa != sb:
                 problems.append(f"{_label(key)}: CPU placement / wait {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
         if problems and not force:
-            raise UsageError(f"compare {base.path} {other.path}: not comparable: {problems[0]}"
-                             f"{f' (and {len(problems) - 1} more)' if len(problems) > 1 else ''}; --force compares anyway")
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise UsageError("compare", f"{base.path} {other.path}",
+                             f"not comparable: {problems[0]}{more}; --force compares anyway")
         out.write(f"== {other.path} vs {base.path} (baseline){' [forced: ' + problems[0] + ']' if problems else ''}\n")
         header = ["point", "p50 A (us)", "p50 B (us)", "B/A", "p50 difference", "S/s A", "S/s B", "B/A", "loss A", "loss B"]
         rows = [header]

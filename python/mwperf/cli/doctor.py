@@ -7,18 +7,35 @@ setting. Reads only; never changes a setting. Exit 0 when the agent works.
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 from typing import TextIO
 
-from mwperf.agent import AgentError, agent_version, default_agent_path, describe, find_agent, wakeup
-from mwperf.provenance import HALTPOLL, governor, read_sysctl
+from mwperf.errors import AgentError
+from mwperf.execute.agent import agent_version, default_agent_path, describe, find_agent, wakeup
+from mwperf.execute.provenance import HALTPOLL, governor, read_sysctl
 
-__all__ = ["doctor", "cleanup", "advice_busy_read", "advice_busy_poll", "advice_rmem_max", "advice_governor",
+__all__ = ["add_parser", "command", "doctor", "cleanup", "advice_busy_read", "advice_busy_poll", "advice_rmem_max", "advice_governor",
            "wakeup_advice", "RMEM_WANTED"]
 
 RMEM_WANTED = 8 * 1024 * 1024
 #: cross-core p50 at least this many times the same-core one is "much slower"
 WAKEUP_RATIO = 2.0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    doctor = sub.add_parser("doctor", help="check the agent and the system settings that skew numbers")
+    doctor.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
+    doctor.add_argument("--cleanup", action="store_true",
+                        help="only remove what crashed runs left: their network namespaces and shared-memory segments")
+    doctor.set_defaults(func=command)
+
+
+def command(ns: argparse.Namespace, argv: list[str]) -> int:
+    if ns.cleanup:
+        return cleanup(sys.stdout)
+    return doctor(sys.stdout, ns.agent)
 
 
 def advice_busy_read(value) -> str:
@@ -94,11 +111,13 @@ def _us(ns: float | None) -> str:
 def cleanup(out: TextIO) -> int:
     """Remove what crashed runs left: namespaces (by name, their controller
     gone) and unreferenced middleware shared-memory segments."""
-    from mwperf.cleanup import clean_leftovers
+    from mwperf.execute.cleanup import clean_leftovers
 
-    namespaces, segments = clean_leftovers()
-    out.write(f"removed {len(namespaces)} namespace(s){': ' + ', '.join(namespaces) if namespaces else ''}\n")
-    out.write(f"removed {len(segments)} shared-memory segment(s){': ' + ', '.join(segments) if segments else ''}\n")
+    left = clean_leftovers()
+    for what, names in (("namespace(s)", left.namespaces), ("shared-memory segment(s)", left.segments)):
+        out.write(f"removed {len(names)} {what}{': ' + ', '.join(names) if names else ''}\n")
+    if left.services:
+        out.write(f"removed {len(left.services)} service leftover(s): {', '.join(left.services)}\n")
     return 0
 
 

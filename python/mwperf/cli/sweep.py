@@ -1,5 +1,8 @@
 """``mwperf sweep PLAN.yaml``: run every point of a plan into one run directory.
 
+The plan (:mod:`mwperf.plan.sweep_plan`) is expanded and validated whole
+before anything runs; ``--dry-run`` prints its points and stops there.
+
 The plan is saved as ``DIR/plan.yaml``; each record carries its point key, so
 ``mwperf sweep --resume DIR`` expands the saved plan again and runs only the
 points whose key is not in results.jsonl yet (a point that failed was
@@ -8,25 +11,56 @@ measured and recorded: it is not run again).
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
-from typing import Mapping, TextIO
+from typing import TextIO
 
-from mwperf import provenance
-from mwperf.agent import AgentInfo
-from mwperf.options import UsageError, default_out
-from mwperf.plan import Plan, PlanError, PlannedPoint, expand, load_plan, parse_plan
-from mwperf.progress import POINT_OVERHEAD_S, format_eta
-from mwperf.record import utc_now_iso
-from mwperf.rundir import RESULTS_JSONL, RunDir, read_records
+from mwperf.cli.common import described_agent, no_agent
+from mwperf.description import AgentInfo
+from mwperf.errors import PlanError, UsageError
+from mwperf.execute.progress import POINT_OVERHEAD_S, format_eta
+from mwperf.plan.options import PlannedPoint
+from mwperf.plan.validate import default_out
+from mwperf.plan.sweep_plan import Plan, expand, load_plan, parse_plan
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
 
-__all__ = ["PLAN_FILE", "check", "describe", "dry_run", "plan_points", "sweep", "resume"]
+__all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
 
 PLAN_FILE = "plan.yaml"
 
 
-def _label(p: PlannedPoint) -> str:
-    from mwperf.runner import point_label
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    sweep = sub.add_parser("sweep", help="run every point of a plan (YAML of mwperf run options, lists expand)",
+                           description="Expand PLAN (mwperf run options, each a value or a list; exclude rules; "
+                                       "repetitions) and run every point into one run directory.")
+    sweep.add_argument("plan", metavar="PLAN.yaml", nargs="?", help="the plan (see plans/)")
+    sweep.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
+    sweep.add_argument("--dry-run", action="store_true", help="print the expanded points and their count; run nothing")
+    sweep.add_argument("--resume", metavar="DIR", help="finish a sweep's run directory: run only its missing points")
+    sweep.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
+    sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    sweep.set_defaults(func=command)
 
+
+def command(ns: argparse.Namespace, argv: list[str]) -> int:
+    if (ns.plan is None) == (ns.resume is None):
+        raise UsageError("sweep", None, "give a PLAN.yaml, or --resume DIR (not both)")
+    if ns.resume is not None and (ns.out or ns.dry_run):
+        raise UsageError("--resume", ns.resume, "goes alone (the directory and its saved plan say everything)")
+    _check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
+    found = described_agent(ns.agent)
+    if found is None:
+        return no_agent()
+    agent, agent_info = found
+    if ns.dry_run:
+        return _dry_run(ns.plan, agent, agent_info, sys.stdout)
+    if ns.resume is not None:
+        return _resume(ns.resume, agent, agent_info, argv, ns.format)
+    return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format)
+
+
+def _label(p: PlannedPoint) -> str:
     opts = p.opts
     extras = [f"cpu {opts.cpu}", f"wait {opts.wait}"]
     if opts.qos.instances:
@@ -42,7 +76,7 @@ def _label(p: PlannedPoint) -> str:
         extras.append(f"precision {opts.precision:.0%}")
     if p.repetitions > 1:
         extras.append(f"rep {p.repetition + 1}")
-    return f"{point_label(p.point)}; {', '.join(extras)}"
+    return f"{p.point.label()}; {', '.join(extras)}"
 
 
 def describe(points: list[PlannedPoint]) -> str:
@@ -56,76 +90,56 @@ def describe(points: list[PlannedPoint]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plan_points(plan: Plan, out: Path, agent: str | None, agent_info: AgentInfo,
-                cpu_count: int | None = None) -> list[PlannedPoint]:
-    try:
-        return expand(plan, out=out, agent=agent, agent_info=agent_info, cpu_count=cpu_count)
-    except PlanError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _load(path: str) -> Plan:
-    try:
-        return load_plan(path)
-    except PlanError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def check(plan_path: str | None, resume_dir: str | None) -> None:
-    """UsageError for a plan that does not parse, or a directory that holds no sweep."""
+def _check(plan_path: str | None, resume_dir: str | None) -> None:
+    """PlanError for a plan that does not parse, UsageError for a directory that holds no sweep."""
     if plan_path is not None:
-        _load(plan_path)
+        load_plan(plan_path)
     if resume_dir is not None and not (Path(resume_dir) / PLAN_FILE).is_file():
-        raise UsageError(f"--resume {resume_dir}: no {PLAN_FILE} there (not a sweep's run directory)")
+        raise UsageError("--resume", resume_dir, f"no {PLAN_FILE} there (not a sweep's run directory)")
 
 
-def dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO) -> int:
-    plan = _load(plan_path)
-    points = plan_points(plan, default_out(), agent, agent_info)
+def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO) -> int:
+    points = expand(load_plan(plan_path), out=default_out(), agent=agent, agent_info=agent_info)
     out.write(describe(points))
     return 0
 
 
-def _jobs(points: list[PlannedPoint]):
-    from mwperf.runner import Job
+def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
+           argv: list[str], fmt: str = "text") -> int:
+    from mwperf.execute import provenance
+    from mwperf.execute.runner import execute
+    from mwperf.results.record import utc_now_iso
 
-    return [Job(p.opts, p.point, p.repetition, p.key) for p in points]
-
-
-def sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
-          argv: list[str], fmt: str = "text") -> int:
-    from mwperf.runner import execute
-
-    plan = _load(plan_path)
+    plan = load_plan(plan_path)
     out = Path(out_dir) if out_dir else default_out()
     if (out / RESULTS_JSONL).exists():
-        raise UsageError(f"--out {out}: already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
+        raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: exists and is not a directory")
-    points = plan_points(plan, out, agent, agent_info)
+        raise UsageError("--out", str(out), "exists and is not a directory")
+    points = expand(plan, out=out, agent=agent, agent_info=agent_info)
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / PLAN_FILE).write_text(plan.text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"--out {out}: cannot write there: {exc.strerror or exc}") from None
+        raise UsageError("--out", str(out), f"cannot write there: {exc.strerror or exc}") from None
     doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                              started=utc_now_iso())
-    return execute(_jobs(points), RunDir(out), agent, doc, fmt=fmt)
+    return execute(points, RunDir(out), agent, doc, fmt=fmt)
 
 
-def resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
-           fmt: str = "text") -> int:
-    from mwperf.runner import execute
+def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
+            fmt: str = "text") -> int:
+    from mwperf.execute import provenance
+    from mwperf.execute.runner import execute
+    from mwperf.results.record import utc_now_iso
 
     path = Path(run_dir)
     plan_file = path / PLAN_FILE
-    if not plan_file.is_file():
-        raise UsageError(f"--resume {run_dir}: no {PLAN_FILE} there (not a sweep's run directory)")
     try:
         plan = parse_plan(plan_file.read_text(encoding="utf-8"), str(plan_file))
     except (PlanError, OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--resume {run_dir}: {exc}") from None
-    points = plan_points(plan, path, agent, agent_info)
+        raise UsageError("--resume", run_dir, str(exc)) from None
+    points = expand(plan, out=path, agent=agent, agent_info=agent_info)
     earlier = read_records(path) if (path / RESULTS_JSONL).exists() else []
     done = {r.get("point_key") for r in earlier}
     todo = [p for p in points if p.key not in done]
@@ -135,7 +149,7 @@ def resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
     doc.setdefault("resumed", []).append({"time": utc_now_iso(), "argv": argv, "points": len(todo)})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(_jobs(todo), rundir, agent, doc, earlier=earlier, fmt=fmt)
+    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt)
 
 
 def _plan_doc(plan: Plan, count: int) -> dict:

@@ -1,6 +1,7 @@
 """Talk to the ``mwperf-agent`` binary (docs/agent-protocol.md).
 
-* :func:`find_agent` locates the binary;
+* :func:`find_agent` locates the binary; :func:`describe` asks it what it
+  can do (:class:`mwperf.description.AgentInfo`);
 * :func:`query` runs a one-shot sub-command (``list``, ``version``,
   ``wakeup``) with a deadline;
 * :class:`AgentProcess` is one side of a test point: it reads JSON-line
@@ -18,13 +19,13 @@ import signal
 import subprocess
 import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
+
+from mwperf.description import AGENT_NAME, AdapterInfo, AgentInfo
+from mwperf.errors import AgentError
 
 __all__ = [
-    "AdapterInfo",
-    "AgentInfo",
-    "AgentError",
     "AgentProcess",
     "describe",
     "default_agent_path",
@@ -37,141 +38,8 @@ __all__ = [
 ]
 
 ENV_AGENT = "MWPERF_AGENT"
-AGENT_NAME = "mwperf-agent"
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 REPO_AGENT = REPO_ROOT / "agent" / "build" / AGENT_NAME
-
-
-class AgentError(Exception):
-    """The agent could not be run, timed out, or said something unusable."""
-
-
-@dataclass(frozen=True)
-class AdapterInfo:
-    """One adapter as the agent describes it (``mwperf-agent list``): the only
-    source of what a middleware can do. Nothing of it is kept in Python."""
-
-    name: str
-    version: str | None
-    max_size: int
-    transports: tuple[str, ...]      # selectable with --transport
-    transport: str                   # in force when none is chosen
-    reliabilities: tuple[str, ...]
-    reliability: str                 # default
-    qos: frozenset[str] = frozenset()  # history, durability, keyed, async, batch
-    receives: tuple[str, ...] = ()   # --receive choices ('' = the adapter's one way)
-    receive: str = ""                # default
-    waits: tuple[str, ...] = ("block",)
-    hosts: str = "any"               # "one": shared memory only, no --link / --hosts
-    service: str | None = None       # a process the controller runs for each point
-    notes: str = ""
-
-    def honours(self, flag: str) -> bool:
-        return flag in self.qos
-
-    @property
-    def has_qos(self) -> bool:
-        """A middleware with QoS beyond its one fixed reliability (DDS-like)."""
-        return bool(self.qos) or bool(self.receives)
-
-    @classmethod
-    def from_event(cls, event: dict) -> "AdapterInfo":
-        def names(key: str) -> tuple[str, ...]:
-            value = event.get(key)
-            return tuple(str(v) for v in value) if isinstance(value, list) else ()
-
-        qos = event.get("qos") if isinstance(event.get("qos"), dict) else {}
-        return cls(
-            name=str(event["name"]),
-            version=event.get("version"),
-            max_size=int(event.get("max_size") or 0),
-            transports=names("transports"),
-            transport=str(event.get("transport") or ""),
-            reliabilities=names("reliabilities"),
-            reliability=str(event.get("reliability") or ""),
-            qos=frozenset(k for k, v in qos.items() if v is True),
-            receives=names("receives"),
-            receive=str(event.get("receive") or ""),
-            waits=names("waits") or ("block",),
-            hosts=str(event.get("hosts") or "any"),
-            service=event.get("service") or None,
-            notes=str(event.get("notes") or ""),
-        )
-
-    def summary(self) -> str:
-        """One compact line, e.g. ``reliability reliable,best-effort; history, keyed; receive listener,waitset; transports udp,shm``."""
-        parts = [f"reliability {','.join(self.reliabilities) or '-'}"]
-        if self.qos:
-            parts.append(", ".join(sorted(self.qos)))
-        if self.receives:
-            parts.append(f"receive {','.join(self.receives)}")
-        parts.append(f"transports {','.join(self.transports) or '-'}")
-        if self.hosts == "one":
-            parts.append("one host only")
-        if self.service:
-            parts.append(f"needs {self.service}")
-        return "; ".join(parts)
-
-    def as_dict(self) -> dict:
-        return {
-            "name": self.name, "version": self.version, "max_size": self.max_size,
-            "transports": list(self.transports), "transport": self.transport,
-            "reliabilities": list(self.reliabilities), "reliability": self.reliability,
-            "qos": sorted(self.qos), "receives": list(self.receives), "receive": self.receive,
-            "waits": list(self.waits), "hosts": self.hosts, "service": self.service,
-        }
-
-
-@dataclass(frozen=True)
-class AgentInfo:
-    """What ``mwperf-agent list`` says of the agent: its vocabulary and limits,
-    the adapters it has and those it was built without (with the reason)."""
-
-    version: str | None
-    header_size: int
-    modes: tuple[str, ...]
-    waits: tuple[str, ...]
-    clocks: tuple[str, ...]
-    reliabilities: tuple[str, ...]
-    durabilities: tuple[str, ...]
-    limits: dict
-    adapters: dict[str, AdapterInfo]
-    missing: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def transports(self) -> tuple[str, ...]:
-        """Every transport some adapter offers, in first-seen order."""
-        return tuple(dict.fromkeys(t for a in self.adapters.values() for t in a.transports))
-
-    @property
-    def receives(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(r for a in self.adapters.values() for r in a.receives))
-
-    def limit(self, key: str, default):
-        value = self.limits.get(key)
-        return default if value is None else value
-
-    @classmethod
-    def from_events(cls, events: list[dict]) -> "AgentInfo":
-        head = next((e for e in events if e.get("event") == "agent"), None)
-        if head is None:
-            raise AgentError(f"'{AGENT_NAME} list' did not describe itself (an agent older than this controller?)")
-
-        def names(key: str) -> tuple[str, ...]:
-            value = head.get(key)
-            return tuple(str(v) for v in value) if isinstance(value, list) else ()
-
-        adapters = {}
-        for event in events:
-            if event.get("event") == "adapter" and event.get("name"):
-                info = AdapterInfo.from_event(event)
-                adapters[info.name] = info
-        missing = tuple((str(m.get("name")), str(m.get("reason"))) for m in head.get("missing") or []
-                        if isinstance(m, dict))
-        return cls(version=head.get("version"), header_size=int(head.get("header_size") or 0),
-                   modes=names("modes"), waits=names("waits"), clocks=names("clocks"),
-                   reliabilities=names("reliabilities"), durabilities=names("durabilities"),
-                   limits=dict(head.get("limits") or {}), adapters=adapters, missing=missing)
 
 
 def default_agent_path() -> tuple[str, str]:
@@ -292,7 +160,8 @@ def wakeup(agent: str, cpus: tuple[int, int], timeout: float = 30.0) -> dict:
 class AgentProcess:
     """One running agent (one side of a point), read through deadlines."""
 
-    def __init__(self, argv: list[str], role: str):
+    def __init__(self, argv: list[str], role: str, env: Mapping[str, str] | None = None):
+        """Start ``argv``; ``env`` adds to this process's environment (a service's variables)."""
         self.role = role
         self.argv = argv
         self.stderr_lines: deque[str] = deque(maxlen=20)
@@ -306,6 +175,7 @@ class AgentProcess:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                env={**os.environ, **env} if env else None,
                 # Its own process group (killed as one, spared the terminal's
                 # Ctrl-C) but not its own session: with kernel.sched_autogroup
                 # a new session is a new scheduling group, and crossing groups

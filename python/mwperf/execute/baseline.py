@@ -1,7 +1,7 @@
-"""``mwperf baseline --link netns[:PROFILE]``: the raw capacity of a link,
-measured by iperf3 (TCP, and UDP with 65507-byte datagrams) over the same
-namespace pair the middleware points use, stored as DIR/baseline.json so the
-report shows it beside the middleware numbers."""
+"""The raw capacity of a ``--link``, measured by iperf3 (TCP, and UDP with
+65507-byte datagrams) over the same namespace pair the middleware points
+use; ``mwperf baseline`` stores it as DIR/baseline.json so the report shows
+it beside the middleware numbers."""
 
 from __future__ import annotations
 
@@ -9,17 +9,14 @@ import json
 import shutil
 import subprocess
 import time
-from pathlib import Path
-from typing import TextIO
 
-from mwperf.netns import NetnsPair, parse_link
-from mwperf.options import UsageError
-from mwperf.record import utc_now_iso
-from mwperf.units import UnitError, parse_duration_ns
+from mwperf.errors import UsageError
+from mwperf.execute.netns import NetnsPair
+from mwperf.plan.where import LinkProfile
+from mwperf.results.record import utc_now_iso
 
-__all__ = ["BASELINE_JSON", "iperf3", "run_baseline", "read_baseline"]
+__all__ = ["iperf3", "measure"]
 
-BASELINE_JSON = "baseline.json"
 PORT = 5299
 
 
@@ -50,30 +47,14 @@ def iperf3(pair: NetnsPair, seconds: float, udp: bool) -> dict:
             "retransmits": end.get("sum_sent", {}).get("retransmits")}
 
 
-def run_baseline(link: str, out: str, duration: str, stream: TextIO) -> int:
-    profile = parse_link(link)
-    try:
-        seconds = parse_duration_ns(duration) / 1e9
-    except UnitError as exc:
-        raise UsageError(f"--duration {duration}: {exc}") from None
+def measure(profile: LinkProfile, seconds: float) -> dict:
+    """baseline.json: iperf3 TCP, and UDP with 65507-byte datagrams, over a
+    namespace pair of ``profile``."""
     if shutil.which("iperf3") is None:
-        raise UsageError("baseline: iperf3 is not installed (scripts/install-deps.sh installs it)")
-    directory = Path(out)
-    directory.mkdir(parents=True, exist_ok=True)
+        raise UsageError("baseline", None, "iperf3 is not installed (scripts/install-deps.sh installs it)")
     with NetnsPair(profile) as pair:
         tcp = iperf3(pair, seconds, udp=False)
         udp = iperf3(pair, seconds, udp=True)
     version = subprocess.run(["iperf3", "--version"], capture_output=True, text=True).stdout.split("\n", 1)[0]
-    doc = {"time": utc_now_iso(), "link": profile.as_dict(), "duration_s": seconds, "tool": version.strip(),
-           "tcp": tcp, "udp": udp}
-    (directory / BASELINE_JSON).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    stream.write(f"link {profile.name}: iperf3 TCP {tcp['gbps']:.3f} Gbit/s, UDP (65507 B) {udp['gbps']:.3f} Gbit/s"
-                 f" received, {udp['lost_percent'] or 0:.2f} % lost -> {directory / BASELINE_JSON}\n")
-    return 0
-
-
-def read_baseline(directory: Path) -> dict | None:
-    try:
-        return json.loads((directory / BASELINE_JSON).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    return {"time": utc_now_iso(), "link": profile.as_dict(), "duration_s": seconds, "tool": version.strip(),
+            "tcp": tcp, "udp": udp}

@@ -20,10 +20,13 @@ import os
 import shutil
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from mwperf.execute import netns, services
+
 __all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "clean_leftovers"]
+           "Leftovers", "clean_leftovers"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
@@ -115,11 +118,19 @@ def stale_segments(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, min_age_s: fl
     return stale
 
 
-def clean_leftovers() -> tuple[list[str], list[str]]:
-    """What crashed runs left: (namespaces removed, shared-memory segments removed)."""
-    from mwperf.netns import remove_stale
+@dataclass(frozen=True)
+class Leftovers:
+    """What crashed runs left and was removed, by kind."""
 
-    return remove_stale(), clean_shm()
+    namespaces: list[str]
+    segments: list[str]
+    services: list[str]
+
+
+def clean_leftovers() -> Leftovers:
+    """Remove what crashed runs left: their namespaces (their controller gone),
+    unreferenced shared-memory segments, what their services left."""
+    return Leftovers(netns.remove_stale(), clean_shm(), services.clean_stale())
 
 
 def fastdds_shm_clean(timeout: float = 20.0) -> bool:

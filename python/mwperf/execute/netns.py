@@ -11,16 +11,10 @@ only inside the namespaces. A profile shapes the link in both directions:
 * delay and jitter need netem: where the kernel lacks it, a profile with delay
   is refused with that reason (never run without it).
 
-Profiles: ``gige`` (1 Gbit/s), ``fast-ethernet`` (100 Mbit/s), ``wifi``
-(60 Mbit/s, 2 % loss), ``lossy:P%`` (loss only), ``none`` (the bare veth),
-and the custom form ``rate=100mbit,loss=1%,delay=2ms,jitter=1ms``; a named
-profile may be followed by custom keys (``gige,loss=1%``).
-
-``clock_offset=Ns`` (whole seconds, may be negative) gives the second host a
-clock of its own: its agents run in a Linux time namespace whose
-CLOCK_MONOTONIC is N s ahead (``unshare --time --monotonic N``), so one-way
-latency between the two must go through the offset estimate, as between
-two real hosts.
+The profile (:class:`mwperf.plan.where.LinkProfile`) is validated with the
+options. A ``clock_offset`` runs the second host's agents in a Linux time
+namespace whose CLOCK_MONOTONIC is N s ahead (``unshare --time --monotonic
+N``), so one-way latency between the two goes through the offset estimate.
 
 Namespaces are named ``mwperf-<pid>-a|b`` after the controller's pid, so
 leftovers of a crashed run are found by name and removed (the next run does
@@ -34,100 +28,15 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 
-from mwperf.options import UsageError
+from mwperf.errors import UsageError
+from mwperf.execute.placement import Placement
+from mwperf.plan.where import LinkProfile
 
-__all__ = ["LinkProfile", "parse_link", "NetnsPair", "stale_namespaces", "remove_stale", "PREFIX"]
+__all__ = ["NetnsPair", "stale_namespaces", "remove_stale", "PREFIX"]
 
 PREFIX = "mwperf-"
 SUBNET = "10.77"
-PROFILES = {
-    "none": (None, 0.0),
-    "gige": (1000.0, 0.0),
-    "fast-ethernet": (100.0, 0.0),
-    "wifi": (60.0, 2.0),
-}
-_RATE = re.compile(r"^(\d+(?:\.\d+)?)\s*(k|m|g)?(?:bit|bps)?$", re.I)
-
-
-@dataclass(frozen=True)
-class LinkProfile:
-    name: str
-    rate_mbit: float | None = None
-    loss_pct: float = 0.0
-    delay_ms: float = 0.0
-    jitter_ms: float = 0.0
-    clock_offset_s: int = 0
-
-    def as_dict(self) -> dict:
-        return {"kind": "netns", "profile": self.name, "rate_mbit": self.rate_mbit, "loss_pct": self.loss_pct,
-                "delay_ms": self.delay_ms, "jitter_ms": self.jitter_ms, "clock_offset_s": self.clock_offset_s}
-
-
-def _rate_mbit(text: str, spec: str) -> float:
-    m = _RATE.match(text.strip())
-    if not m:
-        raise UsageError(f"--link {spec}: rate {text}: expected e.g. 100mbit or 1gbit")
-    value = float(m.group(1)) * {"k": 1e-3, "m": 1.0, "g": 1e3, None: 1e-6}[(m.group(2) or "").lower() or None]
-    if value <= 0:
-        raise UsageError(f"--link {spec}: rate {text}: must be positive")
-    return value
-
-
-def _pct(text: str, spec: str, what: str) -> float:
-    try:
-        value = float(text.strip().rstrip("%"))
-    except ValueError:
-        raise UsageError(f"--link {spec}: {what} {text}: expected a percentage, e.g. 5%") from None
-    if not 0 <= value <= 100:
-        raise UsageError(f"--link {spec}: {what} {text}: must be between 0 and 100 %")
-    return value
-
-
-_KEYS = ("rate", "loss", "delay", "jitter", "clock_offset")
-
-
-def parse_link(spec: str) -> LinkProfile:
-    """``netns``, ``netns:PROFILE``; UsageError naming the bad part."""
-    kind, _, profile = spec.strip().partition(":")
-    if kind != "netns":
-        raise UsageError(f"--link {spec}: unknown link kind '{kind}' (netns[:PROFILE])")
-    profile = profile.strip() or "none"
-    parts = [p.strip() for p in profile.split(",")]
-    rate, loss = None, 0.0
-    if parts[0] in PROFILES:
-        rate, loss = PROFILES[parts[0]]
-        parts = parts[1:]
-    elif parts[0].startswith("lossy:"):
-        loss = _pct(parts[0][6:], spec, "loss")
-        parts = parts[1:]
-    elif "=" not in parts[0]:
-        raise UsageError(f"--link {spec}: unknown profile '{parts[0]}' (gige, fast-ethernet, wifi, lossy:P%, none, "
-                         f"or rate=..,loss=..%,delay=..ms,jitter=..ms,clock_offset=..s)")
-    fields: dict[str, str] = {}
-    for part in parts:
-        key, _, value = part.partition("=")
-        if key.strip() not in _KEYS or not value:
-            raise UsageError(f"--link {spec}: '{part}': expected rate=..., loss=...%, delay=...ms, jitter=...ms "
-                             f"or clock_offset=...s")
-        fields[key.strip()] = value.strip()
-    ms = {}
-    for key in ("delay", "jitter"):
-        try:
-            ms[key] = float(fields.get(key, "0").removesuffix("ms"))
-        except ValueError:
-            raise UsageError(f"--link {spec}: {key} {fields[key]}: expected milliseconds, e.g. 2ms") from None
-    offset = 0
-    if "clock_offset" in fields:
-        text = fields["clock_offset"].removesuffix("s")
-        if not text.lstrip("-").isdigit() or not -86400 <= int(text) <= 86400:
-            raise UsageError(f"--link {spec}: clock_offset {fields['clock_offset']}: expected whole seconds "
-                             f"from -86400 to 86400, e.g. 3s (a time namespace's offset)")
-        offset = int(text)
-    return LinkProfile(profile, _rate_mbit(fields["rate"], spec) if "rate" in fields else rate,
-                       _pct(fields["loss"], spec, "loss") if "loss" in fields else loss,
-                       ms["delay"], ms["jitter"], offset)
 
 
 def _run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -162,11 +71,12 @@ def remove_stale() -> list[str]:
     return removed
 
 
-class NetnsPair:
-    """The two namespaces of a run; a context manager that always removes them."""
+class NetnsPair(Placement):
+    """The two namespaces of a point; a context manager that always removes them."""
 
     def __init__(self, profile: LinkProfile, index: int = 0):
         self.profile = profile
+        self.name = profile.name
         pid = os.getpid()
         self.ns = (f"{PREFIX}{pid}-a", f"{PREFIX}{pid}-b")
         self.ifname = (f"mwa{pid % 1000000}", f"mwb{pid % 1000000}")
@@ -177,10 +87,10 @@ class NetnsPair:
     def check_possible(profile: LinkProfile | None = None) -> None:
         """UsageError with the reason when namespaces cannot be made here."""
         if os.geteuid() != 0:
-            raise UsageError("--link netns: needs root (network namespaces, tc, nft)")
+            raise UsageError("--link", "netns", "needs root (network namespaces, tc, nft)")
         for tool in ("ip", "tc", "nft") + (("unshare",) if profile is not None and profile.clock_offset_s else ()):
             if shutil.which(tool) is None:
-                raise UsageError(f"--link netns: '{tool}' is not installed (scripts/install-deps.sh installs it)")
+                raise UsageError("--link", "netns", f"'{tool}' is not installed (scripts/install-deps.sh installs it)")
 
     def __enter__(self) -> "NetnsPair":
         self.check_possible(self.profile)
@@ -211,8 +121,8 @@ class NetnsPair:
                 netem += ["rate", f"{p.rate_mbit}mbit"]
             done = _run("tc", "-n", a, "qdisc", "add", "dev", va, "root", *netem, check=False)
             if done.returncode != 0:
-                raise UsageError(f"--link netns:{p.name}: delay and jitter need netem, which this kernel does not "
-                                 f"have ({done.stderr.strip() or 'tc failed'}); use a profile without them")
+                raise UsageError("--link", f"netns:{p.name}", f"delay and jitter need netem, which this kernel does "
+                                 f"not have ({done.stderr.strip() or 'tc failed'}); use a profile without them")
             _run("tc", "-n", b, "qdisc", "add", "dev", vb, "root", *netem)
         elif p.rate_mbit:
             burst = max(32 * 1024, int(p.rate_mbit * 1e6 / 8 / 250))  # a 4 ms bucket at least
@@ -239,10 +149,6 @@ class NetnsPair:
 
     def command(self, role: str, argv: list[str]) -> list[str]:
         return self.exec_prefix(role) + argv
-
-    def wrap(self, role: str, argv: list[str]) -> list[str]:
-        """The agent's argv in the role's namespace, with its addresses."""
-        return self.exec_prefix(role) + argv + self.agent_args(role)
 
     def as_dict(self) -> dict:
         return self.profile.as_dict()

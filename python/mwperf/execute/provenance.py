@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from mwperf import __version__
-from mwperf.agent import AgentError, agent_version, describe
+from mwperf.errors import AgentError
+from mwperf.execute.agent import agent_version, describe
 
 __all__ = ["SYSCTLS", "PROVENANCE_KEYS", "collect", "system_info", "read_sysctl", "git_info", "governor"]
 

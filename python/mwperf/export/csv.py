@@ -1,4 +1,5 @@
-"""results.csv: one flat row per record (``latency_us.p50`` -> ``latency_p50_us``).
+"""results.csv: one flat row per record (``latency_us.p50`` -> ``latency_p50_us``),
+regenerated from results.jsonl after every point.
 
 Nulls are empty cells, booleans ``true``/``false``, floats in Python's
 shortest round-trip form, affinity lists space-separated.
@@ -7,9 +8,16 @@ shortest round-trip form, affinity lists space-separated.
 from __future__ import annotations
 
 import csv
+import io
+from pathlib import Path
 from typing import Iterable, TextIO
 
-__all__ = ["COLUMNS", "flatten", "write_csv", "to_csv_text"]
+from mwperf.export.exporter import Exporter
+from mwperf.results.rundir import RunDir, write_atomic
+
+__all__ = ["RESULTS_CSV", "COLUMNS", "flatten", "write_csv", "to_csv_text", "ResultsCsv"]
+
+RESULTS_CSV = "results.csv"
 
 _STATS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
 
@@ -111,8 +119,17 @@ def write_csv(records: Iterable[dict], handle: TextIO) -> None:
 
 
 def to_csv_text(records: Iterable[dict]) -> str:
-    import io
-
     buffer = io.StringIO()
     write_csv(records, buffer)
     return buffer.getvalue()
+
+
+class ResultsCsv(Exporter):
+    """DIR/results.csv, replaced whole."""
+
+    name = "csv"
+
+    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+        target = rundir.path / RESULTS_CSV
+        write_atomic(target, to_csv_text(records))
+        return [target]

@@ -1,27 +1,21 @@
 """``DIR/report.html``: one self-contained page (inline CSS and SVG, no
 script, nothing fetched) with the run's provenance and warnings, the plots
-of the reference reports and the tables.
-
-Plots: throughput vs size per middleware, latency percentiles vs size (p50
-with bands to p90 and to p99), each on linear and log axes; latency vs publish rate
-and a loss-rate heatmap size x rate (rate mode, the reference sweep's views);
-CPU and memory per middleware.
+of the reference reports (:mod:`mwperf.export.charts`) and the tables.
 """
 
 from __future__ import annotations
 
-import statistics
 from html import escape
-from typing import Iterable
+from pathlib import Path
 
-from mwperf.export.tables import build_sections, qos_label
-from mwperf.plots import Series, bar_chart, heatmap, histogram, line_chart
-from mwperf.units import format_size
+from mwperf.export.charts import Chart, plot_svgs, point_charts
+from mwperf.export.exporter import Exporter
+from mwperf.export.tables import build_sections
+from mwperf.results.rundir import RunDir, write_atomic
 
-__all__ = ["warnings_for", "render_html", "plot_svgs", "point_svgs", "chosen_point"]
+__all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport"]
 
-#: The latency-over-time plot shows at most this many samples (evenly strided).
-MAX_TIME_POINTS = 2000
+REPORT_HTML = "report.html"
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;color:#222}
@@ -32,25 +26,6 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}.warn{background:#fff4e0;border-
 svg text{font-size:11px;fill:#333}svg text.title{font-size:13px;font-weight:bold}svg text.legend{font-size:10px}
 svg rect.plot{fill:none;stroke:#999}svg line.grid{stroke:#eee}.failed{color:#b00}
 """
-
-
-def _series_name(r: dict) -> str:
-    qos = qos_label(r)
-    return f"{r['mw']} ({qos})" if qos else r["mw"]
-
-
-def _ok(records: Iterable[dict], mode: str) -> list[dict]:
-    return [r for r in records if r.get("status") == "ok" and r.get("mode") == mode]
-
-
-def _median_by(records: list[dict], key, value) -> dict:
-    """{key(r): median of value(r)} over the records whose value is known (repetitions collapse)."""
-    groups: dict = {}
-    for r in records:
-        v = value(r)
-        if v is not None:
-            groups.setdefault(key(r), []).append(v)
-    return {k: statistics.median(vs) for k, vs in groups.items()}
 
 
 def warnings_for(records: list[dict], run: dict | None) -> list[str]:
@@ -103,88 +78,6 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
     return out
 
 
-def plot_svgs(records: list[dict]) -> list[tuple[str, str, str]]:
-    """(section, chart id, svg) for every plot the records support."""
-    plots: list[tuple[str, str, str]] = []
-    by_size = lambda r: (_series_name(r), r["size"])  # noqa: E731 - one key for every size plot
-
-    def both_axes(section: str, base: str, title: str, series: list[Series], y_label: str) -> None:
-        """The plot on linear and on log axes (x is always log: sizes span decades)."""
-        for log in (False, True):
-            chart_id = f"{base}-log" if log else base
-            plots.append((section, chart_id, line_chart(chart_id, f"{title} ({'log' if log else 'linear'})", series,
-                                                        "message size (bytes)", y_label, log_x=True, log_y=log)))
-
-    tput = _ok(records, "throughput")
-    if tput:
-        both_axes("throughput", "throughput-size", "Throughput vs size",
-                  _group(_median_by(tput, by_size, lambda r: r.get("mbps"))), "Mbit/s received")
-    lat = _ok(records, "latency")
-    if lat:
-        q = {k: _median_by(lat, by_size, lambda r, k=k: (r.get("latency_us") or {}).get(k))
-             for k in ("p50", "p90", "p99")}
-        series = _group(q["p50"])
-        for s in series:
-            known = [(x, y) for x, y in s.points if (s.name, x) in q["p90"] and (s.name, x) in q["p99"]]
-            s.bands = [[(x, y, q["p90"][(s.name, x)]) for x, y in known],
-                       [(x, q["p90"][(s.name, x)], q["p99"][(s.name, x)]) for x, _ in known]]
-        both_axes("latency", "latency-size", "Latency p50, bands to p90 and p99, vs size", series,
-                  "one-way latency (us)")
-    rate = [r for r in _ok(records, "rate") if r.get("rate_hz")]
-    for name in dict.fromkeys(_series_name(r) for r in rate):
-        mine = [r for r in rate if _series_name(r) == name]
-        ave = _median_by(mine, lambda r: (format_size(r["size"]), r["rate_hz"]),
-                         lambda r: (r.get("latency_us") or {}).get("mean"))
-        slug = "".join(c if c.isalnum() else "-" for c in name)
-        plots.append(("rate", f"latency-rate-{slug}",
-                      line_chart(f"latency-rate-{slug}", f"{name}: latency (ave) vs publish rate", _group(ave),
-                                 "publish rate (Hz)", "one-way latency, ave (us)", log_x=True, log_y=True)))
-        loss = _median_by(mine, lambda r: (r["size"], r["rate_hz"]), lambda r: r.get("loss_rate"))
-        sizes = sorted({k[0] for k in loss})
-        rates = sorted({k[1] for k in loss})
-        plots.append(("rate", f"loss-heatmap-{slug}",
-                      heatmap(f"loss-heatmap-{slug}", f"{name}: loss rate, size x rate", sizes, rates, loss,
-                              "message size", "publish rate (Hz)", row_fmt=format_size,
-                              col_fmt=lambda v: f"{v:g}")))
-    ok = [r for r in records if r.get("status") == "ok" and r.get("source") is None]
-    if ok:
-        mws = list(dict.fromkeys(r["mw"] for r in ok))
-        cpu = {side: [_cpu_pct(ok, mw, side) for mw in mws] for side in ("pub", "sub")}
-        rss = {side: [_rss_mib(ok, mw, side) for mw in mws] for side in ("pub", "sub")}
-        plots.append(("resources", "cpu", bar_chart("cpu", "CPU per side (median over points, % of one core)",
-                                                    mws, cpu, "% of a core")))
-        plots.append(("resources", "memory", bar_chart("memory", "Peak memory per side (max RSS over points)",
-                                                       mws, rss, "MiB")))
-    return plots
-
-
-def _group(values: dict) -> list[Series]:
-    series: dict[str, Series] = {}
-    for (name, x), y in values.items():
-        series.setdefault(name, Series(name, [])).points.append((float(x), float(y)))
-    for s in series.values():
-        s.points.sort()
-    return list(series.values())
-
-
-def _cpu_pct(records: list[dict], mw: str, side: str) -> float | None:
-    vals = []
-    for r in records:
-        if r["mw"] != mw:
-            continue
-        t = (r.get("cpu_s") or {}).get(side)
-        span = r.get("elapsed_s") or r.get("duration_s")
-        if t and span:
-            vals.append(100.0 * (t["user"] + t["sys"]) / span)
-    return statistics.median(vals) if vals else None
-
-
-def _rss_mib(records: list[dict], mw: str, side: str) -> float | None:
-    vals = [(r.get("rss_kb") or {}).get(side) for r in records if r["mw"] == mw]
-    vals = [v for v in vals if v is not None]
-    return max(vals) / 1024.0 if vals else None
-
-
 def _tables_html(records: list[dict]) -> str:
     out = []
     for section in build_sections(records):
@@ -225,30 +118,6 @@ def _provenance_html(run: dict | None) -> str:
                                for k, v in rows) + "</table>"
 
 
-def chosen_point(records: list[dict], index: int | None) -> dict | None:
-    """The point whose samples the report shows: ``index`` (the record's
-    ``point``), else the first ok latency-mode point with samples, else any."""
-    with_samples = [r for r in records if r.get("status") == "ok" and r.get("samples_file")]
-    if index is not None:
-        return next((r for r in records if r.get("point") == index), None)
-    return next((r for r in with_samples if r["mode"] == "latency"), with_samples[0] if with_samples else None)
-
-
-def point_svgs(record: dict, samples: list[float]) -> list[tuple[str, str, str]]:
-    """Histogram and latency over time of one point's samples."""
-    name = f"point {record['point']}: {_series_name(record)} {record['mode']} {format_size(record['size'])}"
-    if record.get("rate_hz"):
-        name += f" {record['rate_hz']:g} Hz"
-    stride = max(1, len(samples) // MAX_TIME_POINTS)
-    over_time = Series("latency", [(float(i), v) for i, v in enumerate(samples) if i % stride == 0])
-    order = "in arrival order" if (record.get("samples_file") or {}).get("time_ordered") else \
-        "a uniform sample, not in arrival order"
-    return [("point", "point-histogram", histogram("point-histogram", f"{name}: latency histogram", samples,
-                                                   "one-way latency (us)")),
-            ("point", "point-time", line_chart("point-time", f"{name}: latency over the run ({order})",
-                                               [over_time], "sample", "one-way latency (us)"))]
-
-
 SECTIONS = (("throughput", "Throughput vs message size"), ("latency", "Latency vs message size"),
             ("rate", "Publish-rate sweep: latency vs rate, loss heatmap"), ("resources", "CPU and memory"),
             ("point", "One point: latency histogram and latency over time"))
@@ -266,7 +135,7 @@ def _baseline_html(baseline: dict) -> str:
 
 
 def render_html(records: list[dict], run: dict | None, title: str,
-                extra_plots: list[tuple[str, str, str]] = (), baseline: dict | None = None) -> str:
+                extra_plots: list[Chart] = (), baseline: dict | None = None) -> str:
     placements = sorted({f"{(r.get('cpu') or {}).get('placement')} / wait {r.get('wait')}" for r in records})
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
              f"<style>{CSS}</style></head><body>",
@@ -288,3 +157,19 @@ def render_html(records: list[dict], run: dict | None, title: str,
     parts.append(f'<section id="tables"><h2>Tables</h2>{_tables_html(records)}</section>')
     parts.append(f"<p>{len(records)} point(s); results.jsonl is the source of truth.</p></body></html>")
     return "\n".join(parts) + "\n"
+
+
+class HtmlReport(Exporter):
+    """DIR/report.html, written whole (a reader never sees half a page)."""
+
+    name = "html"
+
+    def __init__(self, point: int | None = None):
+        self.point = point  # the point whose samples are plotted (default: the first latency point)
+
+    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+        html = render_html(records, rundir.read_run_json(), f"mwperf run {rundir.path.name}",
+                           point_charts(rundir.path, records, self.point), baseline=rundir.read_baseline())
+        target = rundir.path / REPORT_HTML
+        write_atomic(target, html)
+        return [target]

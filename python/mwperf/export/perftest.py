@@ -14,9 +14,11 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from mwperf.export.tables import qos_label
+from mwperf.export.exporter import Exporter
+from mwperf.results.labels import qos_label
+from mwperf.results.rundir import RunDir
 
-__all__ = ["LATENCY_HEADER", "THROUGHPUT_HEADER", "perftest_tables", "write_perftest_csv"]
+__all__ = ["LATENCY_HEADER", "THROUGHPUT_HEADER", "perftest_tables", "PerftestCsv"]
 
 LATENCY_HEADER = ("Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)", "99% (us)",
                   "99.99% (us)", "99.9999% (us)")
@@ -65,11 +67,20 @@ def perftest_tables(records: Iterable[dict]) -> dict[str, str]:
     return files
 
 
-def write_perftest_csv(records: Iterable[dict], directory: Path) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in sorted(perftest_tables(records).items()):
-        path = directory / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+class PerftestCsv(Exporter):
+    """One CSV file per table (``perftest_tables``), in ``directory`` (default DIR/perftest)."""
+
+    name = "perftest-csv"
+
+    def __init__(self, directory: Path | None = None):
+        self.directory = directory
+
+    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+        directory = self.directory or rundir.path / "perftest"
+        directory.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name, text in sorted(perftest_tables(records).items()):
+            path = directory / name
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+        return written

@@ -9,11 +9,15 @@ A failed point is a row holding its size (and rate) and ``FAILED: reason``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, TextIO
 
+from mwperf.export.exporter import Exporter
+from mwperf.results.labels import qos_key, qos_label
+from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
 
-__all__ = ["Row", "Section", "qos_label", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
+__all__ = ["Row", "Section", "Tables", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
 
 LATENCY_HEADERS = ["Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)",
                    "99% (us)", "99.99% (us)", "99.9999% (us)", "Samples"]
@@ -105,27 +109,6 @@ _BUILDERS = {
 }
 
 
-def _qos_key(record: dict) -> tuple:
-    """What tells sections apart. The middlewares' defaults (volatile,
-    synchronous, unkeyed) count as unset, so a failed point that only knows
-    what was requested joins the section of its ok neighbours. The receive
-    path (listener or waitset) is always shown: it changes the numbers."""
-    qos = record.get("qos") if isinstance(record.get("qos"), dict) else {}
-    durability = qos.get("durability")
-    return (record.get("transport"), record.get("reliability"), qos.get("history"),
-            None if durability == "volatile" else durability, qos.get("instances") or None,
-            bool(qos.get("async")), qos.get("receive"))
-
-
-def qos_label(record: dict) -> str:
-    """Reliability, history, the non-default QoS, and the transport:
-    ``best-effort, keep-last:10, transient-local, keyed 100000, async, listener, shm``."""
-    transport, reliability, history, durability, instances, async_, receive = _qos_key(record)
-    parts = [reliability, history, durability, f"keyed {instances}" if instances else None,
-             "async" if async_ else None, receive, transport]
-    return ", ".join(str(p) for p in parts if p)
-
-
 def _title(mw: str, mode: str, records: list[dict]) -> str:
     parts = [_MODE_NOTE.get(mode, "")]
     cpus = {(r.get("cpu") or {}).get("placement") for r in records}
@@ -154,7 +137,7 @@ def build_sections(records: Iterable[dict]) -> list[Section]:
         mw_order.setdefault(record["mw"], len(mw_order))
         # Sections also part by CPU placement and wait strategy (a sweep may vary them).
         cpu = record.get("cpu") or {}
-        qos = (*_qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"))
+        qos = (*qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"))
         qos_order.setdefault((record["mw"], qos), len(qos_order))
         groups.setdefault((record["mw"], qos, record["mode"]), []).append(record)
     sections = []
@@ -237,3 +220,15 @@ def point_summary(record: dict) -> str:
                 f" lost {loss}")
     return (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
             f" latency ave {_us(_stat(record, 'mean'))} us")
+
+
+class Tables(Exporter):
+    """The tables on a stream (the terminal), as aligned text or Markdown."""
+
+    def __init__(self, fmt: str, out: TextIO):
+        self.name = fmt  # text or md
+        self.out = out
+
+    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+        self.out.write(render(records, self.name))
+        return []

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from mwperf.agent import AdapterInfo, AgentInfo
-from mwperf.units import UnitError, parse_duration_ns, parse_list
+from mwperf.description import AdapterInfo, AgentInfo
+from mwperf.errors import UnitError, Unsupported, UsageError
+from mwperf.units import parse_duration_ns
 
 __all__ = [
     "DEFAULT_HISTORY", "DEFAULT_MATCH_TIMEOUT",
-    "QosOptions", "QosError", "parse_qos", "unsupported", "check_supported", "qos_agent_args",
+    "QosRequest", "QosOptions", "parse_qos", "refusal", "check_supported", "receive_for", "qos_agent_args",
 ]
 
 DEFAULT_HISTORY = "keep-last:10"
@@ -34,8 +35,23 @@ DEFAULT_MATCH_TIMEOUT = "10s"
 NET_DIR = Path("/sys/class/net")
 
 
-class QosError(ValueError):
-    """A bad QoS value; the message is the whole line (option, value, why)."""
+@dataclass(frozen=True)
+class QosRequest:
+    """The QoS options as given, before validation: list options as their
+    items (None: not given), flags as booleans."""
+
+    reliabilities: tuple[str, ...] | None = None
+    best: bool = False
+    histories: tuple[str, ...] | None = None
+    durabilities: tuple[str, ...] | None = None
+    transports: tuple[str, ...] | None = None
+    keyed: bool = False
+    instances: str | None = None
+    async_: bool = False
+    batch: bool = False
+    receive: str | None = None
+    nic: str | None = None
+    match_timeout: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,23 +91,18 @@ class QosOptions:
         }
 
 
-def _items(option: str, text: str) -> list[str]:
-    try:
-        items = parse_list(text)
-    except UnitError as exc:
-        raise QosError(f"{option} {text}: {exc}") from None
-    out: list[str] = []
-    for item in items:
-        if item not in out:
-            out.append(item)
-    return out
-
-
 def _choice(option: str, value: str, choices: Iterable[str]) -> str:
     name = value.strip().lower().replace("_", "-")
     if name not in choices:
-        raise QosError(f"{option} {value}: choose from {', '.join(choices)}")
+        raise UsageError(option, value, f"choose from {', '.join(choices)}")
     return name
+
+
+def _choices(option: str, items: tuple[str, ...] | None, choices: Iterable[str]) -> tuple[str | None, ...]:
+    """Each item checked and normalised, duplicates dropped; (None,) when not given."""
+    if items is None:
+        return (None,)
+    return tuple(dict.fromkeys(_choice(option, v, choices) for v in items))
 
 
 def parse_history(value: str, max_depth: int) -> str:
@@ -102,8 +113,8 @@ def parse_history(value: str, max_depth: int) -> str:
         depth = text[len("keep-last:"):]
         if depth.isdigit() and 1 <= int(depth) <= max_depth:
             return f"keep-last:{int(depth)}"
-        raise QosError(f"--history {value}: the depth must be a whole number from 1 to {max_depth}")
-    raise QosError(f"--history {value}: expected keep-last:N or keep-all")
+        raise UsageError("--history", value, f"the depth must be a whole number from 1 to {max_depth}")
+    raise UsageError("--history", value, "expected keep-last:N or keep-all")
 
 
 def _interfaces(net_dir: Path | None) -> list[str] | None:
@@ -115,128 +126,107 @@ def _interfaces(net_dir: Path | None) -> list[str] | None:
         return None
 
 
-def parse_qos(
-    agent: AgentInfo,
-    *,
-    reliability: str | None = None,
-    best: bool = False,
-    history: str | None = None,
-    durability: str | None = None,
-    keyed: bool = False,
-    instances: str | int | None = None,
-    async_: bool = False,
-    batch: bool = False,
-    receive: str | None = None,
-    transport: str | None = None,
-    nic: str | None = None,
-    match_timeout: str | None = None,
-    net_dir: Path | None = NET_DIR,
-) -> QosOptions:
+def _instances(request: QosRequest, agent: AgentInfo) -> int:
+    if request.instances is None:
+        return 1 if request.keyed else 0
+    text = str(request.instances).strip()
+    if not request.keyed:
+        raise UsageError("--instances", text, "needs --keyed (instances of a keyed topic)")
+    max_instances = int(agent.limit("max_instances", 10_000_000))
+    if not text.isdigit() or not 1 <= int(text) <= max_instances:
+        raise UsageError("--instances", text, f"must be a whole number from 1 to {max_instances}")
+    return int(text)
+
+
+def _nic(nic: str | None, net_dir: Path | None) -> str | None:
+    if nic is None:
+        return None
+    value = nic.strip()
+    known = _interfaces(net_dir)
+    if not value or "/" in value or (known is not None and value not in known):
+        have = ", ".join(known) if known else "none found"
+        raise UsageError("--nic", nic, f"no such network interface (have: {have})")
+    return value
+
+
+def parse_qos(agent: AgentInfo, request: QosRequest = QosRequest(), *, net_dir: Path | None = NET_DIR) -> QosOptions:
     """Check the values against the agent's vocabulary (not yet whether the
-    chosen middlewares honour them)."""
-    reliabilities: list[str | None] = [None]
-    if reliability is not None:
-        reliabilities = [_choice("--reliability", v, agent.reliabilities) for v in _items("--reliability", reliability)]
-        if best and reliabilities != ["best-effort"]:
-            raise QosError(f"--best: conflicts with --reliability {reliability}")
-    elif best:
-        reliabilities = ["best-effort"]
+    chosen middlewares honour them). ``net_dir`` lists this host's network
+    interfaces; None when --nic names another host's."""
+    reliabilities = _choices("--reliability", request.reliabilities, agent.reliabilities)
+    if request.best:
+        if request.reliabilities is not None and reliabilities != ("best-effort",):
+            raise UsageError("--best", None, f"conflicts with --reliability {','.join(request.reliabilities)}")
+        reliabilities = ("best-effort",)
 
     histories = None
-    if history is not None:
+    if request.histories is not None:
         max_depth = int(agent.limit("max_history_depth", 1_000_000))
-        histories = tuple(dict.fromkeys(parse_history(v, max_depth) for v in _items("--history", history)))
+        histories = tuple(dict.fromkeys(parse_history(v, max_depth) for v in request.histories))
 
-    durabilities: list[str | None] = [None]
-    if durability is not None:
-        durabilities = [_choice("--durability", v, agent.durabilities) for v in _items("--durability", durability)]
-
-    transports: list[str | None] = [None]
-    if transport is not None:
-        transports = []
-        for value in _items("--transport", transport):
-            name = _choice("--transport", value, (*agent.transports, "default"))
-            name_or_default = None if name == "default" else name
-            if name_or_default not in transports:
-                transports.append(name_or_default)
-
-    count = 0
-    if instances is not None:
-        text = str(instances).strip()
-        if not keyed:
-            raise QosError(f"--instances {text}: needs --keyed (instances of a keyed topic)")
-        max_instances = int(agent.limit("max_instances", 10_000_000))
-        if not text.isdigit() or not 1 <= int(text) <= max_instances:
-            raise QosError(f"--instances {text}: must be a whole number from 1 to {max_instances}")
-        count = int(text)
-    elif keyed:
-        count = 1
-
-    receive_value = None if receive is None else _choice("--receive", receive, agent.receives or ("none",))
-
-    nic_value = None
-    if nic is not None:
-        nic_value = nic.strip()
-        known = _interfaces(net_dir)
-        if not nic_value or "/" in nic_value or (known is not None and nic_value not in known):
-            have = ", ".join(known) if known else "none found"
-            raise QosError(f"--nic {nic}: no such network interface (have: {have})")
-
+    durabilities = _choices("--durability", request.durabilities, agent.durabilities)
+    transports = _choices("--transport", request.transports, (*agent.transports, "default"))
+    instances = _instances(request, agent)
+    receive = None if request.receive is None else _choice("--receive", request.receive, agent.receives or ("none",))
+    nic = _nic(request.nic, net_dir)
+    timeout = request.match_timeout if request.match_timeout is not None else DEFAULT_MATCH_TIMEOUT
     try:
-        match_ns = parse_duration_ns(match_timeout if match_timeout is not None else DEFAULT_MATCH_TIMEOUT)
+        match_ns = parse_duration_ns(timeout)
     except UnitError as exc:
-        raise QosError(f"--match-timeout {match_timeout}: {exc}") from None
+        raise UsageError("--match-timeout", timeout, str(exc)) from None
 
     return QosOptions(
-        reliabilities=tuple(dict.fromkeys(reliabilities)),
+        reliabilities=reliabilities,
         histories=histories,
-        durabilities=tuple(dict.fromkeys(durabilities)),
-        transports=tuple(transports),
-        instances=count,
-        async_=async_,
-        batch=batch,
-        receive=receive_value,
-        nic=nic_value,
+        durabilities=durabilities,
+        transports=tuple(dict.fromkeys(None if name == "default" else name for name in transports)),
+        instances=instances,
+        async_=request.async_,
+        batch=request.batch,
+        receive=receive,
+        nic=nic,
         match_timeout_ns=match_ns,
-        best=best,
+        best=request.best,
     )
 
 
-def unsupported(qos: QosOptions, info: AdapterInfo) -> str | None:
-    """The first option ``info``'s middleware cannot honour, as one line; None if all are fine."""
+def refusal(qos: QosOptions, info: AdapterInfo) -> Unsupported | None:
+    """The first option ``info``'s middleware cannot honour; None if all are fine."""
     mw = info.name
     for rel in qos.reliabilities:
         if rel is not None and rel not in info.reliabilities:
-            option = "--best" if qos.best else f"--reliability {rel}"
-            return f"{option}: not supported by {mw}"
+            return Unsupported("--best", None, f"not supported by {mw}", mw) if qos.best else \
+                Unsupported("--reliability", rel, f"not supported by {mw}", mw)
     for hist in qos.histories or ():
         if not info.honours("history"):
-            return f"--history {hist}: not supported by {mw} (no history QoS)"
+            return Unsupported("--history", hist, f"not supported by {mw} (no history QoS)", mw)
     for dur in qos.durabilities:
         if dur is not None and not info.honours("durability"):
-            return f"--durability {dur}: not supported by {mw} (no durability QoS)"
+            return Unsupported("--durability", dur, f"not supported by {mw} (no durability QoS)", mw)
     if qos.instances and not info.honours("keyed"):
-        return f"--keyed: not supported by {mw} (no keyed topics)"
+        return Unsupported("--keyed", None, f"not supported by {mw} (no keyed topics)", mw)
     if qos.async_ and not info.honours("async"):
-        return f"--async: not supported by {mw} (no asynchronous publishing)"
+        return Unsupported("--async", None, f"not supported by {mw} (no asynchronous publishing)", mw)
     if qos.batch and not info.honours("batch"):
-        return f"--batch: not supported by {mw} (no write batching)"
+        return Unsupported("--batch", None, f"not supported by {mw} (no write batching)", mw)
     if qos.receive is not None and qos.receive not in info.receives:
-        return f"--receive {qos.receive}: not supported by {mw} (choose from: {', '.join(info.receives) or 'none'})"
+        return Unsupported("--receive", qos.receive,
+                           f"not supported by {mw} (choose from: {', '.join(info.receives) or 'none'})", mw)
     for name in qos.transports:
         if name is not None and name not in info.transports:
-            return f"--transport {name}: not supported by {mw} (choose from: {', '.join(info.transports) or 'none'})"
+            return Unsupported("--transport", name,
+                               f"not supported by {mw} (choose from: {', '.join(info.transports) or 'none'})", mw)
     if qos.nic is not None and not info.has_qos:
-        return f"--nic {qos.nic}: not supported by {mw} (raw sockets always use loopback)"
+        return Unsupported("--nic", qos.nic, f"not supported by {mw} (raw sockets always use loopback)", mw)
     return None
 
 
 def check_supported(qos: QosOptions, mws: Iterable[str], adapters: Mapping[str, AdapterInfo]) -> None:
-    """QosError naming the first option a chosen middleware cannot honour."""
+    """UsageError naming the first option a chosen middleware cannot honour."""
     for mw in mws:
-        problem = unsupported(qos, adapters[mw])
-        if problem:
-            raise QosError(problem)
+        problem = refusal(qos, adapters[mw])
+        if problem is not None:
+            raise problem
 
 
 def receive_for(qos: QosOptions, info: AdapterInfo | None, wait: str) -> str | None:

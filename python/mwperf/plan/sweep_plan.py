@@ -29,23 +29,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
+from mwperf.description import AgentInfo
+from mwperf.errors import PlanError, UnitError, Unsupported, UsageError
+from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest, TestPoint
+from mwperf.plan.validate import build_run_options
+from mwperf.plan.qos import QosRequest
+from mwperf.units import parse_duration_ns, parse_list, parse_rate_hz, parse_size
 
-from mwperf.agent import AdapterInfo, AgentInfo
-from mwperf.options import RunOptions, TestPoint, UsageError, build_run_options
-from mwperf.units import UnitError, parse_duration_ns, parse_list, parse_rate_hz, parse_size
+__all__ = ["Plan", "load_plan", "parse_plan", "expand"]
 
-__all__ = ["PlanError", "PlannedPoint", "Plan", "load_plan", "parse_plan", "expand"]
-
-#: Options a plan may set, in expansion order (outermost first), with the
-#: build_run_options / parse_qos argument each one feeds.
+#: Options a plan may set, in expansion order (outermost first).
 OPTION_KEYS = (
     "mw", "transport", "reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive",
     "wait", "cpu", "mode", "size", "rate", "duration", "warmup", "samples", "precision", "confidence",
     "latency_count", "nic", "match_timeout", "point_timeout", "link",
 )
-QOS_KEYS = {"reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive", "transport", "nic",
-            "match_timeout"}
 SWEEP_KEYS = ("exclude", "repetitions", "description")
 #: One value even when it has a comma (``cpu: 0,1`` is one placement).
 NO_COMMA_SPLIT = {"cpu", "link"}
@@ -55,21 +53,6 @@ MAX_REPETITIONS = 1000
 #: A rate point given only a sample count runs at most this much longer than its samples need.
 SAMPLES_MARGIN = 1.2
 SAMPLES_DEFAULT_MAX_S = 60
-
-
-class PlanError(ValueError):
-    """A bad plan; the message is one line naming the plan, the key and the value."""
-
-
-@dataclass(frozen=True)
-class PlannedPoint:
-    """One point of a sweep: its options (one point's worth), repetition and key."""
-
-    opts: RunOptions
-    point: TestPoint
-    repetition: int
-    key: str
-    repetitions: int = 1
 
 
 @dataclass(frozen=True)
@@ -90,39 +73,39 @@ def _values(source: str, key: str, raw: Any) -> tuple:
     """A plan value or list as a tuple of option strings (bools for flags)."""
     items = raw if isinstance(raw, list) else [raw]
     if not items:
-        raise PlanError(f"{source}: {key}: empty list")
+        raise PlanError(source, key, None, "empty list")
     out: list = []
     for item in items:
         if isinstance(item, bool):
             if key not in FLAGS:
-                raise PlanError(f"{source}: {key}: {str(item).lower()} is not a value of {key}")
+                raise PlanError(source, key, None, f"{str(item).lower()} is not a value of {key}")
             out.append(item)
         elif isinstance(item, (int, float, str)):
             text = str(item).strip()
             if key in FLAGS:
-                raise PlanError(f"{source}: {key}: {text}: expected true or false")
+                raise PlanError(source, key, text, "expected true or false")
             if key in NO_COMMA_SPLIT:
                 out.append(text)
             else:
                 try:
                     out.extend(parse_list(text))
                 except UnitError as exc:
-                    raise PlanError(f"{source}: {key}: {text}: {exc}") from None
+                    raise PlanError(source, key, text, str(exc)) from None
         else:
-            raise PlanError(f"{source}: {key}: {item!r} is not a single value")
+            raise PlanError(source, key, None, f"{item!r} is not a single value")
     return tuple(dict.fromkeys(out))
 
 
 def _rule(source: str, index: int, raw: Any) -> dict:
-    where = f"{source}: exclude[{index}]"
+    where = f"exclude[{index}]"
     if not isinstance(raw, dict) or not raw:
-        raise PlanError(f"{where}: expected a mapping of conditions, e.g. {{offered_gbps_over: 8}}")
+        raise PlanError(source, where, None, "expected a mapping of conditions, e.g. {offered_gbps_over: 8}")
     rule: dict[str, Any] = {}
     for key, value in raw.items():
         name = _key_name(str(key))
         if name not in RULE_BOUNDS and name not in OPTION_KEYS:
-            raise PlanError(f"{where}.{key}: unknown condition (use an option name, "
-                            f"{', '.join(sorted(RULE_BOUNDS))})")
+            raise PlanError(source, f"{where}.{key}", None, f"unknown condition (use an option name, "
+                                                            f"{', '.join(sorted(RULE_BOUNDS))})")
         try:
             if name in ("size_over", "size_under"):
                 rule[name] = parse_size(str(value))
@@ -136,7 +119,7 @@ def _rule(source: str, index: int, raw: Any) -> dict:
                 rule[name] = {_normal(name, v) for v in _values(source, name, value)}
         except (UnitError, ValueError, TypeError) as exc:
             detail = f": {exc}" if isinstance(exc, UnitError) else ""
-            raise PlanError(f"{where}.{key}: {value}: not a valid bound{detail}") from None
+            raise PlanError(source, f"{where}.{key}", str(value), f"not a valid bound{detail}") from None
     return rule
 
 
@@ -159,14 +142,16 @@ def _normal(key: str, value: Any):
 
 def parse_plan(text: str, source: str = "plan") -> Plan:
     """Check the plan's structure and keys (not yet the values: see :func:`expand`)."""
+    import yaml  # only a plan needs it: the command line starts without
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise PlanError(f"{source}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+        raise PlanError(source, None, None, f"not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
     if not isinstance(data, dict):
-        raise PlanError(f"{source}: expected a mapping of mwperf run options (mw: ..., size: ...)")
+        raise PlanError(source, None, None, "expected a mapping of mwperf run options (mw: ..., size: ...)")
     options: dict[str, tuple] = {}
     exclude: list[dict] = []
     repetitions = 1
@@ -178,19 +163,19 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
             exclude = [_rule(source, i, r) for i, r in enumerate(rules)]
         elif key == "repetitions":
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
-                raise PlanError(f"{source}: repetitions: {value}: must be a whole number from 1 to {MAX_REPETITIONS}")
+                raise PlanError(source, "repetitions", str(value), f"must be a whole number from 1 to {MAX_REPETITIONS}")
             repetitions = value
         elif key == "description":
             description = str(value)
         elif key in OPTION_KEYS:
             if value is None:
-                raise PlanError(f"{source}: {raw_key}: no value")
+                raise PlanError(source, str(raw_key), None, "no value")
             options[key] = _values(source, str(raw_key), value)
         else:
             known = ", ".join(OPTION_KEYS + SWEEP_KEYS)
-            raise PlanError(f"{source}: {raw_key}: unknown key (known: {known})")
+            raise PlanError(source, str(raw_key), None, f"unknown key (known: {known})")
     if "mw" not in options:
-        raise PlanError(f"{source}: mw: missing (the middlewares to sweep, e.g. mw: [cyclonedds, fastdds])")
+        raise PlanError(source, "mw", None, "missing (the middlewares to sweep, e.g. mw: [cyclonedds, fastdds])")
     for index, rule in enumerate(exclude):
         for cond, wanted in rule.items():
             if cond in RULE_BOUNDS:
@@ -199,7 +184,7 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
             unknown = sorted(map(str, wanted - planned)) if cond in options else []
             if cond not in options or unknown:
                 have = ", ".join(map(str, options.get(cond, ()))) or "not set in this plan"
-                raise PlanError(f"{source}: exclude[{index}].{cond}: {', '.join(unknown) or 'this key'}: "
+                raise PlanError(source, f"exclude[{index}].{cond}", ", ".join(unknown) or "this key",
                                 f"not among the plan's values ({have})")
     return Plan(source, options, tuple(exclude), repetitions, description, text)
 
@@ -209,9 +194,9 @@ def load_plan(path: str | Path) -> Plan:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise PlanError(f"{path}: cannot read the plan: {exc.strerror or exc}") from None
+        raise PlanError(str(path), None, None, f"cannot read the plan: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise PlanError(f"{path}: not a text (UTF-8) file") from None
+        raise PlanError(str(path), None, None, "not a text (UTF-8) file") from None
     return parse_plan(text, str(path))
 
 
@@ -240,15 +225,13 @@ def _excluded(rules: tuple[Mapping[str, Any], ...], settings: Mapping[str, Any])
     return False
 
 
-def _option_key(message: str, settings: Mapping[str, Any]) -> str:
-    """The plan key a run-option error is about (its message starts with --option)."""
-    if message.startswith("--"):
-        name = _key_name(message[2:].split(None, 1)[0].rstrip(":"))
-        if name == "best":
-            return "reliability"
-        if name in OPTION_KEYS:
-            return name
-    return "mw" if "mw" in settings else "plan"
+def _plan_key(option: str | None) -> str:
+    """The plan key a run option is set by; an option a plan cannot set
+    (``--out``) is about the point as a whole, named by its middleware."""
+    name = _key_name(option[2:]) if option and option.startswith("--") else None
+    if name == "best":
+        return "reliability"
+    return name if name in OPTION_KEYS else "mw"
 
 
 def _point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
@@ -293,7 +276,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
         if settings["mode"] != "rate":
             settings.pop("rate", None)  # rate only applies to rate-mode points
         elif "rate" not in settings:
-            raise PlanError(f"{plan.source}: rate: missing (mode rate needs rate: HZ or a list)")
+            raise PlanError(plan.source, "rate", None, "missing (mode rate needs rate: HZ or a list)")
         if settings["mode"] != "throughput":
             settings.pop("latency_count", None)  # the pings interleaved with flat-out samples
         if _excluded(plan.exclude, settings):
@@ -301,7 +284,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
         opts = _point_options(plan, settings, out=out, agent=agent, agent_info=agent_info, cpu_count=cpu_count)
         built = opts.points()
         if len(built) != 1:  # pragma: no cover - every list is expanded here, one value a point
-            raise PlanError(f"{plan.source}: {dict(settings)}: expands to {len(built)} points, not one")
+            raise PlanError(plan.source, None, None, f"{dict(settings)}: expands to {len(built)} points, not one")
         point = built[0]
         # The same configuration written twice (1k and 1024, keyed and instances) runs once.
         ident = _point_key(opts, point, 0)
@@ -315,35 +298,39 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
             points.append(PlannedPoint(opts, planned, repetition, _point_key(opts, planned, repetition),
                                        plan.repetitions))
     if not points:
-        raise PlanError(f"{plan.source}: exclude: every point is excluded")
+        raise PlanError(plan.source, "exclude", None, "every point is excluded")
     return points
+
+
+def _request(settings: Mapping[str, Any], out: Path) -> RunRequest:
+    """One point's settings (one value each) as the run options they set."""
+    def one(key: str) -> tuple[str, ...] | None:
+        return None if settings.get(key) is None else (settings[key],)
+
+    qos = QosRequest(
+        reliabilities=one("reliability"), histories=one("history"), durabilities=one("durability"),
+        transports=one("transport"), keyed=bool(settings.get("keyed")) or "instances" in settings,
+        instances=settings.get("instances"), async_=bool(settings.get("async")), batch=bool(settings.get("batch")),
+        receive=settings.get("receive"), nic=settings.get("nic"), match_timeout=settings.get("match_timeout"))
+    return RunRequest(
+        mws=one("mw"), modes=one("mode"), sizes=one("size"), rates=one("rate"),
+        duration=settings.get("duration") or _sample_duration(settings), warmup=settings.get("warmup"),
+        cpu=settings.get("cpu"), wait=settings.get("wait"), latency_count=settings.get("latency_count"),
+        samples=settings.get("samples"), precision=settings.get("precision"), confidence=settings.get("confidence"),
+        point_timeout=settings.get("point_timeout"), link=settings.get("link"), out=str(out), qos=qos)
 
 
 def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent: str | None,
                    agent_info: AgentInfo, cpu_count: int | None) -> RunOptions:
-    def text(key: str) -> str | None:
-        value = settings.get(key)
-        return None if value is None else str(value)
-
-    qos: dict[str, Any] = {k: text(k) for k in QOS_KEYS if k in settings and k not in FLAGS}
-    qos["batch"] = bool(settings.get("batch"))
-    qos["keyed"] = bool(settings.get("keyed")) or "instances" in settings
-    qos["async_"] = bool(settings.get("async"))
+    """The point validated as ``mwperf run`` validates; an error names the plan key it is about."""
     try:
-        return build_run_options(
-            mw=text("mw"), mode=text("mode"), size=text("size"), rate=text("rate"),
-            duration=text("duration") or _sample_duration(settings), warmup=text("warmup"), cpu=text("cpu"),
-            wait=text("wait"), latency_count=text("latency_count"), out=str(out), point_timeout=text("point_timeout"),
-            agent=agent, agent_info=agent_info, cpu_count=cpu_count, qos=qos, samples=text("samples"),
-            precision=text("precision"), confidence=text("confidence"), link=text("link"), check_out=False,
-        )
+        return build_run_options(_request(settings, out), agent_info, agent=agent, cpu_count=cpu_count,
+                                 check_out=False)
     except UsageError as exc:
-        message = str(exc)
-        key = _option_key(message, settings)
-        detail = message.split(" ", 1)[1] if message.startswith("--") and " " in message else message
+        key = _plan_key(exc.option)
         hint = ""
-        if "carries at most" in message:
-            hint = f" (exclude it: {{mw: {settings.get('mw')}, size_over: {agent_info.adapters[settings['mw']].max_size}}})"
-        elif "not supported by" in message:
-            hint = f" (exclude it: {{mw: {settings.get('mw')}, {key}: {settings.get(key)}}})"
-        raise PlanError(f"{plan.source}: {key}: {detail}{hint}") from None
+        if isinstance(exc, Unsupported):
+            rule = f"size_over: {agent_info.adapters[exc.mw].max_size}" if key == "size" else \
+                f"{key}: {settings.get(key)}"
+            hint = f" (exclude it: {{mw: {exc.mw}, {rule}}})"
+        raise PlanError(plan.source, key, exc.value, exc.reason + hint) from None

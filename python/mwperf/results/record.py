@@ -40,21 +40,38 @@ measured.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from mwperf.agent import AdapterInfo
-from mwperf.options import CpuPlacement, TestPoint
-from mwperf.qos import QosOptions, receive_for
-from mwperf.rundir import samples_path
+from mwperf.description import AdapterInfo
+from mwperf.plan.options import PlannedPoint, TestPoint
+from mwperf.plan.qos import QosOptions, receive_for
+from mwperf.results.rundir import samples_path
 
-__all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "QOS_FIELDS", "stats_us", "merge_record", "utc_now_iso", "total_loss"]
+__all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "QOS_FIELDS", "PointOutcome", "stats_us", "merge_record", "utc_now_iso",
+           "total_loss"]
 
 SCHEMA_VERSION = 1
 STAT_FIELDS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
 _INTERVALS = ("p50_ci", "p99_ci")
 QOS_FIELDS = ("history", "durability", "instances", "async", "receive")
 _NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
+
+
+@dataclass
+class PointOutcome:
+    """What one point's run produced: each side's ``result`` and ``ready``
+    events (None where the side never said it), the reason it failed, and
+    where it ran (``link``, ``clock``: None on one host)."""
+
+    pub: dict | None = None
+    sub: dict | None = None
+    pub_ready: dict | None = None
+    sub_ready: dict | None = None
+    error: str | None = None
+    link: dict | None = None
+    clock: dict | None = None  # two hosts: the estimated clock offset (mwperf.execute.clocks)
 
 
 def utc_now_iso() -> str:
@@ -173,54 +190,44 @@ def total_loss(mode: str, sent: int | None, received: int | None) -> str | None:
     return "no sample received (lost 100%)"
 
 
-def merge_record(
-    *,
-    run_id: str,
-    point: TestPoint,
-    time: str,
-    duration_ns: int,
-    warmup_ns: int,
-    cpu: CpuPlacement,
-    wait: str,
-    pub: dict | None,
-    sub: dict | None,
-    pub_ready: dict | None = None,
-    sub_ready: dict | None = None,
-    adapter: AdapterInfo | None = None,
-    error: str | None = None,
-    qos: QosOptions | None = None,
-    repetition: int | None = None,
-    point_key: str | None = None,
-    samples: int = 0,
-    precision: float = 0.0,
-    confidence: str = "0.95",
-    link: dict | None = None,
-    clock: dict | None = None,
-) -> dict:
-    """One schema-v1 record; status is "failed" when ``error`` is set, a
-    side's result is missing, or every sample was lost."""
-    qos = qos or QosOptions()
-    mode = point.mode
-
+def _delivery(mode: str, pub: dict | None, sub: dict | None) -> tuple:
+    """(sent, received, lost, samples/s, latency, rtt): in latency mode the
+    publisher counts the pongs; otherwise the subscriber counts what arrived,
+    and the headline latency is the pings' (throughput) or one-way (rate)."""
     sent = _int(_get(pub, "sent"))
     if mode == "latency":
         received = _int(_get(pub, "pongs"))
         lost = None if sent is None or received is None else sent - received
         pongs, elapsed = _get(pub, "pongs"), _get(pub, "elapsed_ns")
         samples_per_s = float(pongs) / (elapsed / 1e9) if pongs is not None and elapsed else None
-        latency = stats_us(_get(pub, "latency_ns"))
-        rtt = stats_us(_get(pub, "rtt_ns"))
-    else:
-        received = _int(_get(sub, "received"))
-        lost = _int(_get(sub, "lost"))
-        sps = _get(sub, "samples_per_s")
-        samples_per_s = None if sps is None else float(sps)
-        if mode == "throughput":
-            latency = stats_us(_get(pub, "latency_ns"))
-            rtt = stats_us(_get(pub, "rtt_ns"))
-        else:
-            latency = stats_us(_get(sub, "latency_ns"))
-            rtt = None
+        return sent, received, lost, samples_per_s, stats_us(_get(pub, "latency_ns")), stats_us(_get(pub, "rtt_ns"))
+    sps = _get(sub, "samples_per_s")
+    counts = (sent, _int(_get(sub, "received")), _int(_get(sub, "lost")), None if sps is None else float(sps))
+    if mode == "throughput":
+        return *counts, stats_us(_get(pub, "latency_ns")), stats_us(_get(pub, "rtt_ns"))
+    return *counts, stats_us(_get(sub, "latency_ns")), None
+
+
+def _failure(outcome: PointOutcome, mode: str, sent: int | None, received: int | None) -> str | None:
+    """Why the point failed: its error, a missing result, or nothing delivered; None when ok."""
+    if outcome.error is not None:
+        return outcome.error
+    if outcome.pub is None:
+        return "publisher result missing"
+    if outcome.sub is None:
+        return "subscriber result missing"
+    return total_loss(mode, sent, received)
+
+
+def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, time: str) -> dict:
+    """One schema-v1 record; status is "failed" when the outcome has an
+    error, a side's result is missing, or every sample was lost."""
+    opts, point = planned.opts, planned.point
+    pub, sub, pub_ready, clock = outcome.pub, outcome.sub, outcome.pub_ready, outcome.clock
+    adapter = opts.adapters.get(point.mw)
+    mode = point.mode
+
+    sent, received, lost, samples_per_s, latency, rtt = _delivery(mode, pub, sub)
     # One-way figures across two clocks: the subscriber subtracted the
     # estimated offset; the raw ones are the same shifted back.
     applied_ns = int(_get(sub, "clock_offset_ns") or 0) if mode == "rate" else 0
@@ -245,12 +252,7 @@ def merge_record(
 
     version = _get(pub, "adapter_version") or _get(sub, "adapter_version") or (adapter.version if adapter else None)
 
-    status = "ok" if error is None and pub is not None and sub is not None else "failed"
-    if status == "failed" and error is None:
-        error = "publisher result missing" if pub is None else "subscriber result missing"
-    if status == "ok":
-        error = total_loss(mode, sent, received)
-        status = "ok" if error is None else "failed"
+    error = _failure(outcome, mode, sent, received)
 
     pub_config, sub_config = _config(pub), _config(sub)
     transport = (_get(pub, "transport") or _get(sub, "transport") or point.transport
@@ -267,19 +269,19 @@ def merge_record(
         "mode": mode,
         "transport": transport,
         "reliability": reliability,
-        "qos": _effective_qos(point, qos, adapter, pub_config or sub_config, wait),
+        "qos": _effective_qos(point, opts.qos, adapter, pub_config or sub_config, opts.wait),
         "size": point.size,
         "rate_hz": float(point.rate_hz) if mode == "rate" and point.rate_hz is not None else None,
-        "duration_s": duration_ns / 1e9,
-        "warmup_s": warmup_ns / 1e9,
+        "duration_s": opts.duration_ns / 1e9,
+        "warmup_s": opts.warmup_ns / 1e9,
         "cpu": {
-            "pub": cpu.pub,
-            "sub": cpu.sub,
-            "placement": cpu.placement,
+            "pub": opts.cpu.pub,
+            "sub": opts.cpu.sub,
+            "placement": opts.cpu.placement,
             "pub_affinity": _affinity(pub, pub_ready),
-            "sub_affinity": _affinity(sub, sub_ready),
+            "sub_affinity": _affinity(sub, outcome.sub_ready),
         },
-        "wait": wait,
+        "wait": opts.wait,
         "sent": sent,
         "received": received,
         "lost": lost,
@@ -304,15 +306,15 @@ def merge_record(
         "own_kb": {"pub": _int(_get(pub, "own_kb")), "sub": _int(_get(sub, "own_kb"))},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
         "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
-        "link": link,
+        "link": outcome.link,
         "clock": _clock(clock, mode, latency, applied_ns, _get(pub, "clock") or _get(sub, "clock")),
         "samples_file": _samples_file(pub, sub, point),
-        "repetition": repetition,
-        "point_key": point_key,
-        "samples": samples or None,
+        "repetition": planned.repetition,
+        "point_key": planned.key,
+        "samples": opts.samples or None,
         "elapsed_s": _elapsed_s(pub),
-        "adaptive": _adaptive(precision, confidence, pub, sub),
-        "status": status,
+        "adaptive": _adaptive(opts.precision, opts.confidence, pub, sub),
+        "status": "ok" if error is None else "failed",
         "error": error,
     }
 

@@ -1,11 +1,13 @@
-"""The run directory: results.jsonl, results.csv and run.json.
+"""The run directory: results.jsonl, run.json, the kept samples, baseline.json.
 
 * ``results.jsonl``: one record per point, appended as one write, flushed
   and fsync'ed before the next point starts, so a crash keeps every point
-  measured so far;
-* ``results.csv``: regenerated from results.jsonl after every point;
+  measured so far (the formats generated from it, results.csv and
+  report.html, are :mod:`mwperf.export`'s);
 * ``run.json``: provenance, written at the start and rewritten atomically
-  at the end.
+  at the end;
+* ``samples/NNNNN.i64``: each point's headline latency samples;
+* ``baseline.json``: the link's raw capacity (``mwperf baseline``).
 
 Ctrl-C and SIGTERM are held back while a record is being written, so a
 record is never half-written by an interrupt.
@@ -14,21 +16,21 @@ record is never half-written by an interrupt.
 from __future__ import annotations
 
 import json
-import struct
 import os
-import sys
+import struct
 from pathlib import Path
+from typing import Callable
 
-from mwperf.export.csv import write_csv
 from mwperf.interrupts import signals_deferred
-from mwperf.schema import validate_record
+from mwperf.results.schema import validate_record
 
-__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "RESULTS_JSONL", "RESULTS_CSV", "RUN_JSON", "SAMPLES_DIR"]
+__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "write_atomic", "RESULTS_JSONL", "RUN_JSON",
+           "SAMPLES_DIR", "BASELINE_JSON"]
 
 RESULTS_JSONL = "results.jsonl"
 SAMPLES_DIR = "samples"
-RESULTS_CSV = "results.csv"
 RUN_JSON = "run.json"
+BASELINE_JSON = "baseline.json"
 
 
 def samples_path(index: int) -> str:
@@ -50,7 +52,8 @@ def read_samples(directory: Path | str, record: dict) -> list[float] | None:
     return [v / 1000.0 for v in struct.unpack(f"<{count}q", data[:count * 8])]
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` at once: a reader sees the old file or the new one."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8", newline="") as handle:
         handle.write(text)
@@ -59,7 +62,7 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def read_records(directory: Path | str, warn=None) -> list[dict]:
+def read_records(directory: Path | str, warn: Callable[[str], None] | None = None) -> list[dict]:
     """Records of ``results.jsonl``; a torn or unreadable line is skipped
     (reported through ``warn(message)`` if given)."""
     path = Path(directory) / RESULTS_JSONL
@@ -90,10 +93,6 @@ class RunDir:
         return self.path / RESULTS_JSONL
 
     @property
-    def csv(self) -> Path:
-        return self.path / RESULTS_CSV
-
-    @property
     def run_json(self) -> Path:
         return self.path / RUN_JSON
 
@@ -102,7 +101,7 @@ class RunDir:
         return self
 
     def append(self, record: dict) -> None:
-        """Validate, append as one line (fsync'ed), regenerate the CSV."""
+        """Validate, append as one line (fsync'ed)."""
         validate_record(record)
         line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
         with signals_deferred():
@@ -120,23 +119,25 @@ class RunDir:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            self.regenerate_csv()
-
-    def regenerate_csv(self) -> None:
-        records = read_records(self.path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
-        tmp = self.csv.with_name(self.csv.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            write_csv(records, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.csv)
 
     def write_run_json(self, data: dict) -> None:
         with signals_deferred():
-            _write_atomic(self.run_json, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            write_atomic(self.run_json, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
     def read_run_json(self) -> dict | None:
         try:
             return json.loads(self.run_json.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+
+    def read_baseline(self) -> dict | None:
+        """baseline.json (``mwperf baseline``), None when there is none."""
+        try:
+            return json.loads((self.path / BASELINE_JSON).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def write_baseline(self, doc: dict) -> Path:
+        path = self.path / BASELINE_JSON
+        path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        return path

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from conftest import FIXTURES
-from mwperf.cli import main
-from mwperf.compare import compare_runs, mann_whitney_u
-from mwperf.rundir import RunDir
+from mwperf.cli.main import main
+from mwperf.analysis.compare import compare_runs, mann_whitney_u
+from mwperf.results.rundir import RunDir
 
 
 def template():

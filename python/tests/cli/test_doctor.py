@@ -1,8 +1,8 @@
 import io
 
 from conftest import write_script
-from mwperf.cli import main
-from mwperf.doctor import (
+from mwperf.cli.main import main
+from mwperf.cli.doctor import (
     advice_busy_poll, advice_busy_read, advice_governor, advice_rmem_max, doctor, wakeup_advice,
 )
 

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from mwperf.cli import main
+from mwperf.cli.main import main
 
 
 @pytest.fixture
@@ -113,7 +113,7 @@ def test_help_and_version(capsys):
 
 def test_missing_default_agent_is_one_line(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("MWPERF_AGENT", raising=False)
-    monkeypatch.setattr("mwperf.agent.REPO_AGENT", tmp_path / "no-such-agent")
+    monkeypatch.setattr("mwperf.execute.agent.REPO_AGENT", tmp_path / "no-such-agent")
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--mw", "udp", "--size", "64"]) == 1

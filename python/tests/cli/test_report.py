@@ -1,7 +1,7 @@
 import shutil
 
 from conftest import FIXTURES, GOLDEN
-from mwperf.cli import main
+from mwperf.cli.main import main
 
 
 def test_report_reprints_and_regenerates_csv(tmp_path, capsys):

@@ -12,8 +12,8 @@ import pytest
 
 from conftest import FIXTURES
 from export.test_html import parse, plotted_equals_records
-from mwperf.cli import main
-from mwperf.rundir import RunDir
+from mwperf.cli.main import main
+from mwperf.results.rundir import RunDir
 
 CHROMIUM = shutil.which("chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -15,9 +15,9 @@ import time
 import pytest
 
 from conftest import count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
-from mwperf.provenance import PROVENANCE_KEYS
-from mwperf.rundir import read_records
-from mwperf.schema import validate_record
+from mwperf.execute.provenance import PROVENANCE_KEYS
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_packet_leaves_loopback")]
 

@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from conftest import count_leaving_packets, leftover_segments, real_agent_path, shm_segments
-from mwperf.agent import list_adapters
-from mwperf.rundir import read_records
-from mwperf.schema import validate_record
+from mwperf.execute.agent import list_adapters
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_packet_leaves_loopback", "no_shm_leftovers")]
 

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from conftest import real_agent_path
-from mwperf.rundir import read_records
-from mwperf.schema import validate_record
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
 
 SMALL = """\
 mw: [udp, tcp]

@@ -6,9 +6,9 @@ import time
 import pytest
 
 from conftest import pid_alive, real_agent_path, write_script
-from mwperf.agent import (
-    AgentError, AgentInfo, AgentProcess, agent_version, describe, describe_exit, find_agent,
-    list_adapters, query, wakeup,
+from mwperf.errors import AgentError
+from mwperf.execute.agent import (
+    AgentProcess, agent_version, describe, describe_exit, find_agent, list_adapters, query, wakeup,
 )
 
 
@@ -107,7 +107,7 @@ def test_find_agent(tmp_path, monkeypatch, fake_agent):
     monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
     assert find_agent() == str(fake_agent)
     monkeypatch.delenv("MWPERF_AGENT")
-    monkeypatch.setattr("mwperf.agent.REPO_AGENT", tmp_path / "missing")
+    monkeypatch.setattr("mwperf.execute.agent.REPO_AGENT", tmp_path / "missing")
     bindir = tmp_path / "bin"
     bindir.mkdir()
     write_script(bindir / "mwperf-agent", "#!/bin/sh\n")

@@ -108,7 +108,7 @@ def test_untimed_wait_survives_a_lost_pong():
     subscriber stops answering, the watchdog must still end each overdue wait."""
     import signal
 
-    from mwperf.agent import list_adapters
+    from mwperf.execute.agent import list_adapters
 
     if "cyclonedds" not in list_adapters(agent()):
         pytest.skip("the agent is built without cyclonedds")

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from conftest import write_script
-from mwperf import cleanup
-from mwperf.cleanup import clean_shm, fastdds_shm_clean, referenced_paths, stale_segments
+from mwperf.execute import cleanup
+from mwperf.execute.cleanup import clean_shm, fastdds_shm_clean, referenced_paths, stale_segments
 
 
 @pytest.fixture

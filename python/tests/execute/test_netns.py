@@ -11,11 +11,12 @@ import sys
 import pytest
 
 from conftest import real_agent_path
-from mwperf.agent import list_adapters
-from mwperf.baseline import iperf3
-from mwperf.netns import PREFIX, LinkProfile, NetnsPair, parse_link, remove_stale, stale_namespaces
-from mwperf.options import UsageError
-from mwperf.rundir import read_records
+from mwperf.execute.agent import list_adapters
+from mwperf.execute.baseline import iperf3
+from mwperf.errors import UsageError
+from mwperf.execute.netns import PREFIX, NetnsPair, remove_stale, stale_namespaces
+from mwperf.plan.where import LinkProfile, parse_link
+from mwperf.results.rundir import read_records
 
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft"))
 needs_root = pytest.mark.skipif(not ROOT, reason="needs root, ip, tc and nft")
@@ -172,7 +173,7 @@ def test_baseline_is_stored_and_shown_in_the_report(tmp_path):
     if shutil.which("iperf3") is None:
         pytest.skip("iperf3 is not installed")
     from conftest import FIXTURES
-    from mwperf.rundir import RunDir
+    from mwperf.results.rundir import RunDir
 
     rundir = RunDir(tmp_path).create()
     rundir.append(json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0]))

@@ -2,7 +2,7 @@
 
 import io
 
-from mwperf.progress import POINT_OVERHEAD_S, Progress, format_eta
+from mwperf.execute.progress import POINT_OVERHEAD_S, Progress, format_eta
 
 
 def test_format_eta():

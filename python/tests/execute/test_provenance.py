@@ -1,7 +1,7 @@
 import json
 
-from mwperf import provenance
-from mwperf.provenance import PROVENANCE_KEYS, SYSCTLS, collect, governor, read_sysctl
+from mwperf.execute import provenance
+from mwperf.execute.provenance import PROVENANCE_KEYS, SYSCTLS, collect, governor, read_sysctl
 
 
 def test_collect_has_every_key(fake_agent):

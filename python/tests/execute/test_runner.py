@@ -12,23 +12,24 @@ import time
 
 import pytest
 
-from conftest import pid_alive
-from conftest import described
-from mwperf.agent import describe, list_adapters
-from mwperf.options import UsageError, build_run_options
-from mwperf.rundir import read_records
-from mwperf.runner import Timeouts, agent_argv, run, run_point
-from mwperf.schema import validate_record
+from conftest import described, pid_alive, run_request
+from mwperf.errors import UsageError
+from mwperf.execute.agent import describe, list_adapters
+from mwperf.execute.cleanup import Leftovers
+from mwperf.execute.point import Timeouts, agent_argv, run_point
+from mwperf.execute.runner import run
+from mwperf.plan.validate import build_run_options
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
 
 FAST = Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=0.0, blocked=0.0)
 
 
-def options(tmp_path, **overrides):
-    args = dict(mw="udp", mode="latency", size="64", rate=None, duration="100ms", warmup="0", cpu="0,1",
-                wait=None, latency_count=None, out=str(tmp_path / "run"), point_timeout="0", agent=None,
-                agent_info=described(only=("udp", "tcp")), cpu_count=2, qos={"match_timeout": "1s"})
+def options(tmp_path, agent_info=None, **overrides):
+    args = dict(mw="udp", mode="latency", size="64", duration="100ms", warmup="0", cpu="0,1",
+                out=str(tmp_path / "run"), point_timeout="0", qos={"match_timeout": "1s"})
     args.update(overrides)
-    return build_run_options(**args)
+    return build_run_options(run_request(**args), agent_info or described(only=("udp", "tcp")), cpu_count=2)
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
 
 def test_run_cleans_shared_memory_before_and_after(tmp_path, fake_agent, log, monkeypatch):
     calls = []
-    monkeypatch.setattr("mwperf.runner.clean_leftovers", lambda: calls.append("clean") or ([], ["fastrtps_dead"]))
+    monkeypatch.setattr("mwperf.execute.runner.clean_leftovers", lambda: calls.append("clean") or Leftovers([], ["fastrtps_dead"], []))
     monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-error")
     progress = io.StringIO()
     opts = options(tmp_path)

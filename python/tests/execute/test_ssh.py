@@ -11,17 +11,18 @@ import time
 import pytest
 
 from conftest import real_agent_path
-from mwperf.hosts import parse_hosts
-from mwperf.netns import NetnsPair, parse_link
-from mwperf.options import UsageError
-from mwperf.rundir import read_records
+from mwperf.errors import UsageError
+from mwperf.execute.netns import NetnsPair
+from mwperf.execute.ssh import SshHosts
+from mwperf.plan.where import parse_hosts, parse_link
+from mwperf.results.rundir import read_records
 
 SSHD = "/usr/sbin/sshd"
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft", "ssh", "ssh-keygen"))
 
 
 def test_remote_command_is_quoted_argument_by_argument():
-    hosts = parse_hosts("pub=root@10.1.0.1,sub=alice@10.1.0.2", ssh_options=("-o", "BatchMode=yes"))
+    hosts = SshHosts(parse_hosts("pub=root@10.1.0.1,sub=alice@10.1.0.2", ssh_options=("-o", "BatchMode=yes")))
     argv = hosts.wrap("pub", ["/opt/mw perf/agent", "run", "--mode", "rate;reboot"])
     assert argv[:5] == ["ssh", "-o", "BatchMode=yes", "root@10.1.0.1", "--"]
     assert argv[5] == "'/opt/mw perf/agent' run --mode 'rate;reboot' --host 10.1.0.2 --peer 10.1.0.2"
@@ -101,13 +102,12 @@ def test_direction_both_needs_hosts(tmp_path):
 
 
 def test_nic_of_remote_hosts_is_not_checked_here(tmp_path):
-    from conftest import described
-    from mwperf.options import build_run_options
+    from conftest import described, run_request
+    from mwperf.plan.validate import build_run_options
 
     def build(**kw):
-        return build_run_options(mw="cyclonedds", mode=None, size=None, rate=None, duration=None, warmup=None,
-                                 cpu="0,1", wait=None, latency_count=None, out=str(tmp_path / "r"), point_timeout=None,
-                                 agent=None, agent_info=described(), qos={"nic": "enp99s0"}, **kw)
+        return build_run_options(run_request(mw="cyclonedds", cpu="0,1", out=str(tmp_path / "r"),
+                                             qos={"nic": "enp99s0"}, **kw), described())
 
     opts = build(hosts="pub=a@10.0.0.1,sub=b@10.0.0.2")
     assert opts.qos.nic == "enp99s0" and opts.hosts.nic == "enp99s0"

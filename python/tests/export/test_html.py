@@ -9,7 +9,8 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import FIXTURES, check_golden
-from mwperf.export.html import plot_svgs, render_html, warnings_for
+from mwperf.export.charts import plot_svgs
+from mwperf.export.html import render_html, warnings_for
 
 
 def fixture_records():
@@ -108,8 +109,8 @@ def test_warnings_say_what_to_do():
 
 
 def test_svg_export_writes_each_plot(tmp_path, capsys):
-    from mwperf.cli import main
-    from mwperf.rundir import RunDir
+    from mwperf.cli.main import main
+    from mwperf.results.rundir import RunDir
 
     rundir = RunDir(tmp_path).create()
     for r in fixture_records():

@@ -1,7 +1,8 @@
 import json
 
 from conftest import FIXTURES, check_golden
-from mwperf.export.tables import build_sections, point_summary, qos_label, render_markdown, render_text
+from mwperf.export.tables import build_sections, point_summary, render_markdown, render_text
+from mwperf.results.labels import qos_label
 
 
 def load():

@@ -11,12 +11,13 @@ import json
 import pytest
 
 from conftest import FIXTURES, check_golden
-from mwperf.cli import main
+from mwperf.cli.main import main
 from mwperf.export.perftest import LATENCY_HEADER, THROUGHPUT_HEADER, perftest_tables
 from mwperf.export.tables import render
-from mwperf.imports import parse_ddsperf, parse_perftest
-from mwperf.rundir import read_records
-from mwperf.schema import validate_record
+from mwperf.imports.ddsperf import parse_ddsperf
+from mwperf.imports.perftest import parse_perftest
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
 
 
 def imported(tmp_path, tool, fixture, mw=None):

@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 
 from conftest import check_golden, described
-from mwperf.plan import PlanError, expand, load_plan, parse_plan
-from mwperf.sweep import describe
+from mwperf.errors import PlanError
+from mwperf.plan.sweep_plan import expand, load_plan, parse_plan
+from mwperf.cli.sweep import describe
 
-PLANS = Path(__file__).resolve().parents[2] / "plans"
+PLANS = Path(__file__).resolve().parents[3] / "plans"
 # The recorded description, so that the goldens do not depend on what this machine built.
 AGENT = described()
 

@@ -3,20 +3,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import described
-from mwperf.options import CpuPlacement, UsageError, build_run_options, default_cpu, parse_cpu
+from conftest import described, run_request
+from mwperf.errors import UsageError
+from mwperf.plan.options import CpuPlacement
+from mwperf.plan.validate import build_run_options, default_cpu, parse_cpu
 
 
 SOCKETS = described(only=("udp", "tcp"))
 DDS = described()
 
 
-def build(**overrides):
-    args = dict(mw="udp", mode=None, size=None, rate=None, duration=None, warmup=None, cpu=None, wait=None,
-                latency_count=None, out="results/x", point_timeout=None, agent=None,
-                agent_info=SOCKETS, cpu_count=4)
-    args.update(overrides)
-    return build_run_options(**args)
+def build(agent_info=SOCKETS, cpu_count=4, **options):
+    options = {"mw": "udp", "out": "results/x", **options}
+    return build_run_options(run_request(**options), agent_info, cpu_count=cpu_count)
 
 
 def test_defaults():

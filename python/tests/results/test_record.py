@@ -1,12 +1,15 @@
 """Record merging from canned agent results, numbers checked by hand."""
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
 from conftest import described
-from mwperf.options import CpuPlacement, TestPoint
-from mwperf.qos import QosOptions
-from mwperf.record import merge_record, stats_us
-from mwperf.schema import validate_record
+from mwperf.plan.options import CpuPlacement, PlannedPoint, RunOptions, TestPoint
+from mwperf.plan.qos import QosOptions
+from mwperf.results.record import PointOutcome, merge_record, stats_us
+from mwperf.results.schema import validate_record
 
 
 def stats(p50):
@@ -25,10 +28,20 @@ def side(role, **extra):
     return base
 
 
+OPTIONS = RunOptions(mws=("udp",), modes=("latency",), sizes=(1024,), rates_hz=(), duration_ns=2_000_000_000,
+                     warmup_ns=500_000_000, cpu=CpuPlacement(0, 1), wait="block", latency_count=10000,
+                     out=Path("results/run1"), point_timeout_ns=0, agent=None, adapters=described().adapters)
+
+
+def record(point, pub, sub, *, error=None, clock=None, repetition=None, key=None, **options):
+    """The record of ``point`` run under OPTIONS (with ``options`` changed)."""
+    planned = PlannedPoint(dataclasses.replace(OPTIONS, **options), point, repetition, key)
+    return merge_record(planned, PointOutcome(pub, sub, error=error, clock=clock), run_id="run1",
+                        time="2025-01-01T00:00:00.000Z")
+
+
 def merge(mode, pub, sub, rate=None, error=None, cpu=CpuPlacement(0, 1)):
-    return merge_record(run_id="run1", point=TestPoint(3, "udp", mode, 1024, rate), time="2025-01-01T00:00:00.000Z",
-                        duration_ns=2_000_000_000, warmup_ns=500_000_000, cpu=cpu, wait="block",
-                        pub=pub, sub=sub, error=error, adapter=described().adapters["udp"])
+    return record(TestPoint(3, "udp", mode, 1024, rate), pub, sub, error=error, cpu=cpu)
 
 
 def test_latency_mode():
@@ -132,7 +145,6 @@ def test_partial_loss_is_ok():
     assert merge("throughput", pub, sub)["status"] == "ok"
 
 
-FASTDDS = described().adapters["fastdds"]
 
 
 def dds_config(**extra):
@@ -146,10 +158,8 @@ def dds_config(**extra):
 def dds_merge(pub, sub, point=None, qos=None, error=None):
     point = point or TestPoint(0, "fastdds", "rate", 1024, 200.0, "shm", "best-effort", "keep-last:1",
                                "transient-local")
-    return merge_record(run_id="r", point=point, time="2025-01-01T00:00:00.000Z", duration_ns=10**9,
-                        warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
-                        adapter=FASTDDS, qos=qos or QosOptions(instances=100000, async_=True, receive="listener"),
-                        error=error)
+    return record(point, pub, sub, error=error, duration_ns=10**9, warmup_ns=0,
+                  qos=qos or QosOptions(instances=100000, async_=True, receive="listener"))
 
 
 def test_dds_record_takes_what_the_agents_report():
@@ -247,9 +257,8 @@ def test_adaptive_point_records_precision_and_early_stop():
                convergence={"after_ns": 750_000_000, "count": 900, "batches": 12, "look": 3, "p50_ci": [1400, 1600],
                             "p99_ci": [1900, 2100]})
     sub = side("sub", mode="latency", received=1000, lost=0, latency_ns=None, converged_after_ns=-1)
-    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "latency", 1024), time="2025-01-01T00:00:00.000Z",
-                     duration_ns=2_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
-                     repetition=2, point_key="abc", samples=0, precision=0.05, confidence="0.99")
+    r = record(TestPoint(0, "udp", "latency", 1024), pub, sub, warmup_ns=0, repetition=2, key="abc",
+               precision=0.05, confidence="0.99")
     validate_record(r)
     assert r["adaptive"] == {"precision": 0.05, "confidence": 0.99, "converged_after_s": 0.75, "stopped_early": True,
                              "at_convergence": {"kept": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6],
@@ -264,9 +273,8 @@ def test_one_way_results_across_uncertain_clocks_are_flagged(same_clock, uncerta
     pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
     sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000))  # p50 100 us
     clock = {"offset_us": 3.0, "uncertainty_us": uncertainty, "method": "m", "same_clock": same_clock, "sync": {}}
-    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "rate", 1024, 100.0), time="2025-01-01T00:00:00.000Z",
-                     duration_ns=1_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
-                     clock=clock)
+    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=1_000_000_000, warmup_ns=0,
+               clock=clock)
     validate_record(r)
     assert r["clock"]["flagged"] is flagged
 
@@ -276,9 +284,8 @@ def test_two_clocks_offset_subtracted_raw_kept_uncertainty_carried():
     pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
     sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000), clock_offset_ns=3_000_000_000)
     clock = {"offset_us": 3_000_000.0, "uncertainty_us": 40.0, "method": "m", "same_clock": False, "sync": {}}
-    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "rate", 1024, 100.0), time="2025-01-01T00:00:00.000Z",
-                     duration_ns=1_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
-                     clock=clock)
+    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=1_000_000_000, warmup_ns=0,
+               clock=clock)
     validate_record(r)
     assert r["latency_us"]["p50"] == pytest.approx(100.0)
     assert r["latency_raw_us"]["p50"] == pytest.approx(3_000_100.0)
@@ -286,7 +293,6 @@ def test_two_clocks_offset_subtracted_raw_kept_uncertainty_carried():
     assert r["clock"]["applied_us"] == pytest.approx(3_000_000.0) and r["clock"]["stamp_clock"] == "monotonic"
     assert r["clock"]["flagged"] is True  # 40 us of uncertainty against a p50 of 100 us
     clock["uncertainty_us"] = 5.0
-    r = merge_record(run_id="run1", point=TestPoint(0, "udp", "rate", 1024, 100.0), time="2025-01-01T00:00:00.000Z",
-                     duration_ns=1_000_000_000, warmup_ns=0, cpu=CpuPlacement(0, 1), wait="block", pub=pub, sub=sub,
-                     clock=clock)
+    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=1_000_000_000, warmup_ns=0,
+               clock=clock)
     assert r["clock"]["flagged"] is False

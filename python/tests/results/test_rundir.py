@@ -1,18 +1,17 @@
-import csv
 import json
 
 import pytest
 
 from conftest import FIXTURES
-from mwperf.rundir import RunDir, read_records
-from mwperf.schema import SchemaError
+from mwperf.results.rundir import RunDir, read_records
+from mwperf.results.schema import SchemaError
 
 
 def fixture_records():
     return [json.loads(line) for line in (FIXTURES / "results.jsonl").read_text().splitlines() if line.strip()]
 
 
-def test_append_writes_jsonl_and_csv_after_every_record(tmp_path):
+def test_append_writes_one_jsonl_line_a_record(tmp_path):
     rundir = RunDir(tmp_path / "run").create()
     records = fixture_records()
     for count, record in enumerate(records, 1):
@@ -20,7 +19,6 @@ def test_append_writes_jsonl_and_csv_after_every_record(tmp_path):
         lines = rundir.jsonl.read_text().splitlines()
         assert len(lines) == count
         assert json.loads(lines[-1]) == record
-        assert len(list(csv.DictReader(rundir.csv.open()))) == count
     assert read_records(rundir.path) == records
 
 

@@ -5,7 +5,7 @@ import jsonschema
 import pytest
 
 from conftest import FIXTURES
-from mwperf.schema import SchemaError, load_schema, record_errors, validate_record
+from mwperf.results.schema import SchemaError, load_schema, record_errors, validate_record
 
 
 @pytest.fixture
@@ -49,4 +49,4 @@ def test_schema_rejects(records, mutate, fragment):
 def test_schema_is_package_data():
     from importlib import resources
 
-    assert resources.files("mwperf.schema").joinpath("result-v1.json").is_file()
+    assert resources.files("mwperf.results.schema").joinpath("result-v1.json").is_file()

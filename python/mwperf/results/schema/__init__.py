@@ -1,4 +1,8 @@
-"""The result-record JSON Schema (``result-v1.json``, draft 2020-12)."""
+"""The result-record JSON Schema (``result-v1.json``, draft 2020-12).
+
+jsonschema is imported when the first record is checked, not with the
+package: the command line, which reaches this through the run directory,
+stays quick to start."""
 
 from __future__ import annotations
 
@@ -6,15 +10,11 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-import jsonschema
+from mwperf.errors import SchemaError
 
-__all__ = ["SchemaError", "load_schema", "validate_record", "record_errors"]
+__all__ = ["load_schema", "validate_record", "record_errors"]
 
 SCHEMA_FILE = "result-v1.json"
-
-
-class SchemaError(ValueError):
-    """A record does not match the schema."""
 
 
 @lru_cache(maxsize=1)
@@ -24,7 +24,9 @@ def load_schema() -> dict:
 
 
 @lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+def _validator():
+    import jsonschema
+
     schema = load_schema()
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)

@@ -1,0 +1,1 @@
+"""Reading runs against each other: ``compare`` (statistics and CI gates)."""

@@ -1,0 +1,3 @@
+"""The command line: ``main`` parses and maps errors to exit codes; one
+module per command (run, sweep, doctor, report, baseline, compare, export,
+import)."""

@@ -1,0 +1,46 @@
+"""What several commands share: the program's name and finding the agent."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from mwperf.description import AgentInfo
+from mwperf.errors import UsageError
+from mwperf.execute.agent import ENV_AGENT, default_agent_path, describe, find_agent
+
+__all__ = ["PROG", "described_agent", "no_agent"]
+
+PROG = "mwperf"
+
+
+def _resolve_agent(explicit: str | None) -> str | None:
+    """The agent binary, or None when the default one is missing.
+    An explicitly named agent (--agent, $MWPERF_AGENT) that is missing is bad input."""
+    if explicit:
+        agent = find_agent(explicit)
+        if agent is None:
+            raise UsageError("--agent", explicit, "not found or not executable")
+        return agent
+    env = os.environ.get(ENV_AGENT)
+    agent = find_agent(None)
+    if agent is None and env:
+        raise UsageError(f"{ENV_AGENT}={env}", None, "not found or not executable")
+    return agent
+
+
+def described_agent(explicit: str | None) -> tuple[str, AgentInfo] | None:
+    """The agent and its description of itself; None when it is not built.
+    AgentError when it does not answer."""
+    agent = _resolve_agent(explicit)
+    if agent is None:
+        return None
+    return agent, describe(agent)
+
+
+def no_agent() -> int:
+    """Say that the agent is not built, and how to build it; the exit code."""
+    sys.stderr.write(f"{PROG}: error: agent not found at {default_agent_path()[0]}: build it (make agent, or "
+                     f"cmake -S agent -B agent/build && cmake --build agent/build) or pass --agent; "
+                     f"what can be asked comes from its description of itself\n")
+    return 1

@@ -1,0 +1,39 @@
+"""``mwperf compare DIR_A DIR_B [...]``: the same points side by side, the
+first run the baseline; ``--fail-if-slower`` / ``--fail-if-lossier`` make it
+a CI gate (exit 1)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_parser", "command"]
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    compare = sub.add_parser("compare", help="the same points of several runs side by side (the first is the baseline)")
+    compare.add_argument("dirs", metavar="DIR", nargs="+", help="run directories")
+    compare.add_argument("--fail-if-slower", metavar="PCT", type=_percent,
+                         help="exit 1 if a point's p50 latency is significantly more than PCT %% above the baseline's")
+    compare.add_argument("--fail-if-lossier", metavar="PCT", type=_percent,
+                         help="exit 1 if a point's loss rate is more than PCT percentage points above the baseline's")
+    compare.add_argument("--force", action="store_true", help="compare runs measured under different placements")
+    compare.set_defaults(func=command)
+
+
+def _percent(text: str) -> float:
+    value = text.strip().rstrip("%")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: not a percentage") from None
+    if not 0 <= number < 1e6:
+        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
+    return number
+
+
+def command(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.analysis.compare import compare_runs
+
+    return compare_runs(ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
+                        fail_if_lossier=ns.fail_if_lossier, force=ns.force)

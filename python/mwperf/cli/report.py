@@ -1,0 +1,71 @@
+"""``mwperf report DIR``: re-print the tables, regenerate results.csv and
+write report.html from results.jsonl (the one source of truth of a run
+directory); ``--format svg|png`` writes every plot as DIR/plots/ID.svg|png
+instead of the tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from mwperf.errors import UsageError
+
+__all__ = ["add_parser", "command", "report"]
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    report = sub.add_parser("report", help="re-print the tables, regenerate results.csv, write report.html")
+    report.add_argument("dir", metavar="DIR", help="run directory (holds results.jsonl)")
+    report.add_argument("--format", choices=("text", "md", "svg", "png"), default="text",
+                        help="tables as text (default) or md; svg, png: every plot as DIR/plots/ID.svg|png")
+    report.add_argument("--point", metavar="N", type=int,
+                        help="the point whose latency histogram and time series are shown (default: the first "
+                             "latency point)")
+    report.set_defaults(func=command)
+
+
+def command(ns: argparse.Namespace, argv: list[str]) -> int:
+    return report(ns.dir, ns.format, point=ns.point)
+
+
+def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: TextIO | None = None,
+           point: int | None = None) -> int:
+    from mwperf.export.csv import RESULTS_CSV, ResultsCsv
+    from mwperf.export.html import REPORT_HTML, HtmlReport
+    from mwperf.export.plots import PlotFiles
+    from mwperf.export.tables import Tables
+    from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    path = Path(directory)
+    if not (path / RESULTS_JSONL).is_file():
+        raise UsageError("report", directory, f"no {RESULTS_JSONL} there")
+    rundir = RunDir(path)
+    records = read_records(path, warn=lambda m: err.write(f"mwperf: warning: {m}\n"))
+    usable = [r for r in records if all(k in r for k in ("mw", "mode", "size"))]
+    if len(usable) != len(records):
+        err.write(f"mwperf: warning: {len(records) - len(usable)} record(s) without mw/mode/size skipped\n")
+    try:
+        ResultsCsv().write(records, rundir)
+    except OSError as exc:
+        err.write(f"mwperf: warning: cannot rewrite {RESULTS_CSV}: {exc.strerror or exc}\n")
+    run = rundir.read_run_json()
+    if point is not None and not any(r.get("point") == point for r in usable):
+        raise UsageError("--point", str(point), f"no such point in {directory} (points 0-{len(records) - 1})")
+    if run and run.get("status") not in (None, "complete"):
+        err.write(f"mwperf: note: this run is '{run.get('status')}'\n")
+    if fmt in ("svg", "png"):
+        for file in PlotFiles(fmt, point).write(usable, rundir):
+            out.write(f"{file}\n")
+    else:
+        Tables(fmt, out).write(usable, rundir)
+    try:
+        (html,) = HtmlReport(point).write(usable, rundir)
+    except OSError as exc:
+        err.write(f"mwperf: warning: cannot write {REPORT_HTML}: {exc.strerror or exc}\n")
+    else:
+        err.write(f"report: {html}\n")
+    return 0

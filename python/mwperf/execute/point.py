@@ -1,0 +1,276 @@
+"""One test point: two agents driven by deadlines (docs/agent-protocol.md).
+
+Start the subscriber, wait for its ``ready`` (its port), start the
+publisher, wait for the publisher's ``result``, write ``stop SENT`` to the
+subscriber, wait for its ``result``. Any error event, non-zero exit or missed
+deadline fails the point with a reason; both agents' process groups are
+killed in a ``finally``, so an interrupted or failed point leaves no process
+behind.
+
+Where the agents run is the point's :class:`Placement` (made for the point
+and taken down after it); a middleware that needs a helper process gets its
+:class:`~mwperf.execute.services.Service` around the agents.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from mwperf.errors import AgentError, PointFailed, ServiceError
+from mwperf.execute import clocks, services
+from mwperf.execute.agent import AgentProcess, describe_exit
+from mwperf.execute.netns import NetnsPair
+from mwperf.execute.placement import Local, Placement
+from mwperf.execute.services import Service
+from mwperf.execute.ssh import SshHosts
+from mwperf.interrupts import signals_deferred
+from mwperf.plan.options import RunOptions, TestPoint
+from mwperf.plan.qos import qos_agent_args
+from mwperf.results.record import PointOutcome
+from mwperf.results.rundir import samples_path
+
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "placement_for", "run_point"]
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds; ``slack`` (--point-timeout) is added to each deadline, and the
+    publisher's result deadline also holds --match-timeout (discovery)."""
+
+    ready: float = 5.0        # sub start-up until its ready event
+    after_result: float = 2.0  # a side's exit after its result
+    stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
+    drain: float = 0.5        # agent default --drain-ns
+    ping: float = 2.0         # a last unanswered ping of warm-up and of the run (agent --ping-timeout-ns 1 s each)
+    blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
+
+
+#: The subscriber starts waiting for its match before the publisher even
+#: starts, so it waits this much longer than the publisher.
+SUB_MATCH_MARGIN_NS = 5_000_000_000
+#: How often the controller relays the subscriber's `converged` (rate mode, --precision).
+TICK_S = 0.1
+
+
+DEFAULT_TIMEOUTS = Timeouts()
+
+
+#: The subscriber starts waiting for its match before the publisher even
+#: starts, so it waits this much longer than the publisher.
+SUB_MATCH_MARGIN_NS = 5_000_000_000
+#: How often the controller relays the subscriber's `converged` (rate mode, --precision).
+TICK_S = 0.1
+
+
+DEFAULT_TIMEOUTS = Timeouts()
+
+
+def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id: int, port: int, *,
+               two_hosts: bool = False, clock_offset_ns: int = 0) -> list[str]:
+    """The agent's own arguments for one side of the point (where it runs
+    and what a service adds are the placement's and the service's)."""
+    core = opts.cpu.pub if role == "pub" else opts.cpu.sub
+    match_ns = opts.qos.match_timeout_ns + (SUB_MATCH_MARGIN_NS if role == "sub" else 0)
+    argv = [
+        agent, "run",
+        "--role", role,
+        "--mw", point.mw,
+        "--mode", point.mode,
+        "--size", str(point.size),
+        "--duration-ns", str(opts.duration_ns),
+        "--warmup-ns", str(opts.warmup_ns),
+        "--cpu", str(-1 if core is None else core),
+        "--wait", opts.wait,
+        "--run-id", str(run_id),
+        "--port", str(port),
+    ]
+    if point.mode == "rate" and point.rate_hz is not None:
+        argv += ["--rate-hz", repr(float(point.rate_hz))]
+    if point.mode == "throughput":
+        argv += ["--latency-count", str(opts.latency_count)]
+    if opts.samples and role == "pub":
+        argv += ["--count", str(opts.samples)]
+    argv += ["--samples-out", str(opts.out / samples_path(point.index))]
+    if opts.precision:
+        argv += ["--precision", repr(opts.precision)]
+    argv += ["--confidence", opts.confidence]
+    if opts.clock != "monotonic":
+        argv += ["--clock", opts.clock]
+    if role == "sub" and clock_offset_ns:
+        argv += ["--clock-offset-ns", str(clock_offset_ns)]
+    argv += ["--match-timeout-ns", str(match_ns)]
+    info = opts.adapters.get(point.mw)
+    transport = point.transport
+    if transport is None and two_hosts and info is not None and "shm" in info.transport:
+        # Between hosts shared memory is no transport: a default that uses it
+        # (Fast DDS shm+udp) becomes UDP, so that the data crosses the link.
+        transport = "udp"
+    argv += qos_agent_args(opts.qos, info, transport=transport, reliability=point.reliability,
+                           history=point.history, durability=point.durability, wait=opts.wait)
+    return argv
+
+
+def placement_for(opts: RunOptions, index: int) -> Placement:
+    """Where the options put point ``index`` (a namespace pair takes its
+    subnet from the index, so consecutive points never share addresses)."""
+    if opts.link is not None:
+        return NetnsPair(opts.link, index)
+    if opts.hosts is not None:
+        return SshHosts(opts.hosts)
+    return Local()
+
+
+def run_point(opts: RunOptions, point: TestPoint, agent: str,
+              timeouts: Timeouts = DEFAULT_TIMEOUTS) -> PointOutcome:
+    """Run one point where its placement puts it; never raises for agent,
+    link or service trouble (see outcome.error)."""
+    placement = placement_for(opts, point.index)
+    try:
+        with placement, services.running(opts.adapters.get(point.mw), placement, point) as service:
+            clock, offset_ns = None, 0
+            if placement.two_hosts:
+                clock = clocks.estimate(placement.command("pub", [agent, "clock"]),
+                                        placement.command("sub", [agent, "clock"]),
+                                        same_clock=placement.same_clock, kind=opts.clock)
+                # Two monotonic clocks: the subscriber subtracts the estimated offset
+                # from every one-way sample. A realtime clock is trusted to be
+                # synchronised (PTP, chrony): its estimate is recorded as a check.
+                if not placement.same_clock and opts.clock != "realtime":
+                    offset_ns = int(round(clock["offset_us"] * 1000))
+            outcome = _run_agents(opts, point, agent, timeouts, placement, service, offset_ns)
+            outcome.clock = clock
+    except ServiceError as exc:
+        outcome = PointOutcome(error=str(exc))
+    except OSError as exc:
+        outcome = PointOutcome(error=f"link {placement.name}: {exc}")
+    outcome.link = placement.as_dict()
+    return outcome
+
+
+def _failure(agent: AgentProcess, text: str) -> str:
+    """Append the agent's last stderr line when it adds something."""
+    agent.wait_exit(time.monotonic() + 0.5)
+    last = agent.last_stderr()
+    if last and last not in text:
+        return f"{text} (stderr: {last})"
+    return text
+
+
+def _expect(agent: AgentProcess, kinds: set[str], seconds: float, what: str,
+            skip: Callable[[dict], None] | None = None, tick: Callable[[], None] | None = None) -> dict:
+    """The next event of ``kinds``; PointFailed on error, exit or deadline.
+    ``skip`` receives the other events (e.g. the publisher's ready); ``tick``,
+    when given, is called every TICK_S while waiting."""
+    deadline = time.monotonic() + seconds
+    while True:
+        until = deadline if tick is None else min(deadline, time.monotonic() + TICK_S)
+        try:
+            event = agent.wait_for(kinds | {"ready"}, until)
+        except TimeoutError:
+            if until < deadline:
+                tick()
+                continue
+            raise PointFailed(_failure(agent, f"{agent.role}: no {what} within {seconds:.1f} s (agent hung?)")) from None
+        if event is None:
+            code = agent.wait_exit(time.monotonic() + 2.0)
+            how = "closed its output" if code is None else describe_exit(code)
+            raise PointFailed(_failure(agent, f"{agent.role}: {how} before its {what}"))
+        kind = event.get("event")
+        if kind == "error":
+            raise PointFailed(_failure(agent, f"{agent.role}: {event.get('error') or 'error'}"))
+        if kind in kinds:
+            return event
+        if skip is not None:
+            skip(event)
+
+
+def _check_exit(agent: AgentProcess, seconds: float) -> None:
+    code = agent.wait_exit(time.monotonic() + seconds)
+    if code is None:
+        raise PointFailed(_failure(agent, f"{agent.role}: did not exit within {seconds:.1f} s of its result"))
+    if code != 0:
+        raise PointFailed(_failure(agent, f"{agent.role}: {describe_exit(code)} after its result"))
+
+
+def _salvage_sub(sub: AgentProcess, outcome: PointOutcome, seconds: float) -> None:
+    """After a publisher failure, ask the subscriber for what it has."""
+    if outcome.sub is not None or sub.proc.poll() is not None:
+        return
+    sub.send_line("stop -1")
+    deadline = time.monotonic() + seconds
+    try:
+        event = sub.wait_for({"result"}, deadline)
+    except TimeoutError:
+        return
+    if event is not None and event.get("event") == "result":
+        outcome.sub = event
+
+
+def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
+    """Rate mode's adaptive stop: the subscriber owns the one-way latency and
+    says `converged`; the publisher is told to stop."""
+    relayed = False
+
+    def tick() -> None:
+        nonlocal relayed
+        if not relayed and sub.take_event("converged") is not None:
+            relayed = True
+            pub.send_line("stop")
+
+    return tick
+
+
+def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, placement: Placement,
+                service: Service, clock_offset_ns: int = 0) -> PointOutcome:
+    """The protocol of one point; never raises for agent trouble (see outcome.error)."""
+    run_id = random.getrandbits(32)
+
+    def start(role: str, port: int) -> AgentProcess:
+        argv = agent_argv(agent, role, point, opts, run_id, port, two_hosts=placement.two_hosts,
+                          clock_offset_ns=clock_offset_ns if role == "sub" else 0)
+        return AgentProcess(placement.wrap(role, argv + service.agent_args(role)), role, env=service.agent_env(role))
+
+    outcome = PointOutcome()
+    slack = opts.point_timeout_ns / 1e9
+    sub: AgentProcess | None = None
+    pub: AgentProcess | None = None
+    pub_started = False
+    try:
+        sub = start("sub", 0)
+        outcome.sub_ready = _expect(sub, {"ready"}, timeouts.ready + slack, "ready event")
+        # Port-less middlewares (DDS discovery) report port 0 or none: pass 0 on.
+        port = outcome.sub_ready.get("port", 0)
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+            raise PointFailed(f"sub: ready event with a bad port: {port!r}")
+
+        pub = start("pub", port)
+        pub_started = True
+        run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
+        match_s = opts.qos.match_timeout_ns / 1e9
+        outcome.pub = _expect(pub, {"result"}, run_s + match_s + timeouts.ping + timeouts.blocked + slack, "result",
+                              skip=lambda ev: setattr(outcome, "pub_ready", ev),
+                              tick=_relay_converged(sub, pub) if opts.precision and point.mode == "rate" else None)
+        _check_exit(pub, timeouts.after_result + slack)
+
+        sent = outcome.pub.get("sent")
+        if not sub.send_line(f"stop {sent if isinstance(sent, int) else -1}"):
+            code = sub.wait_exit(time.monotonic() + 1.0)
+            how = "closed its input" if code is None else describe_exit(code)
+            raise PointFailed(_failure(sub, f"sub: {how} before 'stop' could be sent"))
+        outcome.sub = _expect(sub, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop")
+        _check_exit(sub, timeouts.after_result + slack)
+    except PointFailed as exc:
+        outcome.error = str(exc)
+        if pub_started and sub is not None and not str(exc).startswith("sub:"):
+            _salvage_sub(sub, outcome, timeouts.drain + 1.0)
+    except AgentError as exc:
+        outcome.error = str(exc)
+    finally:
+        with signals_deferred():
+            for side in (pub, sub):
+                if side is not None:
+                    side.kill()
+    return outcome

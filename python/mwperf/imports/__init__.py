@@ -1,0 +1,1 @@
+"""Other tools' results (RTI Perftest, ddsperf) read into run directories."""

@@ -1,0 +1,81 @@
+"""Per-point helper processes (execute/services.py) around the fake agent:
+an unknown service fails its point with the reason, a registered one is
+started before the agents, gives them arguments and environment, and is
+stopped after the point, also when the point fails."""
+
+import dataclasses
+import json
+
+import pytest
+
+from conftest import described, run_request
+from mwperf.execute import services
+from mwperf.execute.point import Timeouts, run_point
+from mwperf.execute.services import Service
+from mwperf.plan.validate import build_run_options
+
+FAST = Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=0.0, blocked=0.0)
+
+
+def options(tmp_path, service):
+    """udp options whose adapter says it needs ``service``."""
+    info = described(only=("udp",))
+    udp = dataclasses.replace(info.adapters["udp"], service=service)
+    opts = build_run_options(run_request(mw="udp", size="64", duration="100ms", warmup="0", cpu="0,1",
+                                         out=str(tmp_path / "run"), point_timeout="0"),
+                             dataclasses.replace(info, adapters={"udp": udp}), cpu_count=2)
+    return opts, opts.points()[0]
+
+
+def test_unknown_service_fails_the_point_with_the_reason(tmp_path, fake_agent):
+    opts, point = options(tmp_path, "roudi")
+    outcome = run_point(opts, point, str(fake_agent), FAST)
+    assert outcome.error.startswith("udp: needs the 'roudi' service, which this controller cannot run")
+    assert outcome.pub is None and outcome.sub is None
+
+
+class Recorder(Service):
+    name = "recorder"
+    calls: list[str] = []
+
+    def start(self) -> None:
+        self.calls.append("start")
+
+    def agent_args(self, role: str) -> list[str]:
+        return ["--service-endpoint", f"{role}-endpoint"]
+
+    def agent_env(self, role: str) -> dict[str, str]:
+        return {"MWPERF_TEST_SERVICE": role}
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    monkeypatch.setitem(services.SERVICES, Recorder.name, Recorder)
+    monkeypatch.setattr(Recorder, "calls", [])
+    return Recorder
+
+
+@pytest.mark.parametrize("fault", [None, "pub-crash"])
+def test_registered_service_runs_around_the_agents(tmp_path, fake_agent, monkeypatch, recorder, fault):
+    log = tmp_path / "agents.log"
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
+    if fault:
+        monkeypatch.setenv("FAKE_AGENT_FAULT", fault)
+    opts, point = options(tmp_path, "recorder")
+    outcome = run_point(opts, point, str(fake_agent), FAST)
+    assert (outcome.error is None) == (fault is None)
+    assert recorder.calls == ["start", "stop"]
+    argvs = [json.loads(line)["argv"] for line in log.read_text().splitlines()]
+    for role in ("sub", "pub"):
+        argv = next(a for a in argvs if a[a.index("--role") + 1] == role)
+        assert argv[argv.index("--service-endpoint") + 1] == f"{role}-endpoint"
+
+
+def test_no_service_adds_nothing(tmp_path):
+    opts, point = options(tmp_path, None)
+    with services.running(opts.adapters["udp"], None, point) as service:
+        assert type(service) is Service
+        assert service.agent_args("pub") == [] and service.agent_env("sub") == {}
