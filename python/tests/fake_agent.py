@@ -18,8 +18,8 @@ Faults are injected through the environment:
 
 ``list`` prints what the real agent printed (``fixtures/agent-list.jsonl``,
 which a test keeps equal to the real agent's description), with its
-cyclonedds entry renamed ``dds`` and the Fast DDS one left out: a DDS-like
-adapter whose results echo the QoS options back as its ``adapter_config``.
+udp, tcp and the cyclonedds entry renamed ``dds``: a DDS-like adapter whose
+results echo the QoS options back as its ``adapter_config``.
 """
 
 import json
@@ -57,16 +57,15 @@ def stats(base):
 
 
 def description():
-    """The real agent's `list` lines, cyclonedds as `dds`, fastdds left out."""
+    """The real agent's `list` lines: udp, tcp, and cyclonedds as `dds`."""
     events = [json.loads(line) for line in LIST_FIXTURE.read_text().splitlines() if line.strip()]
     out = []
     for event in events:
-        if event.get("name") == "fastdds":
-            continue
-        if event.get("name") == "cyclonedds":
-            event = {**event, "name": "dds", "version": "fake 0.1"}
-        elif event.get("event") == "adapter":
-            event = {**event, "version": "fake 1.0"}
+        if event.get("event") == "adapter":
+            if event.get("name") not in ("udp", "tcp", "cyclonedds"):
+                continue
+            name = "dds" if event["name"] == "cyclonedds" else event["name"]
+            event = {**event, "name": name, "version": "fake 0.1" if name == "dds" else "fake 1.0"}
         out.append(event)
     return out
 

@@ -119,7 +119,7 @@ def test_find_agent(tmp_path, monkeypatch, fake_agent):
 
 def test_description_parsing_and_summary(fake_agent):
     info = describe(str(fake_agent))
-    assert info.header_size == 32 and info.modes == ("latency", "throughput", "rate")
+    assert info.header_size == 32 and info.modes == ("latency", "throughput", "rate", "burst")
     assert info.reliabilities == ("reliable", "best-effort") and info.clocks == ("monotonic", "realtime")
     assert info.limit("max_rate_hz", 0) == 1e9 and info.missing == ()
     assert info.transports == ("udp", "tcp") and info.receives == ("listener", "waitset")

@@ -64,7 +64,7 @@ def test_keyed_and_instances():
     (dict(history="keep-last:0"), "--history keep-last:0: the depth must be a whole number from 1 to 1000000"),
     (dict(history="keep-last:x"), "--history keep-last:x: the depth"),
     (dict(durability="persistent"), "--durability persistent: choose from volatile, transient-local"),
-    (dict(transport="carrier-pigeon"), "--transport carrier-pigeon: choose from udp, tcp, shm, default"),
+    (dict(transport="carrier-pigeon"), "--transport carrier-pigeon: choose from udp, tcp, shm, "),
     (dict(receive="poll"), "--receive poll: choose from listener, waitset"),
     (dict(match_timeout="soon"), "--match-timeout soon: "),
     (dict(match_timeout="0"), "--match-timeout 0: "),
