@@ -39,7 +39,7 @@ int list_adapters() {
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e) {
     if (e->make != nullptr) {
       auto a = e->make();
-      lines.push_back(adapter_event(e->name, a->version(), a->description()));
+      lines.push_back(adapter_event(e->name, a->version(), a->description(), companion_path("")));
       continue;
     }
     // In a companion agent: its own description of the adapter.

@@ -37,6 +37,8 @@ class AdapterInfo:
     waits: tuple[str, ...] = ("block",)
     hosts: str = "any"               # "one": shared memory only, no --link / --hosts
     service: str | None = None       # a process the controller runs for each point
+    service_config: str | None = None  # its configuration file (an absolute path on the agent's host)
+    max_subscribers: int = 1         # subscribers one publisher serves (--subscribers)
     notes: str = ""
 
     def honours(self, flag: str) -> bool:
@@ -68,6 +70,8 @@ class AdapterInfo:
             waits=names("waits") or ("block",),
             hosts=str(event.get("hosts") or "any"),
             service=event.get("service") or None,
+            service_config=event.get("service_config") or None,
+            max_subscribers=int(event.get("max_subscribers") or 1),
             notes=str(event.get("notes") or ""),
         )
 
@@ -92,6 +96,7 @@ class AdapterInfo:
             "reliabilities": list(self.reliabilities), "reliability": self.reliability,
             "qos": sorted(self.qos), "receives": list(self.receives), "receive": self.receive,
             "waits": list(self.waits), "hosts": self.hosts, "service": self.service,
+            "max_subscribers": self.max_subscribers,
         }
 
 

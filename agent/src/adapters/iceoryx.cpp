@@ -49,6 +49,7 @@ Description describe() {
   d.receive = "waitset";
   d.multi_host = false;
   d.service = "roudi";
+  d.service_config = "roudi.toml";  // configure_file()d next to the agent
   d.notes = "zero-copy chunks of a RouDi-managed shared memory; queue depth at most 256, history at most 16";
   return d;
 }

@@ -51,6 +51,7 @@ struct Description {
   // recv() may run on one thread while send() runs on another.
   bool concurrent_recv = true;
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
+  const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
   const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
 };
 

@@ -43,7 +43,8 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
   return "";
 }
 
-std::string adapter_event(const std::string& name, const std::string& version, const Description& d) {
+std::string adapter_event(const std::string& name, const std::string& version, const Description& d,
+                          const std::string& dir) {
   JsonObject q;
   q.boolean("history", d.history).boolean("durability", d.durability).boolean("keyed", d.keyed);
   q.boolean("async", d.async).boolean("batch", d.batch).boolean("congestion", d.congestion);
@@ -56,6 +57,7 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   j.raw("waits", json_list(d.spin ? "block,spin" : "block"));
   j.str("hosts", d.multi_host ? "any" : "one").unum("max_subscribers", d.max_subscribers);
   if (*d.service) j.str("service", d.service); else j.null("service");
+  if (*d.service_config) j.str("service_config", dir + d.service_config); else j.null("service_config");
   j.boolean("writable_data", d.writable_data).boolean("concurrent_recv", d.concurrent_recv);
   j.str("notes", d.notes);
   return j.done();

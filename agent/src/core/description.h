@@ -13,7 +13,9 @@ namespace mwperf {
 std::string refuse(const std::string& mw, const Description& d, const Options& o);
 
 // One `list` line: {"event":"adapter","name":...}.
-std::string adapter_event(const std::string& name, const std::string& version, const Description& d);
+// `dir` (ending in /) is where the agent executable lies, for service_config.
+std::string adapter_event(const std::string& name, const std::string& version, const Description& d,
+                          const std::string& dir);
 // The first `list` line: the agent, its vocabulary and limits, and the
 // adapters it was built without (each "name: reason").
 std::string agent_event(const std::string& missing);

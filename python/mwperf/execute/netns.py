@@ -150,6 +150,9 @@ class NetnsPair(Placement):
     def command(self, role: str, argv: list[str]) -> list[str]:
         return self.exec_prefix(role) + argv
 
+    def address(self, role: str) -> str:
+        return self.addr[0 if role == "pub" else 1]
+
     def as_dict(self) -> dict:
         return self.profile.as_dict()
 

@@ -44,6 +44,15 @@ class Placement(ABC):
         """The local argument list that runs ``argv`` where ``role`` runs."""
 
     @abstractmethod
+    def address(self, role: str) -> str:
+        """The address of the role's host on the data network (a service binds it)."""
+
+    def carries_env(self) -> bool:
+        """True when a process started by :meth:`command` inherits this process's
+        environment (else it is given with ``env NAME=VALUE`` in the argv)."""
+        return True
+
+    @abstractmethod
     def agent_args(self, role: str) -> list[str]:
         """The addresses the agent of ``role`` binds, sends to and peers with."""
 
@@ -64,6 +73,9 @@ class Local(Placement):
 
     def command(self, role: str, argv: list[str]) -> list[str]:
         return argv
+
+    def address(self, role: str) -> str:
+        return "127.0.0.1"
 
     def agent_args(self, role: str) -> list[str]:
         return []

@@ -48,15 +48,6 @@ class Timeouts:
     blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
 
 
-#: The subscriber starts waiting for its match before the publisher even
-#: starts, so it waits this much longer than the publisher.
-SUB_MATCH_MARGIN_NS = 5_000_000_000
-#: How often the controller relays the subscriber's `converged` (rate mode, --precision).
-TICK_S = 0.1
-
-
-DEFAULT_TIMEOUTS = Timeouts()
-
 
 #: The subscriber starts waiting for its match before the publisher even
 #: starts, so it waits this much longer than the publisher.
@@ -231,7 +222,11 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
     def start(role: str, port: int) -> AgentProcess:
         argv = agent_argv(agent, role, point, opts, run_id, port, two_hosts=placement.two_hosts,
                           clock_offset_ns=clock_offset_ns if role == "sub" else 0)
-        return AgentProcess(placement.wrap(role, argv + service.agent_args(role)), role, env=service.agent_env(role))
+        env = service.agent_env(role)
+        if env and not placement.carries_env():
+            argv = ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
+            env = {}
+        return AgentProcess(placement.wrap(role, argv + service.agent_args(role)), role, env=env)
 
     outcome = PointOutcome()
     slack = opts.point_timeout_ns / 1e9

@@ -31,6 +31,12 @@ class SshHosts(Placement):
         target = self.hosts.pub if role == "pub" else self.hosts.sub
         return ["ssh", *self.hosts.ssh_options, target, "--", shlex.join(argv)]
 
+    def address(self, role: str) -> str:
+        return self.hosts.data[0 if role == "pub" else 1]
+
+    def carries_env(self) -> bool:
+        return False  # ssh hands the remote command no environment of ours
+
     def agent_args(self, role: str) -> list[str]:
         """The sub binds its data address, the pub sends to it; each peers with the other."""
         data = self.hosts.data

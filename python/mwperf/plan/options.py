@@ -3,7 +3,7 @@
 :class:`RunRequest` is what the command line or a sweep plan gives (list
 options as their items, None where not given);
 :func:`mwperf.plan.validate.build_run_options` checks it into
-:class:`RunOptions`, which expands into :class:`TestPoint`\ s; a
+:class:`RunOptions`, which expands into :class:`TestPoint` values; a
 :class:`PlannedPoint` is one point with the options it runs under.
 """
 
