@@ -28,9 +28,9 @@ def options(tmp_path, service):
 
 
 def test_unknown_service_fails_the_point_with_the_reason(tmp_path, fake_agent):
-    opts, point = options(tmp_path, "roudi")
+    opts, point = options(tmp_path, "carrier-pigeon")
     outcome = run_point(opts, point, str(fake_agent), FAST)
-    assert outcome.error.startswith("udp: needs the 'roudi' service, which this controller cannot run")
+    assert outcome.error.startswith("udp: needs the 'carrier-pigeon' service, which this controller cannot run")
     assert outcome.pub is None and outcome.sub is None
 
 
