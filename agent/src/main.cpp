@@ -84,6 +84,7 @@ int run(const Options& o) {
   cfg.run_id = o.run_id;
   cfg.host = o.host;
   cfg.port = o.port;
+  cfg.ports = o.ports;
   cfg.size = o.size;
   cfg.wait = o.wait;
   cfg.subscribers = o.role == Role::pub ? o.subscribers : 1;

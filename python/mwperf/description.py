@@ -38,7 +38,7 @@ class AdapterInfo:
     hosts: str = "any"               # "one": shared memory only, no --link / --hosts
     service: str | None = None       # a process the controller runs for each point
     service_config: str | None = None  # its configuration file (an absolute path on the agent's host)
-    max_subscribers: int = 1         # subscribers one publisher serves (--subscribers)
+    max_subscribers: int = 1         # subscribers one publisher serves (--subscribers); 0: no limit
     notes: str = ""
 
     def honours(self, flag: str) -> bool:
@@ -71,7 +71,7 @@ class AdapterInfo:
             hosts=str(event.get("hosts") or "any"),
             service=event.get("service") or None,
             service_config=event.get("service_config") or None,
-            max_subscribers=int(event.get("max_subscribers") or 1),
+            max_subscribers=int(event["max_subscribers"]) if isinstance(event.get("max_subscribers"), int) else 1,
             notes=str(event.get("notes") or ""),
         )
 
@@ -115,6 +115,7 @@ class AgentInfo:
     limits: dict
     adapters: dict[str, AdapterInfo]
     missing: tuple[tuple[str, str], ...] = ()
+    congestions: tuple[str, ...] = ()
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -149,4 +150,5 @@ class AgentInfo:
         return cls(version=head.get("version"), header_size=int(head.get("header_size") or 0),
                    modes=names("modes"), waits=names("waits"), clocks=names("clocks"),
                    reliabilities=names("reliabilities"), durabilities=names("durabilities"),
-                   limits=dict(head.get("limits") or {}), adapters=adapters, missing=missing)
+                   limits=dict(head.get("limits") or {}), adapters=adapters, missing=missing,
+                   congestions=names("congestions"))

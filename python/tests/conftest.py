@@ -174,7 +174,7 @@ def no_packet_leaves_loopback():
 # -- e2e guard: no shared-memory segment left ----------------------------------
 
 SHM_DIR = Path("/dev/shm")
-SHM_PATTERNS = ("fastrtps_*", "fast_datasharing_*", "iox*", "*zenoh*")
+SHM_PATTERNS = ("fastrtps_*", "fast_datasharing_*", "iox*", "*zenoh*", "mwp[0-9]*_*", "iceoryx_mgmt")
 
 
 def shm_segments() -> set[str]:

@@ -66,7 +66,10 @@ class ZenohAdapter final : public ShimAdapter {
     if (port_ == 0)
       return fail(Errc::unsupported, cfg.role == Role::sub ? "zenoh: no free port on " + cfg.host
                                                            : std::string("zenoh: --port missing (the port the subscriber reported)"));
-    const std::string endpoint = "tcp/" + cfg.host + ":" + std::to_string(port_);
+    // The publisher connects to every subscriber (fan-out: each listens on a port of its own).
+    std::string endpoint = "tcp/" + cfg.host + ":" + std::to_string(port_);
+    if (cfg.role == Role::pub)
+      for (size_t i = 1; i < cfg.ports.size(); ++i) endpoint += ",tcp/" + cfg.host + ":" + std::to_string(cfg.ports[i]);
     mws_config c{};
     c.middleware = MWS_MW_ZENOH;
     c.role = cfg.role == Role::pub ? MWS_ROLE_PUB : MWS_ROLE_SUB;

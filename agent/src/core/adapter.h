@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "util/errors.h"
 
@@ -60,6 +61,7 @@ struct AdapterConfig {
   Role role = Role::pub;
   std::string host = "127.0.0.1";  // subscriber's address (pub) / bind address (sub)
   uint16_t port = 0;               // 0 on the sub: choose one and report bound_port()
+  std::vector<uint16_t> ports;     // pub: every subscriber's port (fan-out over endpoints); port is ports[0]
   size_t size = 0;                 // message size of this test point, bytes
   WaitMode wait = WaitMode::block;
   uint32_t run_id = 0;             // distinguishes topics of concurrent runs

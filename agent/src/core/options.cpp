@@ -120,8 +120,17 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "host") {
       o->host = v;
     } else if (k == "port") {
-      if (!to_u64(v, &u) || u > 65535) return bad(k, v, "is not a port number");
-      o->port = uint16_t(u);
+      o->ports.clear();
+      size_t start = 0;
+      while (start <= v.size()) {
+        size_t end = v.find(',', start);
+        if (end == std::string::npos) end = v.size();
+        if (!to_u64(v.substr(start, end - start), &u) || u > 65535 || o->ports.size() >= 1024)
+          return bad(k, v, "is not a port number (or a list of them, one per subscriber)");
+        o->ports.push_back(uint16_t(u));
+        start = end + 1;
+      }
+      o->port = o->ports.front();
     } else if (k == "cpu") {
       if (!to_i64(v, &i) || i < -1 || i > 4095) return bad(k, v, "must be a core number, or -1 for unpinned");
       o->cpu = int(i);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/adapter.h"
 
@@ -47,6 +48,7 @@ struct Options {
   size_t samples_max = kDefaultStrided;  // at most this many, evenly strided over the run
   std::string host = "127.0.0.1";
   uint16_t port = 0;
+  std::vector<uint16_t> ports;  // --port P[,P...]: every subscriber's (fan-out); port = the first
   int cpu = -1;
   WaitMode wait = WaitMode::block;
   uint32_t run_id = 1;

@@ -9,7 +9,7 @@ from mwperf.cli.common import described_agent, no_agent
 from mwperf.errors import UnitError, UsageError
 from mwperf.execute.agent import ENV_AGENT
 from mwperf.plan.options import (
-    DEFAULT_DURATION, DEFAULT_LATENCY_COUNT, DEFAULT_MODE, DEFAULT_POINT_TIMEOUT, DEFAULT_SIZE, DEFAULT_WARMUP,
+    DEFAULT_BURST_GAP, DEFAULT_DURATION, DEFAULT_LATENCY_COUNT, DEFAULT_MODE, DEFAULT_POINT_TIMEOUT, DEFAULT_SIZE, DEFAULT_WARMUP,
     RunRequest,
 )
 from mwperf.plan.validate import build_run_options
@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--mw", metavar="LIST",
                      help="middlewares, comma-separated (default: every adapter the agent has that honours "
                           "the QoS options given)")
-    run.add_argument("--mode", metavar="LIST", help=f"latency,throughput,rate (default: {DEFAULT_MODE})")
+    run.add_argument("--mode", metavar="LIST", help=f"latency,throughput,rate,burst (default: {DEFAULT_MODE})")
     run.add_argument("--size", metavar="LIST",
                      help=f"message sizes incl. the 32-byte header: 32,1k,4KiB,1M (binary units; default: {DEFAULT_SIZE})")
     run.add_argument("--rate", metavar="LIST", help="publish rates in Hz for --mode rate: 100,1k,10000")
@@ -37,6 +37,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--wait", metavar="block|spin", help="how the agents wait for data (default: block)")
     run.add_argument("--latency-count", metavar="N",
                      help=f"throughput mode: one latency ping every N samples, 0 for none (default: {DEFAULT_LATENCY_COUNT})")
+    pattern = run.add_argument_group("traffic patterns")
+    pattern.add_argument("--demand", metavar="LIST",
+                         help="burst mode: samples per burst, written back to back: 1,10,100 (as Connext Micro's table)")
+    pattern.add_argument("--burst-gap", metavar="T", help=f"burst mode: pause after each burst (default: {DEFAULT_BURST_GAP})")
+    pattern.add_argument("--subscribers", metavar="LIST",
+                         help="1:N fan-out: subscriber processes per point, e.g. 1,2,4,8 (default: 1); in latency mode "
+                              "the first answers the pings, the others listen")
+    pattern.add_argument("--slow-subscriber", metavar="T",
+                         help="the last subscriber sleeps T per sample (never the echoer): what one slow reader does "
+                              "to the others")
     qos = run.add_argument_group("QoS and transport (checked against what each middleware supports)")
     qos.add_argument("--reliability", metavar="LIST", help="reliable,best-effort (default: the middleware's own)")
     qos.add_argument("--best", action="store_true", help="same as --reliability best-effort (as RTI Perftest)")
@@ -51,6 +61,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                           "are flushed at once)")
     qos.add_argument("--receive", metavar="listener|waitset", help="how the middleware hands data over")
     qos.add_argument("--transport", metavar="LIST", help="udp,shm,tcp,default (default: the middleware's own)")
+    qos.add_argument("--congestion", metavar="block|drop",
+                     help="what a full queue does to the writer: wait, or drop the sample (zenoh)")
     qos.add_argument("--nic", metavar="NAME", help="network interface of the DDS traffic (default: lo)")
     qos.add_argument("--match-timeout", metavar="T",
                      help=f"how long the agents wait for each other (discovery) (default: {DEFAULT_MATCH_TIMEOUT})")
@@ -95,13 +107,14 @@ def request(ns: argparse.Namespace) -> RunRequest:
         reliabilities=_items("--reliability", ns.reliability), best=ns.best, histories=_items("--history", ns.history),
         durabilities=_items("--durability", ns.durability), transports=_items("--transport", ns.transport),
         keyed=ns.keyed, instances=ns.instances, async_=ns.async_, batch=ns.batch, receive=ns.receive, nic=ns.nic,
-        match_timeout=ns.match_timeout)
+        match_timeout=ns.match_timeout, congestion=ns.congestion)
     return RunRequest(
         mws=_items("--mw", ns.mw), modes=_items("--mode", ns.mode), sizes=_items("--size", ns.size),
         rates=_items("--rate", ns.rate), duration=ns.duration, warmup=ns.warmup, cpu=ns.cpu, wait=ns.wait,
         latency_count=ns.latency_count, samples=ns.samples, precision=ns.precision, confidence=ns.confidence,
         point_timeout=ns.point_timeout, clock=ns.clock, link=ns.link, hosts=ns.hosts, data=ns.data,
-        direction=ns.direction, out=ns.out, qos=qos)
+        direction=ns.direction, demands=_items("--demand", ns.demand), burst_gap=ns.burst_gap,
+        subscribers=_items("--subscribers", ns.subscribers), slow_subscriber=ns.slow_subscriber, out=ns.out, qos=qos)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:

@@ -31,8 +31,12 @@ __all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segment
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
 #: Fast DDS shared-memory transport (segments, ports, their lock files),
-#: data-sharing segments, and the named semaphores of its ports.
-PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*")
+#: data-sharing segments, and the named semaphores of its ports (also ROS 2's
+#: Fast DDS); zenoh's shared-memory segments (<id>.zenoh); iceoryx2's, which
+#: mwperf prefixes mwp<run id>_.
+PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*", "*.zenoh", "mwp[0-9]*_*")
+#: iceoryx2's root folder for mwperf's runs (agent/rust/mwperf_shim/src/iox.rs ROOT).
+ICEORYX2_ROOT = Path("/tmp/mwperf-iceoryx2")
 MIN_AGE_S = 1.0
 
 
@@ -130,7 +134,23 @@ class Leftovers:
 def clean_leftovers() -> Leftovers:
     """Remove what crashed runs left: their namespaces (their controller gone),
     unreferenced shared-memory segments, what their services left."""
-    return Leftovers(netns.remove_stale(), clean_shm(), services.clean_stale())
+    return Leftovers(netns.remove_stale(), clean_shm() + clean_iceoryx2_root(), services.clean_stale())
+
+
+def clean_iceoryx2_root(root: Path = ICEORYX2_ROOT, proc: Path = PROC_DIR) -> list[str]:
+    """iceoryx2's node and service files of mwperf's runs, when no agent runs
+    (a live one's files are its own)."""
+    if not root.exists():
+        return []
+    for entry in os.listdir(proc):
+        if entry.isdigit():
+            try:
+                if (proc / entry / "comm").read_text().startswith("mwperf-agent"):
+                    return []
+            except OSError:
+                continue
+    shutil.rmtree(root, ignore_errors=True)
+    return [str(root)]
 
 
 def fastdds_shm_clean(timeout: float = 20.0) -> bool:

@@ -59,10 +59,13 @@ TICK_S = 0.1
 DEFAULT_TIMEOUTS = Timeouts()
 
 
-def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id: int, port: int, *,
-               two_hosts: bool = False, clock_offset_ns: int = 0) -> list[str]:
+def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id: int, port: int | str, *,
+               two_hosts: bool = False, clock_offset_ns: int = 0, sub_index: int = 0) -> list[str]:
     """The agent's own arguments for one side of the point (where it runs
-    and what a service adds are the placement's and the service's)."""
+    and what a service adds are the placement's and the service's).
+    ``port``: the subscriber's (the publisher's destination), or every
+    subscriber's, comma-separated (1:N); ``sub_index``: which subscriber
+    (the first answers pings; the last is the slow one, if any)."""
     core = opts.cpu.pub if role == "pub" else opts.cpu.sub
     match_ns = opts.qos.match_timeout_ns + (SUB_MATCH_MARGIN_NS if role == "sub" else 0)
     argv = [
@@ -82,9 +85,21 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         argv += ["--rate-hz", repr(float(point.rate_hz))]
     if point.mode == "throughput":
         argv += ["--latency-count", str(opts.latency_count)]
+    if point.mode == "burst" and point.demand is not None:
+        argv += ["--demand", str(point.demand), "--burst-gap-ns", str(opts.burst_gap_ns)]
+    if point.subscribers > 1 and role == "pub":
+        argv += ["--subscribers", str(point.subscribers)]
+    if role == "sub":
+        if point.subscribers > 1:
+            argv += ["--echo", "1" if sub_index == 0 else "0"]
+        if opts.slow_ns and sub_index == point.subscribers - 1:
+            argv += ["--slow-ns", str(opts.slow_ns)]
     if opts.samples and role == "pub":
         argv += ["--count", str(opts.samples)]
-    argv += ["--samples-out", str(opts.out / samples_path(point.index))]
+    samples = opts.out / samples_path(point.index)
+    if sub_index:  # each subscriber keeps its own
+        samples = samples.with_name(f"{samples.stem}.sub{sub_index}{samples.suffix}")
+    argv += ["--samples-out", str(samples)]
     if opts.precision:
         argv += ["--precision", repr(opts.precision)]
     argv += ["--confidence", opts.confidence]
@@ -186,18 +201,25 @@ def _check_exit(agent: AgentProcess, seconds: float) -> None:
         raise PointFailed(_failure(agent, f"{agent.role}: {describe_exit(code)} after its result"))
 
 
-def _salvage_sub(sub: AgentProcess, outcome: PointOutcome, seconds: float) -> None:
-    """After a publisher failure, ask the subscriber for what it has."""
-    if outcome.sub is not None or sub.proc.poll() is not None:
-        return
-    sub.send_line("stop -1")
+def _salvage_subs(subs: list[AgentProcess], outcome: PointOutcome, seconds: float) -> None:
+    """After a publisher failure, ask the subscribers for what they have."""
+    results = outcome.subs if outcome.subs is not None else [None] * len(subs)
+    for sub in subs:
+        if sub.proc.poll() is None:
+            sub.send_line("stop -1")
     deadline = time.monotonic() + seconds
-    try:
-        event = sub.wait_for({"result"}, deadline)
-    except TimeoutError:
-        return
-    if event is not None and event.get("event") == "result":
-        outcome.sub = event
+    for i, sub in enumerate(subs):
+        if results[i] is not None or sub.proc.poll() is not None:
+            continue
+        try:
+            event = sub.wait_for({"result"}, deadline)
+        except TimeoutError:
+            continue
+        if event is not None and event.get("event") == "result":
+            results[i] = event
+    outcome.sub = results[0]
+    if len(subs) > 1:
+        outcome.subs = results
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
@@ -219,29 +241,38 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
     """The protocol of one point; never raises for agent trouble (see outcome.error)."""
     run_id = random.getrandbits(32)
 
-    def start(role: str, port: int) -> AgentProcess:
-        argv = agent_argv(agent, role, point, opts, run_id, port, two_hosts=placement.two_hosts,
-                          clock_offset_ns=clock_offset_ns if role == "sub" else 0)
+    def start(role: str, ports: str, index: int = 0) -> AgentProcess:
+        argv = agent_argv(agent, role, point, opts, run_id, ports, two_hosts=placement.two_hosts,
+                          clock_offset_ns=clock_offset_ns if role == "sub" else 0, sub_index=index)
         env = service.agent_env(role)
         if env and not placement.carries_env():
             argv = ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
             env = {}
-        return AgentProcess(placement.wrap(role, argv + service.agent_args(role)), role, env=env)
+        name = role if index == 0 else f"{role}{index}"
+        return AgentProcess(placement.wrap(role, argv + service.agent_args(role)), name, env=env)
 
     outcome = PointOutcome()
     slack = opts.point_timeout_ns / 1e9
-    sub: AgentProcess | None = None
+    subs: list[AgentProcess] = []
     pub: AgentProcess | None = None
     pub_started = False
     try:
-        sub = start("sub", 0)
-        outcome.sub_ready = _expect(sub, {"ready"}, timeouts.ready + slack, "ready event")
-        # Port-less middlewares (DDS discovery) report port 0 or none: pass 0 on.
-        port = outcome.sub_ready.get("port", 0)
-        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-            raise PointFailed(f"sub: ready event with a bad port: {port!r}")
+        # 1:N: every subscriber starts, then each says it is ready (its port).
+        for index in range(point.subscribers):
+            subs.append(start("sub", "0", index))
+        sub = subs[0]
+        ports = []
+        for index, each in enumerate(subs):
+            ready = _expect(each, {"ready"}, timeouts.ready + slack, "ready event")
+            if index == 0:
+                outcome.sub_ready = ready
+            # Port-less middlewares (DDS discovery) report port 0 or none: pass 0 on.
+            port = ready.get("port", 0)
+            if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+                raise PointFailed(f"{each.role}: ready event with a bad port: {port!r}")
+            ports.append(port)
 
-        pub = start("pub", port)
+        pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
         pub_started = True
         run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
         match_s = opts.qos.match_timeout_ns / 1e9
@@ -251,21 +282,27 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         _check_exit(pub, timeouts.after_result + slack)
 
         sent = outcome.pub.get("sent")
-        if not sub.send_line(f"stop {sent if isinstance(sent, int) else -1}"):
-            code = sub.wait_exit(time.monotonic() + 1.0)
-            how = "closed its input" if code is None else describe_exit(code)
-            raise PointFailed(_failure(sub, f"sub: {how} before 'stop' could be sent"))
-        outcome.sub = _expect(sub, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop")
-        _check_exit(sub, timeouts.after_result + slack)
+        for each in subs:  # all told at once: they drain side by side
+            if not each.send_line(f"stop {sent if isinstance(sent, int) else -1}"):
+                code = each.wait_exit(time.monotonic() + 1.0)
+                how = "closed its input" if code is None else describe_exit(code)
+                raise PointFailed(_failure(each, f"{each.role}: {how} before 'stop' could be sent"))
+        results = []
+        for each in subs:
+            results.append(_expect(each, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop"))
+            _check_exit(each, timeouts.after_result + slack)
+        outcome.sub = results[0]
+        if len(subs) > 1:
+            outcome.subs = results
     except PointFailed as exc:
         outcome.error = str(exc)
-        if pub_started and sub is not None and not str(exc).startswith("sub:"):
-            _salvage_sub(sub, outcome, timeouts.drain + 1.0)
+        if pub_started and subs and not str(exc).startswith("sub"):
+            _salvage_subs(subs, outcome, timeouts.drain + 1.0)
     except AgentError as exc:
         outcome.error = str(exc)
     finally:
         with signals_deferred():
-            for side in (pub, sub):
+            for side in (pub, *subs):
                 if side is not None:
                     side.kill()
     return outcome

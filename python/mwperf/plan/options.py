@@ -27,6 +27,7 @@ DEFAULT_LATENCY_COUNT = 10000
 DEFAULT_SIZE = "1k"
 DEFAULT_MODE = "latency"
 DEFAULT_CONFIDENCE = "0.95"
+DEFAULT_BURST_GAP = "10ms"  # seed 004's pause between bursts
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,8 @@ class TestPoint:
     reliability: str | None = None
     history: str | None = None
     durability: str | None = None
+    demand: int | None = None   # burst mode: samples per burst
+    subscribers: int = 1        # subscriber processes (fan-out 1:N)
 
     def qos_label(self) -> str:
         """What was requested, e.g. ``shm, best-effort, keep-all`` ('' when nothing)."""
@@ -74,6 +77,10 @@ class TestPoint:
         label = f"{self.mw} {self.mode} {self.size} B"
         if self.rate_hz is not None:
             label += f" {self.rate_hz:g} Hz"
+        if self.demand is not None:
+            label += f" x{self.demand}"
+        if self.subscribers != 1:
+            label += f" 1:{self.subscribers}"
         qos = self.qos_label()
         return f"{label} ({qos})" if qos else label
 
@@ -103,6 +110,10 @@ class RunOptions:
     link: LinkProfile | None = None  # --link netns[:PROFILE]: publisher and subscriber in two namespaces
     hosts: HostPair | None = None    # --hosts pub=..,sub=..: agents on two real hosts, over ssh
     both_directions: bool = False    # --direction both: every point A->B, then B->A
+    demands: tuple[int, ...] = ()    # --demand: samples per burst (burst mode)
+    burst_gap_ns: int = 10_000_000   # --burst-gap: the pause after each burst
+    subscribers: tuple[int, ...] = (1,)  # --subscribers: 1:N fan-out
+    slow_ns: int = 0                 # --slow-subscriber: one subscriber sleeps this per sample
 
     @property
     def planned_s(self) -> float:
@@ -115,7 +126,7 @@ class RunOptions:
 
     def points(self) -> list[TestPoint]:
         """Cartesian product mw x transport x reliability x history x durability
-        x mode x size x (rate, rate mode only)."""
+        x mode x size x (rate, rate mode only) x (demand, burst mode only) x subscribers."""
         points: list[TestPoint] = []
         q = self.qos
         for mw in self.mws:
@@ -123,9 +134,10 @@ class RunOptions:
             for transport, reliability, history, durability, mode, size in itertools.product(
                     q.transports, q.reliabilities, histories, q.durabilities, self.modes, self.sizes):
                 rates: tuple[float | None, ...] = self.rates_hz if mode == "rate" else (None,)
-                for rate in rates:
+                demands: tuple[int | None, ...] = self.demands if mode == "burst" else (None,)
+                for rate, demand, subscribers in itertools.product(rates, demands, self.subscribers):
                     points.append(TestPoint(len(points), mw, mode, size, rate, transport, reliability,
-                                            history, durability))
+                                            history, durability, demand, subscribers))
         return points
 
     def as_dict(self) -> dict:
@@ -135,7 +147,7 @@ class RunOptions:
         data["qos"] = self.qos.as_dict()
         data["out"] = str(self.out)
         data["cpu"] = {"pub": self.cpu.pub, "sub": self.cpu.sub, "placement": self.cpu.placement}
-        for key in ("mws", "modes", "sizes", "rates_hz"):
+        for key in ("mws", "modes", "sizes", "rates_hz", "demands", "subscribers"):
             data[key] = list(data[key])
         return data
 
@@ -177,5 +189,9 @@ class RunRequest:
     hosts: str | None = None
     data: str | None = None
     direction: str | None = None
+    demands: tuple[str, ...] | None = None
+    burst_gap: str | None = None
+    subscribers: tuple[str, ...] | None = None
+    slow_subscriber: str | None = None
     out: str | None = None
     qos: QosRequest = QosRequest()

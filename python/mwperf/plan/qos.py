@@ -52,6 +52,7 @@ class QosRequest:
     receive: str | None = None
     nic: str | None = None
     match_timeout: str | None = None
+    congestion: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class QosOptions:
     nic: str | None = None
     match_timeout_ns: int = 10_000_000_000
     best: bool = False  # --reliability came from --best (for messages)
+    congestion: str | None = None  # block | drop (what a full queue does to the writer); None: the default
 
     def histories_for(self, info: AdapterInfo | None) -> tuple[str | None, ...]:
         if info is None or not info.honours("history"):
@@ -88,6 +90,7 @@ class QosOptions:
             "receive": self.receive,
             "nic": self.nic,
             "match_timeout_ns": self.match_timeout_ns,
+            "congestion": self.congestion,
         }
 
 
@@ -169,6 +172,8 @@ def parse_qos(agent: AgentInfo, request: QosRequest = QosRequest(), *, net_dir: 
     instances = _instances(request, agent)
     receive = None if request.receive is None else _choice("--receive", request.receive, agent.receives or ("none",))
     nic = _nic(request.nic, net_dir)
+    congestion = None if request.congestion is None else \
+        _choice("--congestion", request.congestion, agent.congestions or ("none",))
     timeout = request.match_timeout if request.match_timeout is not None else DEFAULT_MATCH_TIMEOUT
     try:
         match_ns = parse_duration_ns(timeout)
@@ -187,6 +192,7 @@ def parse_qos(agent: AgentInfo, request: QosRequest = QosRequest(), *, net_dir: 
         nic=nic,
         match_timeout_ns=match_ns,
         best=request.best,
+        congestion=congestion,
     )
 
 
@@ -207,6 +213,9 @@ def refusal(qos: QosOptions, info: AdapterInfo) -> Unsupported | None:
         return Unsupported("--keyed", None, f"not supported by {mw} (no keyed topics)", mw)
     if qos.async_ and not info.honours("async"):
         return Unsupported("--async", None, f"not supported by {mw} (no asynchronous publishing)", mw)
+    if qos.congestion is not None and not info.honours("congestion"):
+        return Unsupported("--congestion", qos.congestion, f"not supported by {mw} (no congestion control "
+                                                           f"choice)", mw)
     if qos.batch and not info.honours("batch"):
         return Unsupported("--batch", None, f"not supported by {mw} (no write batching)", mw)
     if qos.receive is not None and qos.receive not in info.receives:
@@ -255,6 +264,8 @@ def qos_agent_args(qos: QosOptions, info: AdapterInfo | None, *, transport: str 
         args += ["--async", "1"]
     if qos.batch:
         args += ["--batch", "1"]
+    if qos.congestion is not None:
+        args += ["--congestion", qos.congestion]
     receive = receive_for(qos, info, wait)
     if receive is not None:
         args += ["--receive", receive]

@@ -22,6 +22,7 @@ is not in results.jsonl yet.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -43,6 +44,7 @@ OPTION_KEYS = (
     "mw", "transport", "reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive",
     "wait", "cpu", "mode", "size", "rate", "duration", "warmup", "samples", "precision", "confidence",
     "latency_count", "nic", "match_timeout", "point_timeout", "link",
+    "demand", "burst_gap", "subscribers", "slow_subscriber", "congestion",
 )
 SWEEP_KEYS = ("exclude", "repetitions", "description")
 #: One value even when it has a comma (``cpu: 0,1`` is one placement).
@@ -245,6 +247,11 @@ def _point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
         "warmup_ns": opts.warmup_ns, "samples": opts.samples, "precision": opts.precision,
         "confidence": opts.confidence, "latency_count": opts.latency_count, "repetition": repetition,
         **({"link": opts.link.name} if opts.link else {}),
+        # new keys only where they differ from what every earlier point was (old keys stay valid)
+        **({"demand": point.demand, "burst_gap_ns": opts.burst_gap_ns} if point.demand is not None else {}),
+        **({"subscribers": point.subscribers} if point.subscribers != 1 else {}),
+        **({"slow_ns": opts.slow_ns} if opts.slow_ns else {}),
+        **({"congestion": q.congestion} if q.congestion else {}),
     }
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
     return digest[:16]
@@ -279,6 +286,11 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
             raise PlanError(plan.source, "rate", None, "missing (mode rate needs rate: HZ or a list)")
         if settings["mode"] != "throughput":
             settings.pop("latency_count", None)  # the pings interleaved with flat-out samples
+        if settings["mode"] != "burst":
+            settings.pop("demand", None)  # demand and gap only apply to burst-mode points
+            settings.pop("burst_gap", None)
+        elif "demand" not in settings:
+            raise PlanError(plan.source, "demand", None, "missing (mode burst needs demand: N or a list)")
         if _excluded(plan.exclude, settings):
             continue
         opts = _point_options(plan, settings, out=out, agent=agent, agent_info=agent_info, cpu_count=cpu_count)
@@ -293,8 +305,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
         seen.add(ident)
         for repetition in range(plan.repetitions):
             index = len(points)
-            planned = TestPoint(index, point.mw, point.mode, point.size, point.rate_hz, point.transport,
-                                point.reliability, point.history, point.durability)
+            planned = dataclasses.replace(point, index=index)
             points.append(PlannedPoint(opts, planned, repetition, _point_key(opts, planned, repetition),
                                        plan.repetitions))
     if not points:
@@ -311,13 +322,16 @@ def _request(settings: Mapping[str, Any], out: Path) -> RunRequest:
         reliabilities=one("reliability"), histories=one("history"), durabilities=one("durability"),
         transports=one("transport"), keyed=bool(settings.get("keyed")) or "instances" in settings,
         instances=settings.get("instances"), async_=bool(settings.get("async")), batch=bool(settings.get("batch")),
-        receive=settings.get("receive"), nic=settings.get("nic"), match_timeout=settings.get("match_timeout"))
+        receive=settings.get("receive"), nic=settings.get("nic"), match_timeout=settings.get("match_timeout"),
+        congestion=settings.get("congestion"))
     return RunRequest(
         mws=one("mw"), modes=one("mode"), sizes=one("size"), rates=one("rate"),
         duration=settings.get("duration") or _sample_duration(settings), warmup=settings.get("warmup"),
         cpu=settings.get("cpu"), wait=settings.get("wait"), latency_count=settings.get("latency_count"),
         samples=settings.get("samples"), precision=settings.get("precision"), confidence=settings.get("confidence"),
-        point_timeout=settings.get("point_timeout"), link=settings.get("link"), out=str(out), qos=qos)
+        point_timeout=settings.get("point_timeout"), link=settings.get("link"), demands=one("demand"),
+        burst_gap=settings.get("burst_gap"), subscribers=one("subscribers"),
+        slow_subscriber=settings.get("slow_subscriber"), out=str(out), qos=qos)
 
 
 def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent: str | None,

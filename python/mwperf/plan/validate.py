@@ -19,7 +19,7 @@ from typing import Callable, Mapping, TypeVar
 from mwperf.description import AdapterInfo, AgentInfo
 from mwperf.errors import UnitError, Unsupported, UsageError
 from mwperf.plan.options import (
-    DEFAULT_CONFIDENCE, DEFAULT_DURATION, DEFAULT_LATENCY_COUNT, DEFAULT_MODE, DEFAULT_POINT_TIMEOUT, DEFAULT_SIZE,
+    DEFAULT_BURST_GAP, DEFAULT_CONFIDENCE, DEFAULT_DURATION, DEFAULT_LATENCY_COUNT, DEFAULT_MODE, DEFAULT_POINT_TIMEOUT, DEFAULT_SIZE,
     DEFAULT_WARMUP, CpuPlacement, RunOptions, RunRequest,
 )
 from mwperf.plan.qos import NET_DIR, QosOptions, check_supported, parse_qos, receive_for, refusal
@@ -30,6 +30,9 @@ __all__ = ["build_run_options", "parse_cpu", "default_cpu", "default_out"]
 
 CONFIDENCES = ("0.90", "0.95", "0.99")
 MAX_SAMPLES_PER_POINT = 1 << 40
+MAX_DEMAND = 10_000_000
+#: The agent takes up to 1024; 64 subscriber processes is already far past what one machine measures faithfully.
+MAX_SUBSCRIBERS = 64
 T = TypeVar("T")
 
 
@@ -144,6 +147,53 @@ def _durations(request: RunRequest, rates: tuple[float, ...], agent_info: AgentI
             raise UsageError("--rate", f"{value:g}", f"not one sample is due in --duration {duration} "
                                                       f"(raise the rate or the duration)")
     return duration_ns, warmup_ns
+
+
+def _whole(option: str, text: str, low: int, high: int, what: str) -> int:
+    value = str(text).strip()
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise UsageError(option, text, f"must be {what} from {low} to {high}")
+    return int(value)
+
+
+def _bursts(request: RunRequest, modes: tuple[str, ...]) -> tuple[tuple[int, ...], int]:
+    """(demands, gap ns): burst mode needs a demand; the others take none."""
+    if "burst" not in modes:
+        for option, given in (("--demand", request.demands), ("--burst-gap", request.burst_gap)):
+            if given is not None:
+                text = ",".join(given) if isinstance(given, tuple) else given
+                raise UsageError(option, text, "only with --mode burst")
+        return (), 10_000_000
+    if request.demands is None:
+        raise UsageError("--mode", "burst", "needs --demand N[,N...] (samples per burst)")
+    demands = _dedupe(_whole("--demand", t, 1, MAX_DEMAND, "a number of samples per burst") for t in request.demands)
+    gap = request.burst_gap if request.burst_gap is not None else DEFAULT_BURST_GAP
+    gap_ns = _one("--burst-gap", gap, parse_duration_ns, allow_zero=True)
+    if gap_ns > 3600 * 10**9:
+        raise UsageError("--burst-gap", gap, "longer than an hour")
+    return demands, gap_ns
+
+
+def _fanout(request: RunRequest, mws: tuple[str, ...], modes: tuple[str, ...],
+            adapters: Mapping[str, AdapterInfo]) -> tuple[tuple[int, ...], int]:
+    """(subscriber counts, slow subscriber's sleep per sample in ns)."""
+    counts = _dedupe(_whole("--subscribers", t, 1, MAX_SUBSCRIBERS, "a number of subscribers")
+                     for t in (request.subscribers or ("1",)))
+    for name in mws:
+        limit = adapters[name].max_subscribers
+        for n in counts:
+            if limit and n > limit:
+                raise Unsupported("--subscribers", str(n), f"{name} serves at most {limit} subscriber"
+                                                           f"{'s' if limit != 1 else ''} per publisher", name)
+    slow_ns = 0
+    if request.slow_subscriber is not None:
+        slow_ns = _one("--slow-subscriber", request.slow_subscriber, parse_duration_ns)
+        if slow_ns > 10 * 10**9:
+            raise UsageError("--slow-subscriber", request.slow_subscriber, "longer than 10 s per sample")
+        if "latency" in modes and min(counts) < 2:
+            raise UsageError("--slow-subscriber", request.slow_subscriber,
+                             "in latency mode needs --subscribers 2 or more (the echoer is never the slow one)")
+    return counts, slow_ns
 
 
 def _wait(text: str | None, mws: tuple[str, ...], qos: QosOptions, agent_info: AgentInfo) -> str:
@@ -274,10 +324,13 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
     if clock not in agent_info.clocks:
         raise UsageError("--clock", clock, f"choose from {', '.join(agent_info.clocks)}")
     link, hosts = _where(request, mws, qos, adapters)
+    demands, burst_gap_ns = _bursts(request, modes)
+    subscribers, slow_ns = _fanout(request, mws, modes, adapters)
     return RunOptions(
         mws=mws, modes=modes, sizes=sizes, rates_hz=rates, duration_ns=duration_ns, warmup_ns=warmup_ns,
         cpu=cpu, wait=wait, latency_count=latency_count, out=_out(request.out, check_out),
         point_timeout_ns=point_timeout_ns, agent=agent, adapters=dict(adapters), qos=qos, samples=samples,
         precision=precision, confidence=confidence, link=link, hosts=hosts,
         both_directions=request.direction == "both", clock=clock,
+        demands=demands, burst_gap_ns=burst_gap_ns, subscribers=subscribers, slow_ns=slow_ns,
     )

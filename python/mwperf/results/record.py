@@ -55,7 +55,7 @@ __all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "QOS_FIELDS", "PointOutcome", "stats
 SCHEMA_VERSION = 1
 STAT_FIELDS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
 _INTERVALS = ("p50_ci", "p99_ci")
-QOS_FIELDS = ("history", "durability", "instances", "async", "receive")
+QOS_FIELDS = ("history", "durability", "instances", "async", "receive", "congestion")
 _NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
 
 
@@ -72,6 +72,7 @@ class PointOutcome:
     error: str | None = None
     link: dict | None = None
     clock: dict | None = None  # two hosts: the estimated clock offset (mwperf.execute.clocks)
+    subs: list[dict | None] | None = None  # 1:N: every subscriber's result (sub is subs[0], the echoer)
 
 
 def utc_now_iso() -> str:
@@ -160,11 +161,14 @@ def _effective_qos(point: TestPoint, qos: QosOptions, adapter: AdapterInfo | Non
         # what the agents would have used: the request, else the adapter's default
         "receive": receive_for(qos, adapter, wait) or (adapter.receive if adapter is not None and adapter.receives
                                                        else None),
+        "congestion": qos.congestion,
     }
     out = {}
     config = config or {}
     for key in QOS_FIELDS:
         value = config.get(key)
+        if key == "congestion" and value is None:
+            value = config.get("congestion_control")
         if key == "async" and value is None and isinstance(config.get("publish_mode"), str):
             value = config["publish_mode"] == "asynchronous"
         if value is None or value == "":
@@ -177,6 +181,69 @@ def _effective_qos(point: TestPoint, qos: QosOptions, adapter: AdapterInfo | Non
             value = str(value)
         out[key] = value
     return out
+
+
+def _cpu_pct(side: dict | None) -> float | None:
+    """CPU (user + sys) over the side's measured window, % of one core."""
+    cpu, window = _cpu_side(side), _window_s(side)
+    return None if cpu is None or window is None else 100.0 * (cpu["user"] + cpu["sys"]) / window
+
+
+def _threads(side: dict | None) -> list[dict] | None:
+    """The side's CPU by thread name (mwperf's own threads are ``own``)."""
+    groups, window = _get(side, "threads"), _window_s(side)
+    if not isinstance(groups, list):
+        return None
+    out = []
+    for g in groups:
+        if not isinstance(g, dict) or not isinstance(g.get("cpu_ns"), (int, float)):
+            continue
+        cpu_s = g["cpu_ns"] / 1e9
+        out.append({"name": str(g.get("name", "")), "threads": _int(g.get("threads")), "cpu_s": cpu_s,
+                    "cpu_pct": None if window is None else 100.0 * cpu_s / window, "own": bool(g.get("own"))})
+    return out
+
+
+def _spread(values: list[float]) -> dict | None:
+    """worst (highest), median and spread (worst - best) of per-subscriber figures."""
+    present = sorted(v for v in values if v is not None)
+    if not present:
+        return None
+    n = len(present)
+    median = present[n // 2] if n % 2 else (present[n // 2 - 1] + present[n // 2]) / 2
+    return {"worst": present[-1], "median": median, "spread": present[-1] - present[0]}
+
+
+def _per_subscriber(mode: str, subs: list[dict | None], slow: bool, sent: int | None) -> list[dict]:
+    rows = []
+    for index, side in enumerate(subs):
+        received, lost = _int(_get(side, "received")), _int(_get(side, "lost"))
+        if mode == "latency" and sent is not None and received is not None:
+            lost = max(0, sent - received)  # a listener of pings: every ping was meant for it
+        total = None if received is None or lost is None else received + lost
+        rows.append({
+            "index": index,
+            "echoer": index == 0 and mode in ("latency", "throughput"),
+            "slow": slow and index == len(subs) - 1,
+            "received": received,
+            "lost": lost,
+            "loss_rate": None if not total else lost / total,
+            "duplicates": _int(_get(side, "duplicates")),
+            "samples_per_s": _get(side, "samples_per_s"),
+            "latency_us": stats_us(_get(side, "latency_ns")),
+            "cpu_s": _cpu_side(side),
+            "cpu_pct": _cpu_pct(side),
+            "rss_kb": _int(_get(side, "maxrss_kb")),
+        })
+    return rows
+
+
+def _fanout(rows: list[dict]) -> dict:
+    return {
+        "loss_rate": _spread([r["loss_rate"] for r in rows]),
+        "latency_p50_us": _spread([(r["latency_us"] or {}).get("p50") for r in rows]),
+        "latency_p99_us": _spread([(r["latency_us"] or {}).get("p99") for r in rows]),
+    }
 
 
 def total_loss(mode: str, sent: int | None, received: int | None) -> str | None:
@@ -253,6 +320,12 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
     version = _get(pub, "adapter_version") or _get(sub, "adapter_version") or (adapter.version if adapter else None)
 
     error = _failure(outcome, mode, sent, received)
+    per_sub = None
+    if point.subscribers > 1:
+        subs = outcome.subs if outcome.subs is not None else [sub] + [None] * (point.subscribers - 1)
+        per_sub = _per_subscriber(mode, subs, bool(opts.slow_ns), sent)
+        if error is None and any(s is None for s in subs):
+            error = f"subscriber result missing ({sum(s is None for s in subs)} of {len(subs)})"
 
     pub_config, sub_config = _config(pub), _config(sub)
     transport = (_get(pub, "transport") or _get(sub, "transport") or point.transport
@@ -298,9 +371,21 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "scheduled": scheduled,
         "unsent": _int(_get(pub, "unsent")) if mode == "rate" else None,
         "send_timeouts": _int(_get(pub, "send_timeouts")),
+        "rejected": _int(_get(sub, "rejected")),
+        "demand": point.demand if mode == "burst" else None,
+        "burst_gap_s": opts.burst_gap_ns / 1e9 if mode == "burst" else None,
+        "bursts": _int(_get(pub, "bursts")) if mode == "burst" else None,
+        "burst_first_us": stats_us(_get(sub, "burst_first_ns")) if mode == "burst" else None,
+        "burst_last_us": stats_us(_get(sub, "burst_last_ns")) if mode == "burst" else None,
+        "subscribers": point.subscribers,
+        "slow_subscriber_ms": opts.slow_ns / 1e6 if opts.slow_ns else None,
+        "per_subscriber": per_sub,
+        "fanout": None if per_sub is None else _fanout(per_sub),
         "latency_raw_us": latency_raw,
         "cpu_s": {"pub": _cpu_side(pub), "sub": _cpu_side(sub)},
         "cpu_window_s": {"pub": _window_s(pub), "sub": _window_s(sub)},
+        "cpu_pct": {"pub": _cpu_pct(pub), "sub": _cpu_pct(sub)},
+        "threads": {"pub": _threads(pub), "sub": _threads(sub)},
         "rss_kb": {"pub": _int(_get(pub, "maxrss_kb")), "sub": _int(_get(sub, "maxrss_kb"))},
         "mw_rss_kb": {"pub": _mw_rss(pub), "sub": _mw_rss(sub)},
         "own_kb": {"pub": _int(_get(pub, "own_kb")), "sub": _int(_get(sub, "own_kb"))},

@@ -107,7 +107,7 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
         assert r["status"] == "ok"
         assert (r["transport"], r["reliability"]) == ("udp", "best-effort")
         assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": False,
-                            "receive": "listener"}
+                            "receive": "listener", "congestion": None}
         assert r["adapter"]["config"]["history"] == "keep-all" and r["adapter"]["sub_config"]["instances"] == 1
         assert r["mw_rss_kb"] == {"pub": 4000 - 1000, "sub": 4000 - 1000}
         assert r["own_kb"] == {"pub": 600, "sub": 600}
@@ -203,7 +203,7 @@ def test_run_goes_on_after_a_failed_point(tmp_path, fake_agent, log, monkeypatch
     assert all(r["error"].startswith("sub: no ready event") for r in failed)
     rate_ok = next(r for r in records if r["mode"] == "rate" and r["status"] == "ok")
     assert rate_ok["loop_rate"] == pytest.approx(1000 / 1003)  # the fake fell 3 samples behind
-    lines = progress.getvalue().splitlines()
+    lines = [line for line in progress.getvalue().splitlines() if " ETA " in line]  # not the clean-up notes
     assert lines[0].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[1/6] udp latency 32 B ... ok p50 ")
     assert lines[1].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[2/6] udp latency 64 B ... FAILED: sub: no ready event")
     assert lines[3].split(" ETA ", 1)[1].split(None, 1)[1].startswith("[4/6] udp rate 32 B 100 Hz ... ok loop 0.9970")

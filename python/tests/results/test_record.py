@@ -75,7 +75,7 @@ def test_latency_mode():
     assert r["rss_kb"] == {"pub": 5000, "sub": 5000}
     assert r["transport"] == "udp" and r["reliability"] == "best-effort"
     assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None}
-    assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "receive": None}
+    assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "receive": None, "congestion": None}
     assert r["mw_rss_kb"] == {"pub": None, "sub": None}  # no rss_before_open_kb from this agent
     assert r["send_lag_us"] is None
     assert (r["duration_s"], r["warmup_s"]) == (2.0, 0.5)
@@ -175,7 +175,7 @@ def test_dds_record_takes_what_the_agents_report():
     assert r["status"] == "ok"
     assert (r["transport"], r["reliability"]) == ("shm", "best-effort")
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
-                        "async": True, "receive": "listener"}
+                        "async": True, "receive": "listener", "congestion": None}
     assert r["adapter"]["config"] == dds_config() and r["adapter"]["sub_config"]["topic_in"] == "x"
     # mwperf's own buffers were allocated before the RSS baseline: not the middleware's
     assert r["mw_rss_kb"] == {"pub": 9500 - 1000, "sub": 0}  # floor 0
@@ -202,12 +202,12 @@ def test_failed_dds_point_records_the_request():
     assert r["status"] == "failed"
     assert (r["transport"], r["reliability"]) == ("shm", "best-effort")  # requested
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
-                        "async": True, "receive": "listener"}
+                        "async": True, "receive": "listener", "congestion": None}
     assert r["adapter"] == {"name": "fastdds", "version": "2.9.1", "config": None, "sub_config": None}
     point = TestPoint(0, "fastdds", "latency", 1024)
     r = dds_merge(None, None, point, QosOptions(), error="boom")
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
-    assert r["qos"] == {"history": None, "durability": None, "instances": 0, "async": False, "receive": "listener"}
+    assert r["qos"] == {"history": None, "durability": None, "instances": 0, "async": False, "receive": "listener", "congestion": None}
 
 
 def test_failed_point_keeps_what_is_known():
