@@ -250,7 +250,9 @@ class RouDi(Service):
     def clean_stale(cls) -> list[str]:
         gone = _kill_recorded(cls.PIDFILE, "iox-roudi")
         if gone:
-            time.sleep(0.1)
+            deadline = time.monotonic() + 5.0
+            while _pids_named("iox-roudi") and time.monotonic() < deadline:
+                time.sleep(0.05)  # until init has reaped it
         return gone + (cls._remove_files() if gone else [])
 
 

@@ -1,0 +1,134 @@
+"""Traffic patterns against ground truth the test sets up: bursts of a known
+demand and gap, N subscribers of which one is made slow by a known time, and
+CPU per thread that must add up to the process's.
+
+Cyclone DDS stands in for the middlewares with more than one reader (keep-all
+history, so that reliable means nothing lost); raw UDP for the exact timing
+of a slow reader (no middleware queue in between).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import count_leaving_packets, real_agent_path
+from mwperf.execute.agent import describe
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_shm_leftovers")]
+
+
+def agent(mw: str = "udp") -> str:
+    path = real_agent_path()
+    if path is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    if mw not in describe(str(path)).adapters:
+        pytest.skip(f"the agent is built without {mw}")
+    return str(path)
+
+
+def run(tmp_path, mw, *args, points=1, timeout=300):
+    out = tmp_path / "run"
+    with count_leaving_packets() as leaving:
+        done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", agent(mw), "--mw", mw, *args,
+                               "--out", str(out)], capture_output=True, text=True, env=dict(os.environ),
+                              timeout=timeout)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert leaving["packets"] == 0
+    records = read_records(out)
+    assert len(records) == points
+    for r in records:
+        validate_record(r)
+        assert r["status"] == "ok", r["error"]
+    return records
+
+
+def test_bursts_write_demand_samples_per_gap(tmp_path):
+    """2 s of bursts of 50 (and of 200) with 20 ms pauses: every burst whole,
+    no more bursts than 2 s / 20 ms, all received under reliable keep-all."""
+    records = run(tmp_path, "cyclonedds", "--mode", "burst", "--demand", "50,200", "--burst-gap", "20ms",
+                  "--size", "1k", "--duration", "2s", "--warmup", "300ms", "--reliability", "reliable",
+                  "--history", "keep-all", points=2)
+    for r, demand in zip(records, (50, 200)):
+        assert r["demand"] == demand and r["burst_gap_s"] == 0.02
+        assert 50 <= r["bursts"] <= 100, r["bursts"]  # a burst + its gap take at least 20 ms
+        assert r["sent"] == demand * r["bursts"]
+        assert r["received"] == r["sent"] and r["lost"] == 0
+        assert r["burst_first_us"]["count"] == r["burst_last_us"]["count"] == r["bursts"]
+        assert r["rejected"] == 0  # Cyclone counts rejections; keep-all rejects none
+
+
+def test_a_slow_reader_delays_the_next_sample_by_its_wait(tmp_path):
+    """Bursts of 2 to a reader that takes 3 ms over each sample: the second
+    sample of every burst waits behind the first, 3 ms longer."""
+    (r,) = run(tmp_path, "udp", "--mode", "burst", "--demand", "2", "--burst-gap", "30ms", "--size", "100",
+               "--duration", "2s", "--warmup", "200ms", "--slow-subscriber", "3ms")
+    first, last = r["burst_first_us"]["p50"], r["burst_last_us"]["p50"]
+    assert r["slow_subscriber_ms"] == 3.0
+    assert last - first == pytest.approx(3000, abs=400), (first, last)
+    assert r["lost"] == 0
+
+
+def test_fan_out_of_four_reliable_every_subscriber_gets_everything(tmp_path):
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "rate", "--rate", "500", "--subscribers", "4", "--size", "1k",
+               "--duration", "1s", "--warmup", "500ms", "--reliability", "reliable", "--history", "keep-all")
+    assert r["subscribers"] == 4 and len(r["per_subscriber"]) == 4
+    for s in r["per_subscriber"]:
+        assert s["received"] == r["sent"] == 500 and s["lost"] == 0, s
+        assert s["latency_us"]["count"] == 500
+    assert r["fanout"]["loss_rate"] == {"worst": 0.0, "median": 0.0, "spread": 0.0}
+
+
+def test_in_latency_mode_one_echoes_and_the_others_listen(tmp_path):
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "latency", "--subscribers", "3", "--size", "256",
+               "--duration", "1s", "--warmup", "300ms", "--reliability", "reliable")
+    echoers = [s for s in r["per_subscriber"] if s["echoer"]]
+    assert [s["index"] for s in echoers] == [0]
+    assert r["received"] == r["sent"] > 0  # pongs: one per ping, from the echoer alone
+    for s in r["per_subscriber"][1:]:
+        assert s["received"] == r["sent"], s  # every ping reached every listener
+
+
+def test_a_slow_subscriber_loses_under_best_effort_and_the_others_do_not(tmp_path):
+    """1000 Hz to three subscribers, the last taking 5 ms per sample (200/s
+    at most): under best-effort its reader history overflows and it loses at
+    least 70 %; the other two lose nothing."""
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "rate", "--rate", "1000", "--subscribers", "3",
+               "--slow-subscriber", "5ms", "--size", "1k", "--duration", "2s", "--warmup", "500ms",
+               "--reliability", "best-effort")
+    fast, slow = r["per_subscriber"][:2], r["per_subscriber"][2]
+    assert slow["slow"] and not any(s["slow"] for s in fast)
+    assert slow["received"] <= 0.3 * r["sent"] + 20 and slow["loss_rate"] >= 0.7 - 0.01, slow
+    for s in fast:
+        assert s["lost"] == 0 and s["received"] == r["sent"], s
+    assert r["fanout"]["loss_rate"]["worst"] == slow["loss_rate"]
+
+
+def test_cpu_per_thread_adds_up_to_the_process(tmp_path):
+    """Per-thread CPU (schedstat) and the process's (getrusage) are read over
+    the same measured window: their sums agree within 5 % (+ 2 ms of clock
+    granularity)."""
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "throughput", "--size", "1k", "--duration", "1s",
+               "--warmup", "300ms", "--reliability", "best-effort")
+    for side in ("pub", "sub"):
+        threads = r["threads"][side]
+        names = {t["name"] for t in threads}
+        assert "mwperf-main" in names and any(not t["own"] for t in threads), names  # Cyclone's own: recv, tev ...
+        total = sum(t["cpu_s"] for t in threads)
+        process = r["cpu_s"][side]["user"] + r["cpu_s"][side]["sys"]
+        assert total == pytest.approx(process, rel=0.05, abs=0.002), (side, total, process)
+        assert r["cpu_pct"][side] == pytest.approx(100 * process / r["cpu_window_s"][side])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+def test_fan_out_across_a_link(tmp_path):
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "rate", "--rate", "200", "--subscribers", "2", "--size", "1k",
+               "--duration", "1s", "--warmup", "1s", "--link", "netns:gige", "--reliability", "reliable",
+               "--history", "keep-all")
+    assert [s["received"] for s in r["per_subscriber"]] == [200, 200]
