@@ -3,14 +3,22 @@
 // through a 256 KiB buffer so that small messages cost one syscall per batch
 // and are handed out where they lie; large bodies are read straight into the
 // message buffer.
+//
+// The subscriber takes only its own publisher: the publisher's first 8 bytes
+// on the connection are a hello ("MWPT" and the run id, which the agents get
+// from their environment, not their command line); a connection that does
+// not say it within a second is closed and counted, and the subscriber goes
+// on waiting for its publisher.
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <vector>
 
 #include "core/adapter.h"
+#include "util/clock.h"
 #include "adapters/socket_util.h"
 
 namespace mwperf {
@@ -22,6 +30,13 @@ constexpr size_t kDirect = 64u << 10;  // read bodies this large straight into t
 constexpr int kWantBuffer = 4 << 20;
 constexpr int kSendTimeoutMs = 100;  // as a DDS writer's default max_blocking_time
 constexpr int kMaxStalls = 100;      // send timeouts in a row within one message: 10 s
+constexpr uint32_t kHelloMagic = 0x5450574Du;  // "MWPT" in memory (little-endian): the publisher's hello
+constexpr int kHelloWaitMs = 1000;
+
+void hello_bytes(uint32_t run_id, uint8_t out[8]) {
+  std::memcpy(out, &kHelloMagic, 4);
+  std::memcpy(out + 4, &run_id, 4);
+}
 
 Description describe() {
   Description d;
@@ -45,7 +60,8 @@ class TcpAdapter final : public Adapter {
   std::string effective_config() const override {
     return "{\"tcp_nodelay\":true,\"framing\":\"u32 length prefix\",\"send_timeout_ms\":" +
            std::to_string(kSendTimeoutMs) + ",\"so_rcvbuf\":" +
-           std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) + "}";
+           std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) +
+           ",\"refused_connections\":" + std::to_string(refused_) + "}";
   }
 
   Errc open(const AdapterConfig& cfg) override {
@@ -65,17 +81,24 @@ class TcpAdapter final : public Adapter {
     if (cfg.role == Role::sub) {
       const int one = 1;
       setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-      if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 1) != 0) {
+      if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 8) != 0) {
         ::close(fd);
         return fail(Errc::io, errno_text("tcp bind/listen"));
       }
       listen_fd_ = fd;
       port_ = local_port(fd);
+      run_id_ = cfg.run_id;
       return Errc::ok;
     }
     if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
       ::close(fd);
       return fail(Errc::io, errno_text("tcp connect"));
+    }
+    uint8_t hello[8];
+    hello_bytes(cfg.run_id, hello);
+    if (::send(fd, hello, sizeof hello, MSG_NOSIGNAL) != ssize_t(sizeof hello)) {
+      ::close(fd);
+      return fail(Errc::io, errno_text("tcp hello"));
     }
     setup(fd);
     return Errc::ok;
@@ -84,16 +107,30 @@ class TcpAdapter final : public Adapter {
 
   Errc wait_matched(int64_t timeout_ns) override {
     if (fd_ >= 0) return Errc::ok;
-    pollfd p{listen_fd_, POLLIN, 0};
-    const int r = poll(&p, 1, int(timeout_ns / 1000000));
-    if (r == 0) return fail(Errc::timeout, "tcp: no connection from the publisher");
-    if (r < 0) return fail(Errc::io, errno_text("tcp poll"));
-    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) return fail(Errc::io, errno_text("tcp accept"));
-    ::close(listen_fd_);
-    listen_fd_ = -1;
-    setup(fd);
-    return Errc::ok;
+    const int64_t deadline = now_ns() + timeout_ns;
+    for (;;) {
+      const int64_t left_ms = (deadline - now_ns()) / 1000000;
+      if (left_ms <= 0) {
+        return fail(Errc::timeout, "tcp: no connection from the publisher" +
+                                       (refused_ ? " (refused " + std::to_string(refused_) + " other connection(s))"
+                                                 : std::string()));
+      }
+      pollfd p{listen_fd_, POLLIN, 0};
+      const int r = poll(&p, 1, int(left_ms));
+      if (r < 0 && errno != EINTR) return fail(Errc::io, errno_text("tcp poll"));
+      if (r <= 0) continue;
+      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;  // gone before it was taken
+      if (!says_hello(fd)) {
+        ::close(fd);
+        ++refused_;
+        continue;
+      }
+      ::close(listen_fd_);
+      listen_fd_ = -1;
+      setup(fd);
+      return Errc::ok;
+    }
   }
 
   Errc send(const uint8_t* data, size_t len) override {
@@ -192,6 +229,27 @@ class TcpAdapter final : public Adapter {
   }
 
  private:
+  // The first 8 bytes within a second are the publisher's hello for this run.
+  bool says_hello(int fd) const {
+    uint8_t want[8], got[8];
+    hello_bytes(run_id_, want);
+    size_t have = 0;
+    const int64_t deadline = now_ns() + int64_t(kHelloWaitMs) * 1000000;
+    while (have < sizeof got) {
+      const int64_t left_ms = (deadline - now_ns()) / 1000000;
+      if (left_ms <= 0) return false;
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, int(left_ms)) <= 0) continue;
+      const ssize_t n = ::recv(fd, got + have, sizeof got - have, MSG_DONTWAIT);
+      if (n <= 0) {
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+        return false;
+      }
+      have += size_t(n);
+    }
+    return std::memcmp(got, want, sizeof want) == 0;
+  }
+
   void setup(int fd) {
     fd_ = fd;
     const int one = 1;
@@ -225,6 +283,8 @@ class TcpAdapter final : public Adapter {
 
   int fd_ = -1, listen_fd_ = -1;
   uint16_t port_ = 0;
+  uint32_t run_id_ = 0;
+  uint64_t refused_ = 0;  // connections that were not this run's publisher
   int rcvbuf_ = 0, sndbuf_ = 0;
   RecvTimeout timeout_;
   std::vector<uint8_t> rbuf_, msg_;

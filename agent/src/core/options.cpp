@@ -50,6 +50,13 @@ bool to_i64(const std::string& s, int64_t* out) {
 }  // namespace
 
 std::string parse_options(int argc, const char* const* argv, Options* o) {
+  // The run id comes from the environment (MWPERF_RUN_ID), where other users
+  // cannot read it as they can a command line; --run-id still overrides.
+  if (const char* env = std::getenv("MWPERF_RUN_ID")) {
+    uint64_t id = 0;
+    if (!to_u64(env, &id) || id > 0xFFFFFFFFULL) return std::string("MWPERF_RUN_ID=") + env + ": must be a 32-bit unsigned integer";
+    o->run_id = uint32_t(id);
+  }
   if (argc < 2) return "missing command (run, list, wakeup, version, clock)";
   o->command = argv[1];
   if (o->command != "run" && o->command != "list" && o->command != "wakeup" && o->command != "version" &&
@@ -209,6 +216,9 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       if (v == "monotonic") o->clock = StampClock::monotonic;
       else if (v == "realtime") o->clock = StampClock::realtime;
       else return bad(k, v, "is not monotonic or realtime");
+    } else if (k == "stamp-slack-ns") {
+      if (!to_i64(v, &i) || i < 0 || i > kMaxDurationNs) return bad(k, v, "must be a non-negative integer of nanoseconds");
+      o->stamp_slack_ns = i;
     } else if (k == "clock-offset-ns") {
       if (!to_i64(v, &i) || i < -kMaxDurationNs || i > kMaxDurationNs) return bad(k, v, "must be an integer of nanoseconds");
       o->clock_offset_ns = i;

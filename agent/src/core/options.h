@@ -60,6 +60,9 @@ struct Options {
   double confidence = 0.95; // of every interval reported and of the stop rule
   StampClock clock = StampClock::monotonic;
   int64_t clock_offset_ns = 0;  // sub: subtracted from every one-way latency (the other host's clock offset)
+  // sub: how far a send stamp may lie outside [this agent's start, now] and
+  // still be of this run (what the two clocks can disagree by; 0 on one clock)
+  int64_t stamp_slack_ns = 10'000'000'000;
   AdapterConfig qos;
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;

@@ -11,11 +11,9 @@ SeqTracker::SeqTracker(uint64_t first_seq, uint32_t window)
   }
 }
 
-void SeqTracker::on_seq(uint64_t seq) {
-  if (int64_t(seq - first_) < 0) {  // before the first sample of the run
-    ++duplicates_;
-    return;
-  }
+SeqTracker::Verdict SeqTracker::on_seq(uint64_t seq) {
+  if (int64_t(seq - first_) < 0) return Verdict::before_first;  // not of this run: the caller counts it
+
   const int64_t d = int64_t(seq - highest_);
   if (d > 0) {
     const uint64_t gap = uint64_t(d) - 1;
@@ -28,7 +26,7 @@ void SeqTracker::on_seq(uint64_t seq) {
     set(seq);
     highest_ = seq;
     ++unique_;
-    return;
+    return Verdict::fresh;
   }
   const uint64_t age = uint64_t(-d);
   if (age >= window_) {  // too old to tell: assume it fills a gap
@@ -39,16 +37,17 @@ void SeqTracker::on_seq(uint64_t seq) {
     } else {
       ++duplicates_;
     }
-    return;
+    return Verdict::too_old;
   }
   if (test(seq)) {
     ++duplicates_;
-    return;
+    return Verdict::duplicate;
   }
   set(seq);
   ++unique_;
   ++out_of_order_;
   if (missing_ > 0) --missing_;
+  return Verdict::fresh;
 }
 
 uint64_t SeqTracker::lost(int64_t sent) const {

@@ -14,7 +14,11 @@ namespace mwperf {
 class SeqTracker {
  public:
   explicit SeqTracker(uint64_t first_seq, uint32_t window = 1u << 16);
-  void on_seq(uint64_t seq);
+  // What a sequence number is: a sample not seen before (in order or late), one
+  // seen already, or one older than the window (cannot be told: counted as
+  // out of order, never as a measurement), or one from before the run's first.
+  enum class Verdict { fresh, duplicate, too_old, before_first };
+  Verdict on_seq(uint64_t seq);
 
   uint64_t unique() const { return unique_; }          // distinct samples received
   uint64_t duplicates() const { return duplicates_; }  // same sequence number again

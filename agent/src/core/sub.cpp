@@ -28,7 +28,7 @@ namespace {
 class Subscriber final : public Session {
  public:
   Subscriber(const Options& o, Adapter& ad, StopSignal& stop)
-      : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency), tracker_(o.seq_start),
+      : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency || !o.echo), tracker_(o.seq_start),
         oneway_(measure_oneway_ ? o.samples_max : 0),
         monitor_(oneway_, o.mode == Mode::rate ? o.precision : 0, o.confidence,
                  [](int64_t after) {
@@ -56,15 +56,31 @@ class Subscriber final : public Session {
       last_any_.store(t, std::memory_order_relaxed);
       return;
     }
+    // A stamp from before this agent started or from the future (beyond what
+    // two clocks can disagree by) is no sample of this run, whatever it claims.
+    const int64_t oneway = t + base_ - offset_ - h.send_ns;
+    if (oneway < -o_.stamp_slack_ns || oneway > t - started_ + o_.stamp_slack_ns) {
+      ++foreign_;
+      last_any_.store(t, std::memory_order_relaxed);
+      return;
+    }
     if (h.flags & kFlagWarmup) {
       ++warmup_received_;
     } else {
+      const SeqTracker::Verdict v = tracker_.on_seq(h.seq);
+      if (v == SeqTracker::Verdict::before_first) {
+        ++foreign_;
+        last_any_.store(t, std::memory_order_relaxed);
+        return;
+      }
+      received_.store(tracker_.unique(), std::memory_order_relaxed);
+      if (v != SeqTracker::Verdict::fresh) {  // a duplicate is counted, never measured twice
+        last_any_.store(t, std::memory_order_relaxed);
+        return;
+      }
       if (first_rx_ == 0) first_rx_ = t;
       last_rx_ = t;
-      tracker_.on_seq(h.seq);
-      received_.store(tracker_.unique(), std::memory_order_relaxed);
       if (measure_oneway_) {
-        const int64_t oneway = t + base_ - offset_ - h.send_ns;
         oneway_.add(oneway);
         if (h.flags & kFlagBurstFirst && first_) first_->add(oneway);
         if (h.flags & kFlagBurstLast && last_) last_->add(oneway);
@@ -202,6 +218,7 @@ class Subscriber final : public Session {
   std::thread cpu_watch_;
   Usage u0_;
   int64_t cpu_t0_ = 0, stop_seen_ = 0;
+  const int64_t started_ = now_ns();  // no sample of this run was sent before
   int64_t first_rx_ = 0, last_rx_ = 0;
   uint64_t foreign_ = 0, warmup_received_ = 0, echo_errors_ = 0;
   std::string error_;

@@ -90,11 +90,21 @@ TEST(SeqTracker, GapLargerThanWindow) {
   EXPECT_EQ(t.lost(1001), 997u);
 }
 
-TEST(SeqTracker, BeforeFirstIsIgnored) {
+TEST(SeqTracker, BeforeFirstIsNotOfThisRun) {
   SeqTracker t(50);
-  t.on_seq(49);
+  EXPECT_EQ(t.on_seq(49), SeqTracker::Verdict::before_first);  // the caller counts it as foreign
   EXPECT_EQ(t.unique(), 0u);
-  EXPECT_EQ(t.duplicates(), 1u);
+  EXPECT_EQ(t.duplicates(), 0u);
+}
+
+TEST(SeqTracker, VerdictsTellWhatMayBeMeasured) {
+  SeqTracker t(0, 64);
+  EXPECT_EQ(t.on_seq(0), SeqTracker::Verdict::fresh);
+  EXPECT_EQ(t.on_seq(2), SeqTracker::Verdict::fresh);
+  EXPECT_EQ(t.on_seq(1), SeqTracker::Verdict::fresh);      // late, but new
+  EXPECT_EQ(t.on_seq(1), SeqTracker::Verdict::duplicate);  // never measured twice
+  EXPECT_EQ(t.on_seq(200), SeqTracker::Verdict::fresh);
+  EXPECT_EQ(t.on_seq(3), SeqTracker::Verdict::too_old);    // older than the window: not measured
 }
 
 TEST(SeqTracker, WindowReuseAfterManySamples) {

@@ -54,13 +54,18 @@ class Timeouts:
 SUB_MATCH_MARGIN_NS = 5_000_000_000
 #: How often the controller relays the subscriber's `converged` (rate mode, --precision).
 TICK_S = 0.1
+#: How far a send stamp may lie outside [subscriber start, now] on one clock.
+ONE_CLOCK_STAMP_SLACK_NS = 1_000_000
+#: The agents read the point's run id from here.
+RUN_ID_ENV = "MWPERF_RUN_ID"
 
 
 DEFAULT_TIMEOUTS = Timeouts()
 
 
-def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id: int, port: int | str, *,
-               two_hosts: bool = False, clock_offset_ns: int = 0, sub_index: int = 0) -> list[str]:
+def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: int | str, *,
+               two_hosts: bool = False, clock_offset_ns: int = 0, sub_index: int = 0,
+               one_clock: bool = True) -> list[str]:
     """The agent's own arguments for one side of the point (where it runs
     and what a service adds are the placement's and the service's).
     ``port``: the subscriber's (the publisher's destination), or every
@@ -78,7 +83,6 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         "--warmup-ns", str(opts.warmup_ns),
         "--cpu", str(-1 if core is None else core),
         "--wait", opts.wait,
-        "--run-id", str(run_id),
         "--port", str(port),
     ]
     if point.mode == "rate" and point.rate_hz is not None:
@@ -107,6 +111,11 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, run_id
         argv += ["--clock", opts.clock]
     if role == "sub" and clock_offset_ns:
         argv += ["--clock-offset-ns", str(clock_offset_ns)]
+    if role == "sub" and one_clock:
+        # Both sides read one clock: a send stamp from before the subscriber
+        # started, or from the future, is no sample of this run (1 ms for two
+        # realtime bases' estimates). Between two clocks the agent allows 10 s.
+        argv += ["--stamp-slack-ns", str(ONE_CLOCK_STAMP_SLACK_NS)]
     argv += ["--match-timeout-ns", str(match_ns)]
     info = opts.adapters.get(point.mw)
     transport = point.transport
@@ -242,10 +251,13 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
     run_id = random.getrandbits(32)
 
     def start(role: str, ports: str, index: int = 0) -> AgentProcess:
-        argv = agent_argv(agent, role, point, opts, run_id, ports, two_hosts=placement.two_hosts,
+        argv = agent_argv(agent, role, point, opts, ports, two_hosts=placement.two_hosts,
+                          one_clock=placement.same_clock,
                           clock_offset_ns=clock_offset_ns if role == "sub" else 0, sub_index=index)
-        env = service.agent_env(role)
-        if env and not placement.carries_env():
+        # The run id that every message carries goes in the environment, where other
+        # users cannot read it (a command line is world-readable in /proc).
+        env = {RUN_ID_ENV: str(run_id), **service.agent_env(role)}
+        if not placement.carries_env():
             argv = ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
             env = {}
         name = role if index == 0 else f"{role}{index}"

@@ -41,7 +41,7 @@ def test_netns_pair_runs_each_role_in_its_namespace_with_its_addresses():
 def test_between_hosts_a_shared_memory_default_becomes_udp():
     options = opts(mw="fastdds", size="64")
     point = options.points()[0]
-    assert "--transport" not in agent_argv("A", "pub", point, options, 1, 0)
-    argv = agent_argv("A", "pub", point, options, 1, 0, two_hosts=True)
+    assert "--transport" not in agent_argv("A", "pub", point, options, 0)
+    argv = agent_argv("A", "pub", point, options, 0, two_hosts=True)
     assert argv[argv.index("--transport") + 1] == "udp"
     assert Path(argv[argv.index("--samples-out") + 1]).name == "00000.i64"

@@ -57,17 +57,18 @@ def assert_all_gone(path):
 def test_agent_argv(tmp_path):
     opts = options(tmp_path, mode="rate,throughput", rate="1k", cpu="none", latency_count="50")
     rate_point, tput_point = opts.points()[0], opts.points()[1]
-    argv = agent_argv("A", "sub", rate_point, opts, 7, 0)
+    argv = agent_argv("A", "sub", rate_point, opts, 0)
     assert argv[:2] == ["A", "run"]
     joined = " ".join(argv)
     for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--duration-ns 100000000",
-                 "--warmup-ns 0", "--cpu -1", "--wait block", "--run-id 7", "--port 0", "--rate-hz 1000.0"):
+                 "--warmup-ns 0", "--cpu -1", "--wait block", "--port 0", "--rate-hz 1000.0"):
         assert part in joined
     assert "--latency-count" not in joined
-    assert "--latency-count 50" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
-    assert "--port 4000" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
+    assert "--run-id" not in joined  # the run id goes in the environment, not the world-readable command line
+    assert "--latency-count 50" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
+    assert "--port 4000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
     # the publisher waits --match-timeout for its peer, the subscriber (started first) 5 s longer
-    assert "--match-timeout-ns 1000000000" in " ".join(agent_argv("A", "pub", tput_point, opts, 7, 4000))
+    assert "--match-timeout-ns 1000000000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
     assert "--match-timeout-ns 6000000000" in joined
     # raw sockets never receive DDS options
     for option in ("--reliability", "--history", "--durability", "--instances", "--async", "--receive",
@@ -82,13 +83,13 @@ def test_agent_argv_qos(tmp_path, fake_agent):
                         "durability": "transient-local,volatile", "nic": "lo"})
     points = opts.points()
     assert [(p.mw, p.durability) for p in points] == [("dds", "transient-local"), ("dds", "volatile")]
-    argv = agent_argv("A", "sub", points[0], opts, 7, 0)
+    argv = agent_argv("A", "sub", points[0], opts, 0)
     pairs = dict(zip(argv[2::2], argv[3::2]))
     assert pairs["--reliability"] == "best-effort" and pairs["--history"] == "keep-last:10"
     assert pairs["--durability"] == "transient-local" and pairs["--instances"] == "100000"
     assert pairs["--receive"] == "listener" and pairs["--nic"] == "lo"
     assert "--transport" not in pairs and "--async" not in pairs
-    assert agent_argv("A", "pub", points[0], opts, 7, 0)[2:] != argv[2:]  # role, cpu, match timeout differ
+    assert agent_argv("A", "pub", points[0], opts, 0)[2:] != argv[2:]  # role, cpu, match timeout differ
     with pytest.raises(UsageError, match="--keyed: not supported by udp"):
         options(tmp_path, mw="dds,udp", agent_info=described_fake, qos={"keyed": True})
 
