@@ -228,7 +228,7 @@ def described(only=None):
 
 # -- run options as the command line spells them ----------------------------------
 
-_LISTS = {"mw": "mws", "mode": "modes", "size": "sizes", "rate": "rates"}
+_LISTS = {"mw": "mws", "mode": "modes", "size": "sizes", "rate": "rates", "demands": "demands", "subscribers": "subscribers"}
 _QOS_LISTS = {"reliability": "reliabilities", "history": "histories", "durability": "durabilities",
               "transport": "transports"}
 

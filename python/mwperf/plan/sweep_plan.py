@@ -1,7 +1,8 @@
 """Sweep plans: a YAML file of ``mwperf run`` options, each a value or a list.
 
 Lists expand to the cartesian product of every option (``rate`` only applies
-to rate-mode points); ``exclude`` rules prune points; ``repetitions`` repeats
+to rate-mode points, ``demand`` and ``burst_gap`` to burst-mode points;
+``mw: built`` is every middleware the agent is built with); ``exclude`` rules prune points; ``repetitions`` repeats
 each point. Every point is then validated exactly as ``mwperf run`` validates
 its options, so a plan accepts what the command line accepts, and an error
 names the plan, the offending key and the value::
@@ -47,6 +48,8 @@ OPTION_KEYS = (
     "demand", "burst_gap", "subscribers", "slow_subscriber", "congestion",
 )
 SWEEP_KEYS = ("exclude", "repetitions", "description")
+#: ``mw: built``: every middleware the agent is built with (its description says which).
+BUILT = "built"
 #: One value even when it has a comma (``cpu: 0,1`` is one placement).
 NO_COMMA_SPLIT = {"cpu", "link"}
 FLAGS = ("keyed", "async", "batch")
@@ -275,9 +278,12 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
     """Every point of the plan, excluded ones removed, each validated; PlanError names the first bad one."""
     keys = [k for k in OPTION_KEYS if k in plan.options]
     modes = plan.options.get("mode", ("latency",))
+    options = dict(plan.options)
+    if options.get("mw") == (BUILT,):  # every middleware this agent is built with
+        options["mw"] = tuple(agent_info.adapters)
     points: list[PlannedPoint] = []
     seen: set[str] = set()
-    for combo in itertools.product(*(plan.options[k] for k in keys)):
+    for combo in itertools.product(*(options[k] for k in keys)):
         settings = dict(zip(keys, combo))
         settings.setdefault("mode", modes[0])
         if settings["mode"] != "rate":

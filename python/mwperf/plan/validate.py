@@ -31,6 +31,7 @@ __all__ = ["build_run_options", "parse_cpu", "default_cpu", "default_out"]
 CONFIDENCES = ("0.90", "0.95", "0.99")
 MAX_SAMPLES_PER_POINT = 1 << 40
 MAX_DEMAND = 10_000_000
+MAX_LATENCY_COUNT = 10**12  # one ping in 10^12 samples: none in any run that ends
 #: The agent takes up to 1024; 64 subscriber processes is already far past what one machine measures faithfully.
 MAX_SUBSCRIBERS = 64
 T = TypeVar("T")
@@ -217,8 +218,9 @@ def _latency_count(text: str | None, modes: tuple[str, ...]) -> int:
     if "throughput" not in modes:
         raise UsageError("--latency-count", text, "only with --mode throughput (it sets the pings interleaved with "
                                                   "the flat-out samples)")
-    if not text.strip().isdigit():
-        raise UsageError("--latency-count", text, "must be a whole number (0: no latency pings)")
+    if not text.strip().isdigit() or int(text.strip()) > MAX_LATENCY_COUNT:
+        raise UsageError("--latency-count", text, f"must be a whole number up to {MAX_LATENCY_COUNT} "
+                                                  f"(0: no latency pings)")
     return int(text.strip())
 
 

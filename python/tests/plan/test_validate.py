@@ -164,3 +164,53 @@ def test_default_mw_is_every_adapter_that_honours_the_qos():
 def test_as_dict_has_the_qos():
     data = json.loads(json.dumps(build(mw="fastdds", agent_info=DDS, qos=dict(keyed=True, instances="9")).as_dict()))
     assert data["qos"]["instances"] == 9 and data["qos"]["history"] is None
+
+
+def test_out_of_range_values_are_refused_naming_them():
+    for options, message in (
+        ({"mode": "throughput", "latency_count": "99999999999999999999999"}, "--latency-count 99999999999999999999999: must be a whole number up to"),
+        ({"duration": "99999999999999999999h"}, "--duration 99999999999999999999h: longer than the agent can time"),
+        ({"warmup": "1e12s"}, "--warmup 1e12s: longer than the agent can time"),
+    ):
+        with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+            build(**options)
+
+
+def test_burst_needs_a_demand_and_only_burst_takes_one():
+    with pytest.raises(UsageError, match="--mode burst: needs --demand"):
+        build(mode="burst")
+    with pytest.raises(UsageError, match="--demand 10: only with --mode burst"):
+        build(mode="rate", rate="10", demands="10")
+    with pytest.raises(UsageError, match="--burst-gap 5ms: only with --mode burst"):
+        build(mode="latency", burst_gap="5ms")
+    with pytest.raises(UsageError, match="--demand 0: must be a number of samples per burst from 1 to"):
+        build(mode="burst", demands="0")
+    opts = build(mode="burst,latency", demands="1,100", burst_gap="20ms")
+    assert opts.demands == (1, 100) and opts.burst_gap_ns == 20_000_000
+    # demand expands burst points only
+    assert [(p.mode, p.demand) for p in opts.points()] == [("burst", 1), ("burst", 100), ("latency", None)]
+
+
+def test_subscribers_within_what_each_middleware_serves():
+    with pytest.raises(UsageError, match="--subscribers 2: udp serves at most 1 subscriber per publisher"):
+        build(subscribers="1,2")
+    opts = build(agent_info=DDS, mw="cyclonedds", subscribers="1,4", mode="rate", rate="10")
+    assert [p.subscribers for p in opts.points()] == [1, 4]
+    with pytest.raises(UsageError, match="--subscribers 65: must be a number of subscribers from 1 to 64"):
+        build(agent_info=DDS, mw="cyclonedds", subscribers="65")
+
+
+def test_a_slow_subscriber_is_never_the_echoer():
+    with pytest.raises(UsageError, match="--slow-subscriber 5ms: in latency mode needs --subscribers 2 or more"):
+        build(agent_info=DDS, mw="cyclonedds", slow_subscriber="5ms")
+    opts = build(agent_info=DDS, mw="cyclonedds", mode="latency", subscribers="2", slow_subscriber="5ms")
+    assert opts.slow_ns == 5_000_000
+    assert build(mode="rate", rate="10", slow_subscriber="1ms").slow_ns == 1_000_000  # one reader: it is the slow one
+
+
+def test_congestion_is_checked_against_the_vocabulary_and_the_middleware():
+    with pytest.raises(UsageError, match="--congestion sometimes: choose from block, drop"):
+        build(agent_info=DDS, mw="zenoh", qos={"congestion": "sometimes"})
+    with pytest.raises(UsageError, match="--congestion drop: not supported by cyclonedds"):
+        build(agent_info=DDS, mw="cyclonedds", qos={"congestion": "drop"})
+    assert build(agent_info=DDS, mw="zenoh", qos={"congestion": "drop"}).qos.congestion == "drop"
