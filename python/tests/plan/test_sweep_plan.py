@@ -19,7 +19,10 @@ def points_of(text, **kw):
     return expand(parse_plan(text, "p.yaml"), out=Path("results/x"), agent=None, agent_info=AGENT, cpu_count=2, **kw)
 
 
-@pytest.mark.parametrize("name", ["quick", "rate-matrix", "perftest-scan", "wired-vs-wireless"])
+BUNDLED = sorted(p.stem for p in PLANS.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", BUNDLED)
 def test_bundled_plans_dry_run(name):
     plan = load_plan(PLANS / f"{name}.yaml")
     points = expand(plan, out=Path("results/x"), agent=None, agent_info=AGENT, cpu_count=2)
@@ -40,6 +43,37 @@ def test_rate_matrix_is_the_reference_sweep():
     assert {(p.point.mw, p.point.reliability) for p in points} == {
         (mw, rel) for mw in ("cyclonedds", "fastdds") for rel in ("best-effort", "reliable")}
     assert all(p.point.history == "keep-last:10" and p.opts.duration_ns == 30_000_000_000 for p in points)
+
+
+def test_quick_plan_runs_every_built_middleware():
+    points = expand(load_plan(PLANS / "quick.yaml"), out=Path("r"), agent=None, agent_info=AGENT, cpu_count=2)
+    assert {p.point.mw for p in points} == set(AGENT.adapters)
+
+
+def test_burst_plan_is_seed_004s_table():
+    points = expand(load_plan(PLANS / "burst.yaml"), out=Path("r"), agent=None, agent_info=AGENT, cpu_count=2)
+    # payloads of 16 to 128 bytes after mwperf's 32-byte header; demands 10 to 310; 10 ms pauses
+    assert {p.point.size - AGENT.header_size for p in points} == {16, 32, 64, 128}
+    assert {p.point.demand for p in points} == {10, 110, 210, 310}
+    assert all(p.point.mode == "burst" and p.opts.burst_gap_ns == 10_000_000 for p in points)
+
+
+def test_fanout_plan_goes_from_1_to_32_subscribers():
+    points = expand(load_plan(PLANS / "fanout.yaml"), out=Path("r"), agent=None, agent_info=AGENT, cpu_count=2)
+    assert sorted({p.point.subscribers for p in points}) == [1, 2, 4, 8, 16, 32]
+
+
+def test_ros_plans_mirror_the_reference_studies():
+    overhead = expand(load_plan(PLANS / "ros-overhead.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
+                      cpu_count=2)
+    pairs = {(p.point.mode, p.point.size) for p in overhead}
+    for mw in ("ros2", "fastdds", "ros1", "tcp"):  # every point has its counterpart
+        assert {(p.point.mode, p.point.size) for p in overhead if p.point.mw == mw} == pairs
+    study = expand(load_plan(PLANS / "ros-wired-vs-wireless.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
+                   cpu_count=2)
+    assert {p.opts.link.name for p in study} == {"gige", "wifi"}
+    assert {p.point.size for p in study} == {4 << 10, 64 << 10, 256 << 10, 2 << 20, 8 << 20}
+    assert ("ros1", "best-effort") not in {(p.point.mw, p.point.reliability) for p in study}
 
 
 def test_wired_vs_wireless_counts_samples():
