@@ -20,7 +20,6 @@ A benchmark, not a test: it prints numbers and never fails on them.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -29,25 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-VENV_MWPERF = REPO / ".venv" / "bin" / "mwperf"
-MWPERF = str(VENV_MWPERF) if VENV_MWPERF.exists() else "mwperf"
-PLACEMENTS = {"cross-core": (0, 1), "same-core": (0, 0)}
-
-
-def mwperf(args: list[str]) -> dict:
-    out = Path(tempfile.mkdtemp(prefix="mwperf-bench-"))
-    try:
-        subprocess.run([MWPERF, "run", *args, "--out", str(out / "run")], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
-        (rec,) = [json.loads(l) for l in (out / "run" / "results.jsonl").read_text().splitlines()]
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-    if rec["status"] != "ok":
-        raise RuntimeError(f"mwperf {' '.join(args)}: {rec['error']}")
-    return rec
+from common import PLACEMENTS, mwperf
 
 
 def per_second(lines: list[str], pattern: str) -> list[float]:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every benchmark; each prints its ratios against the reference tools.
+# Runs every benchmark; each prints its ratios against the anchors measured in
+# the same run. Run on a quiet machine: nothing else should share the cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-.venv/bin/python bench/bench_udp.py
-echo
-.venv/bin/python bench/bench_dds.py
+for bench in bench_udp bench_dds bench_ros bench_all; do
+  .venv/bin/python "bench/$bench.py"
+  echo
+done
