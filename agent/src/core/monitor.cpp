@@ -28,7 +28,8 @@ void Monitor::run() {
     lk.unlock();
     batches_.observe(s_);
     const int64_t t = now_ns();
-    if (precision_ > 0 && !converged() && t - t0_ >= kMinNs) {
+    if (precision_ > 0 && !converged() && t - t0_ >= kMinNs && t - last_look_ >= kLookNs) {
+      last_look_ = t;
       const Summary now = s_.summarize();
       Interval a, b;
       if (batches_.count() >= Batches::kMinBatches &&

@@ -1,6 +1,7 @@
-// The measurement's bookkeeping thread: every kTickNs it closes batches of
-// the headline statistic (core/batches.h) and, with --precision, decides the
-// adaptive stop. The measuring thread only polls converged() (one relaxed
+// The measurement's bookkeeping thread: every kTickNs it closes a batch of
+// the headline statistic when one is full (core/batches.h: at least 1000
+// samples), so a short point still has tens of batches; every kLookNs, with
+// --precision, it decides the adaptive stop. The measuring thread only polls converged() (one relaxed
 // load); nothing of this runs on the send/receive/echo path.
 #pragma once
 #include <atomic>
@@ -26,7 +27,8 @@ struct Convergence {
 
 class Monitor {
  public:
-  static constexpr int64_t kTickNs = 250'000'000;
+  static constexpr int64_t kTickNs = 25'000'000;
+  static constexpr int64_t kLookNs = 250'000'000;  // each look spends part of the error: not too many
   static constexpr int64_t kMinNs = 500'000'000;  // no stop decision before this much measuring
 
   // precision 0: batches only (for the intervals), never a stop.
@@ -56,6 +58,7 @@ class Monitor {
   Convergence at_;
   int64_t t0_ = 0;
   uint32_t looks_ = 0;
+  int64_t last_look_ = 0;
   std::atomic<bool> converged_{false};
   std::mutex mu_;
   std::condition_variable cv_;
