@@ -75,7 +75,10 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             progress.flush()
         finally:
             # an unexpected exception on its way up leaves the run "failed"
-            _finish(doc, rundir, "failed" if status == "running" else status, earlier + records)
+            try:
+                _finish(doc, rundir, "failed" if status == "running" else status, earlier + records)
+            except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
+                progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
                 _clean_leftovers(progress, "after the run")
 
