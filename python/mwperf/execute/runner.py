@@ -58,8 +58,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     progress = progress or sys.stderr
     earlier = list(earlier or [])
     _clean_leftovers(progress, "before the run")
-    rundir.create()
-    (rundir.path / SAMPLES_DIR).mkdir(exist_ok=True)
+    rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
 

@@ -399,10 +399,13 @@ class RunDir:
     def run_json(self) -> Path:
         return self.path / RUN_JSON
 
-    def create(self) -> "RunDir":
-        """The directory (and its parents); StorageError when it cannot be made."""
+    def create(self, samples: bool = False) -> "RunDir":
+        """The directory (and its parents; ``samples``: and its samples folder);
+        StorageError when it cannot be made."""
         try:
             self.path.mkdir(parents=True, exist_ok=True)
+            if samples:
+                (self.path / SAMPLES_DIR).mkdir(exist_ok=True)
         except OSError as exc:
             raise StorageError(self.path, exc) from None
         return self

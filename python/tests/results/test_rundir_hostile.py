@@ -280,3 +280,30 @@ def test_compare_and_export_of_a_hostile_directory(tmp_path):
     assert "Traceback" not in done.stderr
     done = mwperf("export", str(run), "--format", "perftest-csv", "--out", str(tmp_path / "pt"))
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.e2e
+@pytest.mark.usefixtures("no_packet_leaves_loopback")
+def test_resume_over_corrupted_records_runs_exactly_the_points_without_a_usable_record(tmp_path):
+    from conftest import real_agent_path
+
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("mw: udp\nmode: latency\nsize: [32, 64, 128]\nduration: 200ms\nwarmup: 0s\n")
+    run = tmp_path / "run"
+    done = mwperf("sweep", str(plan), "--out", str(run), "--agent", str(agent))
+    assert done.returncode == 0, done.stderr
+    lines = (run / "results.jsonl").read_text().splitlines()
+    second = json.loads(lines[1])
+    second["size"] = "big"  # a record of the wrong type: as good as missing
+    third = lines[2].replace('"received":', '"received":NaN,"x":', 1)
+    (run / "results.jsonl").write_text("\n".join([lines[0], json.dumps(second), third, "\x00\xff garbage"]) + "\n")
+    done = mwperf("sweep", "--resume", str(run), "--agent", str(agent))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    warned = [line for line in done.stderr.splitlines() if line.startswith("mwperf: warning: ")]
+    assert [w.split("results.jsonl:")[1].split(":")[0] for w in warned] == ["2", "3", "4"], warned
+    records, _ = collect(run)
+    assert [r["size"] for r in records] == [32, 64, 128]  # the first kept, the two unusable measured again
+    assert records[0] == json.loads(lines[0])

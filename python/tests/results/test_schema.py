@@ -36,6 +36,8 @@ def test_fixture_records_validate(records):
     (lambda r: r.update(status="ok", error="boom"), "error"),
     (lambda r: r.update(status="failed", error=None), "error"),
     (lambda r: r.update(rate_hz=100.0), "rate_hz"),
+    (lambda r: r.update(samples_file={"path": "../../etc/passwd", "count": 1, "time_ordered": True}),
+     "samples_file/path"),
 ])
 def test_schema_rejects(records, mutate, fragment):
     record = copy.deepcopy(next(r for r in records if r["status"] == "ok" and r["mode"] == "latency"))
