@@ -22,7 +22,7 @@ from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import POINT_OVERHEAD_S, format_eta
 from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import default_out
-from mwperf.plan.sweep_plan import Plan, expand, load_plan, parse_plan
+from mwperf.plan.sweep_plan import Plan, expand, load_plan
 from mwperf.execute import lock
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, check_new_dir, read_records, write_atomic
 

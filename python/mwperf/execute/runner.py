@@ -28,7 +28,7 @@ from mwperf.export.tables import Tables, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.record import merge_record, utc_now_iso
-from mwperf.results.rundir import SAMPLES_DIR, RunDir, read_records
+from mwperf.results.rundir import RunDir, read_records
 
 __all__ = ["run", "execute", "adaptive_saving"]
 

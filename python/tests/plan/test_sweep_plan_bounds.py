@@ -9,7 +9,6 @@ import os
 import resource
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
