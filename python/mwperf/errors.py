@@ -16,7 +16,7 @@ from __future__ import annotations
 
 __all__ = [
     "MwperfError", "BadInput", "UsageError", "Unsupported", "PlanError", "UnitError", "AgentError", "PointFailed",
-    "ServiceError", "SchemaError",
+    "ServiceError", "SchemaError", "StorageError", "Busy",
 ]
 
 
@@ -84,3 +84,23 @@ class ServiceError(PointFailed):
 
 class SchemaError(ValueError):
     """A record does not match the results schema (a bug, never bad input)."""
+
+
+class StorageError(BadInput, OSError):
+    """A run directory cannot be written (disk full, read-only, no
+    permission): ``path: cannot write: reason``. What was written before stays
+    and nothing half-written is left, so a sweep resumes once there is room.
+    An OSError too (``errno``, ``strerror``, ``filename``), so that a caller
+    that catches OSError around an optional file still does."""
+
+    def __init__(self, path, cause: OSError):
+        OSError.__init__(self, cause.errno, cause.strerror or str(cause), str(path))
+        self.path, self.reason = str(path), cause.strerror or str(cause)
+
+    def __str__(self) -> str:
+        return f"{self.path}: cannot write: {self.reason}"
+
+
+class Busy(BadInput):
+    """Another mwperf holds what this one needs (a run directory it writes,
+    the machine's benchmark cores); the message names it."""

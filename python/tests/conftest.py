@@ -1,6 +1,6 @@
 """Shared fixtures: the fake agent, the real agent, golden files, process
-checks, and the e2e guards (no packet leaves loopback, no shared-memory
-segment is left behind)."""
+checks, the e2e guards (no packet of the session leaves loopback, no
+shared-memory segment is left behind) and the session's own measurement lock."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ REAL_AGENT = TESTS.parents[1] / "agent" / "build" / "mwperf-agent"
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: end-to-end tests against the real mwperf-agent binary")
+    _enter_session_gid()  # before any process is started: see session_gid()
+
+
+def pytest_unconfigure(config):
+    _leave_session_gid()
 
 
 def write_script(path: Path, text: str) -> Path:
@@ -83,40 +88,89 @@ def check_golden(name: str, text: str) -> None:
     assert text == expected, f"{name} differs from the golden file (MWPERF_UPDATE_GOLDEN=1 to accept)"
 
 
-# -- e2e guard: no packet leaves loopback -------------------------------------
+# -- e2e guard: no packet of this session leaves loopback ---------------------
 
-NFT_TABLE = "mwperf_test_watch"
+#: Each session's table is NFT_TABLE_PREFIX + its pid (a killed session's is removed by the next).
+NFT_TABLE_PREFIX = "mwperf_test_watch_"
 _active_watch: "LoopbackWatch | None" = None
+
+
+def session_gid() -> int:
+    """The group id this test session runs under (set in pytest_configure
+    when root): every process the tests start inherits it, so nftables can
+    tell the project's own packets (``meta skgid``) from whatever else the
+    machine sends meanwhile (a package download, another test session). One
+    per session (from the pid), away from the system's and users' groups."""
+    return SESSION_GID_BASE + os.getpid() % 20000
+
+
+SESSION_GID_BASE = 40000
+_saved_gid: int | None = None
+
+
+def _enter_session_gid() -> None:
+    global _saved_gid
+    if os.geteuid() != 0 or _saved_gid is not None:
+        return
+    _saved_gid = os.getgid()
+    os.setgid(session_gid())
+
+
+def _leave_session_gid() -> None:
+    global _saved_gid
+    if _saved_gid is not None:
+        os.setgid(_saved_gid)
+        _saved_gid = None
+
+
+def _pid_of_table(name: str) -> int | None:
+    tail = name[len(NFT_TABLE_PREFIX):]
+    return int(tail) if name.startswith(NFT_TABLE_PREFIX) and tail.isdigit() else None
 
 
 class LoopbackWatch:
     """An nftables table (inet family, output hook) whose one rule counts the
-    packets leaving through any interface but lo. ``reason`` says why the
-    check cannot be made here (not root, no nft), and then it counts nothing."""
+    packets of this session's processes (their group, :func:`session_gid`)
+    leaving through any interface but lo. ``reason`` says why the check
+    cannot be made here (not root, no nft), and then it counts nothing.
+    ``netns``: watch that network namespace instead (the guard's own test)."""
 
-    def __init__(self) -> None:
+    def __init__(self, netns: str | None = None) -> None:
         self.reason: str | None = None
+        self.netns = netns
+        self.table = f"{NFT_TABLE_PREFIX}{os.getpid()}"
         if os.geteuid() != 0:
             self.reason = "not root"
         elif shutil.which("nft") is None:
             self.reason = "nft missing"
+        elif os.getegid() != session_gid():
+            self.reason = "the session does not run under its own group id"
 
-    @staticmethod
-    def _nft(*args: str, check: bool = True) -> str:
-        done = subprocess.run(["nft", *args], capture_output=True, text=True, timeout=10)
+    def _nft(self, *args: str, check: bool = True) -> str:
+        prefix = ["ip", "netns", "exec", self.netns] if self.netns else []
+        done = subprocess.run([*prefix, "nft", *args], capture_output=True, text=True, timeout=10)
         if check and done.returncode != 0:
             raise RuntimeError(f"nft {' '.join(args)}: {done.stderr.strip()}")
         return done.stdout
 
+    def _remove_stale(self) -> None:
+        """Tables of sessions that were killed (their pid is gone)."""
+        for name in re.findall(r"table inet (\S+)", self._nft("list", "tables", "inet", check=False)):
+            pid = _pid_of_table(name)
+            if pid is not None and pid != os.getpid() and not pid_alive(pid):
+                self._nft("delete", "table", "inet", name, check=False)
+
     def start(self) -> None:
         if self.reason:
             return
-        self._nft("delete", "table", "inet", NFT_TABLE, check=False)  # left by a killed session
+        self._remove_stale()
+        self._nft("delete", "table", "inet", self.table, check=False)
         try:
-            self._nft("add", "table", "inet", NFT_TABLE)
-            self._nft("add", "chain", "inet", NFT_TABLE, "out",
+            self._nft("add", "table", "inet", self.table)
+            self._nft("add", "chain", "inet", self.table, "out",
                       "{ type filter hook output priority 0; policy accept; }")
-            self._nft("add", "rule", "inet", NFT_TABLE, "out", "oifname", "!=", "lo", "counter")
+            self._nft("add", "rule", "inet", self.table, "out", "oifname", "!=", "lo",
+                      "meta", "skgid", str(session_gid()), "counter")
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
             self.stop()
             self.reason = f"nftables unusable: {exc}"
@@ -124,13 +178,13 @@ class LoopbackWatch:
     def packets(self) -> int:
         if self.reason:
             return 0
-        found = re.search(r"counter packets (\d+)", self._nft("list", "table", "inet", NFT_TABLE))
-        assert found, f"no counter in nft table {NFT_TABLE}"
+        found = re.search(r"counter packets (\d+)", self._nft("list", "table", "inet", self.table))
+        assert found, f"no counter in nft table {self.table}"
         return int(found.group(1))
 
     def stop(self) -> None:
         if shutil.which("nft") and os.geteuid() == 0:
-            self._nft("delete", "table", "inet", NFT_TABLE, check=False)
+            self._nft("delete", "table", "inet", self.table, check=False)
 
 
 @contextmanager
@@ -152,8 +206,8 @@ def watch_loopback():
 
 @contextmanager
 def count_leaving_packets():
-    """Yields a dict whose "packets" is, on exit, the packets that left a
-    non-loopback interface meanwhile (0 when the check cannot be made)."""
+    """Yields a dict whose "packets" is, on exit, the packets of this session
+    that left a non-loopback interface meanwhile (0 when the check cannot be made)."""
     with watch_loopback() as watch:
         result = {"packets": 0, "reason": watch.reason}
         before = watch.packets()
@@ -163,12 +217,32 @@ def count_leaving_packets():
 
 @pytest.fixture
 def no_packet_leaves_loopback():
-    """Every e2e test: no packet may leave through an interface other than lo."""
+    """Every e2e test: no packet of this session may leave through an interface other than lo."""
     with count_leaving_packets() as counted:
         if counted["reason"]:
             warnings.warn(f"no-packet-leaves-loopback check skipped: {counted['reason']}")
         yield
     assert counted["packets"] == 0, f"{counted['packets']} packet(s) left through a non-loopback interface"
+
+
+# -- the machine's measurement lock: the suite's own ------------------------------
+
+@pytest.fixture(scope="session", autouse=True)
+def own_measurement_lock(tmp_path_factory):
+    """mwperf refuses to measure while another mwperf measurement holds the
+    machine (mwperf.execute.lock). The suite's measurements take a lock of
+    their own (``MWPERF_LOCK_DIR``, inherited by every mwperf it starts): they
+    run one after another and are never refused because of someone else's
+    benchmark on this machine, nor refuse theirs."""
+    from mwperf.execute.lock import ENV_LOCK_DIR
+
+    before = os.environ.get(ENV_LOCK_DIR)
+    os.environ[ENV_LOCK_DIR] = str(tmp_path_factory.mktemp("measurement-lock"))
+    yield Path(os.environ[ENV_LOCK_DIR])
+    if before is None:
+        os.environ.pop(ENV_LOCK_DIR, None)
+    else:
+        os.environ[ENV_LOCK_DIR] = before
 
 
 # -- e2e guard: no shared-memory segment left ----------------------------------

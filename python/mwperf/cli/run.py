@@ -88,6 +88,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--agent", metavar="PATH",
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    run.add_argument("--force", action="store_true",
+                     help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     run.set_defaults(func=command)
 
 
@@ -118,6 +120,7 @@ def request(ns: argparse.Namespace) -> RunRequest:
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.execute import lock
     from mwperf.execute.runner import run
 
     found = described_agent(ns.agent)
@@ -129,4 +132,5 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         opts.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
-    return run(opts, agent, argv, fmt=ns.format)
+    with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv):
+        return run(opts, agent, argv, fmt=ns.format)

@@ -22,8 +22,9 @@ from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import POINT_OVERHEAD_S, format_eta
 from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import default_out
-from mwperf.plan.sweep_plan import Plan, expand, load_plan, parse_plan
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
+from mwperf.plan.sweep_plan import Plan, expand, load_plan
+from mwperf.execute import lock
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, check_new_dir, read_records, write_atomic
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
 
@@ -40,6 +41,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--resume", metavar="DIR", help="finish a sweep's run directory: run only its missing points")
     sweep.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
+                       "10000 (or $MWPERF_MAX_POINTS)")
+    sweep.add_argument("--force", action="store_true",
+                       help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     sweep.set_defaults(func=command)
 
 
@@ -54,10 +59,17 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return no_agent()
     agent, agent_info = found
     if ns.dry_run:
-        return _dry_run(ns.plan, agent, agent_info, sys.stdout)
+        return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
     if ns.resume is not None:
-        return _resume(ns.resume, agent, agent_info, argv, ns.format)
-    return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format)
+        with lock.hold(ns.resume, force=ns.force, argv=argv):  # one writer: the records read stay the records
+            return _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points)
+    return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format, ns.max_points, ns.force)
+
+
+def _positive(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected a whole number of points, 1 or more")
+    return int(text)
 
 
 def _label(p: PlannedPoint) -> str:
@@ -94,41 +106,44 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
     """PlanError for a plan that does not parse, UsageError for a directory that holds no sweep."""
     if plan_path is not None:
         load_plan(plan_path)
-    if resume_dir is not None and not (Path(resume_dir) / PLAN_FILE).is_file():
-        raise UsageError("--resume", resume_dir, f"no {PLAN_FILE} there (not a sweep's run directory)")
+    try:
+        if resume_dir is not None and not (Path(resume_dir) / PLAN_FILE).is_file():
+            raise UsageError("--resume", resume_dir, f"no {PLAN_FILE} there (not a sweep's run directory)")
+    except OSError as exc:  # a name too long, a directory not searchable
+        raise UsageError("--resume", resume_dir, f"not usable: {exc.strerror or exc}") from None
 
 
-def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO) -> int:
-    points = expand(load_plan(plan_path), out=default_out(), agent=agent, agent_info=agent_info)
+def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO,
+            max_points: int | None = None) -> int:
+    points = expand(load_plan(plan_path), out=default_out(), agent=agent, agent_info=agent_info,
+                    max_points=max_points)
     out.write(describe(points))
     return 0
 
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
-           argv: list[str], fmt: str = "text") -> int:
+           argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
 
     plan = load_plan(plan_path)
     out = Path(out_dir) if out_dir else default_out()
+    check_new_dir(out, fresh=False)
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
-    if out.exists() and not out.is_dir():
-        raise UsageError("--out", str(out), "exists and is not a directory")
-    points = expand(plan, out=out, agent=agent, agent_info=agent_info)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / PLAN_FILE).write_text(plan.text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError("--out", str(out), f"cannot write there: {exc.strerror or exc}") from None
-    doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
-                             started=utc_now_iso())
-    return execute(points, RunDir(out), agent, doc, fmt=fmt)
+    points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points)
+    with lock.hold(out, force=force, argv=argv):
+        if (out / RESULTS_JSONL).exists():  # another sweep began there meanwhile
+            raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")
+        write_atomic(out / PLAN_FILE, plan.text)
+        doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
+                                 started=utc_now_iso())
+        return execute(points, RunDir(out), agent, doc, fmt=fmt)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
-            fmt: str = "text") -> int:
+            fmt: str = "text", max_points: int | None = None) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -136,11 +151,11 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
     path = Path(run_dir)
     plan_file = path / PLAN_FILE
     try:
-        plan = parse_plan(plan_file.read_text(encoding="utf-8"), str(plan_file))
-    except (PlanError, OSError, UnicodeDecodeError) as exc:
+        plan = load_plan(plan_file)
+    except PlanError as exc:
         raise UsageError("--resume", run_dir, str(exc)) from None
-    points = expand(plan, out=path, agent=agent, agent_info=agent_info)
-    earlier = read_records(path) if (path / RESULTS_JSONL).exists() else []
+    points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points)
+    earlier = read_records(path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
     done = {r.get("point_key") for r in earlier}
     todo = [p for p in points if p.key not in done]
     rundir = RunDir(path)

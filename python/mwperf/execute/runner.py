@@ -28,7 +28,7 @@ from mwperf.export.tables import Tables, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.record import merge_record, utc_now_iso
-from mwperf.results.rundir import SAMPLES_DIR, RunDir, read_records
+from mwperf.results.rundir import RunDir, read_records
 
 __all__ = ["run", "execute", "adaptive_saving"]
 
@@ -58,8 +58,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     progress = progress or sys.stderr
     earlier = list(earlier or [])
     _clean_leftovers(progress, "before the run")
-    rundir.create()
-    (rundir.path / SAMPLES_DIR).mkdir(exist_ok=True)
+    rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
 
@@ -75,7 +74,10 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             progress.flush()
         finally:
             # an unexpected exception on its way up leaves the run "failed"
-            _finish(doc, rundir, "failed" if status == "running" else status, earlier + records)
+            try:
+                _finish(doc, rundir, "failed" if status == "running" else status, earlier + records)
+            except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
+                progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
                 _clean_leftovers(progress, "after the run")
 

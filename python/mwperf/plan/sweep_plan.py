@@ -27,18 +27,22 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UnitError, Unsupported, UsageError
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest, TestPoint
+from mwperf.plan.plan_file import load_yaml, read_plan_text
 from mwperf.plan.validate import build_run_options
 from mwperf.plan.qos import QosRequest
 from mwperf.units import parse_duration_ns, parse_list, parse_rate_hz, parse_size
 
-__all__ = ["Plan", "load_plan", "parse_plan", "expand"]
+__all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_size", "MAX_POINTS",
+           "ENV_MAX_POINTS"]
 
 #: Options a plan may set, in expansion order (outermost first).
 OPTION_KEYS = (
@@ -55,6 +59,14 @@ NO_COMMA_SPLIT = {"cpu", "link"}
 FLAGS = ("keyed", "async", "batch")
 RULE_BOUNDS = {"size_over", "size_under", "rate_over", "rate_under", "offered_gbps_over"}
 MAX_REPETITIONS = 1000
+#: Options that make points only in some modes (the others drop them).
+MODE_ONLY = {"rate": {"rate"}, "latency_count": {"throughput"}, "demand": {"burst"}, "burst_gap": {"burst"}}
+#: A sweep of more points is refused unless the limit is raised (--max-points, $MWPERF_MAX_POINTS):
+#: at a second a point it runs for hours, at 30 s (rate-matrix.yaml) for days.
+MAX_POINTS = 10_000
+ENV_MAX_POINTS = "MWPERF_MAX_POINTS"
+#: From this many points, the count is printed before the plan is expanded.
+ANNOUNCE_POINTS = 1_000
 #: A rate point given only a sample count runs at most this much longer than its samples need.
 SAMPLES_MARGIN = 1.2
 SAMPLES_DEFAULT_MAX_S = 60
@@ -146,23 +158,21 @@ def _normal(key: str, value: Any):
 
 
 def parse_plan(text: str, source: str = "plan") -> Plan:
-    """Check the plan's structure and keys (not yet the values: see :func:`expand`)."""
-    import yaml  # only a plan needs it: the command line starts without
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise PlanError(source, None, None, f"not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    """Check the plan's structure and keys (not yet the values: see :func:`expand`).
+    The YAML is read bounded (:mod:`mwperf.plan.plan_file`: no aliases, no key twice)."""
+    data = load_yaml(text, source)
     if not isinstance(data, dict):
         raise PlanError(source, None, None, "expected a mapping of mwperf run options (mw: ..., size: ...)")
     options: dict[str, tuple] = {}
     exclude: list[dict] = []
     repetitions = 1
     description = None
+    spelled: dict[str, str] = {}
     for raw_key, value in data.items():
         key = _key_name(str(raw_key))
+        if key in spelled:  # match-timeout and match_timeout are one key
+            raise PlanError(source, str(raw_key), None, f"the same key as {spelled[key]}: keep one")
+        spelled[key] = str(raw_key)
         if key == "exclude":
             rules = value if isinstance(value, list) else [value]
             exclude = [_rule(source, i, r) for i, r in enumerate(rules)]
@@ -171,7 +181,9 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
                 raise PlanError(source, "repetitions", str(value), f"must be a whole number from 1 to {MAX_REPETITIONS}")
             repetitions = value
         elif key == "description":
-            description = str(value)
+            if isinstance(value, (dict, list)):
+                raise PlanError(source, "description", None, "expected text")
+            description = None if value is None else str(value)
         elif key in OPTION_KEYS:
             if value is None:
                 raise PlanError(source, str(raw_key), None, "no value")
@@ -195,14 +207,50 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
 
 
 def load_plan(path: str | Path) -> Plan:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PlanError(str(path), None, None, f"cannot read the plan: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise PlanError(str(path), None, None, "not a text (UTF-8) file") from None
-    return parse_plan(text, str(path))
+    """The plan in file ``path`` (a regular file of at most MAX_PLAN_BYTES), parsed."""
+    return parse_plan(read_plan_text(path), str(path))
+
+
+def count_points(plan: Plan) -> int:
+    """How many points the plan expands to before its exclude rules (and before
+    settings written twice, as 1k and 1024, are merged): each mode's product of
+    its options' list lengths, times the repetitions. Arithmetic only, so a
+    plan of any size is counted at once."""
+    total = 0
+    for mode in plan.options.get("mode", ("latency",)):
+        product = 1
+        for key, values in plan.options.items():
+            if key == "mode" or (key in MODE_ONLY and _normal("mode", mode) not in MODE_ONLY[key]):
+                continue
+            product *= len(values)
+        total += product
+    return total * plan.repetitions
+
+
+def max_points_default() -> int:
+    """The point limit: $MWPERF_MAX_POINTS when it is a whole number, else MAX_POINTS."""
+    text = os.environ.get(ENV_MAX_POINTS, "").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else MAX_POINTS
+
+
+def check_size(plan: Plan, max_points: int | None = None, note: Callable[[str], None] | None = None) -> int:
+    """The plan's point count (:func:`count_points`); PlanError when it is over
+    ``max_points`` (default :func:`max_points_default`); a large one is announced
+    through ``note`` before anything is expanded."""
+    limit = max_points if max_points is not None else max_points_default()
+    count = count_points(plan)
+    if count > limit:
+        raise PlanError(plan.source, None, None,
+                        f"{count} points (before exclude rules): more than the {limit} a sweep may have "
+                        f"(--max-points N or {ENV_MAX_POINTS}=N raises the limit)")
+    if count >= ANNOUNCE_POINTS and note is not None:
+        note(f"{plan.source}: expanding and checking {count} points (before exclude rules) ...")
+    return count
+
+
+def _stderr_note(text: str) -> None:
+    sys.stderr.write(f"mwperf: {text}\n")
+    sys.stderr.flush()
 
 
 def _excluded(rules: tuple[Mapping[str, Any], ...], settings: Mapping[str, Any]) -> bool:
@@ -274,8 +322,11 @@ def _sample_duration(settings: Mapping[str, Any]) -> str | None:
 
 
 def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
-           cpu_count: int | None = None) -> list[PlannedPoint]:
-    """Every point of the plan, excluded ones removed, each validated; PlanError names the first bad one."""
+           cpu_count: int | None = None, max_points: int | None = None,
+           note: Callable[[str], None] | None = _stderr_note) -> list[PlannedPoint]:
+    """Every point of the plan, excluded ones removed, each validated; PlanError names the first bad one,
+    or a plan of more than ``max_points`` points (:func:`check_size`)."""
+    check_size(plan, max_points, note)
     keys = [k for k in OPTION_KEYS if k in plan.options]
     modes = plan.options.get("mode", ("latency",))
     options = dict(plan.options)

@@ -291,10 +291,13 @@ def _where(request: RunRequest, mws: tuple[str, ...], qos: QosOptions,
 
 def _out(text: str | None, check_out: bool) -> Path:
     out = Path(text) if text else default_out()
-    if check_out and (out / "results.jsonl").exists():
-        raise UsageError("--out", str(out), "already holds results.jsonl (choose a new directory)")
-    if out.exists() and not out.is_dir():
-        raise UsageError("--out", str(out), "exists and is not a directory")
+    try:
+        if check_out and (out / "results.jsonl").exists():
+            raise UsageError("--out", str(out), "already holds results.jsonl (choose a new directory)")
+        if out.exists() and not out.is_dir():
+            raise UsageError("--out", str(out), "exists and is not a directory")
+    except OSError as exc:  # a name too long, a directory not searchable
+        raise UsageError("--out", str(out), f"not usable: {exc.strerror or exc}") from None
     return out
 
 

@@ -1,0 +1,27 @@
+"""How a record is named to a reader: its QoS label, and the QoS that tells
+points apart (tables, plots and ``compare`` group and match by it)."""
+
+from __future__ import annotations
+
+__all__ = ["qos_key", "qos_label"]
+
+
+def qos_key(record: dict) -> tuple:
+    """What tells sections apart. The middlewares' defaults (volatile,
+    synchronous, unkeyed) count as unset, so a failed point that only knows
+    what was requested joins the section of its ok neighbours. The receive
+    path (listener or waitset) is always shown: it changes the numbers."""
+    qos = record.get("qos") if isinstance(record.get("qos"), dict) else {}
+    durability = qos.get("durability")
+    return (record.get("transport"), record.get("reliability"), qos.get("history"),
+            None if durability == "volatile" else durability, qos.get("instances") or None,
+            bool(qos.get("async")), qos.get("receive"))
+
+
+def qos_label(record: dict) -> str:
+    """Reliability, history, the non-default QoS, and the transport:
+    ``best-effort, keep-last:10, transient-local, keyed 100000, async, listener, shm``."""
+    transport, reliability, history, durability, instances, async_, receive = qos_key(record)
+    parts = [reliability, history, durability, f"keyed {instances}" if instances else None,
+             "async" if async_ else None, receive, transport]
+    return ", ".join(str(p) for p in parts if p)

@@ -1,0 +1,179 @@
+"""Every command of the README's examples works (issue 17, item 9).
+
+The commands are read from README.md's code blocks; each must be listed in
+:data:`HOW` with the way it is checked, so a new example cannot go untested:
+
+* ``as written``: run exactly as the README writes it;
+* ``shortened``: run as written but for ``--duration 200ms --warmup 0s``
+  (``baseline``: ``--duration 1s``) appended, so that the examples take a
+  minute and not an hour; every other option is the README's;
+* ``interrupted``: the rate-matrix sweep (540 points of 30 s) and its
+  ``--resume``: started as written, interrupted (Ctrl-C) once the first
+  point runs, which must end as an interrupted run does (exit 130, results
+  kept);
+* ``validated``: needs two real hosts (``--hosts``): parsed and validated by
+  the command line's own code against the agent's recorded description; no
+  ssh is started, no packet sent;
+* ``not run``: ``make run`` installs packages (network), ``make test`` runs
+  this very test.
+
+They run in a temporary directory (``results/...`` lands there; ``plans``
+links to the repository's), in README order; ``compare`` gets its
+``results/before`` and ``results/after`` from two short runs made for it, the
+imports their input files from tests/fixtures.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, described, real_agent_path
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+
+SHORT_RUN = ["--duration", "200ms", "--warmup", "0s"]
+
+HOW = {
+    "make run": "not run",
+    "make test": "not run",
+    "mwperf run --mw udp,tcp --mode latency --size 32,1k,63000 --duration 5s": "shortened",
+    "mwperf run --mw udp --mode throughput --size 1k --duration 10s": "shortened",
+    "mwperf run --mw udp --mode rate --rate 100,1000,10000 --size 1k --duration 5s --out results/mine": "shortened",
+    "mwperf report results/mine": "as written",
+    "mwperf report results/mine --format md": "as written",
+    "mwperf doctor": "as written",
+    "mwperf sweep plans/rate-matrix.yaml --dry-run": "as written",
+    "mwperf sweep plans/rate-matrix.yaml --out results/matrix": "interrupted",
+    "mwperf sweep --resume results/matrix": "interrupted",
+    "mwperf run --mw udp,cyclonedds --mode rate --rate 1000 --size 1k --link netns:gige": "shortened",
+    "mwperf run --mw udp --mode rate --rate 5000 --size 256 --link netns:lossy:5%": "shortened",
+    "mwperf baseline --link netns:gige --out results/mine": "shortened",
+    "mwperf doctor --cleanup": "as written",
+    "mwperf run --mw cyclonedds,fastdds --mode rate --rate 10 --size 4k,2MiB "
+    "--hosts pub=me@10.0.0.1,sub=me@10.0.0.2 --direction both --nic eth1": "validated",
+    "mwperf compare results/before results/after": "as written",
+    "mwperf compare results/before results/after --fail-if-slower 5 --fail-if-lossier 1": "as written",
+    "mwperf export results/mine --format perftest-csv": "as written",
+    "mwperf import perftest connext-tables.txt --mw connext": "as written",
+    "mwperf import ddsperf ddsperf-ping.txt": "as written",
+    "mwperf run --mw cyclonedds,fastdds --mode throughput --size 1k,64k --reliability reliable,best-effort": "shortened",
+    "mwperf run --mw fastdds --transport udp,shm --mode latency --size 32,63000": "shortened",
+    "mwperf run --mw cyclonedds --keyed --instances 100000 --mode rate --rate 1000 --size 64": "shortened",
+    "mwperf run --mw fastdds --async --mode throughput --size 4MiB --history keep-all": "shortened",
+}
+
+#: Exit codes a command may end with (0 unless listed), and why.
+EXIT = {
+    # the gate compares two real runs of a few hundred ms: either verdict is the command working
+    "mwperf compare results/before results/after --fail-if-slower 5 --fail-if-lossier 1": (0, 1),
+    # results/mine is the README's rate run: perftest-csv has latency and throughput tables only
+    "mwperf export results/mine --format perftest-csv": (0, 1),
+}
+
+
+def readme_commands() -> list[str]:
+    """The mwperf and make commands of README.md's code blocks, in order
+    (continuation lines joined, comments dropped)."""
+    commands = []
+    for block in re.findall(r"^```[a-z]*\n(.*?)^```", README.read_text(encoding="utf-8"), re.S | re.M):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].strip()
+            if re.match(r"(mwperf|make) ", line):
+                commands.append(" ".join(line.split()))
+    return commands
+
+
+def test_every_readme_example_is_checked():
+    commands = readme_commands()
+    assert len(commands) == len(set(commands))
+    unknown = [c for c in commands if c not in HOW]
+    assert not unknown, f"README examples this test does not know (add them to HOW): {unknown}"
+    gone = [c for c in HOW if c not in commands]
+    assert not gone, f"no longer in the README (remove them from HOW): {gone}"
+
+
+def test_every_run_example_validates():
+    """Every ``mwperf run`` of the README, checked as the command line checks
+    it, against the recorded agent description; nothing runs."""
+    from mwperf.cli.main import build_parser
+    from mwperf.cli.run import request
+    from mwperf.plan.validate import build_run_options
+
+    for command in (c for c in readme_commands() if c.startswith("mwperf run ")):
+        ns = build_parser().parse_args(shlex.split(command)[1:])
+        opts = build_run_options(request(ns), described(), agent="mwperf-agent", cpu_count=2)
+        assert opts.points(), command
+
+
+# -- running them ---------------------------------------------------------------------------
+
+def _argv(command: str) -> list[str]:
+    argv = [sys.executable, "-m", "mwperf", *shlex.split(command)[1:]]
+    if HOW[command] == "shortened":
+        argv += ["--duration", "1s"] if argv[3] == "baseline" else SHORT_RUN
+    return argv
+
+
+def _interrupted(argv: list[str], cwd: Path, env: dict) -> tuple[int, str]:
+    """Run until the first point is being measured, then Ctrl-C it; (exit code, stderr)."""
+    log = cwd / "interrupted.err"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 60
+        while "[1/" not in log.read_text() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # into the point
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait()
+    return proc.returncode, log.read_text()
+
+
+@pytest.mark.e2e
+@pytest.mark.usefixtures("no_packet_leaves_loopback", "no_shm_leftovers")
+def test_the_readme_examples_run(tmp_path):
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    if os.geteuid() != 0:
+        pytest.skip("the --link netns examples need root")
+    env = dict(os.environ, MWPERF_AGENT=str(agent))
+    (tmp_path / "plans").symlink_to(REPO / "plans")
+    shutil.copy(FIXTURES / "perftest-docs.txt", tmp_path / "connext-tables.txt")
+    shutil.copy(FIXTURES / "ddsperf-ping.txt", tmp_path / "ddsperf-ping.txt")
+    failures = []
+    for command in readme_commands():
+        how = HOW[command]
+        if how in ("not run", "validated"):
+            continue
+        if command.startswith("mwperf compare") and not (tmp_path / "results" / "after").exists():
+            for side in ("before", "after"):
+                subprocess.run([sys.executable, "-m", "mwperf", "run", "--mw", "udp", "--mode", "latency", "--size",
+                                "64", *SHORT_RUN, "--out", f"results/{side}"], cwd=tmp_path, env=env, check=True,
+                               capture_output=True, timeout=120)
+        if how == "interrupted":
+            code, stderr = _interrupted(_argv(command), tmp_path, env)
+            ok = code == 130 and "interrupted; results so far are kept" in stderr
+        else:
+            done = subprocess.run(_argv(command), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+            code, stderr = done.returncode, done.stderr
+            ok = code in EXIT.get(command, (0,))
+        if not ok or "Traceback" in stderr:
+            failures.append(f"{command} ({how}): exit {code}\n{stderr[-1500:]}")
+    assert not failures, "\n\n".join(failures)
+    assert (tmp_path / "results" / "mine" / "baseline.json").is_file()
+    assert (tmp_path / "results" / "matrix" / "plan.yaml").is_file()
