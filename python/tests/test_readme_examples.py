@@ -71,6 +71,10 @@ HOW = {
     "mwperf run --mw fastdds --transport udp,shm --mode latency --size 32,63000": "shortened",
     "mwperf run --mw cyclonedds --keyed --instances 100000 --mode rate --rate 1000 --size 64": "shortened",
     "mwperf run --mw fastdds --async --mode throughput --size 4MiB --history keep-all": "shortened",
+    "mwperf run --mw cyclonedds,zenoh --mode burst --demand 10,110,210,310 --size 48,160 --burst-gap 10ms": "shortened",
+    "mwperf run --mw cyclonedds --mode rate --rate 1000 --subscribers 1,4,16": "shortened",
+    "mwperf run --mw fastdds --mode rate --rate 1000 --subscribers 3 --slow-subscriber 5ms "
+    "--reliability best-effort": "shortened",
 }
 
 #: Exit codes a command may end with (0 unless listed), and why.
