@@ -218,7 +218,7 @@ def _render_text_section(section: Section) -> list[str]:
         else:
             lead = [c for c in row.cells if c]
             rows.append(lead + ["FAILED"] + [""] * (len(row.cells) - len(lead) - 1))
-            reasons.append(f"  FAILED at {' '.join(lead)}: {row.failure.removeprefix('FAILED: ')}")
+            reasons.append(f"  {' '.join(lead)}: {row.failure}")
     return [f"== {section.title} ==", table_text(section.headers, rows, left=section.left).rstrip("\n"), *reasons]
 
 

@@ -46,7 +46,7 @@ def test_failed_rows():
     assert failed[0].failure.startswith("FAILED: sub: no result after stop")
     text = render_text([rate])
     assert re.search(r"^1024  10000 +FAILED$", text, re.M)  # the row keeps its place, the reason goes under it
-    assert "  FAILED at 1024 10000: sub: no result" in text
+    assert "  1024 10000: FAILED: sub: no result" in text
     md = render_markdown(sections)
     assert "FAILED: pub: killed by SIGKILL before its result \\| with a pipe" in md
 
