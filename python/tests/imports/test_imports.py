@@ -88,7 +88,8 @@ def test_ddsperf_parser_aggregates_seconds():
 def test_perftest_csv_export_round_trip(tmp_path):
     _, records = imported(tmp_path, "perftest", "perftest-tutorial.txt", mw="perftest-raw")
     files = perftest_tables(records)
-    assert sorted(files) == ["perftest-raw-unknown-unknown-latency.csv", "perftest-raw-unknown-unknown-throughput.csv"]
+    assert sorted(files) == ["perftest-raw-latency-results-raw-transport-udpv4-unknown-unknown-latency.csv",
+                             "perftest-raw-throughput-results-raw-transport-udpv4-unknown-unknown-throughput.csv"]
     for name, text in sorted(files.items()):
         check_golden(f"export/{name}", text)
         rows = list(csv.reader(io.StringIO(text), skipinitialspace=True))
@@ -98,6 +99,16 @@ def test_perftest_csv_export_round_trip(tmp_path):
     again = parse_perftest("\n".join(text for _, text in sorted(files.items())))
     assert [(p.mode, p.size) for p in again] == sorted(((r["mode"], r["size"]) for r in records),
                                                        key=lambda t: (t[0] != "latency", t[1]))
+
+
+def test_perftest_csv_export_keeps_a_pages_tables_apart(tmp_path):
+    _, records = imported(tmp_path, "perftest", "perftest-page-sections.txt", mw="connext")
+    files = perftest_tables(records)
+    assert len(files) == 8  # one per titled table, never four rows per size in one
+    assert "connext-keyed-udpv4-10gbps-network-c-98-reliable-unknown-unknown-latency.csv" in files
+    for text in files.values():
+        sizes = [line.split(",")[0] for line in text.splitlines()[1:]]
+        assert len(sizes) == len(set(sizes))
 
 
 def test_export_of_a_measured_run(tmp_path, capsys):
