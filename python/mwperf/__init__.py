@@ -3,6 +3,19 @@
 The Python package is the controller: it validates options, starts one
 ``mwperf-agent`` per side of each test point (see docs/agent-protocol.md),
 merges both sides into one record, and writes/prints the results.
+
+``mwperf.load(DIR)`` reads a run's results as a pandas DataFrame.
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["load", "__version__"]
+
+
+def load(path, *, subscribers=False):
+    """A run's results.jsonl as a tidy pandas DataFrame (one row per point,
+    dotted column names; ``subscribers=True``: one row per subscriber).
+    See :mod:`mwperf.loader`."""
+    from mwperf.loader import load as _load
+
+    return _load(path, subscribers=subscribers)

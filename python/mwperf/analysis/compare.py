@@ -8,8 +8,9 @@ the first (the baseline).
 Significance of a latency difference (p50):
 
 * five or more repetitions on each side: two-sided Mann–Whitney U test on
-  the repetitions' p50 values (normal approximation with tie correction),
-  alpha 0.05;
+  the repetitions' p50 values (scipy, normal approximation with tie and
+  continuity corrections), alpha 0.05; the ratio B/A then carries its 95 %
+  bootstrap interval (percentile method over the repetitions);
 * otherwise, when both points kept their latency samples (DIR/samples, up to
   16384 a point, evenly strided over the run): the same test on the samples.
   Latency samples of one run are not independent (a slow second slows many),
@@ -38,10 +39,12 @@ from pathlib import Path
 from typing import TextIO
 
 from mwperf.errors import UsageError
+from mwperf.export.derived import source_section, subscribers
+from mwperf.export.terminal import table_text
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 
-__all__ = ["mann_whitney_u", "compare_runs", "MIN_SAMPLES", "MIN_REPETITIONS"]
+__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "MIN_SAMPLES", "MIN_REPETITIONS"]
 
 MIN_SAMPLES = 100
 MIN_REPETITIONS = 5
@@ -49,43 +52,53 @@ ALPHA = 0.05
 
 
 def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
-    """(U of ``a``, two-sided p-value) by the normal approximation with tie correction."""
-    n1, n2 = len(a), len(b)
-    ranked = sorted([(v, 0) for v in a] + [(v, 1) for v in b])
-    ranks = [0.0] * len(ranked)
-    ties = 0.0
-    i = 0
-    while i < len(ranked):
-        j = i
-        while j + 1 < len(ranked) and ranked[j + 1][0] == ranked[i][0]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[k] = (i + j) / 2 + 1
-        t = j - i + 1
-        ties += t ** 3 - t
-        i = j + 1
-    r1 = sum(r for r, (_, side) in zip(ranks, ranked) if side == 0)
-    u1 = r1 - n1 * (n1 + 1) / 2
-    n = n1 + n2
-    mu = n1 * n2 / 2
-    var = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))) if n > 1 else 0.0
-    if var <= 0:
-        return u1, 1.0
-    z = (abs(u1 - mu) - 0.5) / math.sqrt(var)  # continuity correction
-    p = math.erfc(max(z, 0.0) / math.sqrt(2))
-    return u1, min(1.0, p)
+    """(U of ``a``, two-sided p-value): scipy's Mann–Whitney U test, normal
+    approximation with tie and continuity corrections (as many samples as
+    compare has are past the exact method's reach)."""
+    from scipy.stats import mannwhitneyu
+
+    if not a or not b:
+        return 0.0, 1.0
+    result = mannwhitneyu(a, b, alternative="two-sided", method="asymptotic", use_continuity=True)
+    p = float(result.pvalue)
+    return float(result.statistic), 1.0 if math.isnan(p) else min(1.0, p)
+
+
+def bootstrap_ratio_ci(a: list[float], b: list[float], confidence: float = 0.95) -> tuple[float, float] | None:
+    """Bootstrap confidence interval (BCa, scipy) of median(b) / median(a)
+    over independent repetitions; None when either side has fewer than
+    MIN_REPETITIONS or the interval cannot be computed."""
+    if len(a) < MIN_REPETITIONS or len(b) < MIN_REPETITIONS or not all(v > 0 for v in a):
+        return None
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    def ratio(x, y, axis=-1):
+        return np.median(y, axis=axis) / np.median(x, axis=axis)
+
+    result = bootstrap((np.asarray(a, float), np.asarray(b, float)), ratio, confidence_level=confidence,
+                       n_resamples=2000, method="percentile", vectorized=True, paired=False,
+                       rng=np.random.default_rng(20240601))
+    lo, hi = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    return None if math.isnan(lo) or math.isnan(hi) else (lo, hi)
 
 
 def _key(r: dict) -> tuple:
-    return (r["mw"], r["mode"], r["size"], r.get("rate_hz"), qos_label(r))
+    return (r["mw"], r["mode"], r["size"], r.get("rate_hz"), qos_label(r), r.get("demand"), subscribers(r),
+            source_section(r))
 
 
 def _label(key: tuple) -> str:
-    mw, mode, size, rate, qos = key
+    mw, mode, size, rate, qos, demand, fan, section = key
     text = f"{mw} {mode} {size} B"
     if rate is not None:
         text += f" {rate:g} Hz"
-    return f"{text} ({qos})" if qos else text
+    if demand is not None:
+        text += f" demand {demand}"
+    if fan != 1:
+        text += f" x{fan} subscribers"
+    extra = "; ".join(p for p in (qos, section) if p)
+    return f"{text} ({extra})" if extra else text
 
 
 @dataclass
@@ -176,7 +189,7 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
                              f"not comparable: {problems[0]}{more}; --force compares anyway")
         out.write(f"== {other.path} vs {base.path} (baseline){' [forced: ' + problems[0] + ']' if problems else ''}\n")
         header = ["point", "p50 A (us)", "p50 B (us)", "B/A", "p50 difference", "S/s A", "S/s B", "B/A", "loss A", "loss B"]
-        rows = [header]
+        rows = []
         for key in common:
             a, b = base.points[key], other.points[key]
             la, lb = _median([_p50(r) for r in a]), _median([_p50(r) for r in b])
@@ -184,7 +197,11 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             lossa, lossb = _median([r.get("loss_rate") for r in a]), _median([r.get("loss_rate") for r in b])
             verdict = _verdict(a, b, base.path, other.path)
             lat_ratio = _ratio(lb, la)
-            rows.append([_label(key), _fmt(la), _fmt(lb), _fmt(lat_ratio, 2), verdict, _fmt(ta, 0), _fmt(tb, 0),
+            ratio_text = _fmt(lat_ratio, 2)
+            ci = bootstrap_ratio_ci([v for v in map(_p50, a) if v is not None], [v for v in map(_p50, b) if v is not None])
+            if ci is not None:  # over repetitions: 95 % bootstrap interval of the ratio
+                ratio_text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+            rows.append([_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, _fmt(ta, 0), _fmt(tb, 0),
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
                          _fmt(None if lossb is None else 100 * lossb, 2) + "%"])
             if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith("significant")
@@ -193,10 +210,7 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             if (fail_if_lossier is not None and lossa is not None and lossb is not None
                     and (lossb - lossa) * 100 > fail_if_lossier):
                 failures.append(f"{_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
-        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-        for row in rows:
-            out.write("  ".join(cell.ljust(w) if i in (0, 4) else cell.rjust(w)
-                                for i, (cell, w) in enumerate(zip(row, widths))).rstrip() + "\n")
+        out.write(table_text(header, rows, left=(0, 4)))
         only = len(base.points) - len(common)
         if only:
             out.write(f"({only} baseline point(s) not in {other.path})\n")

@@ -1,5 +1,6 @@
-"""Command line: ``mwperf run | sweep | doctor | report | baseline | compare |
-export | import``, one module per command in this folder.
+"""Command line: ``mwperf run | sweep | doctor | report | ls | baseline |
+compare | export | import | completion``, one module per command in this
+folder.
 
 A thin layer: parse -> validate into typed options -> run -> export. Every
 error is mapped to what the user sees here, in :func:`main`, and only here:
@@ -17,14 +18,31 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf import __version__
-from mwperf.cli import baseline, compare, doctor, export, imports, report, run, sweep
+from mwperf.cli import baseline, compare, completion, doctor, export, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
 from mwperf.errors import AgentError, BadInput
 
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, doctor, report, baseline, compare, export, imports)
+COMMANDS = (run, sweep, doctor, report, ls, baseline, compare, export, imports, completion)
+
+EXAMPLES = """examples:
+  mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
+  mwperf run --mw fastdds --mode rate --rate 100,1000 --size 1k --out results/mine
+  mwperf sweep plans/rate-matrix.yaml --dry-run        the points a plan expands to
+  mwperf sweep plans/rate-matrix.yaml --out results/matrix
+  mwperf ls results/                                   the runs: date, points, command
+  mwperf report results/mine                           tables again; report.html (open it in a browser)
+  mwperf report results/mine --format svg              every figure as results/mine/plots/*.svg
+  mwperf compare results/before results/after --fail-if-slower 5
+  mwperf export results/matrix --format parquet        for pandas, DuckDB, Arrow
+  mwperf import perftest connext-tables.txt --mw connext
+  mwperf doctor                                        adapters, wake-up cost, kernel knobs
+  source <(mwperf completion bash)                     tab completion
+
+In Python: import mwperf; df = mwperf.load("results/mine")   (a pandas DataFrame, one row per point)
+Each command has its own --help (mwperf run --help)."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -40,6 +58,8 @@ def build_parser() -> OneLineParser:
     parser = OneLineParser(
         prog=PROG,
         description="Measure publish/subscribe middleware latency, throughput and loss.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -88,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, baseline, compare, export or import (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, ls, baseline, compare, export, import or completion (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

@@ -1,7 +1,7 @@
-"""``mwperf report DIR``: re-print the tables, regenerate results.csv and
-write report.html from results.jsonl (the one source of truth of a run
-directory); ``--format svg|png`` writes every plot as DIR/plots/ID.svg|png
-instead of the tables."""
+"""``mwperf report DIR``: re-print the tables (the headline last), regenerate
+results.csv and write report.html from results.jsonl (the one source of
+truth of a run directory); ``--format svg|png`` writes every figure of the
+report as DIR/plots/ID.svg|png (for documents) instead of the tables."""
 
 from __future__ import annotations
 
@@ -16,10 +16,15 @@ __all__ = ["add_parser", "command", "report"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    report = sub.add_parser("report", help="re-print the tables, regenerate results.csv, write report.html")
+    report = sub.add_parser("report", help="re-print the tables, regenerate results.csv, write report.html",
+                            description="Re-print the tables of DIR, regenerate results.csv and write report.html "
+                                        "(interactive figures, opens offline) from results.jsonl.",
+                            epilog="examples:\n  mwperf report results/mine\n  mwperf report results/mine --format md"
+                                   " > results.md\n  mwperf report results/mine --format svg   # DIR/plots/*.svg",
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("dir", metavar="DIR", help="run directory (holds results.jsonl)")
     report.add_argument("--format", choices=("text", "md", "svg", "png"), default="text",
-                        help="tables as text (default) or md; svg, png: every plot as DIR/plots/ID.svg|png")
+                        help="tables as text (default) or md; svg, png: every figure as DIR/plots/ID.svg|png")
     report.add_argument("--point", metavar="N", type=int,
                         help="the point whose latency histogram and time series are shown (default: the first "
                              "latency point)")

@@ -1,3 +1,4 @@
 """Output formats of a run, each an :class:`~mwperf.export.exporter.Exporter`:
 tables (text, Markdown), results.csv, RTI Perftest's CSV tables, the HTML
-report (charts drawn by ``svg``) and its plots as files."""
+report (figures by Plotly, ``figures``) and its figures as SVG/PNG files,
+Parquet; ``frame``: records as a pandas DataFrame."""

@@ -1,31 +1,47 @@
-"""``DIR/report.html``: one self-contained page (inline CSS and SVG, no
-script, nothing fetched) with the run's provenance and warnings, the plots
-of the reference reports (:mod:`mwperf.export.charts`) and the tables.
+"""``DIR/report.html``: one self-contained page that opens offline (plotly.js
+inline, nothing fetched): the run's provenance and warnings, the headline
+table (what to look at first), the interactive figures
+(:mod:`mwperf.export.figures`: hover for the exact value and its sample
+count, drag to zoom, click a legend entry to hide it, log/linear buttons)
+and the tables.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 from pathlib import Path
 
-from mwperf.export.charts import Chart, plot_svgs, point_charts
 from mwperf.export.exporter import Exporter
-from mwperf.export.tables import build_sections
+from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
+from mwperf.export.tables import Section, build_sections
 from mwperf.results.rundir import RunDir, write_atomic
 
-__all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport"]
+__all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport", "PLOTLY_CONFIG", "plotly_js"]
 
 REPORT_HTML = "report.html"
 
 CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;color:#222}
+body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;padding:0 1em;color:#222}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1em}
 table{border-collapse:collapse;margin:.5em 0;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f3f3f3}td.l,th.l{text-align:left}.warn{background:#fff4e0;border-left:4px solid #f0a000;padding:4px 8px;margin:4px 0}
-.charts{display:flex;flex-wrap:wrap;gap:8px}svg.chart{background:#fff;border:1px solid #eee}
-svg text{font-size:11px;fill:#333}svg text.title{font-size:13px;font-weight:bold}svg text.legend{font-size:10px}
-svg rect.plot{fill:none;stroke:#999}svg line.grid{stroke:#eee}.failed{color:#b00}
+.figure{margin:.8em 0 1.6em}.failed{color:#b00}.hint{color:#555;font-size:.9em}
+#headline table{font-size:.95em}#headline td{padding:3px 8px}
 """
+
+#: The figures' toolbar: no logo, the camera button saves an SVG named after the figure.
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "scrollZoom": False,
+                 "toImageButtonOptions": {"format": "svg", "scale": 1},
+                 "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+
+
+@lru_cache(maxsize=1)
+def plotly_js() -> str:
+    """plotly.js as the plotly package ships it, to inline in the page."""
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
 
 
 def warnings_for(records: list[dict], run: dict | None) -> list[str]:
@@ -78,21 +94,55 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
     return out
 
 
-def _tables_html(records: list[dict]) -> str:
-    out = []
-    for section in build_sections(records):
-        out.append(f"<h3>{escape(section.title)}</h3><table><tr>"
-                   + "".join(f"<th>{escape(h)}</th>" for h in section.headers) + "</tr>")
-        for row in section.rows:
-            if row.failure is None:
-                out.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row.cells) + "</tr>")
-            else:
-                lead = [c for c in row.cells if c]
-                out.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in lead)
-                           + f'<td class="l failed" colspan="{len(section.headers) - len(lead)}">'
-                           + f"{escape(row.failure)}</td></tr>")
-        out.append("</table>")
+def _cls(left: bool) -> str:
+    return ' class="l"' if left else ""
+
+
+def _section_html(section: Section, title: bool = True) -> str:
+    out = [(f"<h3>{escape(section.title)}</h3>" if title else "") + "<table><tr>"
+           + "".join(f"<th{_cls(i in section.left)}>{escape(h)}</th>" for i, h in enumerate(section.headers))
+           + "</tr>"]
+    for row in section.rows:
+        if row.failure is None:
+            out.append("<tr>" + "".join(f"<td{_cls(i in section.left)}>{escape(c)}</td>"
+                                        for i, c in enumerate(row.cells)) + "</tr>")
+        else:
+            lead = [c for c in row.cells if c]
+            out.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in lead)
+                       + f'<td class="l failed" colspan="{len(section.headers) - len(lead)}">'
+                       + f"{escape(row.failure)}</td></tr>")
+    out.append("</table>")
     return "\n".join(out)
+
+
+def _tables_html(records: list[dict]) -> str:
+    from mwperf.export.summaries import summaries
+
+    return "\n".join(_section_html(s) for s in build_sections(records) + summaries(records))
+
+
+def _headline_html(records: list[dict]) -> str:
+    from mwperf.export.summaries import headline
+
+    sections = headline(records)
+    if not sections:
+        return ""
+    return (f'<section id="headline"><h2>Look here first</h2><p class="hint">One row per middleware, QoS and mode: '
+            f"the ranges over the sizes and rates measured. The figures below show each point; hover for exact values."
+            f"</p>{_section_html(sections[0], title=False)}</section>")
+
+
+def figure_html(figure: Figure) -> str:
+    """A figure's div and the script that draws it (plotly.js is loaded once, in the page's head)."""
+    import plotly.io as pio
+
+    config = dict(PLOTLY_CONFIG, toImageButtonOptions=dict(PLOTLY_CONFIG["toImageButtonOptions"],
+                                                           filename=figure.id))
+    return (f'<div class="figure" id="figure-{figure.id}">'
+            + pio.to_html(figure.fig, include_plotlyjs=False, full_html=False, div_id=figure.id, config=config,
+                          default_width="100%", default_height=f"{figure.fig.layout.height or 450}px",
+                          validate=False)
+            + "</div>")
 
 
 def _provenance_html(run: dict | None) -> str:
@@ -118,11 +168,6 @@ def _provenance_html(run: dict | None) -> str:
                                for k, v in rows) + "</table>"
 
 
-SECTIONS = (("throughput", "Throughput vs message size"), ("latency", "Latency vs message size"),
-            ("rate", "Publish-rate sweep: latency vs rate, loss heatmap"), ("resources", "CPU and memory"),
-            ("point", "One point: latency histogram and latency over time"))
-
-
 def _baseline_html(baseline: dict) -> str:
     tcp, udp = baseline.get("tcp") or {}, baseline.get("udp") or {}
     link = (baseline.get("link") or {}).get("profile", "?")
@@ -135,10 +180,12 @@ def _baseline_html(baseline: dict) -> str:
 
 
 def render_html(records: list[dict], run: dict | None, title: str,
-                extra_plots: list[Chart] = (), baseline: dict | None = None) -> str:
+                extra_figures: list[Figure] = (), baseline: dict | None = None, *, script: str | None = None) -> str:
+    """The page. ``script`` replaces plotly.js (the golden test keeps the page without its 4.8 MB)."""
     placements = sorted({f"{(r.get('cpu') or {}).get('placement')} / wait {r.get('wait')}" for r in records})
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
-             f"<style>{CSS}</style></head><body>",
+             f"<style>{CSS}</style><script type=\"text/javascript\">{plotly_js() if script is None else script}"
+             f"</script></head><body>",
              f"<h1>{escape(title)}</h1>",
              f'<section id="provenance"><h2>Provenance</h2>{_provenance_html(run)}'
              f"<p>CPU placement / wait strategy of the points: {escape(', '.join(placements))}</p></section>",
@@ -146,14 +193,19 @@ def render_html(records: list[dict], run: dict | None, title: str,
     warnings = warnings_for(records, run)
     parts += [f'<div class="warn">{escape(w)}</div>' for w in warnings] or ["<p>None.</p>"]
     parts.append("</section>")
+    headline = _headline_html(records)
+    if headline:
+        parts.append(headline)
     if baseline:
         parts.append(_baseline_html(baseline))
-    plots = plot_svgs(records) + list(extra_plots)
+    figures = run_figures(records) + list(extra_figures)
     for key, heading in SECTIONS:
-        charts = [svg for section, _, svg in plots if section == key]
-        if charts:
-            parts.append(f'<section id="{key}"><h2>{escape(heading)}</h2><div class="charts">'
-                         + "\n".join(charts) + "</div></section>")
+        mine = [f for f in figures if f.section == key]
+        if mine:
+            parts.append(f'<section id="{key}"><h2>{escape(heading)}</h2>'
+                         '<p class="hint">Hover a point for its value and samples; drag to zoom, double-click to '
+                         "reset; click a legend entry to hide it; the camera saves the figure as SVG.</p>"
+                         + "\n".join(figure_html(f) for f in mine) + "</section>")
     parts.append(f'<section id="tables"><h2>Tables</h2>{_tables_html(records)}</section>')
     parts.append(f"<p>{len(records)} point(s); results.jsonl is the source of truth.</p></body></html>")
     return "\n".join(parts) + "\n"
@@ -169,7 +221,7 @@ class HtmlReport(Exporter):
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
         html = render_html(records, rundir.read_run_json(), f"mwperf run {rundir.path.name}",
-                           point_charts(rundir.path, records, self.point), baseline=rundir.read_baseline())
+                           point_figures(rundir.path, records, self.point), baseline=rundir.read_baseline())
         target = rundir.path / REPORT_HTML
         write_atomic(target, html)
         return [target]

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
+from mwperf.export.derived import source_section, subscribers
 from mwperf.export.exporter import Exporter
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RunDir
@@ -48,21 +49,24 @@ def _slug(text: str) -> str:
 
 
 def perftest_tables(records: Iterable[dict]) -> dict[str, str]:
-    """{file name: CSV text} for every (mw, QoS, placement, wait) and mode; ok points only."""
+    """{file name: CSV text} for every (mw, QoS, imported table, subscribers, placement, wait) and mode;
+    ok points only."""
     groups: dict[tuple, list[dict]] = {}
     for r in records:
         if r.get("status") != "ok" or r.get("mode") not in ("latency", "throughput"):
             continue
         cpu = r.get("cpu") or {}
-        key = (r["mw"], qos_label(r), cpu.get("placement") or "unknown", r.get("wait") or "unknown", r["mode"])
+        fan = subscribers(r)
+        key = (r["mw"], qos_label(r), source_section(r) or "", f"{fan}-subscribers" if fan > 1 else "",
+               cpu.get("placement") or "unknown", r.get("wait") or "unknown", r["mode"])
         groups.setdefault(key, []).append(r)
     files: dict[str, str] = {}
-    for (mw, qos, placement, wait, mode), members in groups.items():
+    for (mw, qos, section, fan, placement, wait, mode), members in groups.items():
         header, row = (LATENCY_HEADER, _latency_row) if mode == "latency" else (THROUGHPUT_HEADER, _throughput_row)
         lines = [", ".join(f'"{h}"' for h in header)]
         for r in sorted(members, key=lambda r: (r["size"], r.get("repetition") or 0, r.get("point", 0))):
             lines.append(",".join(row(r)))
-        name = "-".join(p for p in (_slug(mw), _slug(qos), placement, wait, mode) if p) + ".csv"
+        name = "-".join(p for p in (_slug(mw), _slug(qos), _slug(section), fan, placement, wait, mode) if p) + ".csv"
         files[name] = "\n".join(lines) + "\n"
     return files
 

@@ -1,57 +1,82 @@
-"""Every plot of a run as a file of its own, for documents:
-DIR/plots/ID.svg, or ID.png drawn from the SVG by headless Chromium."""
+"""Every figure of the report as a file of its own, for documents:
+DIR/plots/ID.svg or ID.png, from the same figure definitions as the page
+(:mod:`mwperf.export.figures`), drawn by kaleido in the system's headless
+Chromium.
+
+Nothing is fetched: plotly.js is the plotly package's own file, MathJax is
+off (kaleido would load it from a CDN), and Chromium gets a proxy that
+refuses every connection, so no request can leave the machine.
+"""
 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 from mwperf.errors import UsageError
-from mwperf.export.charts import plot_svgs, point_charts
 from mwperf.export.exporter import Exporter
-from mwperf.export.svg import H, W
+from mwperf.export.figures import WIDTH, Figure, point_figures, run_figures
 from mwperf.results.rundir import RunDir
 
-__all__ = ["PlotFiles"]
+__all__ = ["PlotFiles", "write_figures", "NO_NETWORK_PROXY"]
+
+#: A proxy nothing listens on (the discard port of loopback): any request Chromium makes fails here.
+NO_NETWORK_PROXY = "http://127.0.0.1:9"
 
 
-def _rasterize(svg_file: Path, png_file: Path) -> None:
-    """PNG of an SVG by headless Chromium (Debian's chromium; scripts/install-deps.sh installs it)."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+def _browser() -> str:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if browser is None:
-        raise UsageError("--format", "png", "needs chromium to draw the plots (apt-get install chromium), "
-                                            "or use --format svg")
-    with tempfile.TemporaryDirectory(prefix="mwperf-chromium-") as profile:
-        done = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                               f"--user-data-dir={profile}", f"--window-size={W},{H}", "--hide-scrollbars",
-                               f"--screenshot={png_file}", svg_file.resolve().as_uri()],
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
-    if done.returncode != 0 or not png_file.exists():
-        raise UsageError("--format", "png", f"chromium could not draw {svg_file.name} (exit {done.returncode})")
+        raise UsageError("--format", "svg/png", "needs chromium to draw the figures (apt-get install chromium)")
+    return browser
+
+
+def _for_paper(figure: Figure):
+    """The figure without its on-screen buttons."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(figure.fig)
+    fig.update_layout(updatemenus=[])
+    return fig
+
+
+def write_figures(figures: list[Figure], directory: Path, fmt: str) -> list[Path]:
+    """``directory/ID.fmt`` for each figure, in one Chromium session; PNG at twice the pixels (print)."""
+    import kaleido
+    from plotly.offline import get_plotlyjs  # noqa: F401 - plotly's presence; its file is what kaleido loads
+    import plotly
+
+    if not figures:
+        return []
+    directory.mkdir(parents=True, exist_ok=True)
+    plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    jobs, paths = [], []
+    for figure in figures:
+        path = directory / f"{figure.id}.{fmt}"
+        jobs.append({"fig": _for_paper(figure), "path": path,
+                     "opts": {"format": fmt, "width": WIDTH, "height": int(figure.fig.layout.height or 500),
+                              "scale": 2 if fmt == "png" else 1}})
+        paths.append(path)
+    try:
+        kaleido.write_fig_from_object_sync(jobs, kopts={"mathjax": False, "plotlyjs": str(plotly_js),
+                                                        "path": _browser(), "proxy_server": NO_NETWORK_PROXY})
+    except UsageError:
+        raise
+    except Exception as exc:  # kaleido / Chromium failing is the figure files' problem, said in one line
+        raise UsageError("--format", fmt, f"chromium could not draw the figures: {' '.join(str(exc).split())[:300]}")
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise UsageError("--format", fmt, f"chromium drew no {missing[0].name}")
+    return paths
 
 
 class PlotFiles(Exporter):
-    """DIR/plots/ID.svg or .png: the report's charts and the chosen point's."""
+    """DIR/plots/ID.svg or .png: the report's figures and the chosen point's."""
 
     def __init__(self, fmt: str, point: int | None = None):
         self.name = fmt  # svg or png
         self.point = point
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
-        directory = rundir.path / "plots"
-        directory.mkdir(exist_ok=True)
-        written = []
-        for _, chart_id, svg in plot_svgs(records) + point_charts(rundir.path, records, self.point):
-            svg_file = directory / f"{chart_id}.svg"
-            svg_file.write_text(svg + "\n", encoding="utf-8")
-            if self.name == "png":
-                png_file = directory / f"{chart_id}.png"
-                _rasterize(svg_file, png_file)
-                svg_file.unlink()
-                written.append(png_file)
-            else:
-                written.append(svg_file)
-        return written
+        figures = run_figures(records) + point_figures(rundir.path, records, self.point)
+        return write_figures(figures, rundir.path / "plots", self.name)

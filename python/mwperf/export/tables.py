@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers
 from mwperf.export.exporter import Exporter
+from mwperf.export.terminal import table_text
 from mwperf.results.labels import qos_key, qos_label
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
@@ -33,8 +35,9 @@ _MODE_NOTE = {
     "latency": "latency in us, one-way = RTT/2",
     "throughput": "latency under load in us, RTT/2 of the interleaved pings",
     "rate": "latency in us, one-way from the intended send time",
+    "burst": "bursts of Demand samples; latency in us, one-way, of every, the first and the last sample of a burst",
 }
-_MODE_ORDER = {"latency": 0, "throughput": 1, "rate": 2}
+_MODE_ORDER = {"latency": 0, "throughput": 1, "rate": 2, "burst": 3}
 
 
 @dataclass
@@ -51,6 +54,8 @@ class Section:
     headers: list[str]
     rows: list[Row] = field(default_factory=list)
     qos: str = ""  # the QoS part of the title, e.g. "reliable, keep-last:10, udp"
+    source: str | None = None  # an imported point's table title (source.section)
+    left: tuple[int, ...] = ()  # columns of text, aligned left
 
 
 def _us(value) -> str:
@@ -102,14 +107,43 @@ def _rate_row(r: dict) -> list[str]:
             _fixed(r.get("loop_rate"), 4), _us(_stat(r, "mean")), _us(_stat(r, "max"))]
 
 
+BURST_PUB_HEADERS = ["Size", "Demand", "Samples", "Samples/sec", "Mbit/sec", "Samples lost", "Samples rejected",
+                     "CPU (%)", "Memory (MiB)"]
+BURST_SUB_HEADERS = BURST_PUB_HEADERS + ["Lat 50% (us)", "First 50% (us)", "Last 50% (us)", "Last 99% (us)"]
+
+
+def _mib(kb) -> str:
+    return "-" if kb is None else f"{kb / 1024:.1f}"
+
+
+def _burst_pub_row(r: dict) -> list[str]:
+    """As Connext Micro's publisher throughput table: what was written.
+    Loss and rejection are the subscriber's to know."""
+    rate = pub_rate(r)
+    mbit = None if rate is None else rate * r["size"] * 8 / 1e6
+    return [str(r["size"]), _int(r.get("demand")), _int(r.get("sent")), _fixed(rate, 2), _fixed(mbit, 2), "-", "-",
+            _fixed(cpu_percent(r, "pub"), 1), _mib((r.get("rss_kb") or {}).get("pub"))]
+
+
+def _burst_sub_row(r: dict) -> list[str]:
+    return [str(r["size"]), _int(r.get("demand")), _int(r.get("received")), _fixed(r.get("samples_per_s"), 2),
+            _fixed(r.get("mbps"), 2), _int(r.get("lost")), _int(r.get("rejected")),
+            _fixed(cpu_percent(r, "sub"), 1), _mib((r.get("rss_kb") or {}).get("sub")),
+            _pct(r, "p50"), _pct(r, "p50", "burst_first_us"), _pct(r, "p50", "burst_last_us"),
+            _pct(r, "p99", "burst_last_us")]
+
+
+#: mode -> [(table name, headers, row builder, leading cells a failed row keeps)]
 _BUILDERS = {
-    "latency": (LATENCY_HEADERS, _latency_row, 1),
-    "throughput": (THROUGHPUT_HEADERS, _throughput_row, 1),
-    "rate": (RATE_HEADERS, _rate_row, 2),
+    "latency": [("", LATENCY_HEADERS, _latency_row, 1)],
+    "throughput": [("", THROUGHPUT_HEADERS, _throughput_row, 1)],
+    "rate": [("", RATE_HEADERS, _rate_row, 2)],
+    "burst": [("publisher", BURST_PUB_HEADERS, _burst_pub_row, 2),
+              ("subscriber", BURST_SUB_HEADERS, _burst_sub_row, 2)],
 }
 
 
-def _title(mw: str, mode: str, records: list[dict]) -> str:
+def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
     parts = [_MODE_NOTE.get(mode, "")]
     cpus = {(r.get("cpu") or {}).get("placement") for r in records}
     pins = {((r.get("cpu") or {}).get("pub"), (r.get("cpu") or {}).get("sub")) for r in records}
@@ -120,60 +154,72 @@ def _title(mw: str, mode: str, records: list[dict]) -> str:
     waits = {r.get("wait") for r in records}
     if len(waits) == 1 and None not in waits:
         parts.append(f"wait {waits.pop()}")
+    fan = {subscribers(r) for r in records}
+    if fan != {1}:
+        parts.append(f"{'/'.join(str(n) for n in sorted(fan))} subscribers")
     tools = {(r.get("source") or {}).get("tool") for r in records} - {None}
     if tools:
         parts.append(f"imported from {', '.join(sorted(tools))}")
+    sections = sorted({source_section(r) for r in records} - {None})
+    if sections:
+        parts.append(f"table '{'; '.join(sections)}'")
     qos = qos_label(records[0]) if records else ""
-    return f"{mw} {mode}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
+    name = f"{mw} {mode}{f' {part}' if part else ''}"
+    return f"{name}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
+
+
+def section_key(record: dict) -> tuple:
+    """What parts sections beyond middleware and mode: QoS and transport, CPU
+    placement and wait strategy (a sweep may vary them), the number of
+    subscribers, and the titled table of an imported point."""
+    cpu = record.get("cpu") or {}
+    return (*qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"), subscribers(record),
+            source_section(record))
 
 
 def build_sections(records: Iterable[dict]) -> list[Section]:
-    """Group records by (mw, QoS/transport, mode), keeping the order of the run."""
+    """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run."""
     records = list(records)
     mw_order: dict[str, int] = {}
     qos_order: dict[tuple, int] = {}
     groups: dict[tuple, list[dict]] = {}
     for record in records:
         mw_order.setdefault(record["mw"], len(mw_order))
-        # Sections also part by CPU placement and wait strategy (a sweep may vary them).
-        cpu = record.get("cpu") or {}
-        qos = (*qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"))
+        qos = section_key(record)
         qos_order.setdefault((record["mw"], qos), len(qos_order))
         groups.setdefault((record["mw"], qos, record["mode"]), []).append(record)
     sections = []
     for key in sorted(groups, key=lambda k: (mw_order[k[0]], qos_order[(k[0], k[1])], _MODE_ORDER.get(k[2], 9),
                                               k[2])):
         mw, _, mode = key
-        members = sorted(groups[key], key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("point", 0)))
-        headers, row_of, lead = _BUILDERS.get(mode, _BUILDERS["latency"])
-        section = Section(mw, mode, _title(mw, mode, members), list(headers), qos=qos_label(members[0]))
-        for record in members:
-            cells = row_of(record)
-            if record.get("status") != "ok":
-                reason = " ".join(str(record.get("error") or "unknown error").split())
-                section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
-            else:
-                section.rows.append(Row(cells))
-        sections.append(section)
+        members = sorted(groups[key], key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("demand") or 0,
+                                                     r.get("point", 0)))
+        for part, headers, row_of, lead in _BUILDERS.get(mode, _BUILDERS["latency"]):
+            section = Section(mw, mode, _title(mw, mode, members, part), list(headers), qos=qos_label(members[0]),
+                              source=source_section(members[0]))
+            for record in members:
+                cells = row_of(record)
+                if record.get("status") != "ok":
+                    reason = " ".join(str(record.get("error") or "unknown error").split())
+                    section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
+                else:
+                    section.rows.append(Row(cells))
+            sections.append(section)
     return sections
 
 
 def _render_text_section(section: Section) -> list[str]:
-    widths = [len(h) for h in section.headers]
-    for row in section.rows:
-        cells = row.cells if row.failure is None else [c for c in row.cells if c]
-        for i, cell in enumerate(cells):
-            widths[i] = max(widths[i], len(cell))
-    lines = [f"== {section.title} =="]
-    lines.append("  ".join(h.rjust(w) for h, w in zip(section.headers, widths)).rstrip())
-    lines.append("  ".join("-" * w for w in widths))
+    """The title, the table (a failed row shows FAILED after its leading
+    cells), then each failure's reason on a line of its own."""
+    rows, reasons = [], []
     for row in section.rows:
         if row.failure is None:
-            lines.append("  ".join(c.rjust(w) for c, w in zip(row.cells, widths)))
+            rows.append(row.cells)
         else:
-            lead = [c.rjust(w) for c, w in zip(row.cells, widths) if c]
-            lines.append("  ".join(lead + [row.failure]))
-    return lines
+            lead = [c for c in row.cells if c]
+            rows.append(lead + ["FAILED"] + [""] * (len(row.cells) - len(lead) - 1))
+            reasons.append(f"  {' '.join(lead)}: {row.failure}")
+    return [f"== {section.title} ==", table_text(section.headers, rows, left=section.left).rstrip("\n"), *reasons]
 
 
 def render_text(sections: list[Section]) -> str:
@@ -218,17 +264,28 @@ def point_summary(record: dict) -> str:
     if mode == "throughput":
         return (f"ok {_fixed(record.get('samples_per_s'), 0)} pkt/s, {_fixed(record.get('mbps'), 1)} Mbps,"
                 f" lost {loss}")
+    if mode == "burst":
+        return (f"ok {_fixed(record.get('samples_per_s'), 0)} samples/s, lost {loss}, rejected "
+                f"{_int(record.get('rejected'))}, latency p50 {_us(_stat(record, 'p50'))} us")
     return (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
             f" latency ave {_us(_stat(record, 'mean'))} us")
 
 
 class Tables(Exporter):
-    """The tables on a stream (the terminal), as aligned text or Markdown."""
+    """The tables on a stream (the terminal), as aligned text or Markdown:
+    the result tables, the tables across points the records support (ROS
+    overhead, fan-out, threads) and, last, the headline."""
 
-    def __init__(self, fmt: str, out: TextIO):
+    def __init__(self, fmt: str, out: TextIO, headline: bool = True):
         self.name = fmt  # text or md
         self.out = out
+        self.headline = headline
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
-        self.out.write(render(records, self.name))
+        from mwperf.export.summaries import headline, summaries
+
+        sections = build_sections(records) + summaries(records)
+        if self.headline:
+            sections += headline(records)
+        self.out.write(render_markdown(sections) if self.name == "md" else render_text(sections))
         return []

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from mwperf.imports.point import NUM, ImportedPoint
+from mwperf.imports.point import NUM, ImportedPoint, checked
 
 __all__ = ["parse_ddsperf"]
 
@@ -27,17 +27,19 @@ _DDS_SUB = re.compile(rf"^\[\d+\]\s+({NUM})\s+size (\d+) total (\d+) lost (\d+) 
 def parse_ddsperf(text: str) -> list[ImportedPoint]:
     lat: dict[int, list[tuple]] = {}
     sub: dict[int, list[tuple]] = {}
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         m = _DDS_LAT.search(line)
         if m:
             size = int(m.group(1))
             # (mean, min, p50, p90, p99, max, cnt)
-            lat.setdefault(size, []).append(tuple(float(v) for v in m.groups()[1:7]) + (int(m.group(8)),))
+            lat.setdefault(size, []).append(tuple(checked(v, number, name) for v, name in zip(
+                m.groups()[1:7], ("mean", "min", "50%", "90%", "99%", "max"))) + (int(m.group(8)),))
             continue
         m = _DDS_SUB.search(line.strip())
         if m:
             t, size, total, lost, rate, mbps = m.groups()
-            sub.setdefault(int(size), []).append((float(t), int(total), int(lost), float(rate), float(mbps)))
+            sub.setdefault(int(size), []).append((float(t), int(total), int(checked(lost, number, "lost")),
+                                                  checked(rate, number, "rate"), checked(mbps, number, "Mb/s")))
     points: list[ImportedPoint] = []
     for size, rows in sorted(lat.items()):
         count = sum(r[6] for r in rows)

@@ -2,21 +2,24 @@
 directory, so published numbers (RTI Connext needs a licence to reproduce)
 plot and compare beside mwperf's own.
 
-Every record carries ``source: {tool, file, note}``; what the tool does not
-report is null.
+Every record carries ``source: {tool, file, note, section}`` (section: the
+title of the table the point came from); what the tool does not report is
+null.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mwperf.errors import UsageError
 from mwperf.export.csv import ResultsCsv
 from mwperf.imports.ddsperf import parse_ddsperf
 from mwperf.imports.perftest import parse_perftest
-from mwperf.imports.point import ImportedPoint
+from mwperf.imports.point import BadValue, ImportedPoint
 from mwperf.results.record import SCHEMA_VERSION, utc_now_iso
-from mwperf.results.rundir import RESULTS_JSONL, RunDir
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
+from mwperf.results.schema import validate_record
 
 __all__ = ["import_file", "TOOLS", "LAT_KEYS"]
 
@@ -51,20 +54,27 @@ def _record(p: ImportedPoint, index: int, run_id: str, tool: str, mw: str, sourc
         "cpu_s": {"pub": None, "sub": None}, "rss_kb": {"pub": None, "sub": None},
         "mw_rss_kb": {"pub": None, "sub": None}, "discovery_ms": None,
         "adapter": {"name": mw, "version": None, "config": None, "sub_config": None},
-        "source": {"tool": tool, "file": source, "note": p.note},
+        "source": {"tool": tool, "file": source, "note": p.note, "section": p.section},
         "status": "ok", "error": None,
     }
 
 
 def import_file(tool: str, path: str, out: str | None, mw: str | None) -> tuple[Path, int]:
-    """Parse ``path`` with ``tool``'s parser and write a run directory; (dir, points)."""
+    """Parse ``path`` with ``tool``'s parser and write a run directory; (dir, points).
+
+    The records are checked against the schema (one of each shape: they are
+    made by one function from checked numbers) and written in one go, then
+    results.csv once: a file of 300,000 lines imports in seconds."""
     if tool not in TOOLS:
         raise UsageError("import", tool, f"unknown tool (choose from {', '.join(TOOLS)})")
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise UsageError("import", f"{tool} {path}", f"cannot read: {exc.strerror or exc}") from None
-    points = TOOLS[tool](text)
+    try:
+        points = TOOLS[tool](text)
+    except BadValue as exc:
+        raise UsageError("import", f"{tool} {path}:{exc.line}", f"{exc.value}: {exc.reason}") from None
     if not points:
         raise UsageError("import", f"{tool} {path}", f"no {tool} results found in it")
     directory = Path(out) if out else Path("results") / f"import-{tool}-{Path(path).stem}"
@@ -74,10 +84,19 @@ def import_file(tool: str, path: str, out: str | None, mw: str | None) -> tuple[
     now = utc_now_iso()
     records = [_record(p, index, directory.name, tool, mw or tool, Path(path).name, now)
                for index, p in enumerate(points)]
-    for record in records:
-        rundir.append(record)
+    shapes: set[tuple] = set()
+    for p, record in zip(points, records):
+        shape = (p.mode, tuple(p.latency), p.packets is None, p.pps is None, p.mbps is None, p.lost is None,
+                 p.note is None, p.section is None)
+        if shape not in shapes:
+            shapes.add(shape)
+            validate_record(record)
+    write_atomic(rundir.jsonl, "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n"
+                                       for r in records))
     ResultsCsv().write(records, rundir)
-    rundir.write_run_json({"run_id": directory.name, "imported": {"tool": tool, "file": str(path), "mw": mw or tool},
+    sections = list(dict.fromkeys(p.section for p in points if p.section))
+    rundir.write_run_json({"run_id": directory.name,
+                           "imported": {"tool": tool, "file": str(path), "mw": mw or tool, "sections": sections},
                            "started": now, "status": "complete",
                            "points": {"total": len(points), "ok": len(points), "failed": 0, "done": len(points)}})
     return directory, len(points)

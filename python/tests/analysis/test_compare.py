@@ -135,3 +135,37 @@ def test_u_test_on_the_kept_samples(tmp_path):
     assert "significant (U test on 300+300 samples, p=" in text
     assert "not significant (U test on 300+300 samples, p=1)" in text
     assert text.count("REGRESSION") == 1
+
+
+def test_repetitions_carry_a_bootstrap_interval_of_the_ratio(tmp_path):
+    from mwperf.analysis.compare import bootstrap_ratio_ci
+
+    a = [30, 31, 29, 30, 31]
+    b = [35, 36, 34, 35, 36]
+    lo, hi = bootstrap_ratio_ci(a, b)
+    # every resample's median ratio lies between the extreme medians' ratios
+    assert 34 / 31 <= lo <= 35 / 30 <= hi <= 36 / 29
+    assert bootstrap_ratio_ci(a[:4], b) is None  # too few repetitions: no interval
+    ra = run_dir(tmp_path, "a", [point(v, [v - 5, v + 5], repetition=i, index=i) for i, v in enumerate(a)])
+    rb = run_dir(tmp_path, "b", [point(v, [v - 5, v + 5], repetition=i, index=i) for i, v in enumerate(b)])
+    out = io.StringIO()
+    compare_runs([ra, rb], out)
+    assert f"1.17 [{lo:.2f}, {hi:.2f}]" in out.getvalue()
+
+
+def test_imported_tables_are_kept_apart(tmp_path):
+    """Two titled tables of one Perftest page (1 Gbit/s, 10 Gbit/s) at the same size are two points."""
+    one, ten = point(30.0, [29.5, 30.5], index=0), point(10.0, [9.5, 10.5], index=1)
+    one["source"] = {"tool": "perftest", "file": "x.txt", "note": None, "section": "UDPv4 1Gbps"}
+    ten["source"] = {"tool": "perftest", "file": "x.txt", "note": None, "section": "UDPv4 10Gbps"}
+    import json as _json
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.jsonl").write_text("".join(_json.dumps(r) + "\n" for r in (one, ten)))
+    out = io.StringIO()
+    assert compare_runs([str(tmp_path / "a"), str(tmp_path / "b")], out) == 0
+    text = out.getvalue()
+    assert "udp latency 64 B (best-effort, udp; UDPv4 1Gbps)" in text
+    assert "udp latency 64 B (best-effort, udp; UDPv4 10Gbps)" in text
+    rows = [l.split(")", 1)[1].split() for l in text.splitlines() if l.startswith("udp latency")]
+    assert [(r[0], r[1], r[2]) for r in rows] == [("30.0", "30.0", "1.00"), ("10.0", "10.0", "1.00")]

@@ -1,37 +1,91 @@
-"""report.html in a real headless browser (Debian's chromium): it loads with no
-console error, every section is in the rendered DOM, the screenshot is not
-blank, and the plotted values in the DOM equal those of results.jsonl."""
+"""report.html in a real headless browser (Debian's chromium): it loads with
+no console error and fetches nothing, plotly.js draws every figure, the
+values plotly.js holds equal those of results.jsonl, the legend and the
+log/linear buttons are there and work, the screenshot is not blank, and the
+page weight stays reasonable. The SVG/PNG files of the same figures too.
+
+The page is read through a copy with two small scripts added (one before
+everything, catching errors; one after, writing what plotly.js holds into
+the DOM), dumped by chromium --dump-dom: the report itself has no test hook.
+"""
 
 import json
 import shutil
 import struct
 import subprocess
 import zlib
+from pathlib import Path
 
 import pytest
 
 from conftest import FIXTURES
-from export.test_html import parse, plotted_equals_records
+from export.test_html import all_records, parse, plotted_equals_records
 from mwperf.cli.main import main
+from mwperf.export.figures import run_figures
+from mwperf.export.html import plotly_js
 from mwperf.results.rundir import RunDir
 
 CHROMIUM = shutil.which("chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--proxy-server=http://127.0.0.1:9",  # nothing may leave: a request would fail here, and show below
          "--enable-logging=stderr", "--v=0"]
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh installs it)")
 
+BEFORE = """<script>
+window.__errors = [];
+window.addEventListener('error', e => window.__errors.push(String(e.message)));
+window.addEventListener('unhandledrejection', e => window.__errors.push('rejection: ' + String(e.reason)));
+const __consoleError = console.error;
+console.error = (...a) => { window.__errors.push(a.join(' ')); __consoleError(...a); };
+</script>"""
+
+AFTER = """<script>
+(async () => {
+  const out = {figures: {}, errors: null, resources: null};
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const fig = {
+      traces: gd._fullData.map(t => ({name: t.name, xaxis: t.xaxis, visible: t.visible,
+        x: t.x ? Array.from(t.x) : null, y: t.y ? Array.from(t.y) : null,
+        z: t.z ? Array.from(t.z, row => Array.from(row)) : null,
+        customdata: t.customdata ? Array.from(t.customdata) : null})),
+      drawn: gd.querySelectorAll('.main-svg .trace, .main-svg .hm').length,
+      legend_items: gd.querySelectorAll('.legend .traces').length,
+      buttons: Array.from(gd.querySelectorAll('.updatemenu-button text')).map(e => e.textContent),
+      modebar: gd.querySelectorAll('.modebar-btn').length,
+    };
+    const menus = gd.layout.updatemenus || [];
+    if (menus.length) {   // press the second button (log <-> linear) and read the y axis back
+      const args = menus[0].buttons[1].args[0];
+      const axis = Object.keys(args)[0].split('.')[0];
+      const before = gd._fullLayout[axis].type;
+      await Plotly.relayout(gd, args);
+      fig.y_type = [before, gd._fullLayout[axis].type];
+    }
+    // hide the first trace as a legend click does
+    await Plotly.restyle(gd, {visible: 'legendonly'}, [0]);
+    fig.hidden = gd._fullData[0].visible;
+    out.figures[gd.id] = fig;
+  }
+  out.errors = window.__errors;
+  out.resources = performance.getEntriesByType('resource').map(e => e.name);
+  const pre = document.createElement('pre');
+  pre.id = 'mwperf-test';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
 
 def chromium(tmp_path, *args):
-    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
-                          capture_output=True, text=True, timeout=120)
-    return done
+    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
+                          capture_output=True, text=True, timeout=180)
 
 
 def png_pixels(path):
     """(width, height, distinct byte values of the decoded scanlines) of an 8-bit PNG."""
-    data = path.read_bytes()
+    data = Path(path).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, width, height = 8, b"", 0, 0
     while pos < len(data):
@@ -48,41 +102,98 @@ def png_pixels(path):
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
+    """A run of the fixture records (both files, with failed points), its first point's samples kept."""
     path = tmp_path_factory.mktemp("run")
-    rundir = RunDir(path).create()
-    records = [json.loads(l) for l in (FIXTURES / "results.jsonl").read_text().splitlines() if l.strip()]
-    for r in records:
-        rundir.append(r)
+    records = all_records()
+    records[0]["samples_file"] = {"path": "samples/00000.i64", "count": 4000, "time_ordered": True}
+    (path / "samples").mkdir()
+    (path / "samples" / "00000.i64").write_bytes(struct.pack("<4000q", *(30_000 + (i * 37) % 9000
+                                                                          for i in range(4000))))
+    (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     assert main(["report", str(path)]) == 0
     return path / "report.html", records
 
 
-def test_loads_without_console_errors_and_shows_every_section(report, tmp_path):
+@pytest.fixture(scope="module")
+def rendered(report, tmp_path_factory):
     html, records = report
-    done = chromium(tmp_path, "--dump-dom", html.as_uri())
+    tmp = tmp_path_factory.mktemp("browser")
+    page = html.read_text(encoding="utf-8")
+    probe = tmp / "probe.html"
+    probe.write_text(page.replace("<head>", "<head>" + BEFORE, 1).replace("</body>", AFTER + "</body>", 1),
+                     encoding="utf-8")
+    done = chromium(tmp, "--virtual-time-budget=20000", "--dump-dom", probe.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
-    console = [l for l in done.stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+    start = done.stdout.index('<pre id="mwperf-test">') + len('<pre id="mwperf-test">')
+    import html as htmllib
+
+    state = json.loads(htmllib.unescape(done.stdout[start:done.stdout.index("</pre>", start)]))
+    return state, done.stderr, records
+
+
+def test_loads_without_errors_and_fetches_nothing(rendered, report):
+    state, stderr, _ = rendered
+    assert state["errors"] == []
+    console = [l for l in stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
     assert console == []
-    page = parse(done.stdout)
-    assert page.sections == ["provenance", "warnings", "throughput", "latency", "rate", "resources", "tables"]
-    plotted_equals_records(page, records)  # what the browser holds is what results.jsonl says
+    assert state["resources"] == []  # no script, style, font or image loaded from anywhere
+    assert parse(report[0].read_text()).external == []
+
+
+def test_every_figure_is_drawn_with_the_values_of_results_jsonl(rendered):
+    state, _, records = rendered
+    ids = [f.id for f in run_figures(records)] + ["point-histogram", "point-time"]
+    assert list(state["figures"]) == ids
+    for fid, fig in state["figures"].items():
+        assert fig["drawn"] > 0, fid
+    plotted = {fid: fig["traces"] for fid, fig in state["figures"].items()}
+    assert plotted_equals_records(plotted, records) > 30  # what the browser holds is what results.jsonl says
+    hist = plotted["point-histogram"][0]
+    assert len(hist["x"]) == 4000 and hist["x"][1] == (30_000 + 37) / 1000  # the kept samples, in µs
+
+
+def test_legend_toggles_and_log_linear_buttons_work(rendered):
+    state, _, _ = rendered
+    lat = state["figures"]["latency-size"]
+    assert lat["legend_items"] == 4  # p50, p90, p99, p99.99: one entry each for every panel
+    assert lat["buttons"] == ["log y", "linear y"] and lat["y_type"] == ["log", "linear"]
+    assert state["figures"]["throughput-size"]["y_type"] == ["linear", "log"]
+    assert all(fig["hidden"] == "legendonly" for fig in state["figures"].values())
+    assert all(fig["modebar"] > 0 for fig in state["figures"].values())  # zoom, pan, reset, save as SVG
+
+
+def test_page_weight(report):
+    """plotly.js inline is most of it (~4.8 MB); the run's figures and tables add little."""
+    html, _ = report
+    size = html.stat().st_size
+    own = size - len(plotly_js().encode())
+    assert size < 6_000_000 and own < 600_000, (size, own)
 
 
 def test_screenshot_is_not_blank(report, tmp_path):
     html, _ = report
     shot = tmp_path / "shot.png"
-    done = chromium(tmp_path, "--window-size=1400,2000", f"--screenshot={shot}", html.as_uri())
+    done = chromium(tmp_path, "--window-size=1400,2600", "--virtual-time-budget=10000", f"--screenshot={shot}",
+                    html.as_uri())
     assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
     width, height, distinct = png_pixels(shot)
-    assert (width, height) == (1400, 2000)
-    assert distinct > 20  # text, axes, lines and bands, not one flat colour
+    assert (width, height) == (1400, 2600)
+    assert distinct > 20  # text, axes, lines, not one flat colour
 
 
-def test_png_export_draws_every_plot(report, capsys):
-    html, _ = report
-    assert main(["report", str(html.parent), "--format", "png"]) == 0
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_figure_files_from_the_same_definitions(report, capsys, fmt):
+    html, records = report
+    assert main(["report", str(html.parent), "--format", fmt]) == 0
     files = capsys.readouterr().out.split()
-    assert files and all(f.endswith(".png") for f in files)
-    for f in files:
-        width, height, distinct = png_pixels(__import__("pathlib").Path(f))
-        assert (width, height) == (680, 360) and distinct > 3
+    figures = run_figures(records)
+    assert [Path(f).name for f in files] == [f"{f.id}.{fmt}" for f in figures] + [f"point-histogram.{fmt}",
+                                                                                   f"point-time.{fmt}"]
+    for f, figure in zip(files, figures):
+        if fmt == "png":
+            width, height, distinct = png_pixels(f)
+            assert (width, height) == (2 * 1100, 2 * figure.fig.layout.height) and distinct > 3
+        else:
+            svg = Path(f).read_text()
+            assert svg.startswith("<svg") and "http://" not in svg.replace("http://www.w3.org", "")
+            assert figure.fig.layout.title.text.split(" (")[0][:30] in svg.replace("&amp;", "&")

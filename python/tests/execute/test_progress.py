@@ -23,3 +23,34 @@ def test_eta_scales_the_plan_by_what_points_really_took():
     line = out.getvalue().splitlines()[-1]
     assert line == "#####--------------- ETA    15s [2/4] udp latency 64 B ... "
     assert out.getvalue().splitlines()[0].endswith("[1/4] udp latency 32 B ... ok")
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_on_a_terminal_a_live_bar_and_a_line_per_finished_point():
+    now = [0.0]
+    out = FakeTerminal()
+    bar = Progress(out, [1.0, 1.0], clock=lambda: now[0])
+    bar.start("udp latency 32 B")
+    assert "[1/2] ETA 4s udp latency 32 B" in out.getvalue()  # the point in flight, on the live bar
+    now[0] += 1.0
+    bar.finish("ok p50 3.0 us")
+    bar.start("udp latency 64 B")
+    assert "[2/2] ETA 1s udp latency 64 B" in out.getvalue()  # ETA scaled by what the first point took: 2 s * 0.5
+    now[0] += 1.0
+    bar.finish("ok p50 3.1 us")
+    text = out.getvalue()
+    assert "[1/2] udp latency 32 B ... ok p50 3.0 us" in text and "[2/2] udp latency 64 B ... ok p50 3.1 us" in text
+    assert "\x1b[?25h" in text  # the bar is gone and the cursor is back once the last point is done
+    assert bar._bar is None
+
+
+def test_in_a_pipe_no_cursor_movement_nor_colour():
+    out = io.StringIO()
+    bar = Progress(out, [1.0])
+    bar.start("udp latency 32 B")
+    bar.finish("ok")
+    assert "\x1b" not in out.getvalue() and out.getvalue().count("\n") == 1

@@ -1,3 +1,4 @@
+import re
 import json
 
 from conftest import FIXTURES, check_golden
@@ -44,7 +45,8 @@ def test_failed_rows():
     assert failed[0].cells[:2] == ["1024", "10000"]
     assert failed[0].failure.startswith("FAILED: sub: no result after stop")
     text = render_text([rate])
-    assert "1024  10000  FAILED: sub: no result" in text
+    assert re.search(r"^1024  10000 +FAILED$", text, re.M)  # the row keeps its place, the reason goes under it
+    assert "  1024 10000: FAILED: sub: no result" in text
     md = render_markdown(sections)
     assert "FAILED: pub: killed by SIGKILL before its result \\| with a pipe" in md
 
@@ -87,3 +89,19 @@ def test_failed_point_joins_its_section():
     records[1]["qos"] = dict(records[1]["qos"], durability=None)
     sections = build_sections(records)
     assert len(sections) == 1 and len(sections[0].rows) == 2
+
+
+def test_text_tables_hold_the_cells_of_the_sections():
+    """What rich draws is the sections' cells, in order, nothing lost or cut."""
+    sections = build_sections(load())
+    text = render_text(sections)
+    blocks = text.split("\n\n")
+    assert len(blocks) == len(sections)
+    for block, section in zip(blocks, sections):
+        lines = block.splitlines()
+        assert lines[0] == f"== {section.title} =="
+        assert lines[1].split() == " ".join(section.headers).split()
+        assert set(lines[2]) <= {"-", " "}
+        for line, row in zip(lines[3:], section.rows):
+            expected = row.cells if row.failure is None else [c for c in row.cells if c] + ["FAILED"]
+            assert line.split() == expected

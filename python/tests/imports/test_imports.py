@@ -40,7 +40,8 @@ def test_perftest_tutorial_tables(tmp_path):
     last = records[-1]
     assert last["mode"] == "latency" and last["size"] == 63000
     assert last["latency_us"]["p50"] == 6595 and last["latency_us"]["p999999"] == 10706
-    assert last["source"] == {"tool": "perftest", "file": "perftest-tutorial.txt", "note": None}
+    assert last["source"] == {"tool": "perftest", "file": "perftest-tutorial.txt", "note": None,
+                              "section": "Latency Results -- RAW Transport (UDPv4)"}
     check_golden("import/perftest-tutorial.txt", render(records))
 
 
@@ -87,7 +88,8 @@ def test_ddsperf_parser_aggregates_seconds():
 def test_perftest_csv_export_round_trip(tmp_path):
     _, records = imported(tmp_path, "perftest", "perftest-tutorial.txt", mw="perftest-raw")
     files = perftest_tables(records)
-    assert sorted(files) == ["perftest-raw-unknown-unknown-latency.csv", "perftest-raw-unknown-unknown-throughput.csv"]
+    assert sorted(files) == ["perftest-raw-latency-results-raw-transport-udpv4-unknown-unknown-latency.csv",
+                             "perftest-raw-throughput-results-raw-transport-udpv4-unknown-unknown-throughput.csv"]
     for name, text in sorted(files.items()):
         check_golden(f"export/{name}", text)
         rows = list(csv.reader(io.StringIO(text), skipinitialspace=True))
@@ -97,6 +99,16 @@ def test_perftest_csv_export_round_trip(tmp_path):
     again = parse_perftest("\n".join(text for _, text in sorted(files.items())))
     assert [(p.mode, p.size) for p in again] == sorted(((r["mode"], r["size"]) for r in records),
                                                        key=lambda t: (t[0] != "latency", t[1]))
+
+
+def test_perftest_csv_export_keeps_a_pages_tables_apart(tmp_path):
+    _, records = imported(tmp_path, "perftest", "perftest-page-sections.txt", mw="connext")
+    files = perftest_tables(records)
+    assert len(files) == 8  # one per titled table, never four rows per size in one
+    assert "connext-keyed-udpv4-10gbps-network-c-98-reliable-unknown-unknown-latency.csv" in files
+    for text in files.values():
+        sizes = [line.split(",")[0] for line in text.splitlines()[1:]]
+        assert len(sizes) == len(set(sizes))
 
 
 def test_export_of_a_measured_run(tmp_path, capsys):
@@ -122,3 +134,72 @@ def test_nothing_to_import(tmp_path, capsys):
     empty.write_text("no tables here\n")
     assert main(["import", "ddsperf", str(empty), "--out", str(tmp_path / "o")]) == 2
     assert "no ddsperf results found" in capsys.readouterr().err
+
+
+def test_a_page_of_several_tables_keeps_them_apart(tmp_path):
+    """RTI's performance page (as text): unkeyed and keyed, 1 and 10 Gbit/s, best effort and reliable."""
+    _, records = imported(tmp_path, "perftest", "perftest-page-sections.txt", mw="connext")
+    sections = list(dict.fromkeys(r["source"]["section"] for r in records))
+    assert sections == [f"{keyed}, UDPv4 {speed} Network, C++98 / {rel}"
+                        for keyed in ("Unkeyed", "Keyed") for speed in ("1Gbps", "10Gbps")
+                        for rel in ("Best Effort", "Reliable")]
+    assert len(records) == 108
+    # as the page prints it (its line 2625 and on): Keyed, 10 Gbps, reliable, 32 bytes
+    first = next(r for r in records if r["source"]["section"] == sections[-1])
+    assert first["size"] == 32 and first["latency_us"] == {
+        "count": None, "mean": 23, "std": 1.4, "min": 22, "max": 206, "p50": 23, "p90": 24, "p99": 30, "p9999": 53,
+        "p999999": 206, "exact": None}
+    text = render(records)
+    assert text.count("== connext latency") == 8  # one table each, never four rows per size in one
+    for section in sections:
+        assert f"table '{section}'" in text
+    assert len([r for r in records if r["size"] == 32]) == 8
+
+
+@pytest.mark.parametrize("row, value, reason", [
+    ("64,nan,11.6,1608,0.35", "nan", "not a finite number (column 'Packets')"),
+    ("64,454201,inf,11.6,1608,0.35", "inf", "not a finite number (column 'Packets/s (ave)')"),
+    ("64,454201,22697,11.6,-3,0.35", "-3", "negative (column 'Lost')"),
+])
+def test_non_finite_and_negative_values_are_refused_with_their_line(tmp_path, capsys, row, value, reason):
+    bad = tmp_path / "bad.txt"
+    bad.write_text('"Size", "Packets", "Packets/s (ave)", "Mbps (ave)", "Lost", "Lost (%)"\n'
+                   "32, 503906, 25193, 6.4, 975, 0.19\n" + row + "\n")
+    assert main(["import", "perftest", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"mwperf: error: import perftest {bad}:3: {value}: {reason}\n"
+    assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+def test_negative_values_in_one_cell_a_line_tables_and_ddsperf(tmp_path, capsys):
+    page = (FIXTURES / "perftest-docs.txt").read_text().splitlines()
+    at = page.index("0.9")  # the first row's std
+    page[at] = "-0.9"
+    bad = tmp_path / "page.txt"
+    bad.write_text("\n".join(page) + "\n")
+    assert main(["import", "perftest", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err == f"mwperf: error: import perftest {bad}:{at + 1}: -0.9: negative (column 'Std (μs)')\n"
+    dds = tmp_path / "dds.txt"
+    dds.write_text("[1] 1.000  size 32 mean 40.000us min -30.000us 50% 39.000us 90% 45.000us 99% 60.000us "
+                   "max 90.000us cnt 100\n")
+    assert main(["import", "ddsperf", str(dds), "--out", str(tmp_path / "d")]) == 2
+    assert capsys.readouterr().err == f"mwperf: error: import ddsperf {dds}:1: -30.000: negative (column 'min')\n"
+
+
+def test_300000_lines_import_in_seconds(tmp_path):
+    """Perftest's per-second lines of a long run, and its summary line per size: one write, not one per point."""
+    import time
+
+    lines = []
+    for size in (32, 64, 128, 256, 512, 1024):
+        lines += ["Packets:     1000  Packets/s:    25000  Packets/s(ave):    25193  Mbps:    6.4  Mbps(ave):    6.4"
+                  "  Lost:     0 (0.00%)"] * 50_000
+        lines.append(f"Length: {size:>5}  Packets: 503906  Packets/s(ave): 25193  Mbps(ave): 6.4  Lost: 975 (0.19%)")
+    big = tmp_path / "long-run.txt"
+    big.write_text("\n".join(lines) + "\n")
+    started = time.monotonic()
+    assert main(["import", "perftest", str(big), "--out", str(tmp_path / "o")]) == 0
+    assert time.monotonic() - started < 60  # ~5 s on this project's 2-vCPU machine
+    records = read_records(tmp_path / "o")
+    assert [(r["size"], r["received"], r["lost"]) for r in records] == [
+        (s, 503906, 975) for s in (32, 64, 128, 256, 512, 1024)]

@@ -1,0 +1,228 @@
+"""Tables across points, in the same :class:`~mwperf.export.tables.Section`
+form as the result tables (so text, Markdown and HTML render them alike):
+
+* the **headline**: one row per middleware, QoS and mode, the ranges of
+  p50 / p99 latency, the best throughput and the worst loss: what to look at
+  first;
+* **ROS overhead**: ``ros2`` next to ``fastdds`` and ``ros1`` next to
+  ``tcp`` at the same mode, size, rate, reliability and placement, with the
+  ratios (what the ROS layer costs);
+* **fan-out**: latency (median and worst subscriber) and loss against the
+  number of subscribers;
+* **threads**: CPU per thread group and side, mwperf's own threads apart
+  from the middleware's.
+
+Each appears only when the records hold what it needs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Iterable
+
+from mwperf.export.derived import cpu_percent, stat, subscribers
+from mwperf.export.tables import Row, Section, section_key
+from mwperf.results.labels import qos_label
+from mwperf.units import format_rate_hz, format_size
+
+__all__ = ["headline", "ros_overhead", "fanout", "threads", "summaries", "ROS_PAIRS"]
+
+#: (the ROS layer, the transport it runs on)
+ROS_PAIRS = (("ros2", "fastdds"), ("ros1", "tcp"))
+
+
+def _median(values: Iterable) -> float | None:
+    vals = [v for v in values if isinstance(v, (int, float))]
+    return statistics.median(vals) if vals else None
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _range(values: list, digits: int = 1) -> str:
+    vals = [v for v in values if isinstance(v, (int, float))]
+    if not vals:
+        return "-"
+    lo, hi = min(vals), max(vals)
+    return _num(lo, digits) if f"{lo:.{digits}f}" == f"{hi:.{digits}f}" else f"{lo:.{digits}f}-{hi:.{digits}f}"
+
+
+def _sizes(records: list[dict]) -> str:
+    sizes = sorted({r["size"] for r in records})
+    return format_size(sizes[0]) if len(sizes) == 1 else f"{format_size(sizes[0])}-{format_size(sizes[-1])}"
+
+
+HEADLINE_HEADERS = ["Middleware", "Mode", "QoS", "Points", "Sizes", "p50 (us)", "p99 (us)", "Mbit/s (max)",
+                    "Lost % (max)", "CPU pub/sub (%)"]
+
+
+def headline(records: list[dict]) -> list[Section]:
+    """One row per middleware, QoS and mode: ranges over its sizes and rates."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        groups.setdefault((r["mw"], r["mode"], section_key(r)), []).append(r)
+    if not groups:
+        return []
+    section = Section("", "headline", "headline: look here first (ranges over the sizes and rates measured; "
+                                      "latency one-way)", list(HEADLINE_HEADERS), left=(0, 1, 2, 3, 4))
+    for (mw, mode, _), members in groups.items():
+        ok = [r for r in members if r.get("status") == "ok"]
+        failed = len(members) - len(ok)
+        points = f"{len(ok)} ok" + (f", {failed} failed" if failed else "")
+        qos = qos_label(members[0])
+        if (members[0].get("source") or {}).get("section"):
+            qos = f"{qos}; {members[0]['source']['section']}" if qos else members[0]["source"]["section"]
+        fan = sorted({subscribers(r) for r in members})
+        if fan != [1]:
+            qos = f"{qos}; {'/'.join(map(str, fan))} subscribers" if qos else f"{'/'.join(map(str, fan))} subscribers"
+        mbps = [r.get("mbps") for r in ok if isinstance(r.get("mbps"), (int, float))]
+        loss = [100 * r["loss_rate"] for r in ok if isinstance(r.get("loss_rate"), (int, float))]
+        cpu = [_median(cpu_percent(r, side) for r in ok) for side in ("pub", "sub")]
+        section.rows.append(Row([
+            mw, mode, qos or "-", points, _sizes(members),
+            _range([stat(r, "p50") for r in ok]), _range([stat(r, "p99") for r in ok]),
+            _num(max(mbps) if mbps else None), _num(max(loss) if loss else None, 2),
+            "-" if cpu == [None, None] else f"{_num(cpu[0], 0)}/{_num(cpu[1], 0)}"]))
+    return [section]
+
+
+ROS_HEADERS = ["Mode", "Size", "Hz", "Reliability", "Placement", "p50 ROS (us)", "p50 base (us)", "p50 ratio",
+               "S/s ROS", "S/s base", "S/s ratio"]
+
+
+def _placement(r: dict) -> str:
+    cpu = r.get("cpu") or {}
+    pins = "" if cpu.get("pub") is None or cpu.get("sub") is None else f" {cpu['pub']},{cpu['sub']}"
+    return f"{cpu.get('placement') or '-'}{pins}"
+
+
+def _ros_key(r: dict) -> tuple:
+    return (r["mode"], r["size"], r.get("rate_hz"), r.get("reliability"), _placement(r), r.get("wait"),
+            subscribers(r))
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "-" if a is None or not b else f"{a / b:.2f}"
+
+
+def ros_overhead(records: list[dict]) -> list[Section]:
+    """For each (ROS, base) pair measured at the same points: p50 latency and
+    samples/s side by side, and ROS / base (medians over repetitions)."""
+    ok = [r for r in records if r.get("status") == "ok" and r.get("source") is None]
+    sections = []
+    for ros, base in ROS_PAIRS:
+        mine: dict[tuple, list[dict]] = {}
+        theirs: dict[tuple, list[dict]] = {}
+        for r in ok:
+            if r["mw"] == ros:
+                mine.setdefault(_ros_key(r), []).append(r)
+            elif r["mw"] == base:
+                theirs.setdefault(_ros_key(r), []).append(r)
+        common = sorted(set(mine) & set(theirs), key=lambda k: (k[0], k[1], k[2] or 0, str(k[3]), k[4]))
+        if not common:
+            continue
+        section = Section(ros, "ros-overhead", f"ROS overhead: {ros} over {base} (what the ROS layer costs; "
+                                               f"ratio = {ros} / {base}, medians over repetitions)",
+                          list(ROS_HEADERS), left=(0, 3, 4))
+        for key in common:
+            mode, size, rate, reliability, placement, _, _ = key
+            la = _median(stat(r, "p50") for r in mine[key])
+            lb = _median(stat(r, "p50") for r in theirs[key])
+            ta = _median(r.get("samples_per_s") for r in mine[key])
+            tb = _median(r.get("samples_per_s") for r in theirs[key])
+            section.rows.append(Row([mode, str(size), format_rate_hz(rate) if rate else "-", reliability or "-",
+                                     placement, _num(la), _num(lb), _ratio(la, lb), _num(ta, 0), _num(tb, 0),
+                                     _ratio(ta, tb)]))
+        sections.append(section)
+    return sections
+
+
+FANOUT_HEADERS = ["Subscribers", "p50 median (us)", "p50 worst (us)", "p99 median (us)", "p99 worst (us)",
+                  "Lost % median", "Lost % worst", "Lost % spread"]
+
+
+def _fan(r: dict, field: str, which: str):
+    """A fan-out figure of the point; the classic point (one subscriber) is
+    its own median and worst."""
+    fan = r.get("fanout")
+    if isinstance(fan, dict) and isinstance(fan.get(field), dict):
+        return fan[field].get(which)
+    if which == "spread":
+        return 0.0 if subscribers(r) == 1 and r.get("loss_rate") is not None else None
+    return {"latency_p50_us": stat(r, "p50"), "latency_p99_us": stat(r, "p99"),
+            "loss_rate": r.get("loss_rate")}[field]
+
+
+def fanout(records: list[dict]) -> list[Section]:
+    """Latency and loss against the number of subscribers, one table per
+    middleware, QoS, mode, size and rate that was measured with more than one."""
+    ok = [r for r in records if r.get("status") == "ok"]
+    groups: dict[tuple, list[dict]] = {}
+    for r in ok:
+        key = (r["mw"], qos_label(r), r["mode"], r["size"], r.get("rate_hz"), r.get("demand"))
+        groups.setdefault(key, []).append(r)
+    sections = []
+    for (mw, qos, mode, size, rate, demand), members in groups.items():
+        counts = sorted({subscribers(r) for r in members})
+        if counts == [1]:
+            continue
+        where = f"{format_size(size)}" + (f" {format_rate_hz(rate)} Hz" if rate else "") + \
+            (f" demand {demand}" if demand else "")
+        section = Section(mw, "fanout", f"fan-out: {mw} {mode} {where}{f' ({qos})' if qos else ''} "
+                                        "(latency in us over the subscribers; loss in %)", list(FANOUT_HEADERS))
+        for n in counts:
+            at = [r for r in members if subscribers(r) == n]
+
+            def pct(v):
+                return None if v is None else 100 * v
+            section.rows.append(Row([
+                str(n),
+                _num(_median(_fan(r, "latency_p50_us", "median") for r in at)),
+                _num(_median(_fan(r, "latency_p50_us", "worst") for r in at)),
+                _num(_median(_fan(r, "latency_p99_us", "median") for r in at)),
+                _num(_median(_fan(r, "latency_p99_us", "worst") for r in at)),
+                _num(pct(_median(_fan(r, "loss_rate", "median") for r in at)), 2),
+                _num(pct(_median(_fan(r, "loss_rate", "worst") for r in at)), 2),
+                _num(pct(_median(_fan(r, "loss_rate", "spread") for r in at)), 2)]))
+        sections.append(section)
+    return sections
+
+
+THREAD_HEADERS = ["Side", "Thread group", "Whose", "Threads", "CPU % (median)", "CPU % (max)", "Points"]
+
+
+def thread_groups(records: list[dict]) -> dict[tuple, dict[tuple, list[dict]]]:
+    """{(mw, QoS): {(side, group name, own): [the group's entries, one a point]}}."""
+    out: dict[tuple, dict[tuple, list[dict]]] = {}
+    for r in records:
+        if r.get("status") != "ok" or not isinstance(r.get("threads"), dict):
+            continue
+        for side in ("pub", "sub"):
+            for group in r["threads"].get(side) or []:
+                if isinstance(group, dict) and group.get("name") is not None:
+                    out.setdefault((r["mw"], qos_label(r)), {}).setdefault(
+                        (side, group["name"], bool(group.get("own"))), []).append(group)
+    return out
+
+
+def threads(records: list[dict]) -> list[Section]:
+    """CPU per thread group and side (medians over the points), mwperf's own
+    threads (mwperf-*) first, then the middleware's."""
+    sections = []
+    for (mw, qos), groups in thread_groups(records).items():
+        section = Section(mw, "threads", f"threads: {mw}{f' ({qos})' if qos else ''} (CPU % of one core over "
+                                         "the measured window, per thread group)", list(THREAD_HEADERS), left=(0, 1, 2))
+        for (side, name, own), entries in sorted(groups.items(), key=lambda kv: (kv[0][0] != "pub", not kv[0][2],
+                                                                                   kv[0][1])):
+            pcts = [e.get("cpu_pct") for e in entries if isinstance(e.get("cpu_pct"), (int, float))]
+            section.rows.append(Row([side, str(name), "mwperf" if own else "middleware",
+                                     _num(_median(e.get("threads") for e in entries), 0),
+                                     _num(_median(pcts)), _num(max(pcts) if pcts else None), str(len(entries))]))
+        sections.append(section)
+    return sections
+
+
+def summaries(records: list[dict]) -> list[Section]:
+    """Every cross-point table the records support (the headline apart)."""
+    return ros_overhead(records) + fanout(records) + threads(records)

@@ -1,0 +1,61 @@
+"""``mwperf.load``: a run's results.jsonl as a pandas DataFrame in one line.
+
+    >>> import mwperf
+    >>> df = mwperf.load("results/20260101-120000")
+    >>> df.groupby(["mw", "size"])["latency_us.p50"].median()
+
+One row per point (ok, failed and imported points alike: filter on
+``status`` and ``source.tool``), nested fields flattened with dotted names;
+``subscribers=True`` gives one row per subscriber of each point instead
+(fan-out runs). Several run directories concatenate (``run_id`` tells them
+apart).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Union
+
+__all__ = ["load"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _jsonl(path: PathLike) -> Path:
+    from mwperf.results.rundir import RESULTS_JSONL
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / RESULTS_JSONL
+    if not p.is_file():
+        raise FileNotFoundError(f"{path}: no {RESULTS_JSONL} there (give a run directory or its results.jsonl)")
+    return p
+
+
+def load(path: PathLike | Iterable[PathLike], *, subscribers: bool = False):
+    """The records of a run directory (or of its results.jsonl, or of several
+    of either) as a tidy DataFrame; see the module's documentation."""
+    from mwperf.export.frame import points_frame, subscribers_frame
+    from mwperf.results.rundir import read_records
+
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    records: list[dict] = []
+    for each in paths:
+        jsonl = _jsonl(each)
+        records += read_records(jsonl.parent) if jsonl.name == "results.jsonl" else _read_file(jsonl)
+    return subscribers_frame(records) if subscribers else points_frame(records)
+
+
+def _read_file(path: Path) -> list[dict]:
+    import json
+
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out

@@ -1,0 +1,91 @@
+"""Tables across points (headline, ROS overhead, fan-out, threads) and the
+burst tables, on records with the fields of issues 13 and 15
+(fixtures/results-extended.jsonl, made by hand with known answers)."""
+
+import json
+
+import pytest
+
+from conftest import FIXTURES, check_golden
+from mwperf.export.summaries import fanout, headline, ros_overhead, summaries, threads
+from mwperf.export.tables import build_sections, render_markdown, render_text
+
+
+def load():
+    return [json.loads(l) for l in (FIXTURES / "results-extended.jsonl").read_text().splitlines() if l.strip()]
+
+
+def rows(section):
+    return [row.cells for row in section.rows]
+
+
+def test_ros_overhead_pairs_ros2_with_fastdds_and_ros1_with_tcp():
+    ros2, ros1 = ros_overhead(load())
+    assert ros2.title.startswith("ROS overhead: ros2 over fastdds")
+    # p50: ros2 90 / fastdds 40 at 64 B, 110 / 50 at 1 KiB; samples/s 5000 / 12000
+    assert rows(ros2) == [["latency", "64", "-", "reliable", "cross-core 0,1", "90.0", "40.0", "2.25", "5000", "12000",
+                           "0.42"],
+                          ["latency", "1024", "-", "reliable", "cross-core 0,1", "110.0", "50.0", "2.20", "5000",
+                           "12000", "0.42"]]
+    assert rows(ros1) == [["rate", "1024", "100", "reliable", "cross-core 0,1", "120.0", "60.0", "2.00", "100", "100",
+                           "1.00"]]
+
+
+def test_ros_overhead_needs_the_same_point_on_both():
+    records = [r for r in load() if r["mw"] in ("ros2", "fastdds")]
+    for r in records:
+        if r["mw"] == "ros2":
+            r["cpu"]["sub"] = 0  # same-core: not the fastdds points' placement
+            r["cpu"]["placement"] = "same-core"
+    assert ros_overhead(records) == []
+
+
+def test_fanout_median_and_worst_over_subscribers():
+    (section,) = fanout(load())
+    assert section.title.startswith("fan-out: cyclonedds rate 1KiB 100 Hz")
+    # 4 subscribers: p50 50, 55, 70, 58 -> median 56.5, worst 70; loss 0, 0, 2, 1 % -> median 0.5, worst 2
+    assert rows(section) == [["1", "45.0", "45.0", "90.0", "90.0", "0.00", "0.00", "0.00"],
+                             ["2", "55.0", "60.0", "120.0", "140.0", "0.50", "1.00", "1.00"],
+                             ["4", "56.5", "70.0", "125.0", "200.0", "0.50", "2.00", "2.00"]]
+
+
+def test_threads_own_apart_from_the_middlewares():
+    by_mw = {s.mw: s for s in threads(load())}
+    assert rows(by_mw["cyclonedds"]) == [["pub", "mwperf-main", "mwperf", "1", "5.0", "5.0", "4"],
+                                         ["pub", "dq.rcv-recv", "middleware", "2", "7.5", "7.5", "4"],
+                                         ["sub", "mwperf-main", "mwperf", "1", "8.0", "8.0", "4"],
+                                         ["sub", "dq.rcv-recv", "middleware", "2", "12.0", "12.0", "4"]]
+
+
+def test_burst_tables_in_connext_micros_layout():
+    pub, sub = [s for s in build_sections(load()) if s.mode == "burst"]
+    assert pub.headers[:7] == ["Size", "Demand", "Samples", "Samples/sec", "Mbit/sec", "Samples lost",
+                               "Samples rejected"]
+    assert pub.headers[7:] == ["CPU (%)", "Memory (MiB)"]
+    # publisher: 110 x 100 bursts = 11000 written in 2 s; 5500/s of 16 B = 0.70 Mbit/s
+    assert rows(pub)[1] == ["16", "110", "11000", "5500.00", "0.70", "-", "-", "12.5", "10.0"]
+    # subscriber: 8 lost, 2 rejected; first / last sample of a burst
+    assert rows(sub)[1] == ["16", "110", "10992", "5496.00", "0.70", "8", "2", "20.0", "20.0", "41.0", "25.0", "52.0",
+                            "200.0"]
+    assert pub.rows[-1].failure == sub.rows[-1].failure == "FAILED: sub: no result after stop"
+
+
+def test_headline_ranges():
+    (section,) = headline(load())
+    by = {(r.cells[0], r.cells[1], r.cells[2]): r.cells for r in section.rows}
+    assert by[("fastdds", "latency", "reliable, keep-last:10, waitset, udp")][3:8] == [
+        "2 ok", "64-1KiB", "40.0-50.0", "120.0-150.0", "98.3"]
+    assert by[("cyclonedds", "burst", "reliable, keep-last:10, waitset, udp")][3] == "4 ok, 1 failed"
+    assert by[("cyclonedds", "rate", "reliable, keep-last:10, waitset, udp; 4 subscribers")][8] == "2.00"
+
+
+def test_older_records_have_none_of_them():
+    old = [json.loads(l) for l in (FIXTURES / "results.jsonl").read_text().splitlines() if l.strip()]
+    assert summaries(old) == []
+
+
+def test_golden():
+    records = load()
+    sections = build_sections(records) + summaries(records) + headline(records)
+    check_golden("tables-extended.txt", render_text(sections))
+    check_golden("tables-extended.md", render_markdown(sections))
