@@ -38,6 +38,8 @@ link:
 	@if [ -w "$(BIN_DIR)" ]; then ln -sf "$(CURDIR)/$(MWPERF)" "$(BIN_DIR)/mwperf"; \
 	  echo "mwperf -> $(BIN_DIR)/mwperf"; \
 	else echo "note: $(BIN_DIR) not writable; use $(CURDIR)/$(MWPERF)"; fi
+	@if [ -d /etc/bash_completion.d ] && [ -w /etc/bash_completion.d ]; then \
+	  $(MWPERF) completion bash > /etc/bash_completion.d/mwperf && echo "bash completion: /etc/bash_completion.d/mwperf"; fi
 
 run: setup
 	$(MWPERF) sweep $(PLAN)

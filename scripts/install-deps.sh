@@ -13,7 +13,7 @@ pkgs=(
   sockperf iperf3                                             # the baselines in bench/
   iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
   openssh-client openssh-server                               # --hosts over ssh, and its test
-  chromium                                                    # the report's real-browser test
+  chromium                                                    # the report's browser test; draws the SVG/PNG figure files (kaleido)
 )
 
 missing=()

@@ -108,10 +108,42 @@ SESSION_GID_BASE = 40000
 _saved_gid: int | None = None
 
 
+SESSION_GROUP_PREFIX = "mwperf-test-"
+
+
+def _session_group() -> str:
+    return f"{SESSION_GROUP_PREFIX}{os.getpid()}"
+
+
+def _remove_stale_session_groups() -> None:
+    """Groups a crashed session left: their pid no longer runs."""
+    import grp
+
+    for entry in grp.getgrall():
+        name = entry.gr_name
+        if not name.startswith(SESSION_GROUP_PREFIX):
+            continue
+        pid = name[len(SESSION_GROUP_PREFIX):]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            subprocess.run(["groupdel", name], capture_output=True, check=False)
+
+
 def _enter_session_gid() -> None:
+    """Run the session under its own group, and give that group a name:
+    iceoryx names its shared-memory data segment after the process's group
+    and aborts when the gid has none (RouDi's MEPOO__SEGMENT_UNABLE_TO_CREATE...),
+    and a client whose user is not in that group gets no writable segment
+    (POSH__RUNTIME_NO_WRITABLE_SHM_SEGMENT)."""
     global _saved_gid
     if os.geteuid() != 0 or _saved_gid is not None:
         return
+    _remove_stale_session_groups()
+    # the user a member too: iceoryx only writes to a segment whose group the
+    # user belongs to (by /etc/group, not by the process's gid)
+    import getpass
+
+    subprocess.run(["groupadd", "-g", str(session_gid()), "-U", getpass.getuser(), _session_group()],
+                   capture_output=True, check=False)
     _saved_gid = os.getgid()
     os.setgid(session_gid())
 
@@ -121,6 +153,7 @@ def _leave_session_gid() -> None:
     if _saved_gid is not None:
         os.setgid(_saved_gid)
         _saved_gid = None
+        subprocess.run(["groupdel", _session_group()], capture_output=True, check=False)
 
 
 def _pid_of_table(name: str) -> int | None:

@@ -53,6 +53,7 @@ HOW = {
     "mwperf report results/mine": "as written",
     "mwperf report results/mine --format md": "as written",
     "mwperf doctor": "as written",
+    "mwperf ls results/": "as written",
     "mwperf sweep plans/rate-matrix.yaml --dry-run": "as written",
     "mwperf sweep plans/rate-matrix.yaml --out results/matrix": "interrupted",
     "mwperf sweep --resume results/matrix": "interrupted",

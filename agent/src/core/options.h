@@ -54,7 +54,10 @@ struct Options {
   uint32_t run_id = 1;
   int64_t ping_timeout_ns = 1'000'000'000;
   int64_t match_timeout_ns = 10'000'000'000;
-  int64_t drain_ns = 500'000'000;
+  // sub: after the stop, how long the data path may be quiet before what is
+  // missing counts as lost; -1: 4 s under reliable QoS (a repair may wait for
+  // the writer's next heartbeat: Fast DDS's come every 3 s), else 0.5 s.
+  int64_t drain_ns = -1;
   uint64_t seq_start = 0;
   double precision = 0;     // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
   double confidence = 0.95; // of every interval reported and of the stop rule

@@ -157,7 +157,9 @@ class Subscriber final : public Session {
     if (sent >= 0 && received_.load(std::memory_order_relaxed) >= uint64_t(sent)) return true;
     const int64_t t = now_ns();
     if (stop_seen_ == 0) stop_seen_ = t;
-    return t - std::max(last_any_.load(std::memory_order_relaxed), stop_seen_) >= o_.drain_ns;
+    const int64_t drain = o_.drain_ns >= 0 ? o_.drain_ns
+                          : ad_.reliability_in_use() == "reliable" ? 4'000'000'000 : 500'000'000;
+    return t - std::max(last_any_.load(std::memory_order_relaxed), stop_seen_) >= drain;
   }
 
   // The measured window's CPU starts when its first sample is seen (within a

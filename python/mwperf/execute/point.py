@@ -43,7 +43,7 @@ class Timeouts:
     ready: float = 5.0        # sub start-up until its ready event
     after_result: float = 2.0  # a side's exit after its result
     stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
-    drain: float = 0.5        # agent default --drain-ns
+    drain: float = 4.0        # agent default --drain-ns (reliable QoS; 0.5 s best effort)
     ping: float = 2.0         # a last unanswered ping of warm-up and of the run (agent --ping-timeout-ns 1 s each)
     blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
 

@@ -18,7 +18,7 @@ fails with that reason, and the run goes on.
 from __future__ import annotations
 
 import contextlib
-import getpass
+import grp
 import os
 import random
 import shlex
@@ -241,9 +241,8 @@ class RouDi(Service):
     def _remove_files(cls) -> list[str]:
         if _pids_named("iox-roudi"):
             return []  # someone's RouDi owns them
-        user = getpass.getuser()
-        paths = [Path(p) for p in cls.LEFTOVERS] + [Path("/dev/shm") / user]
-        paths += sorted(Path("/tmp").glob("mwperf-iox-*"))
+        paths = [Path(p) for p in cls.LEFTOVERS] + [Path("/dev/shm") / name for name in _group_names()]
+        paths += sorted(Path("/tmp").glob("mwperf-iox-*")) + sorted(Path("/tmp").glob("mwperf-roudi.*.log"))
         return _remove(paths)
 
     @classmethod
@@ -254,6 +253,14 @@ class RouDi(Service):
             while _pids_named("iox-roudi") and time.monotonic() < deadline:
                 time.sleep(0.05)  # until init has reaped it
         return gone + (cls._remove_files() if gone else [])
+
+
+def _group_names() -> list[str]:
+    """iceoryx names its data segment after the group RouDi runs under."""
+    try:
+        return [grp.getgrgid(os.getgid()).gr_name]
+    except KeyError:
+        return []
 
 
 # --- ROS 1: rosmaster -------------------------------------------------------------------------------

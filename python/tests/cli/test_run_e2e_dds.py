@@ -127,7 +127,7 @@ def test_matrix_point(matrix, mw, mode, reliability):
     assert r["transport"] == DEFAULT_TRANSPORT[mw]
     # the default receive path: the core's handler on the middleware's own thread (a listener), as ddsperf
     assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
-                        "receive": "listener"}
+                        "receive": "listener", "congestion": None}
     config, sub_config = r["adapter"]["config"], r["adapter"]["sub_config"]
     assert config["reliability"] == reliability and sub_config["reliability"] == reliability
     assert config["history"] == "keep-last:10"

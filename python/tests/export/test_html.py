@@ -176,8 +176,8 @@ def test_hover_names_the_exact_value_and_its_samples():
 def test_figures_of_issue_13_and_15():
     figs = {f.id: f.fig for f in run_figures(fixture_records("results-extended.jsonl"))}
     burst = figs["burst-demand"]
-    assert {t.name for t in burst.data} == {"16", "32"}
-    t16 = next(t for t in burst.data if t.name == "16")
+    assert {t.name for t in burst.data} == {"48", "32"}
+    t16 = next(t for t in burst.data if t.name == "48")
     assert list(t16.x) == [10, 110] and list(t16.y) == [500.0, 5496.0]
     fan = figs["fanout"]
     worst_p50 = next(t for t in fan.data if t.name.endswith(" worst") and t.xaxis == "x")

@@ -62,10 +62,10 @@ def test_burst_tables_in_connext_micros_layout():
     assert pub.headers[:7] == ["Size", "Demand", "Samples", "Samples/sec", "Mbit/sec", "Samples lost",
                                "Samples rejected"]
     assert pub.headers[7:] == ["CPU (%)", "Memory (MiB)"]
-    # publisher: 110 x 100 bursts = 11000 written in 2 s; 5500/s of 16 B = 0.70 Mbit/s
-    assert rows(pub)[1] == ["16", "110", "11000", "5500.00", "0.70", "-", "-", "12.5", "10.0"]
+    # publisher: 110 x 100 bursts = 11000 written in 2 s; 5500/s of 48 B = 2.11 Mbit/s
+    assert rows(pub)[3] == ["48", "110", "11000", "5500.00", "2.11", "-", "-", "12.5", "10.0"]
     # subscriber: 8 lost, 2 rejected; first / last sample of a burst
-    assert rows(sub)[1] == ["16", "110", "10992", "5496.00", "0.70", "8", "2", "20.0", "20.0", "41.0", "25.0", "52.0",
+    assert rows(sub)[3] == ["48", "110", "10992", "5496.00", "2.11", "8", "2", "20.0", "20.0", "41.0", "25.0", "52.0",
                             "200.0"]
     assert pub.rows[-1].failure == sub.rows[-1].failure == "FAILED: sub: no result after stop"
 
