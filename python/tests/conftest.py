@@ -301,7 +301,18 @@ def leftover_segments(before: set[str]) -> list[str]:
     if not new:
         return []
     used, _ = referenced_paths()
-    return sorted(n for n in new if str(SHM_DIR / n) not in used)
+    return sorted(n for n in new if str(SHM_DIR / n) not in used and _ours(SHM_DIR / n))
+
+
+def _ours(path: Path) -> bool:
+    """Created by this session's processes (their group, see session_gid()),
+    not by another session running on the machine meanwhile."""
+    if os.getegid() != session_gid():
+        return True  # not root: no group of its own, every new segment counts
+    try:
+        return path.stat().st_gid == session_gid()
+    except OSError:
+        return False  # gone meanwhile: nobody left it
 
 
 @pytest.fixture

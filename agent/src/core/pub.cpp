@@ -326,13 +326,15 @@ class Publisher final : public Session {
   }
 
   // Burst mode: `demand` samples back to back (the first and the last
-  // flagged, for their latency), flushed, then the pause; the measured phase
-  // ends at its deadline, in the middle of a burst if need be.
+  // flagged, for their latency), flushed, then the pause. The measured phase
+  // ends at its deadline between bursts: a burst once begun is written whole
+  // (samples written = demand x bursts, less what the middleware refused),
+  // unless the controller stops the run.
   void burst(int64_t warm_end) {
     auto one = [this](bool warm, int64_t until) {
       for (uint64_t i = 0; i < o_.demand && error_.empty(); ++i) {
         const int64_t t = now_ns();
-        if (t >= until) return;
+        if (warm ? t >= until : stop_.requested()) return;
         uint8_t flags = (i == 0 ? kFlagBurstFirst : 0) | (i + 1 == o_.demand ? kFlagBurstLast : 0);
         if (warm) flags |= kFlagWarmup;
         if (send(flags, warm ? warm_seq_ : seq_, stamp(t))) {

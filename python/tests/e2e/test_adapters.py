@@ -85,7 +85,8 @@ def test_every_mode_runs_and_says_what_it_measured(every_mode):
         assert r["sent"] > 0 and r["received"] > 0
         assert r["threads"]["pub"] and any(t["own"] for t in r["threads"]["pub"])
     burst = run["records"][3]
-    assert burst["demand"] == 10 and burst["sent"] == 10 * burst["bursts"]
+    # a burst once begun is written whole: what did not go out, the middleware refused
+    assert burst["demand"] == 10 and burst["sent"] + burst["send_timeouts"] == 10 * burst["bursts"]
     assert burst["burst_first_us"]["count"] > 0 and burst["burst_last_us"]["count"] > 0
 
 

@@ -51,14 +51,28 @@ def finish(proc: subprocess.Popen, out: Path) -> dict:
     return record
 
 
-def the_sub(marker: str = "--role sub") -> int:
+def the_sub(controller: subprocess.Popen, marker: str = "--role sub") -> int:
+    """The subscriber agent of this controller (another session's agents may
+    run on the machine meanwhile)."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        pids = pids_with_cmdline(marker)
+        pids = [p for p in pids_with_cmdline(marker) if descends_from(p, controller.pid)]
         if pids:
             return pids[0]
         time.sleep(0.02)
     raise AssertionError("no subscriber agent appeared")
+
+
+def descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return False
 
 
 def run_id_of(pid: int) -> int:
@@ -71,7 +85,11 @@ def run_id_of(pid: int) -> int:
 def bound_port(pid: int, proto: str) -> int:
     """The subscriber's port, from the sockets its process holds."""
     inodes = set()
-    for fd in os.listdir(f"/proc/{pid}/fd"):
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        raise AssertionError(f"pid {pid} is gone") from None
+    for fd in fds:
         try:
             link = os.readlink(f"/proc/{pid}/fd/{fd}")
         except OSError:
@@ -91,7 +109,7 @@ def test_replayed_and_mistimed_datagrams_with_the_run_id_change_nothing(tmp_path
     out = tmp_path / "run"
     proc = start(out, "--mw", "udp", "--mode", "rate", "--rate", "500", "--size", "64", "--duration", "2s",
                  "--warmup", "300ms")
-    pid = the_sub()
+    pid = the_sub(proc)
     time.sleep(0.6)  # the measured phase is on
     run_id, port = run_id_of(pid), bound_port(pid, "udp")
     now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
@@ -117,7 +135,7 @@ def test_a_stranger_connecting_first_does_not_become_the_publisher(tmp_path):
     out = tmp_path / "run"
     proc = start(out, "--mw", "tcp", "--mode", "rate", "--rate", "200", "--size", "64", "--duration", "1s",
                  "--warmup", "300ms")
-    pid = the_sub()
+    pid = the_sub(proc)
     port = None
     deadline = time.monotonic() + 10
     while port is None and time.monotonic() < deadline:
