@@ -4,7 +4,7 @@
 # Its logs go to a temporary ROS_HOME that is removed, with the master, whatever happens.
 set -u
 [ -x /usr/bin/rosmaster ] || { echo "with-rosmaster.sh: /usr/bin/rosmaster is not installed (Debian: python3-rosmaster)" >&2; exit 1; }
-home=$(mktemp -d /tmp/mwperf-rosmaster.XXXXXX)
+home=$(mktemp -d /tmp/mwperf-test-rosmaster.XXXXXX)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export ROS_MASTER_URI="http://127.0.0.1:$port" ROS_IP=127.0.0.1 ROS_HOME="$home" ROS_LOG_DIR="$home/log"
 unset ROS_HOSTNAME

@@ -349,14 +349,15 @@ class RosMaster(Service):
                 continue
             homes = [e[len(b"ROS_HOME=/tmp/mwperf-rosmaster."):] for e in environ
                      if e.startswith(b"ROS_HOME=/tmp/mwperf-rosmaster.")]
-            if homes and not _pid_alive(homes[0].split(b".")[0].decode(errors="replace")):
+            owner = homes[0].split(b".")[0].decode(errors="replace") if homes else ""
+            if owner.isdigit() and not _pid_alive(owner):  # only homes this class names (pid.index)
                 try:
                     os.kill(pid, signal.SIGKILL)
                     gone.append(f"rosmaster (pid {pid})")
                 except ProcessLookupError:
                     pass
-        homes = [p for p in Path("/tmp").glob("mwperf-rosmaster.*")
-                 if p.is_dir() and not _pid_alive(p.name.split(".")[1])]
+        homes = [p for p in Path("/tmp").glob("mwperf-rosmaster.*.*")
+                 if p.is_dir() and p.name.split(".")[1].isdigit() and not _pid_alive(p.name.split(".")[1])]
         return gone + _remove(homes)
 
 

@@ -5,6 +5,11 @@ stopped after the point, also when the point fails."""
 
 import dataclasses
 import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +84,25 @@ def test_no_service_adds_nothing(tmp_path):
     with services.running(opts.adapters["udp"], None, point) as service:
         assert type(service) is Service
         assert service.agent_args("pub") == [] and service.agent_env("sub") == {}
+
+
+def test_stale_cleanup_takes_only_the_homes_it_named_of_dead_controllers():
+    """Another tool's directory with the same prefix (the agent's ctest makes
+    /tmp/mwperf-test-rosmaster.XXXXXX; a user may have anything) is not ours,
+    and a live controller's home is not stale."""
+    from mwperf.execute.services import RosMaster
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    ours_dead = Path(f"/tmp/mwperf-rosmaster.{dead.pid}.0")
+    ours_live = Path(f"/tmp/mwperf-rosmaster.{os.getpid()}.7")
+    foreign = Path(tempfile.mkdtemp(prefix="mwperf-rosmaster.", dir="/tmp"))
+    for d in (ours_dead, ours_live):
+        d.mkdir(exist_ok=True)
+    try:
+        RosMaster.clean_stale()
+        assert not ours_dead.exists()
+        assert ours_live.exists() and foreign.exists()
+    finally:
+        for d in (ours_dead, ours_live, foreign):
+            shutil.rmtree(d, ignore_errors=True)
