@@ -6,9 +6,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "adapters/registry.h"
 #include "core/description.h"
@@ -17,8 +20,6 @@
 #include "util/clock.h"
 #include "util/json.h"
 #include "util/sysinfo.h"
-
-#include <vector>
 
 using namespace mwperf;
 
@@ -68,45 +69,107 @@ int fail(const Options& o, const std::string& message, int code) {
   return code;
 }
 
+// "dir/point-0003.bin" -> "dir/point-0003.sub2.bin": reader i's own samples
+// file (the name the controller gives subscriber process i).
+std::string numbered(const std::string& path, uint32_t i) {
+  const size_t slash = path.rfind('/');
+  const size_t dot = path.rfind('.');
+  const size_t at = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) ? dot : path.size();
+  return path.substr(0, at) + ".sub" + std::to_string(i) + path.substr(at);
+}
+
+// Each reader's options (--readers N): reader 0 answers pings (with --echo 1),
+// the others only listen; the last is the slow one (--slow-ns), so with two
+// or more readers the slow one never echoes. One reader: the options as given.
+std::vector<Options> reader_options(const Options& o) {
+  const uint32_t n = o.role == Role::sub ? o.readers : 1;
+  std::vector<Options> out(n, o);
+  for (uint32_t i = 0; i < n; ++i) {
+    Options& r = out[i];
+    r.reader = i;
+    r.readers = n;
+    if (n == 1) continue;
+    r.echo = o.echo && i == 0;
+    r.slow_ns = i + 1 == n ? o.slow_ns : 0;
+    if (i > 0 && !r.samples_out.empty()) r.samples_out = numbered(o.samples_out, i);
+    r.port = o.ports.size() == n ? o.ports[i] : o.port;
+    r.ports.assign(1, r.port);
+  }
+  return out;
+}
+
 int run(const Options& o) {
-  const std::string pin_error = pin_to_cpu(o.cpu);
+  const std::string pin_error = pin_to_cpu(o.cpu);  // the readers' threads inherit it
   if (!pin_error.empty()) return fail(o, pin_error, 3);
   const int64_t t_start = now_ns();  // discovery time runs from here to matched
-  auto ad = make_adapter(o.mw);
-  StopSignal stop;
+  const std::vector<Options> ro = reader_options(o);
+  const size_t n = ro.size();
+  auto where = [n](size_t i) { return n > 1 ? "reader " + std::to_string(i) + ": " : std::string(); };
+  std::vector<std::unique_ptr<Adapter>> ads;
+  for (size_t i = 0; i < n; ++i) ads.push_back(make_adapter(o.mw));
+  StopSignal stop;  // shared: one stop wakes every reader
   // The core's side first: its buffers are allocated and touched before the
   // middleware exists, so that they never count as the middleware's memory.
-  auto side = o.role == Role::pub ? make_publisher(o, *ad, stop) : make_subscriber(o, *ad, stop);
-  const Footprint footprint{long(side->own_bytes() / 1024), status_kb("VmRSS")};
+  std::vector<std::unique_ptr<Session>> sides;
+  for (size_t i = 0; i < n; ++i)
+    sides.push_back(o.role == Role::pub ? make_publisher(ro[i], *ads[i], stop) : make_subscriber(ro[i], *ads[i], stop));
+  const long rss_before_open = status_kb("VmRSS");
+  std::vector<Footprint> footprints;
+  for (size_t i = 0; i < n; ++i) footprints.push_back({long(sides[i]->own_bytes() / 1024), rss_before_open});
 
-  AdapterConfig cfg = o.qos;
-  cfg.role = o.role;
-  cfg.run_id = o.run_id;
-  cfg.host = o.host;
-  cfg.port = o.port;
-  cfg.ports = o.ports;
-  cfg.size = o.size;
-  cfg.wait = o.wait;
-  cfg.subscribers = o.role == Role::pub ? o.subscribers : 1;
-  if (ad->open(cfg) != Errc::ok) return fail(o, ad->last_error(), 3);
+  for (size_t i = 0; i < n; ++i) {
+    AdapterConfig cfg = o.qos;
+    cfg.role = o.role;
+    cfg.run_id = o.run_id;
+    cfg.host = o.host;
+    cfg.port = ro[i].port;
+    cfg.ports = ro[i].ports;
+    cfg.size = o.size;
+    cfg.wait = o.wait;
+    cfg.subscribers = o.role == Role::pub ? o.subscribers : 1;
+    if (ads[i]->open(cfg) != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), 3);
+  }
   const char* role = o.role == Role::pub ? "pub" : "sub";
   if (o.role == Role::sub) {
     stop.start_stdin_reader(true);
-    emit(JsonObject().str("event", "ready").str("role", role).str("mw", o.mw).num("port", ad->bound_port())
-             .num("pid", getpid()).ints("cpu_affinity", current_affinity()).done());
+    std::vector<int> ports;
+    for (const auto& a : ads) ports.push_back(a->bound_port());
+    emit(JsonObject().str("event", "ready").str("role", role).str("mw", o.mw).num("port", ports[0])
+             .ints("ports", ports).unum("readers", n).num("pid", getpid()).ints("cpu_affinity", current_affinity())
+             .done());
   }
-  const Errc m = ad->wait_matched(o.match_timeout_ns);
-  if (m != Errc::ok) return fail(o, ad->last_error(), m == Errc::timeout ? 4 : 3);
+  const int64_t match_deadline = now_ns() + o.match_timeout_ns;  // the readers are matched side by side
+  for (size_t i = 0; i < n; ++i) {
+    const Errc m = ads[i]->wait_matched(std::max<int64_t>(match_deadline - now_ns(), 0));
+    if (m != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), m == Errc::timeout ? 4 : 3);
+  }
   const int64_t discovery = now_ns() - t_start;
   if (o.role == Role::pub) {
     emit(JsonObject().str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
              .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery).done());
     stop.start_stdin_reader(false);
   }
-  const Outcome out = side->run(discovery, footprint);
-  emit(out.line);
-  ad->close();
-  return out.exit_code;
+  std::vector<Outcome> outs(n);
+  if (n == 1) {
+    outs[0] = sides[0]->run(discovery, footprints[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        const std::string name = "mwperf-rd" + std::to_string(i);
+        pthread_setname_np(pthread_self(), name.c_str());
+        outs[i] = sides[i]->run(discovery, footprints[i]);
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  int code = 0;
+  for (const Outcome& out : outs) {
+    emit(out.line);
+    code = std::max(code, out.exit_code);
+  }
+  for (auto& a : ads) a->close();
+  return code;
 }
 
 }  // namespace

@@ -39,6 +39,10 @@ class AdapterInfo:
     service: str | None = None       # a process the controller runs for each point
     service_config: str | None = None  # its configuration file (an absolute path on the agent's host)
     max_subscribers: int = 1         # subscribers one publisher serves (--subscribers); 0: no limit
+    # readers one subscriber process can hold (--subscribers-as threads); 0: no limit of its own.
+    # An agent that does not say so predates --readers: one.
+    max_readers_per_process: int = 1
+    readers_note: str = ""           # why it is limited
     notes: str = ""
 
     def honours(self, flag: str) -> bool:
@@ -72,6 +76,9 @@ class AdapterInfo:
             service=event.get("service") or None,
             service_config=event.get("service_config") or None,
             max_subscribers=int(event["max_subscribers"]) if isinstance(event.get("max_subscribers"), int) else 1,
+            max_readers_per_process=(int(event["max_readers_per_process"])
+                                     if isinstance(event.get("max_readers_per_process"), int) else 1),
+            readers_note=str(event.get("readers_note") or ""),
             notes=str(event.get("notes") or ""),
         )
 
@@ -96,7 +103,7 @@ class AdapterInfo:
             "reliabilities": list(self.reliabilities), "reliability": self.reliability,
             "qos": sorted(self.qos), "receives": list(self.receives), "receive": self.receive,
             "waits": list(self.waits), "hosts": self.hosts, "service": self.service,
-            "max_subscribers": self.max_subscribers,
+            "max_subscribers": self.max_subscribers, "max_readers_per_process": self.max_readers_per_process,
         }
 
 

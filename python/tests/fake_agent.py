@@ -151,10 +151,14 @@ def main():
 
     sent = 1000
     if role == "sub":
-        ready = {"event": "ready", "role": "sub", "mw": opts["mw"], "port": 40000 + os.getpid() % 1000,
+        readers = int(opts.get("readers", "1"))  # --readers N: N readers in this process, one result each
+        port = 40000 + os.getpid() % 1000
+        ready = {"event": "ready", "role": "sub", "mw": opts["mw"], "port": port,
+                 "ports": [port + 1000 * i for i in range(readers)], "readers": readers,
                  "pid": os.getpid(), "cpu_affinity": [int(opts.get("cpu", 1))]}
         if mine == "portless":  # DDS-like: discovery, no port
             del ready["port"]
+            ready["ports"] = [0] * readers
         emit(ready)
         if mine == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
@@ -166,13 +170,16 @@ def main():
         received = sent if known < 0 else known
         if mine == "deaf":
             received = 0
-        result = common("sub", opts)
-        result.update({"received": received, "lost": (known - received) if known >= 0 else 0,
-                       "duplicates": 0, "out_of_order": 0, "warmup_received": 10,
-                       "first_rx_ns": 1, "last_rx_ns": 1_000_000_001, "rx_elapsed_ns": 1_000_000_000,
-                       "samples_per_s": float(received), "clock_offset_ns": int(opts.get("clock-offset-ns", 0)),
-                       "latency_ns": stats(5000) if opts["mode"] != "latency" else None})
-        emit(result)
+        for reader in reversed(range(readers)):  # the controller orders them by "reader"
+            result = common("sub", opts)
+            result.update({"received": received, "lost": (known - received) if known >= 0 else 0,
+                           "duplicates": 0, "out_of_order": 0, "warmup_received": 10,
+                           "first_rx_ns": 1, "last_rx_ns": 1_000_000_001, "rx_elapsed_ns": 1_000_000_000,
+                           "samples_per_s": float(received), "clock_offset_ns": int(opts.get("clock-offset-ns", 0)),
+                           "latency_ns": stats(5000 + 100 * reader) if opts["mode"] != "latency" else None,
+                           "echo": opts.get("echo", "1") == "1" and reader == 0, "reader": reader,
+                           "readers": readers, "cpu_scope": "process"})
+            emit(result)
         return 5 if mine == "bad-exit" else 0
 
     # publisher

@@ -76,6 +76,7 @@ HOW = {
     "mwperf run --mw cyclonedds --mode rate --rate 1000 --subscribers 1,4,16": "shortened",
     "mwperf run --mw fastdds --mode rate --rate 1000 --subscribers 3 --slow-subscriber 5ms "
     "--reliability best-effort": "shortened",
+    "mwperf run --mw cyclonedds --mode rate --rate 1000 --subscribers 4 --subscribers-as threads": "shortened",
 }
 
 #: Exit codes a command may end with (0 unless listed), and why.

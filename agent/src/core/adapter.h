@@ -45,6 +45,10 @@ struct Description {
   bool spin = true;                 // --wait spin (polls recv without blocking)
   bool multi_host = true;           // false: shared memory only, one host (no --link / --hosts)
   uint32_t max_subscribers = 0;     // readers one publisher can serve at once; 0: no limit
+  // Adapter instances (--readers) one process can hold at once; 0: no limit
+  // of the adapter's own (1: its middleware is one per process, e.g. a node).
+  uint32_t max_readers_per_process = 0;
+  const char* readers_note = "";    // why, when limited (one line)
   // What recv() / on_message deliver is the adapter's own memory, which the
   // core may change in place (an echo turns a ping into a pong there); false:
   // read-only (another process's shared memory, the middleware's buffers).

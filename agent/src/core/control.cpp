@@ -31,24 +31,28 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
 }
 
 // A wake-up can be lost (a wake datagram dropped on a lossy link, a signal
-// that lands just before the blocking call): repeat it until the receive loop
-// has let go of its adapter.
+// that lands just before the blocking call): repeat it until every receive
+// loop has let go of its adapter.
 void StopSignal::keep_waking() {
   for (;;) {
     {
       std::lock_guard<std::mutex> lk(mu_);
-      if (wake_target_ == nullptr) return;
-      wake_target_->wake();
+      if (n_wake_ == 0) return;
+      wake_all_locked();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+void StopSignal::wake_all_locked() {
+  for (size_t i = 0; i < n_wake_; ++i) wake_targets_[i]->wake();
 }
 
 void StopSignal::request(int64_t sent) {
   std::lock_guard<std::mutex> lk(mu_);
   sent_.store(sent, std::memory_order_release);
   stop_.store(true, std::memory_order_release);
-  if (wake_target_ != nullptr) wake_target_->wake();  // a receive loop blocked without a timeout
+  wake_all_locked();  // the receive loops blocked without a timeout
   cv_.notify_all();
 }
 
@@ -57,10 +61,28 @@ bool StopSignal::wait(int64_t timeout_ns) {
   return cv_.wait_for(lk, std::chrono::nanoseconds(timeout_ns), [this] { return requested(); });
 }
 
-void StopSignal::set_wake_target(Adapter* a) {
+bool StopSignal::add_wake_target(Adapter* a) {
   std::lock_guard<std::mutex> lk(mu_);
-  wake_target_ = a;
-  if (a != nullptr && requested()) a->wake();
+  if (a == nullptr || n_wake_ == kMaxWakeTargets) return false;
+  wake_targets_[n_wake_++] = a;
+  if (requested()) a->wake();
+  return true;
+}
+
+void StopSignal::remove_wake_target(Adapter* a) {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (size_t i = 0; i < n_wake_; ++i) {
+    if (wake_targets_[i] == a) {
+      wake_targets_[i] = wake_targets_[--n_wake_];
+      wake_targets_[n_wake_] = nullptr;
+      return;
+    }
+  }
+}
+
+size_t StopSignal::wake_targets() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return n_wake_;
 }
 
 }  // namespace mwperf

@@ -27,15 +27,24 @@ class StopSignal {
   // Blocks until requested or timeout_ns passed; true when requested.
   bool wait(int64_t timeout_ns);
   // A receive loop that blocks without a timeout registers its adapter: the
-  // stop wakes it. Unregister before the adapter may go.
-  void set_wake_target(Adapter* a);
+  // stop wakes every one registered (one per reader, --readers). Remove it
+  // before the adapter may go. false: all kMaxWakeTargets slots are taken
+  // (the caller must then wait with a timeout).
+  bool add_wake_target(Adapter* a);
+  void remove_wake_target(Adapter* a);
+  // Registered now (for tests).
+  size_t wake_targets() const;
+
+  static constexpr size_t kMaxWakeTargets = 64;
 
  private:
   void keep_waking();
+  void wake_all_locked();
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
-  Adapter* wake_target_ = nullptr;
+  Adapter* wake_targets_[kMaxWakeTargets] = {};  // a fixed array: nothing allocated on registering
+  size_t n_wake_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> sent_{-1};
 };

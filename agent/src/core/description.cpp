@@ -37,6 +37,13 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
   if (d.max_subscribers != 0 && o.subscribers > d.max_subscribers)
     return no("subscribers", std::to_string(o.subscribers),
               "a publisher serves at most " + std::to_string(d.max_subscribers) + " subscriber(s)");
+  if (o.readers > 1 && d.max_readers_per_process != 0 && o.readers > d.max_readers_per_process)
+    return no("readers", std::to_string(o.readers),
+              "at most " + std::to_string(d.max_readers_per_process) + " reader(s) per process" +
+                  (*d.readers_note ? std::string(": ") + d.readers_note : std::string()));
+  if (o.readers > 1 && d.max_subscribers != 0 && o.readers > d.max_subscribers)
+    return no("readers", std::to_string(o.readers),
+              "a publisher serves at most " + std::to_string(d.max_subscribers) + " subscriber(s)");
   const std::string receive = c.receive.empty() ? d.receive : c.receive;
   if (o.wait == WaitMode::spin && receive == "listener")
     return "--wait spin: not with --receive listener (the middleware's own thread delivers; choose another receive)";
@@ -56,6 +63,7 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   j.raw("receives", json_list(d.receives)).str("receive", d.receive);
   j.raw("waits", json_list(d.spin ? "block,spin" : "block"));
   j.str("hosts", d.multi_host ? "any" : "one").unum("max_subscribers", d.max_subscribers);
+  j.unum("max_readers_per_process", d.max_readers_per_process).str("readers_note", d.readers_note);
   if (*d.service) j.str("service", d.service); else j.null("service");
   if (*d.service_config) j.str("service_config", dir + d.service_config); else j.null("service_config");
   j.boolean("writable_data", d.writable_data).boolean("concurrent_recv", d.concurrent_recv);
@@ -67,7 +75,7 @@ std::string agent_event(const std::string& missing) {
   JsonObject limits;
   limits.unum("min_size", kHeaderSize).real("max_rate_hz", kMaxRateHz).num("max_duration_ns", kMaxDurationNs);
   limits.num("max_history_depth", kMaxHistoryDepth).unum("max_instances", kMaxInstances);
-  limits.unum("max_samples_file", 1u << 24);
+  limits.unum("max_samples_file", 1u << 24).unum("max_readers", kMaxReaders);
   std::string gone = "[";
   size_t start = 0;
   while (start < missing.size()) {

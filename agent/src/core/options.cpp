@@ -118,6 +118,9 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "subscribers") {
       if (!to_u64(v, &u) || u < 1 || u > 1024) return bad(k, v, "must be a number of subscribers from 1 to 1024");
       o->subscribers = uint32_t(u);
+    } else if (k == "readers") {
+      if (!to_u64(v, &u) || u < 1 || u > kMaxReaders) return bad(k, v, "must be a number of readers from 1 to 64");
+      o->readers = uint32_t(u);
     } else if (k == "echo") {
       if (v != "0" && v != "1") return bad(k, v, "must be 0 or 1");
       o->echo = v == "1";
@@ -244,6 +247,10 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     if (!kv.count("role")) return "--role: missing (pub or sub)";
     if (o->mode == Mode::rate && o->rate_hz <= 0) return "--rate-hz: missing (required in rate mode)";
     if (o->mode == Mode::burst && o->demand == 0) return "--demand: missing (required in burst mode)";
+    if (o->readers > 1 && o->role != Role::sub)
+      return "--readers: '" + std::to_string(o->readers) + "' is for --role sub (the readers of one subscriber process)";
+    if (o->readers > 1 && o->port != 0 && o->ports.size() != o->readers)
+      return "--port: '" + kv["port"] + "' must be 0 or one port per reader (--readers " + std::to_string(o->readers) + ")";
   }
   return "";
 }

@@ -27,6 +27,7 @@ constexpr uint32_t kMaxInstances = 10000000;
 constexpr double kMaxRateHz = 1e9;                         // a period of at least 1 ns
 constexpr int64_t kMaxDurationNs = int64_t(1) << 55;       // about 1 year, far inside int64 arithmetic
 constexpr size_t kDefaultStrided = 16384;
+constexpr uint32_t kMaxReaders = 64;                      // --readers: the stop signal wakes this many
 
 struct Options {
   std::string command;  // run | list | wakeup | version | clock
@@ -43,6 +44,12 @@ struct Options {
   uint32_t subscribers = 1;       // pub: how many subscribers to wait for
   bool echo = true;               // sub: answer pings (one designated echoer among several subscribers)
   int64_t slow_ns = 0;            // sub: sleep this long after each sample (a slow reader)
+  // sub: readers in this one process (--readers), each its own adapter
+  // instance and session on its own thread; reader 0 echoes (with --echo 1),
+  // the last one is the slow one (--slow-ns). `reader` is which one a
+  // session is (set per reader by the agent, not an option).
+  uint32_t readers = 1;
+  uint32_t reader = 0;
   uint64_t count = 0;             // pub: stop after this many measured samples (0: run for the duration)
   std::string samples_out;        // file for the headline latency samples (little-endian int64 ns)
   size_t samples_max = kDefaultStrided;  // at most this many, evenly strided over the run

@@ -25,14 +25,18 @@
 namespace mwperf {
 namespace {
 
+static_assert(StopSignal::kMaxWakeTargets >= kMaxReaders, "every reader's untimed wait must be wakeable");
+
 class Subscriber final : public Session {
  public:
   Subscriber(const Options& o, Adapter& ad, StopSignal& stop)
       : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency || !o.echo), tracker_(o.seq_start),
         oneway_(measure_oneway_ ? o.samples_max : 0),
         monitor_(oneway_, o.mode == Mode::rate ? o.precision : 0, o.confidence,
-                 [](int64_t after) {
-                   emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
+                 [reader = o.reader](int64_t after) {
+                   // Reader 0's word stops the run, as subscriber 0's does with processes.
+                   if (reader == 0)
+                     emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
                  }),
         gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns),
         writable_(ad.description().writable_data) {
@@ -123,9 +127,9 @@ class Subscriber final : public Session {
 
  private:
   void pull() {
-    const bool untimed = o_.wait == WaitMode::block && ad_.can_wake();
+    // Untimed only when the stop can wake this reader (every reader registers its own adapter).
+    const bool untimed = o_.wait == WaitMode::block && ad_.can_wake() && stop_.add_wake_target(&ad_);
     const int64_t slice = o_.wait == WaitMode::spin ? 0 : kBlockSliceNs;
-    if (untimed) stop_.set_wake_target(&ad_);
     bool closed = false;
     for (;;) {
       if (stop_.requested() && drained()) break;
@@ -147,7 +151,7 @@ class Subscriber final : public Session {
         break;
       }
     }
-    stop_.set_wake_target(nullptr);
+    if (untimed) stop_.remove_wake_target(&ad_);
   }
 
   // After the stop: everything the publisher sent is here, or the data path
@@ -199,6 +203,9 @@ class Subscriber final : public Session {
     const int64_t rejected = ad_.rejected();
     if (rejected >= 0) j.num("rejected", rejected); else j.null("rejected");
     j.boolean("echo", o_.echo).num("slow_ns", o_.slow_ns);
+    // Which reader of this process (--readers); CPU, RSS and threads are the
+    // process's, shared by all its readers: count them once.
+    j.unum("reader", o_.reader).unum("readers", o_.readers).str("cpu_scope", "process");
     return j.done();
   }
 

@@ -156,6 +156,51 @@ TEST_P(EveryAdapter, RoundTripInEveryPullMode) {
   }
 }
 
+// --readers N: N instances of the adapter in one process, each a subscriber
+// of the one publisher, each gets every message. An adapter that cannot have
+// several says so in its description (max_readers_per_process 1), and one
+// whose publisher serves one subscriber has no second reader to test.
+TEST_P(EveryAdapter, SeveralReadersInOneProcess) {
+  const Description& d = make_adapter(GetParam())->description();
+  if (d.max_readers_per_process == 1) GTEST_SKIP() << "one reader per process: " << d.readers_note;
+  if (d.max_subscribers == 1) GTEST_SKIP() << "its publisher serves one subscriber";
+  constexpr size_t kReaders = 3;
+  AdapterConfig c;
+  c.size = 256;
+  c.run_id = next_run_id();
+  c.role = Role::sub;
+  c.receive = "";
+  for (const std::string& r : split(d.receives))
+    if (r != "listener") c.receive = r;  // pulled, on this thread
+  std::vector<std::unique_ptr<Adapter>> subs;
+  std::vector<uint16_t> ports;
+  for (size_t i = 0; i < kReaders; ++i) {
+    subs.push_back(make_adapter(GetParam()));
+    ASSERT_EQ(subs.back()->open(c), Errc::ok) << i << ": " << subs.back()->last_error();
+    ports.push_back(subs.back()->bound_port());
+  }
+  auto pub = make_adapter(GetParam());
+  c.role = Role::pub;
+  c.ports = ports;
+  c.port = ports[0];
+  c.subscribers = kReaders;
+  ASSERT_EQ(pub->open(c), Errc::ok) << pub->last_error();
+  std::vector<std::thread> matched;
+  for (auto& s : subs)
+    matched.emplace_back([&s] { EXPECT_EQ(s->wait_matched(10'000'000'000), Errc::ok) << s->last_error(); });
+  EXPECT_EQ(pub->wait_matched(10'000'000'000), Errc::ok) << pub->last_error();
+  for (auto& t : matched) t.join();
+  const auto out = pattern(256, 3);
+  ASSERT_EQ(pub->send(out.data(), out.size()), Errc::ok) << pub->last_error();
+  for (size_t i = 0; i < kReaders; ++i) {
+    std::vector<uint8_t> in;
+    ASSERT_EQ(recv_one(*subs[i], &in), Errc::ok) << "reader " << i << ": " << subs[i]->last_error();
+    EXPECT_EQ(in, out) << "reader " << i;
+  }
+  pub->close();
+  for (auto& s : subs) s->close();
+}
+
 TEST_P(EveryAdapter, ListenerDeliversOnTheMiddlewaresThread) {
   const Description& d = make_adapter(GetParam())->description();
   const auto recs = split(d.receives);

@@ -97,3 +97,43 @@ TEST(Description, RefusesWhatTheAdapterCannotHonour) {
   o.qos.receive = "waitset";
   EXPECT_EQ(refuse("x", d, o), "");
 }
+
+TEST(Options, Readers) {
+  Options o;
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "4"}, &o), "");
+  EXPECT_EQ(o.readers, 4u);
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "65"}, &o).find("'65'"),
+            std::string::npos);
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "0"}, &o).find("'0'"),
+            std::string::npos);
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "x", "--size", "64", "--readers", "2"}, &o).find("--readers"),
+            std::string::npos);
+  o = Options{};  // a fixed port for several readers: one each
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "2", "--port", "5000"}, &o)
+                .find("--port"),
+            std::string::npos);
+  o = Options{};
+  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "2", "--port", "5000,5001"}, &o),
+            "");
+}
+
+TEST(Description, RefusesMoreReadersThanTheAdapterHoldsInAProcess) {
+  Description d;
+  d.max_size = 1000;
+  d.max_readers_per_process = 1;
+  d.readers_note = "one node per process";
+  Options o;
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "3"}, &o), "");
+  EXPECT_EQ(refuse("x", d, o), "--readers 3: not supported by x (at most 1 reader(s) per process: one node per process)");
+  o.readers = 1;
+  EXPECT_EQ(refuse("x", d, o), "");
+  d.max_readers_per_process = 0;  // no limit of its own, but a publisher that serves one
+  d.max_subscribers = 1;
+  o.readers = 2;
+  EXPECT_NE(refuse("x", d, o).find("--readers 2"), std::string::npos);
+  d.max_subscribers = 0;
+  EXPECT_EQ(refuse("x", d, o), "");
+}

@@ -3,6 +3,7 @@
 // the transport, never a middleware), two threads, one clock.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -290,4 +291,80 @@ TEST(Count, StopsAfterTheRequestedSamples) {
   const Point p = run_point(o, ch);
   EXPECT_EQ(field(p.pub, "sent"), 50);
   EXPECT_EQ(field(p.pub, "scheduled"), 50);
+}
+
+namespace {
+
+// Counts wake() calls (the stop signal's side of an untimed wait).
+class WakeCounter final : public Adapter {
+ public:
+  const Description& description() const override {
+    static Description d;
+    return d;
+  }
+  std::string version() const override { return "test"; }
+  std::string effective_config() const override { return "{}"; }
+  Errc open(const AdapterConfig&) override { return Errc::ok; }
+  Errc wait_matched(int64_t) override { return Errc::ok; }
+  Errc send(const uint8_t*, size_t) override { return Errc::ok; }
+  Errc recv(const uint8_t**, size_t*, int64_t) override { return Errc::timeout; }
+  void close() override {}
+  bool can_wake() const override { return true; }
+  void wake() override { ++wakes; }
+  std::atomic<int> wakes{0};
+};
+
+}  // namespace
+
+TEST(StopSignal, WakesEveryRegisteredTarget) {
+  StopSignal s;
+  std::vector<WakeCounter> targets(StopSignal::kMaxWakeTargets);
+  for (auto& t : targets) EXPECT_TRUE(s.add_wake_target(&t));
+  WakeCounter extra;
+  EXPECT_FALSE(s.add_wake_target(&extra));  // the fixed array is full
+  s.remove_wake_target(&targets[3]);
+  EXPECT_EQ(s.wake_targets(), StopSignal::kMaxWakeTargets - 1);
+  s.request(7);
+  for (size_t i = 0; i < targets.size(); ++i) EXPECT_EQ(targets[i].wakes.load(), i == 3 ? 0 : 1) << i;
+  EXPECT_EQ(extra.wakes.load(), 0);
+  WakeCounter late;  // registered after the stop: woken at once
+  EXPECT_TRUE(s.add_wake_target(&late));
+  EXPECT_EQ(late.wakes.load(), 1);
+}
+
+// Several readers of one process (--readers) each block without a timeout on
+// their own adapter; the one stop ends them all.
+TEST(StopSignal, OneStopEndsEveryReader) {
+  constexpr int kReaders = 4;
+  std::vector<Channel> channels(kReaders);
+  std::vector<std::unique_ptr<LoopAdapter>> ads;
+  std::vector<Options> opts;
+  for (int i = 0; i < kReaders; ++i) {
+    opts.push_back(options(Mode::throughput, Role::sub));
+    opts.back().reader = uint32_t(i);
+    opts.back().readers = kReaders;
+    opts.back().echo = i == 0;
+  }
+  StopSignal stop;
+  std::vector<std::unique_ptr<Session>> subs;
+  for (int i = 0; i < kReaders; ++i) {
+    ads.push_back(std::make_unique<LoopAdapter>(channels[i], Role::sub, false));
+    ads.back()->open(AdapterConfig{});
+    subs.push_back(make_subscriber(opts[i], *ads.back(), stop));
+  }
+  std::vector<std::string> lines(kReaders);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kReaders; ++i) threads.emplace_back([&, i] { lines[i] = subs[i]->run(0, Footprint{}).line; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // every reader is blocked in recv(-1) by now
+  const int64_t t0 = now_ns();
+  stop.request(0);  // nothing was sent: each has everything at once
+  for (auto& t : threads) t.join();
+  EXPECT_LT(now_ns() - t0, 1'000'000'000);
+  EXPECT_EQ(stop.wake_targets(), 0u);  // each let go of its adapter
+  for (int i = 0; i < kReaders; ++i) {
+    EXPECT_EQ(field(lines[i], "reader"), i);
+    EXPECT_EQ(field(lines[i], "readers"), kReaders);
+    EXPECT_NE(lines[i].find("\"cpu_scope\":\"process\""), std::string::npos);
+    EXPECT_NE(lines[i].find(i == 0 ? "\"echo\":true" : "\"echo\":false"), std::string::npos);
+  }
 }

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mwperf.errors import UsageError
-from mwperf.export.derived import source_section, subscribers
+from mwperf.export.derived import source_section, subscribers, subscribers_as
 from mwperf.export.terminal import table_text
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
@@ -85,18 +85,18 @@ def bootstrap_ratio_ci(a: list[float], b: list[float], confidence: float = 0.95)
 
 def _key(r: dict) -> tuple:
     return (r["mw"], r["mode"], r["size"], r.get("rate_hz"), qos_label(r), r.get("demand"), subscribers(r),
-            source_section(r))
+            source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes")
 
 
 def _label(key: tuple) -> str:
-    mw, mode, size, rate, qos, demand, fan, section = key
+    mw, mode, size, rate, qos, demand, fan, section, how = key
     text = f"{mw} {mode} {size} B"
     if rate is not None:
         text += f" {rate:g} Hz"
     if demand is not None:
         text += f" demand {demand}"
     if fan != 1:
-        text += f" x{fan} subscribers"
+        text += f" x{fan} subscribers" + (" as threads" if how == "threads" else "")
     extra = "; ".join(p for p in (qos, section) if p)
     return f"{text} ({extra})" if extra else text
 

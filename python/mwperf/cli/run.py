@@ -44,6 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     pattern.add_argument("--subscribers", metavar="LIST",
                          help="1:N fan-out: subscriber processes per point, e.g. 1,2,4,8 (default: 1); in latency mode "
                               "the first answers the pings, the others listen")
+    pattern.add_argument("--subscribers-as", metavar="processes|threads",
+                         help="the N subscribers as N processes (default) or as N reader threads of one process "
+                              "(each its own middleware instance); recorded as subscribers_as")
     pattern.add_argument("--slow-subscriber", metavar="T",
                          help="the last subscriber sleeps T per sample (never the echoer): what one slow reader does "
                               "to the others")
@@ -116,7 +119,8 @@ def request(ns: argparse.Namespace) -> RunRequest:
         latency_count=ns.latency_count, samples=ns.samples, precision=ns.precision, confidence=ns.confidence,
         point_timeout=ns.point_timeout, clock=ns.clock, link=ns.link, hosts=ns.hosts, data=ns.data,
         direction=ns.direction, demands=_items("--demand", ns.demand), burst_gap=ns.burst_gap,
-        subscribers=_items("--subscribers", ns.subscribers), slow_subscriber=ns.slow_subscriber, out=ns.out, qos=qos)
+        subscribers=_items("--subscribers", ns.subscribers), slow_subscriber=ns.slow_subscriber,
+        subscribers_as=ns.subscribers_as, out=ns.out, qos=qos)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:

@@ -2,7 +2,10 @@
 
 Start the subscriber, wait for its ``ready`` (its port), start the
 publisher, wait for the publisher's ``result``, write ``stop SENT`` to the
-subscriber, wait for its ``result``. Any error event, non-zero exit or missed
+subscriber, wait for its ``result``. With N subscribers, N subscriber agents
+(``--subscribers-as processes``) or one of N reader threads
+(``--subscribers-as threads``: one ``ready`` with every reader's port, then
+one ``result`` per reader). Any error event, non-zero exit or missed
 deadline fails the point with a reason; both agents' process groups are
 killed in a ``finally``, so an interrupted or failed point leaves no process
 behind.
@@ -32,7 +35,7 @@ from mwperf.plan.qos import qos_agent_args
 from mwperf.results.record import PointOutcome
 from mwperf.results.rundir import samples_path
 
-__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "placement_for", "run_point"]
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "placement_for", "run_point", "threaded"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,11 @@ RUN_ID_ENV = "MWPERF_RUN_ID"
 DEFAULT_TIMEOUTS = Timeouts()
 
 
+def threaded(point: TestPoint) -> bool:
+    """The point's N subscribers are N reader threads of one agent process (--readers)."""
+    return point.subscribers > 1 and point.subscribers_as == "threads"
+
+
 def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: int | str, *,
                two_hosts: bool = False, clock_offset_ns: int = 0, sub_index: int = 0,
                one_clock: bool = True) -> list[str]:
@@ -70,7 +78,8 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
     and what a service adds are the placement's and the service's).
     ``port``: the subscriber's (the publisher's destination), or every
     subscriber's, comma-separated (1:N); ``sub_index``: which subscriber
-    (the first answers pings; the last is the slow one, if any)."""
+    (the first answers pings; the last is the slow one, if any). With
+    subscribers as threads, the one subscriber process gets ``--readers N``."""
     core = opts.cpu.pub if role == "pub" else opts.cpu.sub
     match_ns = opts.qos.match_timeout_ns + (SUB_MATCH_MARGIN_NS if role == "sub" else 0)
     argv = [
@@ -94,10 +103,16 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
     if point.subscribers > 1 and role == "pub":
         argv += ["--subscribers", str(point.subscribers)]
     if role == "sub":
-        if point.subscribers > 1:
-            argv += ["--echo", "1" if sub_index == 0 else "0"]
-        if opts.slow_ns and sub_index == point.subscribers - 1:
-            argv += ["--slow-ns", str(opts.slow_ns)]
+        if threaded(point):
+            # One process, N readers: reader 0 echoes, the last is the slow one (the agent's rule).
+            argv += ["--readers", str(point.subscribers), "--echo", "1"]
+            if opts.slow_ns:
+                argv += ["--slow-ns", str(opts.slow_ns)]
+        else:
+            if point.subscribers > 1:
+                argv += ["--echo", "1" if sub_index == 0 else "0"]
+            if opts.slow_ns and sub_index == point.subscribers - 1:
+                argv += ["--slow-ns", str(opts.slow_ns)]
     if opts.samples and role == "pub":
         argv += ["--count", str(opts.samples)]
     samples = opts.out / samples_path(point.index)
@@ -210,25 +225,56 @@ def _check_exit(agent: AgentProcess, seconds: float) -> None:
         raise PointFailed(_failure(agent, f"{agent.role}: {describe_exit(code)} after its result"))
 
 
-def _salvage_subs(subs: list[AgentProcess], outcome: PointOutcome, seconds: float) -> None:
-    """After a publisher failure, ask the subscribers for what they have."""
-    results = outcome.subs if outcome.subs is not None else [None] * len(subs)
+def _salvage_subs(subs: list[AgentProcess], outcome: PointOutcome, seconds: float, readers: int = 1) -> None:
+    """After a publisher failure, ask the subscribers for what they have
+    (``readers``: results one subscriber process gives, one per reader)."""
+    total = len(subs) * readers
+    results = outcome.subs if outcome.subs is not None else [None] * total
     for sub in subs:
         if sub.proc.poll() is None:
             sub.send_line("stop -1")
     deadline = time.monotonic() + seconds
     for i, sub in enumerate(subs):
-        if results[i] is not None or sub.proc.poll() is not None:
-            continue
-        try:
-            event = sub.wait_for({"result"}, deadline)
-        except TimeoutError:
-            continue
-        if event is not None and event.get("event") == "result":
-            results[i] = event
+        base = i * readers
+        # what a subscriber wrote before it ended is still read (an agent gone
+        # without a result ends its output: no wait)
+        for _ in range(sum(r is None for r in results[base:base + readers])):
+            try:
+                event = sub.wait_for({"result"}, deadline)
+            except TimeoutError:
+                break
+            if event is None or event.get("event") != "result":
+                break
+            slot = _reader_slot(event, base, readers, next(k for k in range(readers) if results[base + k] is None))
+            results[slot] = event
     outcome.sub = results[0]
-    if len(subs) > 1:
+    if total > 1:
         outcome.subs = results
+
+
+def _reader_slot(event: dict, base: int, readers: int, fallback: int) -> int:
+    """Where a reader's result goes among one process's: by its ``reader`` index."""
+    reader = event.get("reader")
+    if readers > 1 and isinstance(reader, int) and not isinstance(reader, bool) and 0 <= reader < readers:
+        return base + reader
+    return base + fallback
+
+
+def _ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
+    """The ports a subscriber's ready event gives: its one port, or with
+    ``readers`` > 1 each reader's (``ports``). Port-less middlewares (DDS
+    discovery) report 0 or none: 0 is passed on."""
+    def check(port) -> int:
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+            raise PointFailed(f"{agent.role}: ready event with a bad port: {port!r}")
+        return port
+
+    if readers == 1:
+        return [check(ready.get("port", 0))]
+    ports = ready.get("ports")
+    if not isinstance(ports, list) or len(ports) != readers:
+        raise PointFailed(f"{agent.role}: ready event without one port per reader ({readers}): {ports!r}")
+    return [check(p) for p in ports]
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
@@ -268,21 +314,20 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
     subs: list[AgentProcess] = []
     pub: AgentProcess | None = None
     pub_started = False
+    # 1:N as processes: N subscriber agents of one reader each; as threads:
+    # one subscriber agent of N readers (--readers N).
+    readers = point.subscribers if threaded(point) else 1
     try:
-        # 1:N: every subscriber starts, then each says it is ready (its port).
-        for index in range(point.subscribers):
+        # Every subscriber starts, then each says it is ready (its port, or each reader's).
+        for index in range(point.subscribers // readers):
             subs.append(start("sub", "0", index))
         sub = subs[0]
-        ports = []
+        ports: list[int] = []
         for index, each in enumerate(subs):
             ready = _expect(each, {"ready"}, timeouts.ready + slack, "ready event")
             if index == 0:
                 outcome.sub_ready = ready
-            # Port-less middlewares (DDS discovery) report port 0 or none: pass 0 on.
-            port = ready.get("port", 0)
-            if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-                raise PointFailed(f"{each.role}: ready event with a bad port: {port!r}")
-            ports.append(port)
+            ports += _ready_ports(each, ready, readers)
 
         pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
         pub_started = True
@@ -299,17 +344,24 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
                 code = each.wait_exit(time.monotonic() + 1.0)
                 how = "closed its input" if code is None else describe_exit(code)
                 raise PointFailed(_failure(each, f"{each.role}: {how} before 'stop' could be sent"))
-        results = []
+        results: list[dict | None] = []
         for each in subs:
-            results.append(_expect(each, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop"))
+            got: list[dict | None] = [None] * readers
+            for j in range(readers):  # one result per reader, in reader order
+                event = _expect(each, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop")
+                slot = _reader_slot(event, 0, readers, j)
+                if got[slot] is not None:
+                    raise PointFailed(f"{each.role}: two results for reader {slot}")
+                got[slot] = event
             _check_exit(each, timeouts.after_result + slack)
+            results += got
         outcome.sub = results[0]
-        if len(subs) > 1:
+        if len(results) > 1:
             outcome.subs = results
     except PointFailed as exc:
         outcome.error = str(exc)
         if pub_started and subs and not str(exc).startswith("sub"):
-            _salvage_subs(subs, outcome, timeouts.drain + 1.0)
+            _salvage_subs(subs, outcome, timeouts.drain + 1.0, readers)
     except AgentError as exc:
         outcome.error = str(exc)
     finally:

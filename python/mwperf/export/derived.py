@@ -5,7 +5,8 @@ an older record gives None, never an error."""
 
 from __future__ import annotations
 
-__all__ = ["cpu_percent", "span_s", "pub_rate", "source_section", "subscribers", "stat", "SIDES"]
+__all__ = ["cpu_percent", "span_s", "pub_rate", "source_section", "subscribers", "subscribers_as",
+           "subscribers_label", "stat", "SIDES"]
 
 SIDES = ("pub", "sub")
 
@@ -52,3 +53,14 @@ def subscribers(record: dict) -> int:
     """Subscribers of the point (1: the classic point, also in older records)."""
     n = record.get("subscribers")
     return n if isinstance(n, int) and n > 0 else 1
+
+
+def subscribers_as(record: dict) -> str:
+    """How the point's subscribers ran: "processes" (also in older records) or "threads"."""
+    return "threads" if record.get("subscribers_as") == "threads" else "processes"
+
+
+def subscribers_label(counts, how: str) -> str:
+    """``4 subscribers``, ``2/4 subscribers as threads``."""
+    text = f"{'/'.join(str(n) for n in sorted(counts))} subscribers"
+    return f"{text} as threads" if how == "threads" else text

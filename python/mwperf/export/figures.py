@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from mwperf.export.derived import cpu_percent, source_section, stat, subscribers
+from mwperf.export.derived import cpu_percent, source_section, stat, subscribers, subscribers_as
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import read_samples
 from mwperf.units import format_rate_hz, format_size
@@ -433,7 +433,13 @@ def _fanout(records: list[dict]) -> list[Figure]:
 
     groups: dict[str, list[dict]] = {}
     for r in ok:
-        groups.setdefault(key(r), []).append(r)
+        # subscribers as threads are a line of their own; one subscriber starts both lines
+        if subscribers(r) > 1:
+            names = [key(r) + (" as threads" if subscribers_as(r) == "threads" else "")]
+        else:
+            names = [key(r), key(r) + " as threads"]
+        for name in names:
+            groups.setdefault(name, []).append(r)
     groups = {k: v for k, v in groups.items() if len({subscribers(r) for r in v}) > 1}
     if not groups:
         return []

@@ -24,7 +24,7 @@ POINT_KEYS = ["run_id", "point", "time", "status", "mw", "mode", "size", "rate_h
 #: What a subscriber's row holds, from ``per_subscriber`` (fan-out) or, for
 #: a point with one subscriber, from the point itself.
 _SUBSCRIBER_FIELDS = ("index", "echoer", "slow", "received", "lost", "loss_rate", "duplicates", "latency_us",
-                      "cpu_s", "rss_kb")
+                      "cpu_s", "rss_kb", "reader", "cpu_scope")
 
 
 def _ordered(frame):
@@ -64,6 +64,7 @@ def _point_part(record: dict) -> dict:
                 "reliability", "wait", "repetition"):
         keep[key] = record.get(key)
     keep["subscribers"] = record.get("subscribers") if isinstance(record.get("subscribers"), int) else 1
+    keep["subscribers_as"] = record.get("subscribers_as") or "processes"
     for parent in ("qos", "cpu", "source"):
         for key, value in (record.get(parent) or {}).items() if isinstance(record.get(parent), dict) else ():
             if not isinstance(value, (dict, list)):
@@ -74,8 +75,11 @@ def _point_part(record: dict) -> dict:
 def subscribers_frame(records: Iterable[dict]):
     """One row per subscriber of each point: the point's identifying columns,
     then ``subscriber.*`` (index, echoer, slow, received, lost, loss_rate,
-    duplicates, latency_us.*, cpu_s, rss_kb). A point with one subscriber
-    is its own subscriber 0; a failed point has no subscriber rows."""
+    duplicates, latency_us.*, cpu_s, rss_kb, reader, cpu_scope). A point
+    with one subscriber is its own subscriber 0; a failed point has no
+    subscriber rows. As threads (``subscribers_as``), the one process's CPU
+    and RSS are in reader 0's row and the others' are empty: a sum over the
+    rows counts the process once."""
     import pandas as pd
 
     rows = []

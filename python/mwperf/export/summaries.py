@@ -20,7 +20,7 @@ from __future__ import annotations
 import statistics
 from typing import Iterable
 
-from mwperf.export.derived import cpu_percent, stat, subscribers
+from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as, subscribers_label
 from mwperf.export.tables import Row, Section, section_key
 from mwperf.results.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
@@ -75,7 +75,8 @@ def headline(records: list[dict]) -> list[Section]:
             qos = f"{qos}; {members[0]['source']['section']}" if qos else members[0]["source"]["section"]
         fan = sorted({subscribers(r) for r in members})
         if fan != [1]:
-            qos = f"{qos}; {'/'.join(map(str, fan))} subscribers" if qos else f"{'/'.join(map(str, fan))} subscribers"
+            label = subscribers_label(fan, subscribers_as(members[0]))
+            qos = f"{qos}; {label}" if qos else label
         mbps = [r.get("mbps") for r in ok if isinstance(r.get("mbps"), (int, float))]
         loss = [100 * r["loss_rate"] for r in ok if isinstance(r.get("loss_rate"), (int, float))]
         cpu = [_median(cpu_percent(r, side) for r in ok) for side in ("pub", "sub")]
@@ -139,7 +140,7 @@ def ros_overhead(records: list[dict]) -> list[Section]:
 
 
 FANOUT_HEADERS = ["Subscribers", "p50 median (us)", "p50 worst (us)", "p99 median (us)", "p99 worst (us)",
-                  "Lost % median", "Lost % worst", "Lost % spread"]
+                  "Lost % median", "Lost % worst", "Lost % spread", "CPU sub (%)"]
 
 
 def _fan(r: dict, field: str, which: str):
@@ -154,22 +155,41 @@ def _fan(r: dict, field: str, which: str):
             "loss_rate": r.get("loss_rate")}[field]
 
 
+def _sub_cpu(r: dict) -> float | None:
+    """CPU % of every subscriber process, each once; one subscriber: its own."""
+    fan = r.get("fanout")
+    if isinstance(fan, dict) and "cpu_pct" in fan:
+        return fan["cpu_pct"]
+    if subscribers(r) == 1:
+        return cpu_percent(r, "sub")
+    rows = r.get("per_subscriber")  # a record from before fanout.cpu_pct: each subscriber was its own process
+    if subscribers_as(r) != "processes" or not isinstance(rows, list) or not rows:
+        return None
+    pcts = [row.get("cpu_pct") if isinstance(row, dict) else None for row in rows]
+    return sum(pcts) if all(isinstance(p, (int, float)) for p in pcts) else None
+
+
 def fanout(records: list[dict]) -> list[Section]:
     """Latency and loss against the number of subscribers, one table per
-    middleware, QoS, mode, size and rate that was measured with more than one."""
+    middleware, QoS, mode, size, rate and way of running the subscribers
+    (processes or threads) that was measured with more than one. CPU sub is
+    every subscriber process's, each once (as threads: the one process)."""
     ok = [r for r in records if r.get("status") == "ok"]
     groups: dict[tuple, list[dict]] = {}
     for r in ok:
+        how = subscribers_as(r) if subscribers(r) > 1 else None  # one subscriber is the baseline of both
         key = (r["mw"], qos_label(r), r["mode"], r["size"], r.get("rate_hz"), r.get("demand"))
-        groups.setdefault(key, []).append(r)
+        for each in ((how,) if how else ("processes", "threads")):
+            groups.setdefault((*key, each), []).append(r)
     sections = []
-    for (mw, qos, mode, size, rate, demand), members in groups.items():
+    for (mw, qos, mode, size, rate, demand, how), members in groups.items():
         counts = sorted({subscribers(r) for r in members})
         if counts == [1]:
             continue
         where = f"{format_size(size)}" + (f" {format_rate_hz(rate)} Hz" if rate else "") + \
             (f" demand {demand}" if demand else "")
-        section = Section(mw, "fanout", f"fan-out: {mw} {mode} {where}{f' ({qos})' if qos else ''} "
+        section = Section(mw, "fanout", f"fan-out: {mw} {mode} {where}{f' ({qos})' if qos else ''}, "
+                                        f"subscribers as {how} "
                                         "(latency in us over the subscribers; loss in %)", list(FANOUT_HEADERS))
         for n in counts:
             at = [r for r in members if subscribers(r) == n]
@@ -184,7 +204,8 @@ def fanout(records: list[dict]) -> list[Section]:
                 _num(_median(_fan(r, "latency_p99_us", "worst") for r in at)),
                 _num(pct(_median(_fan(r, "loss_rate", "median") for r in at)), 2),
                 _num(pct(_median(_fan(r, "loss_rate", "worst") for r in at)), 2),
-                _num(pct(_median(_fan(r, "loss_rate", "spread") for r in at)), 2)]))
+                _num(pct(_median(_fan(r, "loss_rate", "spread") for r in at)), 2),
+                _num(_median(_sub_cpu(r) for r in at), 0)]))
         sections.append(section)
     return sections
 

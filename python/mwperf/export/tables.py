@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
-from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers
+from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers, subscribers_as, subscribers_label
 from mwperf.export.exporter import Exporter
 from mwperf.export.terminal import table_text
 from mwperf.results.labels import qos_key, qos_label
@@ -156,7 +156,8 @@ def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
         parts.append(f"wait {waits.pop()}")
     fan = {subscribers(r) for r in records}
     if fan != {1}:
-        parts.append(f"{'/'.join(str(n) for n in sorted(fan))} subscribers")
+        hows = {subscribers_as(r) for r in records if subscribers(r) > 1}
+        parts.append(subscribers_label(fan, hows.pop() if len(hows) == 1 else "processes"))
     tools = {(r.get("source") or {}).get("tool") for r in records} - {None}
     if tools:
         parts.append(f"imported from {', '.join(sorted(tools))}")
@@ -171,10 +172,11 @@ def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
 def section_key(record: dict) -> tuple:
     """What parts sections beyond middleware and mode: QoS and transport, CPU
     placement and wait strategy (a sweep may vary them), the number of
-    subscribers, and the titled table of an imported point."""
+    subscribers and whether they are processes or threads, and the titled
+    table of an imported point."""
     cpu = record.get("cpu") or {}
     return (*qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"), subscribers(record),
-            source_section(record))
+            source_section(record), subscribers_as(record))
 
 
 def build_sections(records: Iterable[dict]) -> list[Section]:

@@ -66,7 +66,8 @@ class TestPoint:
     history: str | None = None
     durability: str | None = None
     demand: int | None = None   # burst mode: samples per burst
-    subscribers: int = 1        # subscriber processes (fan-out 1:N)
+    subscribers: int = 1        # subscribers (fan-out 1:N)
+    subscribers_as: str = "processes"  # each its own process, or threads of one process (--readers)
 
     def qos_label(self) -> str:
         """What was requested, e.g. ``shm, best-effort, keep-all`` ('' when nothing)."""
@@ -80,7 +81,7 @@ class TestPoint:
         if self.demand is not None:
             label += f" x{self.demand}"
         if self.subscribers != 1:
-            label += f" 1:{self.subscribers}"
+            label += f" 1:{self.subscribers}" + (" threads" if self.subscribers_as == "threads" else "")
         qos = self.qos_label()
         return f"{label} ({qos})" if qos else label
 
@@ -114,6 +115,7 @@ class RunOptions:
     burst_gap_ns: int = 10_000_000   # --burst-gap: the pause after each burst
     subscribers: tuple[int, ...] = (1,)  # --subscribers: 1:N fan-out
     slow_ns: int = 0                 # --slow-subscriber: one subscriber sleeps this per sample
+    subscribers_as: str = "processes"  # --subscribers-as: N processes, or N reader threads in one process
 
     @property
     def planned_s(self) -> float:
@@ -137,7 +139,7 @@ class RunOptions:
                 demands: tuple[int | None, ...] = self.demands if mode == "burst" else (None,)
                 for rate, demand, subscribers in itertools.product(rates, demands, self.subscribers):
                     points.append(TestPoint(len(points), mw, mode, size, rate, transport, reliability,
-                                            history, durability, demand, subscribers))
+                                            history, durability, demand, subscribers, self.subscribers_as))
         return points
 
     def as_dict(self) -> dict:
@@ -193,5 +195,6 @@ class RunRequest:
     burst_gap: str | None = None
     subscribers: tuple[str, ...] | None = None
     slow_subscriber: str | None = None
+    subscribers_as: str | None = None
     out: str | None = None
     qos: QosRequest = QosRequest()

@@ -49,7 +49,7 @@ OPTION_KEYS = (
     "mw", "transport", "reliability", "history", "durability", "keyed", "instances", "async", "batch", "receive",
     "wait", "cpu", "mode", "size", "rate", "duration", "warmup", "samples", "precision", "confidence",
     "latency_count", "nic", "match_timeout", "point_timeout", "link",
-    "demand", "burst_gap", "subscribers", "slow_subscriber", "congestion",
+    "demand", "burst_gap", "subscribers", "slow_subscriber", "congestion", "subscribers_as",
 )
 SWEEP_KEYS = ("exclude", "repetitions", "description")
 #: ``mw: built``: every middleware the agent is built with (its description says which).
@@ -303,6 +303,7 @@ def _point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
         **({"subscribers": point.subscribers} if point.subscribers != 1 else {}),
         **({"slow_ns": opts.slow_ns} if opts.slow_ns else {}),
         **({"congestion": q.congestion} if q.congestion else {}),
+        **({"subscribers_as": point.subscribers_as} if point.subscribers_as != "processes" else {}),
     }
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
     return digest[:16]
@@ -388,7 +389,8 @@ def _request(settings: Mapping[str, Any], out: Path) -> RunRequest:
         samples=settings.get("samples"), precision=settings.get("precision"), confidence=settings.get("confidence"),
         point_timeout=settings.get("point_timeout"), link=settings.get("link"), demands=one("demand"),
         burst_gap=settings.get("burst_gap"), subscribers=one("subscribers"),
-        slow_subscriber=settings.get("slow_subscriber"), out=str(out), qos=qos)
+        slow_subscriber=settings.get("slow_subscriber"), subscribers_as=settings.get("subscribers_as"),
+        out=str(out), qos=qos)
 
 
 def _point_options(plan: Plan, settings: Mapping[str, Any], *, out: Path, agent: str | None,

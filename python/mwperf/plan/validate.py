@@ -34,6 +34,8 @@ MAX_DEMAND = 10_000_000
 MAX_LATENCY_COUNT = 10**12  # one ping in 10^12 samples: none in any run that ends
 #: The agent takes up to 1024; 64 subscriber processes is already far past what one machine measures faithfully.
 MAX_SUBSCRIBERS = 64
+#: --subscribers-as: each subscriber its own process, or each a reader thread of one process.
+SUBSCRIBERS_AS = ("processes", "threads")
 T = TypeVar("T")
 
 
@@ -176,8 +178,8 @@ def _bursts(request: RunRequest, modes: tuple[str, ...]) -> tuple[tuple[int, ...
 
 
 def _fanout(request: RunRequest, mws: tuple[str, ...], modes: tuple[str, ...],
-            adapters: Mapping[str, AdapterInfo]) -> tuple[tuple[int, ...], int]:
-    """(subscriber counts, slow subscriber's sleep per sample in ns)."""
+            adapters: Mapping[str, AdapterInfo]) -> tuple[tuple[int, ...], int, str]:
+    """(subscriber counts, slow subscriber's sleep per sample in ns, processes or threads)."""
     counts = _dedupe(_whole("--subscribers", t, 1, MAX_SUBSCRIBERS, "a number of subscribers")
                      for t in (request.subscribers or ("1",)))
     for name in mws:
@@ -186,6 +188,18 @@ def _fanout(request: RunRequest, mws: tuple[str, ...], modes: tuple[str, ...],
             if limit and n > limit:
                 raise Unsupported("--subscribers", str(n), f"{name} serves at most {limit} subscriber"
                                                            f"{'s' if limit != 1 else ''} per publisher", name)
+    how = (request.subscribers_as or SUBSCRIBERS_AS[0]).strip()
+    if how not in SUBSCRIBERS_AS:
+        raise UsageError("--subscribers-as", request.subscribers_as, f"choose {' or '.join(SUBSCRIBERS_AS)}")
+    if how == "threads":
+        for name in mws:
+            limit = adapters[name].max_readers_per_process
+            for n in counts:
+                if limit and n > limit:
+                    why = f": {adapters[name].readers_note}" if adapters[name].readers_note else ""
+                    raise Unsupported("--subscribers-as", how,
+                                      f"{name} holds at most {limit} reader{'s' if limit != 1 else ''} per process"
+                                      f"{why} (--subscribers {n}: use processes)", name)
     slow_ns = 0
     if request.slow_subscriber is not None:
         slow_ns = _one("--slow-subscriber", request.slow_subscriber, parse_duration_ns)
@@ -194,7 +208,7 @@ def _fanout(request: RunRequest, mws: tuple[str, ...], modes: tuple[str, ...],
         if "latency" in modes and min(counts) < 2:
             raise UsageError("--slow-subscriber", request.slow_subscriber,
                              "in latency mode needs --subscribers 2 or more (the echoer is never the slow one)")
-    return counts, slow_ns
+    return counts, slow_ns, how
 
 
 def _wait(text: str | None, mws: tuple[str, ...], qos: QosOptions, agent_info: AgentInfo) -> str:
@@ -330,7 +344,7 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
         raise UsageError("--clock", clock, f"choose from {', '.join(agent_info.clocks)}")
     link, hosts = _where(request, mws, qos, adapters)
     demands, burst_gap_ns = _bursts(request, modes)
-    subscribers, slow_ns = _fanout(request, mws, modes, adapters)
+    subscribers, slow_ns, subscribers_as = _fanout(request, mws, modes, adapters)
     return RunOptions(
         mws=mws, modes=modes, sizes=sizes, rates_hz=rates, duration_ns=duration_ns, warmup_ns=warmup_ns,
         cpu=cpu, wait=wait, latency_count=latency_count, out=_out(request.out, check_out),
@@ -338,4 +352,5 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
         precision=precision, confidence=confidence, link=link, hosts=hosts,
         both_directions=request.direction == "both", clock=clock,
         demands=demands, burst_gap_ns=burst_gap_ns, subscribers=subscribers, slow_ns=slow_ns,
+        subscribers_as=subscribers_as,
     )

@@ -214,9 +214,15 @@ def _spread(values: list[float]) -> dict | None:
     return {"worst": present[-1], "median": median, "spread": present[-1] - present[0]}
 
 
-def _per_subscriber(mode: str, subs: list[dict | None], slow: bool, sent: int | None) -> list[dict]:
+def _per_subscriber(mode: str, subs: list[dict | None], slow: bool, sent: int | None,
+                    threads: bool = False) -> list[dict]:
+    """One row per subscriber. As threads, the readers share one process: its
+    CPU and RSS are in reader 0's row (``cpu_scope`` "process"), the other
+    rows have none of their own ("shared"), so that a sum over the rows
+    counts the process once."""
     rows = []
     for index, side in enumerate(subs):
+        own = not threads or index == 0
         received, lost = _int(_get(side, "received")), _int(_get(side, "lost"))
         if mode == "latency" and sent is not None and received is not None:
             lost = max(0, sent - received)  # a listener of pings: every ping was meant for it
@@ -231,18 +237,43 @@ def _per_subscriber(mode: str, subs: list[dict | None], slow: bool, sent: int | 
             "duplicates": _int(_get(side, "duplicates")),
             "samples_per_s": _get(side, "samples_per_s"),
             "latency_us": stats_us(_get(side, "latency_ns")),
-            "cpu_s": _cpu_side(side),
-            "cpu_pct": _cpu_pct(side),
-            "rss_kb": _int(_get(side, "maxrss_kb")),
+            "cpu_s": _cpu_side(side) if own else None,
+            "cpu_pct": _cpu_pct(side) if own else None,
+            "rss_kb": _int(_get(side, "maxrss_kb")) if own else None,
+            "reader": _int(_get(side, "reader")) if threads else None,
+            "cpu_scope": ("process" if index == 0 else "shared") if threads else "subscriber",
         })
     return rows
 
 
-def _fanout(rows: list[dict]) -> dict:
+def _subscribers_cpu(subs: list[dict | None]) -> tuple[dict | None, float | None]:
+    """CPU (user, sys seconds) and CPU % of one core of every subscriber
+    process, each counted once: N processes add up; the results of N reader
+    threads of one process (one pid, ``cpu_scope`` "process") are that one
+    process. None when a subscriber's figures are missing."""
+    if not subs or any(side is None for side in subs):
+        return None, None
+    processes: dict = {}
+    for side in subs:
+        shared = side.get("cpu_scope") == "process" and side.get("pid") is not None
+        processes.setdefault(side["pid"] if shared else id(side), side)
+    cpus = [_cpu_side(side) for side in processes.values()]
+    pcts = [_cpu_pct(side) for side in processes.values()]
+    if any(cpu is None for cpu in cpus):
+        return None, None
+    total = {"user": sum(c["user"] for c in cpus), "sys": sum(c["sys"] for c in cpus)}
+    return total, None if any(p is None for p in pcts) else sum(pcts)
+
+
+def _fanout(rows: list[dict], subs: list[dict | None]) -> dict:
+    cpu_s, cpu_pct = _subscribers_cpu(subs)
     return {
         "loss_rate": _spread([r["loss_rate"] for r in rows]),
         "latency_p50_us": _spread([(r["latency_us"] or {}).get("p50") for r in rows]),
         "latency_p99_us": _spread([(r["latency_us"] or {}).get("p99") for r in rows]),
+        # every subscriber process's CPU, each once (as threads: the one process)
+        "cpu_s": cpu_s,
+        "cpu_pct": cpu_pct,
     }
 
 
@@ -320,10 +351,11 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
     version = _get(pub, "adapter_version") or _get(sub, "adapter_version") or (adapter.version if adapter else None)
 
     error = _failure(outcome, mode, sent, received)
-    per_sub = None
+    per_sub, subs = None, []
+    threads = point.subscribers > 1 and point.subscribers_as == "threads"
     if point.subscribers > 1:
         subs = outcome.subs if outcome.subs is not None else [sub] + [None] * (point.subscribers - 1)
-        per_sub = _per_subscriber(mode, subs, bool(opts.slow_ns), sent)
+        per_sub = _per_subscriber(mode, subs, bool(opts.slow_ns), sent, threads)
         if error is None and any(s is None for s in subs):
             error = f"subscriber result missing ({sum(s is None for s in subs)} of {len(subs)})"
 
@@ -378,9 +410,10 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "burst_first_us": stats_us(_get(sub, "burst_first_ns")) if mode == "burst" else None,
         "burst_last_us": stats_us(_get(sub, "burst_last_ns")) if mode == "burst" else None,
         "subscribers": point.subscribers,
+        "subscribers_as": point.subscribers_as,
         "slow_subscriber_ms": opts.slow_ns / 1e6 if opts.slow_ns else None,
         "per_subscriber": per_sub,
-        "fanout": None if per_sub is None else _fanout(per_sub),
+        "fanout": None if per_sub is None else _fanout(per_sub, subs),
         "latency_raw_us": latency_raw,
         "cpu_s": {"pub": _cpu_side(pub), "sub": _cpu_side(sub)},
         "cpu_window_s": {"pub": _window_s(pub), "sub": _window_s(sub)},

@@ -132,3 +132,78 @@ def test_fan_out_across_a_link(tmp_path):
                "--duration", "1s", "--warmup", "1s", "--link", "netns:gige", "--reliability", "reliable",
                "--history", "keep-all")
     assert [s["received"] for s in r["per_subscriber"]] == [200, 200]
+
+
+def test_fan_out_of_four_as_threads_every_reader_gets_everything(tmp_path):
+    """One subscriber process of four readers (--subscribers-as threads): each
+    reader its own Cyclone instance, all four get every sample under reliable
+    keep-all; the process's CPU is recorded once."""
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "rate", "--rate", "500", "--subscribers", "4", "--subscribers-as",
+               "threads", "--size", "1k", "--duration", "1s", "--warmup", "500ms", "--reliability", "reliable",
+               "--history", "keep-all")
+    assert r["subscribers_as"] == "threads" and r["subscribers"] == 4 and len(r["per_subscriber"]) == 4
+    assert sorted(s["reader"] for s in r["per_subscriber"]) == [0, 1, 2, 3]
+    for s in r["per_subscriber"]:
+        assert s["received"] == r["sent"] == 500 and s["lost"] == 0, s
+        assert s["latency_us"]["count"] == 500
+    assert r["fanout"]["loss_rate"] == {"worst": 0.0, "median": 0.0, "spread": 0.0}
+    # one process: its CPU once (reader 0's row, the fan-out total, the sub side), its reader threads by name
+    rows = r["per_subscriber"]
+    assert rows[0]["cpu_scope"] == "process" and all(s["cpu_scope"] == "shared" for s in rows[1:])
+    assert all(s["cpu_s"] is None for s in rows[1:])
+    assert r["fanout"]["cpu_s"] == rows[0]["cpu_s"] == r["cpu_s"]["sub"]
+    names = {t["name"] for t in r["threads"]["sub"]}
+    assert {f"mwperf-rd{i}" for i in range(4)} <= names, names
+
+
+def test_in_latency_mode_as_threads_reader_0_echoes_and_the_others_listen(tmp_path):
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "latency", "--subscribers", "3", "--subscribers-as", "threads",
+               "--size", "256", "--duration", "1s", "--warmup", "300ms", "--reliability", "reliable")
+    assert r["subscribers_as"] == "threads"
+    assert [(s["reader"], s["echoer"]) for s in r["per_subscriber"]] == [(0, True), (1, False), (2, False)]
+    assert r["received"] == r["sent"] > 0  # pongs: one per ping, from reader 0 alone
+    for s in r["per_subscriber"][1:]:
+        assert s["received"] == r["sent"], s  # every ping reached every listening reader
+        assert s["latency_us"]["count"] == r["sent"]  # and was measured one-way there
+
+
+def test_a_slow_reader_thread_loses_under_best_effort_and_the_others_do_not(tmp_path):
+    """As with processes: the last reader, 5 ms per sample at 1000 Hz, loses
+    at least 70 %, the others nothing. Pulled (waitset), so that its sleep
+    holds its own thread only: with listener delivery the readers of one
+    process share Cyclone's receive thread, and a slow listener there slows
+    every reader of the process (what threads are unlike processes in)."""
+    (r,) = run(tmp_path, "cyclonedds", "--mode", "rate", "--rate", "1000", "--subscribers", "3",
+               "--subscribers-as", "threads", "--slow-subscriber", "5ms", "--size", "1k", "--duration", "2s",
+               "--warmup", "500ms", "--reliability", "best-effort", "--receive", "waitset")
+    fast, slow = r["per_subscriber"][:2], r["per_subscriber"][2]
+    assert slow["slow"] and slow["reader"] == 2 and not any(s["slow"] for s in fast)
+    assert slow["received"] <= 0.3 * r["sent"] + 20 and slow["loss_rate"] >= 0.7 - 0.01, slow
+    for s in fast:
+        assert s["lost"] == 0 and s["received"] == r["sent"], s
+
+
+def test_more_readers_than_a_middleware_holds_in_one_process_are_refused(tmp_path):
+    """The agent's description says which adapter holds one reader per process;
+    the agent refuses more (exit 2, one line naming the value), and so does
+    the controller before any agent runs."""
+    path = real_agent_path()
+    if path is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    adapters = describe(str(path)).adapters
+    limited = [name for name, a in adapters.items() if a.max_readers_per_process == 1 and a.max_subscribers != 1]
+    if not limited:
+        pytest.skip("no adapter built into this agent holds one reader per process")
+    name = limited[0]
+    done = subprocess.run([str(path), "run", "--role", "sub", "--mw", name, "--size", "64", "--readers", "2"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--readers 2" in lines[0] and name in lines[0], done.stderr
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", str(path), "--mw", name,
+                           "--subscribers", "2", "--subscribers-as", "threads", "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--subscribers-as threads" in lines[0] and name in lines[0], done.stderr
+    assert not (tmp_path / "run" / "results.jsonl").exists()

@@ -170,6 +170,43 @@ def test_portless_middleware(tmp_path, fake_agent, log, monkeypatch):
     assert pub_argv[pub_argv.index("--port") + 1] == "0"
 
 
+def test_subscribers_as_threads_is_one_sub_process_of_n_readers(tmp_path, fake_agent, log):
+    """One subscriber agent with --readers 3: its ready gives every reader's
+    port (passed to the publisher), its three results (in any order) fill
+    outcome.subs in reader order."""
+    opts = options(tmp_path, mw="dds", mode="rate", rate="100", subscribers="3", subscribers_as="threads",
+                   agent_info=describe(str(fake_agent)))
+    outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)
+    assert outcome.error is None
+    argvs = [json.loads(line)["argv"] for line in log.read_text().splitlines()]
+    subs = [a for a in argvs if a[a.index("--role") + 1] == "sub"]
+    (pub,) = [a for a in argvs if a[a.index("--role") + 1] == "pub"]
+    assert len(subs) == 1 and subs[0][subs[0].index("--readers") + 1] == "3"
+    assert subs[0][subs[0].index("--echo") + 1] == "1"
+    assert pub[pub.index("--subscribers") + 1] == "3"
+    assert pub[pub.index("--port") + 1] == ",".join(str(p) for p in outcome.sub_ready["ports"])
+    assert [s["reader"] for s in outcome.subs] == [0, 1, 2] and outcome.sub is outcome.subs[0]
+    assert_all_gone(log)
+
+
+def test_subscribers_as_threads_salvages_every_reader(tmp_path, fake_agent, log, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "pub-kill")
+    opts = options(tmp_path, mw="dds", mode="rate", rate="100", subscribers="3", subscribers_as="threads",
+                   agent_info=describe(str(fake_agent)))
+    outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)
+    assert outcome.error.startswith("pub: killed by SIGKILL")
+    assert [s["reader"] for s in outcome.subs] == [0, 1, 2]
+
+
+def test_agent_argv_as_threads(tmp_path, fake_agent):
+    opts = options(tmp_path, mw="dds", mode="rate", rate="100", subscribers="4", subscribers_as="threads",
+                   agent_info=describe(str(fake_agent)), slow_subscriber="2ms")
+    point = opts.points()[0]
+    sub = " ".join(agent_argv("A", "sub", point, opts, 0))
+    assert "--readers 4 --echo 1 --slow-ns 2000000" in sub  # the agent makes the last reader the slow one
+    assert "--readers" not in " ".join(agent_argv("A", "pub", point, opts, "0,0,0,0"))
+
+
 def test_failed_pub_salvages_the_sub(tmp_path, fake_agent, log, monkeypatch):
     monkeypatch.setenv("FAKE_AGENT_FAULT", "pub-kill")
     opts = options(tmp_path, mode="throughput")

@@ -43,10 +43,29 @@ def test_ros_overhead_needs_the_same_point_on_both():
 def test_fanout_median_and_worst_over_subscribers():
     (section,) = fanout(load())
     assert section.title.startswith("fan-out: cyclonedds rate 1KiB 100 Hz")
-    # 4 subscribers: p50 50, 55, 70, 58 -> median 56.5, worst 70; loss 0, 0, 2, 1 % -> median 0.5, worst 2
-    assert rows(section) == [["1", "45.0", "45.0", "90.0", "90.0", "0.00", "0.00", "0.00"],
-                             ["2", "55.0", "60.0", "120.0", "140.0", "0.50", "1.00", "1.00"],
-                             ["4", "56.5", "70.0", "125.0", "200.0", "0.50", "2.00", "2.00"]]
+    assert "subscribers as processes" in section.title
+    # 4 subscribers: p50 50, 55, 70, 58 -> median 56.5, worst 70; loss 0, 0, 2, 1 % -> median 0.5, worst 2;
+    # CPU: the processes' sum (4 x 5 %)
+    assert rows(section) == [["1", "45.0", "45.0", "90.0", "90.0", "0.00", "0.00", "0.00", "19"],
+                             ["2", "55.0", "60.0", "120.0", "140.0", "0.50", "1.00", "1.00", "10"],
+                             ["4", "56.5", "70.0", "125.0", "200.0", "0.50", "2.00", "2.00", "20"]]
+
+
+def test_fanout_as_threads_is_a_table_of_its_own_with_the_process_cpu_once():
+    records = load()
+    four = next(r for r in records if r.get("subscribers") == 4)
+    threaded = json.loads(json.dumps(four))
+    threaded["subscribers_as"] = "threads"
+    threaded["fanout"]["cpu_pct"] = 7.0  # the one process of the four readers
+    threaded["per_subscriber"][0]["cpu_pct"] = 7.0
+    for row in threaded["per_subscriber"][1:]:
+        row["cpu_s"] = row["cpu_pct"] = row["rss_kb"] = None
+    processes, threads = fanout([r for r in records if r is not four] + [four, threaded])
+    assert "subscribers as processes" in processes.title and "subscribers as threads" in threads.title
+    assert [row[0] for row in rows(processes)] == ["1", "2", "4"]
+    # one subscriber is the baseline of both; the threads' CPU is the process's, once
+    assert rows(threads) == [["1", "45.0", "45.0", "90.0", "90.0", "0.00", "0.00", "0.00", "19"],
+                             ["4", "56.5", "70.0", "125.0", "200.0", "0.50", "2.00", "2.00", "7"]]
 
 
 def test_threads_own_apart_from_the_middlewares():

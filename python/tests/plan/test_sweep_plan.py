@@ -63,6 +63,21 @@ def test_fanout_plan_goes_from_1_to_32_subscribers():
     assert sorted({p.point.subscribers for p in points}) == [1, 2, 4, 8, 16, 32]
 
 
+def test_subscribers_as_is_a_plan_key():
+    points = points_of("mw: cyclonedds\nmode: rate\nrate: 100\nsubscribers: 4\nsubscribers_as: [processes, threads]\n")
+    assert [(p.point.subscribers, p.point.subscribers_as) for p in points] == [(4, "processes"), (4, "threads")]
+    assert points[0].key != points[1].key
+    # processes (the default) keeps the key of a plan written before the option
+    (before,) = points_of("mw: cyclonedds\nmode: rate\nrate: 100\nsubscribers: 4\n")
+    assert before.key == points[0].key
+    limited = [n for n, a in AGENT.adapters.items() if a.max_readers_per_process == 1 and a.max_subscribers != 1]
+    if limited:
+        with pytest.raises(PlanError) as err:
+            points_of(f"mw: {limited[0]}\nsubscribers: 2\nsubscribers_as: threads\n")
+        assert str(err.value).startswith(f"p.yaml: subscribers_as: threads: {limited[0]} holds at most 1 reader")
+        assert f"(exclude it: {{mw: {limited[0]}, subscribers_as: threads}})" in str(err.value)
+
+
 def test_ros_plans_mirror_the_reference_studies():
     overhead = expand(load_plan(PLANS / "ros-overhead.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
                       cpu_count=2)

@@ -200,6 +200,45 @@ def test_subscribers_within_what_each_middleware_serves():
         build(agent_info=DDS, mw="cyclonedds", subscribers="65")
 
 
+def test_subscribers_as_processes_or_threads():
+    opts = build(agent_info=DDS, mw="cyclonedds", subscribers="1,4", mode="rate", rate="10")
+    assert opts.subscribers_as == "processes" and {p.subscribers_as for p in opts.points()} == {"processes"}
+    opts = build(agent_info=DDS, mw="cyclonedds", subscribers="1,4", mode="rate", rate="10", subscribers_as="threads")
+    assert [(p.subscribers, p.subscribers_as) for p in opts.points()] == [(1, "threads"), (4, "threads")]
+    assert "1:4 threads" in opts.points()[1].label()
+    assert opts.as_dict()["subscribers_as"] == "threads"
+    with pytest.raises(UsageError, match="--subscribers-as fibers: choose processes or threads"):
+        build(agent_info=DDS, mw="cyclonedds", subscribers="2", subscribers_as="fibers")
+
+
+def test_threads_within_the_readers_a_middleware_holds_in_one_process():
+    """The limit comes from the agent's description (max_readers_per_process),
+    not from a name kept in Python."""
+    limited = [name for name, a in DDS.adapters.items() if a.max_readers_per_process == 1 and a.max_subscribers != 1]
+    if not limited:
+        pytest.skip("no adapter of the recorded agent holds one reader per process")
+    name = limited[0]
+    with pytest.raises(UsageError, match=f"--subscribers-as threads: {name} holds at most 1 reader per process"
+                                         r".*\(--subscribers 2: use processes\)"):
+        build(agent_info=DDS, mw=name, subscribers="1,2", subscribers_as="threads")
+    assert build(agent_info=DDS, mw=name, subscribers="2").subscribers == (2,)  # as processes it may
+    assert build(agent_info=DDS, mw=name, subscribers="1", subscribers_as="threads").subscribers == (1,)
+
+
+def test_an_agent_that_does_not_describe_readers_holds_one():
+    import dataclasses
+
+    old = dataclasses.replace(DDS, adapters={"cyclonedds": dataclasses.replace(DDS.adapters["cyclonedds"],
+                                                                               max_readers_per_process=1)})
+    with pytest.raises(UsageError, match="--subscribers-as threads: cyclonedds holds at most 1 reader per process"):
+        build(agent_info=old, mw="cyclonedds", subscribers="2", subscribers_as="threads")
+    from mwperf.description import AdapterInfo
+
+    event = {"name": "x", "max_size": 64, "transports": ["udp"], "transport": "udp"}
+    assert AdapterInfo.from_event(event).max_readers_per_process == 1
+    assert AdapterInfo.from_event({**event, "max_readers_per_process": 0}).max_readers_per_process == 0
+
+
 def test_a_slow_subscriber_is_never_the_echoer():
     with pytest.raises(UsageError, match="--slow-subscriber 5ms: in latency mode needs --subscribers 2 or more"):
         build(agent_info=DDS, mw="cyclonedds", slow_subscriber="5ms")

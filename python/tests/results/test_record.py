@@ -296,3 +296,55 @@ def test_two_clocks_offset_subtracted_raw_kept_uncertainty_carried():
     r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=1_000_000_000, warmup_ns=0,
                clock=clock)
     assert r["clock"]["flagged"] is False
+
+
+def fan_out_record(how: str, subs: list[dict], slow_ns: int = 0):
+    point = TestPoint(0, "cyclonedds", "rate", 1024, 100.0, subscribers=len(subs), subscribers_as=how)
+    pub = side("pub", mode="rate", sent=200, scheduled=200, latency_ns=None)
+    planned = PlannedPoint(dataclasses.replace(OPTIONS, mws=("cyclonedds",), modes=("rate",), rates_hz=(100.0,),
+                                               subscribers=(len(subs),), subscribers_as=how, slow_ns=slow_ns), point)
+    return merge_record(planned, PointOutcome(pub, subs[0], subs=subs), run_id="run1", time="2025-01-01T00:00:00.000Z")
+
+
+def fan_out_sub(pid: int, reader: int, readers: int, cpu_ms: int, window_ms: int = 2000):
+    return side("sub", mode="rate", pid=pid, reader=reader, readers=readers, cpu_scope="process", received=200, lost=0,
+                samples_per_s=100.0, latency_ns=stats(50_000 + 1000 * reader), cpu_user_ns=cpu_ms * 1_000_000,
+                cpu_sys_ns=0, cpu_window_ns=window_ms * 1_000_000)
+
+
+def test_fan_out_as_processes_adds_every_process_cpu():
+    subs = [fan_out_sub(100 + i, 0, 1, cpu_ms=100 * (i + 1)) for i in range(3)]
+    r = fan_out_record("processes", subs)
+    validate_record(r)
+    assert r["subscribers_as"] == "processes"
+    assert [row["cpu_scope"] for row in r["per_subscriber"]] == ["subscriber"] * 3
+    assert [row["reader"] for row in r["per_subscriber"]] == [None] * 3
+    assert [row["cpu_s"]["user"] for row in r["per_subscriber"]] == pytest.approx([0.1, 0.2, 0.3])
+    assert r["fanout"]["cpu_s"]["user"] == pytest.approx(0.6)  # three processes
+    assert r["fanout"]["cpu_pct"] == pytest.approx(5 + 10 + 15)
+
+
+def test_fan_out_as_threads_counts_the_one_process_once():
+    """Four readers of one process each report the process's CPU (cpu_scope
+    process): the record has it once, in reader 0's row and the fan-out total."""
+    subs = [fan_out_sub(4242, i, 4, cpu_ms=400) for i in range(4)]
+    r = fan_out_record("threads", subs)
+    validate_record(r)
+    assert r["subscribers_as"] == "threads" and r["subscribers"] == 4
+    rows = r["per_subscriber"]
+    assert [row["reader"] for row in rows] == [0, 1, 2, 3]
+    assert [row["cpu_scope"] for row in rows] == ["process", "shared", "shared", "shared"]
+    assert rows[0]["cpu_s"] == {"user": pytest.approx(0.4), "sys": 0.0} and rows[0]["cpu_pct"] == pytest.approx(20)
+    assert all(row["cpu_s"] is None and row["cpu_pct"] is None and row["rss_kb"] is None for row in rows[1:])
+    assert r["fanout"]["cpu_s"]["user"] == pytest.approx(0.4)  # not 1.6
+    assert r["fanout"]["cpu_pct"] == pytest.approx(20)
+    assert r["cpu_s"]["sub"]["user"] == pytest.approx(0.4)
+    assert [row["received"] for row in rows] == [200] * 4
+    assert r["fanout"]["latency_p50_us"]["worst"] == pytest.approx(53.0)
+
+
+def test_a_point_with_one_subscriber_says_processes():
+    r = merge("latency", side("pub", mode="latency", sent=10, pongs=10, latency_ns=stats(1500), rtt_ns=stats(3000)),
+              side("sub", mode="latency", received=10, lost=0))
+    validate_record(r)
+    assert r["subscribers_as"] == "processes" and r["per_subscriber"] is None and r["fanout"] is None
