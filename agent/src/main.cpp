@@ -107,7 +107,10 @@ int run(const Options& o) {
   auto where = [n](size_t i) { return n > 1 ? "reader " + std::to_string(i) + ": " : std::string(); };
   std::vector<std::unique_ptr<Adapter>> ads;
   for (size_t i = 0; i < n; ++i) ads.push_back(make_adapter(o.mw));
-  StopSignal stop;  // shared: one stop wakes every reader
+  // Shared: one stop wakes every reader. Never freed: its control thread is
+  // detached (it may sit in a read of stdin, or between two wake-ups, while
+  // the process exits and the middleware's exit handlers run).
+  StopSignal& stop = *new StopSignal;
   // The core's side first: its buffers are allocated and touched before the
   // middleware exists, so that they never count as the middleware's memory.
   std::vector<std::unique_ptr<Session>> sides;
