@@ -49,17 +49,25 @@ def main() -> int:
         cores = PLACEMENTS[place]
         common = ["--duration", f"{a.seconds}s", "--cpu", f"{cores[0]},{cores[1]}"]
         rows: dict[str, dict[str, list[float]]] = {mw: {} for mw in mws}
+        failures: list[str] = []
+
+        def measure(mw: str, key: str, args: list[str], value) -> None:
+            # A point that fails is a finding, printed under the table; the benchmark goes on.
+            try:
+                rows[mw].setdefault(key, []).append(value(mwperf(["--mw", mw, *args, *common])))
+            except RuntimeError as exc:
+                failures.append(f"{mw} {key}: {str(exc).splitlines()[0][-160:]}")
+
         for _ in range(a.repeats):
             for mw in mws:
-                cells = rows[mw]
                 for size in (32, 1024):
-                    rec = mwperf(["--mw", mw, "--mode", "latency", "--size", str(size), *common])
-                    cells.setdefault(f"lat{size}", []).append(rec["latency_us"]["p50"])
+                    measure(mw, f"lat{size}", ["--mode", "latency", "--size", str(size)],
+                            lambda r: r["latency_us"]["p50"])
                 if "spin" in waits.get(mw, ()) and place == "cross-core":
-                    rec = mwperf(["--mw", mw, "--mode", "latency", "--size", "1024", "--wait", "spin", *common])
-                    cells.setdefault("spin", []).append(rec["latency_us"]["p50"])
-                rec = mwperf(["--mw", mw, "--mode", "throughput", "--size", "1024", "--latency-count", "0", *common])
-                cells.setdefault("tput", []).append(rec["samples_per_s"])
+                    measure(mw, "spin", ["--mode", "latency", "--size", "1024", "--wait", "spin"],
+                            lambda r: r["latency_us"]["p50"])
+                measure(mw, "tput", ["--mode", "throughput", "--size", "1024", "--latency-count", "0"],
+                        lambda r: r["samples_per_s"])
         print(f"\n## {place}")
         print(f"{'middleware':<11} | {'p50 32B':>8} {'x':>5} | {'p50 1KiB':>8} {'x':>5} | {'spin 1KiB':>9} {'x':>5} | "
               f"{'S/s 1KiB':>10} {'x':>5}")
@@ -74,6 +82,8 @@ def main() -> int:
                 return f"{m[key]:>{width}{fmt}} {ratio:>5.2f}"
             print(f"{mw:<11} | {cell('lat32', 8, '.2f')} | {cell('lat1024', 8, '.2f')} | {cell('spin', 9, '.2f')} | "
                   f"{cell('tput', 10, '.0f')}")
+        for line in failures:
+            print(f"  failed: {line}")
     return 0
 
 

@@ -39,16 +39,26 @@ def free_port() -> int:
 
 def sockperf_rtt(size: int, cores: tuple[int, int], seconds: int, iomux: list[str]) -> dict:
     port = free_port()
-    srv = subprocess.Popen(["taskset", "-c", str(cores[1]), "sockperf", "server", "-i", "127.0.0.1",
-                            "-p", str(port), *iomux], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    feed = None
+    if iomux:  # sockperf takes -F only with a feed file naming the connection
+        fd, feed = tempfile.mkstemp(prefix="mwperf-sockperf-", suffix=".feed")
+        os.write(fd, f"U:127.0.0.1:{port}\n".encode())
+        os.close(fd)
+        where = ["-f", feed, *iomux]
+    else:
+        where = ["-i", "127.0.0.1", "-p", str(port)]
+    srv = subprocess.Popen(["taskset", "-c", str(cores[1]), "sockperf", "server", *where],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
-        out = subprocess.run(["taskset", "-c", str(cores[0]), "sockperf", "ping-pong", "-i", "127.0.0.1",
-                              "-p", str(port), "-m", str(size), "-t", str(seconds), "--full-rtt", *iomux],
+        out = subprocess.run(["taskset", "-c", str(cores[0]), "sockperf", "ping-pong", *where,
+                              "-m", str(size), "-t", str(seconds), "--full-rtt"],
                              capture_output=True, text=True, timeout=seconds + 30).stdout
     finally:
         srv.terminate()
         srv.wait()
+        if feed is not None:
+            os.unlink(feed)
     pct = {float(m.group(1)): float(m.group(2))
            for m in re.finditer(r"percentile\s+([\d.]+)\s*=\s*([\d.]+)", out)}
     if 50.0 not in pct:
