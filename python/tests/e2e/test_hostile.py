@@ -82,8 +82,9 @@ def run_id_of(pid: int) -> int:
     return int(env[b"MWPERF_RUN_ID"])
 
 
-def bound_port(pid: int, proto: str) -> int:
-    """The subscriber's port, from the sockets its process holds."""
+def bound_ports(pid: int, proto: str) -> list[int]:
+    """The subscriber's ports on 127.0.0.1, from the sockets its process holds
+    (a udp subscriber has its data socket and the one it answers from)."""
     inodes = set()
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
@@ -96,12 +97,19 @@ def bound_port(pid: int, proto: str) -> int:
             continue
         if link.startswith("socket:["):
             inodes.add(link[8:-1])
+    ports = []
     for line in Path(f"/proc/net/{proto}").read_text().splitlines()[1:]:
         fields = line.split()
         local, inode = fields[1], fields[9]
         if inode in inodes and local.startswith("0100007F:"):
-            return int(local.split(":")[1], 16)
-    raise AssertionError(f"no {proto} socket of pid {pid} on 127.0.0.1")
+            ports.append(int(local.split(":")[1], 16))
+    if not ports:
+        raise AssertionError(f"no {proto} socket of pid {pid} on 127.0.0.1")
+    return ports
+
+
+def bound_port(pid: int, proto: str) -> int:
+    return bound_ports(pid, proto)[0]
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="reading another process's environment needs root")
@@ -111,7 +119,7 @@ def test_replayed_and_mistimed_datagrams_with_the_run_id_change_nothing(tmp_path
                  "--warmup", "300ms")
     pid = the_sub(proc)
     time.sleep(0.6)  # the measured phase is on
-    run_id, port = run_id_of(pid), bound_port(pid, "udp")
+    run_id, ports = run_id_of(pid), bound_ports(pid, "udp")
     now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     spoofs = []
     for seq in range(0, 200):       # replays of samples already sent: duplicates, never measured twice
@@ -121,8 +129,9 @@ def test_replayed_and_mistimed_datagrams_with_the_run_id_change_nothing(tmp_path
     for seq in range(20_000, 20_050):  # from an hour in the future
         spoofs.append(HEADER.pack(MAGIC, 1, 0, 0, run_id, 64, seq, now + 3600 * 10**9) + bytes(32))
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        for datagram in spoofs:
-            s.sendto(datagram, ("127.0.0.1", port))
+        for datagram in spoofs:  # to each of its sockets: the data socket is one of them
+            for port in ports:
+                s.sendto(datagram, ("127.0.0.1", port))
     r = finish(proc, out)
     assert r["sent"] == 1000 and r["received"] == 1000 and r["lost"] == 0
     # the 100 mistimed ones are foreign; the 200 replays are foreign (before the stamp check) or duplicates
