@@ -43,19 +43,6 @@ def load(path: PathLike | Iterable[PathLike], *, subscribers: bool = False):
     records: list[dict] = []
     for each in paths:
         jsonl = _jsonl(each)
-        records += read_records(jsonl.parent) if jsonl.name == "results.jsonl" else _read_file(jsonl)
+        records += read_records(jsonl.parent, name=jsonl.name)
     return subscribers_frame(records) if subscribers else points_frame(records)
 
-
-def _read_file(path: Path) -> list[dict]:
-    import json
-
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out

@@ -189,11 +189,12 @@ def _lines(handle, path: str, warn: Warn) -> Iterator[tuple[int, bytes]]:
             return
 
 
-def read_records(directory: Path | str, warn: Warn | None = None) -> list[dict]:
-    """The usable records of ``results.jsonl``: a torn, corrupted or unknown
-    line is skipped and named through ``warn(message)`` (once per process);
-    a missing or unsafe results.jsonl gives no records and one warning."""
-    path = os.path.join(str(directory), RESULTS_JSONL)
+def read_records(directory: Path | str, warn: Warn | None = None, name: str = RESULTS_JSONL) -> list[dict]:
+    """The usable records of ``results.jsonl`` (or of another records file
+    ``name`` in ``directory``): a torn, corrupted or unknown line is skipped
+    and named through ``warn(message)`` (once per process); a missing or
+    unsafe file gives no records and one warning."""
+    path = os.path.join(str(directory), name)
 
     def say(message: str) -> None:
         if warn is None:
@@ -204,7 +205,7 @@ def read_records(directory: Path | str, warn: Warn | None = None) -> list[dict]:
             warn(message)
 
     try:
-        fd = _open_inside(directory, RESULTS_JSONL)
+        fd = _open_inside(directory, name)
     except FileNotFoundError:
         return []
     except (UnsafeFile, OSError) as exc:
