@@ -33,13 +33,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "adapters/socket_util.h"
 #include "core/adapter.h"
 #include "util/json.h"
+#include "util/serial_drain.h"
 
 namespace mwperf {
 namespace {
@@ -318,16 +318,18 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     receiver_ = r;
     if (reader_->set_listener(this, dds::StatusMask::data_available()) != ReturnCode_t::RETCODE_OK)
       return fail(Errc::io, "fastdds: cannot set the reader listener");
-    on_data_available(reader_);  // what arrived before the listener was set (under the same lock)
+    on_data_available(reader_);  // what arrived before the listener was set
     return Errc::ok;
   }
 
   // On Fast DDS's receive thread: every sample available, straight to the core.
   void on_data_available(dds::DataReader* reader) override {
-    std::lock_guard<std::mutex> lk(listen_mu_);  // uncontended but for listen()'s first call
-    dds::SampleInfo info;
-    while (reader->take_next_sample(&listened_, &info) == ReturnCode_t::RETCODE_OK)
-      if (info.valid_data) receiver_->on_message(listened_.in.data(), listened_.in.size());
+    // Fast DDS calls this holding the reader's lock: never wait for another lock here.
+    drain_.run([&] {
+      dds::SampleInfo info;
+      while (reader->take_next_sample(&listened_, &info) == ReturnCode_t::RETCODE_OK)
+        if (info.valid_data) receiver_->on_message(listened_.in.data(), listened_.in.size());
+    });
   }
 
   bool can_wake() const override { return receive_ == "waitset"; }
@@ -366,7 +368,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   RawSample out_, pulled_, listened_;
   uint32_t next_key_ = 0;
   Receiver* receiver_ = nullptr;
-  std::mutex listen_mu_;
+  SerialDrain drain_;
 };
 
 }  // namespace

@@ -23,12 +23,12 @@
 
 #include <chrono>
 #include <cstring>
-#include <mutex>
 #include <optional>
 #include <thread>
 
 #include "core/adapter.h"
 #include "util/json.h"
+#include "util/serial_drain.h"
 
 namespace mwperf {
 namespace {
@@ -159,7 +159,7 @@ class IceoryxAdapter final : public Adapter {
     if (listener_->attachEvent(*sub_, iox::popo::SubscriberEvent::DATA_RECEIVED,
                                iox::popo::createNotificationCallback(on_data, *this)).has_error())
       return fail(Errc::io, "iceoryx: cannot attach the listener");
-    on_data(&*sub_, this);  // what arrived before (an event fires for new samples only), under the same lock
+    on_data(&*sub_, this);  // what arrived before (an event fires for new samples only)
     return Errc::ok;
   }
 
@@ -195,13 +195,14 @@ class IceoryxAdapter final : public Adapter {
 
   // On iceoryx's listener thread: every sample available, straight to the core.
   static void on_data(iox::popo::UntypedSubscriber*, IceoryxAdapter* self) {
-    std::lock_guard<std::mutex> lk(self->listen_mu_);  // uncontended but for listen()'s first call
-    const uint8_t* data;
-    size_t len;
-    while (self->take(&data, &len)) {
-      self->receiver_->on_message(data, len);
-      self->release();
-    }
+    self->drain_.run([self] {
+      const uint8_t* data;
+      size_t len;
+      while (self->take(&data, &len)) {
+        self->receiver_->on_message(data, len);
+        self->release();
+      }
+    });
   }
 
   std::optional<iox::popo::UntypedPublisher> pub_;
@@ -211,7 +212,7 @@ class IceoryxAdapter final : public Adapter {
   std::optional<iox::popo::UserTrigger> trigger_;
   const void* held_ = nullptr;
   Receiver* receiver_ = nullptr;
-  std::mutex listen_mu_;
+  SerialDrain drain_;
   std::string durability_, config_json_;
 };
 

@@ -245,7 +245,7 @@ class Ros1Adapter final : public Adapter {
   Errc listen(Receiver* r) override {
     {
       std::lock_guard<std::mutex> lk(listen_mu_);
-      receiver_ = r;
+      receiver_.store(r, std::memory_order_release);
     }
     listen_cv_.notify_all();
     return Errc::ok;
@@ -302,11 +302,12 @@ class Ros1Adapter final : public Adapter {
       return;
     }
     if (receive_ == "listener") {
-      // A message that comes before the core listens waits for it (at the start only).
-      std::unique_lock<std::mutex> lk(listen_mu_);
-      listen_cv_.wait_for(lk, std::chrono::seconds(2), [this] { return receiver_ != nullptr; });
-      Receiver* r = receiver_;
-      lk.unlock();
+      Receiver* r = receiver_.load(std::memory_order_acquire);
+      if (r == nullptr) {  // a message that comes before the core listens waits for it (at the start only)
+        std::unique_lock<std::mutex> lk(listen_mu_);
+        listen_cv_.wait_for(lk, std::chrono::seconds(2), [this] { return receiver_.load() != nullptr; });
+        r = receiver_.load();
+      }
       if (r != nullptr) r->on_message(rx_.data(), m.len);
       return;
     }
@@ -337,7 +338,7 @@ class Ros1Adapter final : public Adapter {
   std::vector<uint8_t> rx_;
   std::mutex listen_mu_;
   std::condition_variable listen_cv_;
-  Receiver* receiver_ = nullptr;
+  std::atomic<Receiver*> receiver_{nullptr};
   bool got_ = false, too_big_ = false, matched_ = false;
   std::atomic<bool> end_echoed_{false};
   size_t got_len_ = 0;

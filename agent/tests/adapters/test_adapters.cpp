@@ -3,6 +3,7 @@
 // mode it lists; its description is consistent. Then what is particular to
 // the raw sockets.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
@@ -44,8 +45,10 @@ struct Pair {
 };
 
 uint32_t next_run_id() {
-  static uint32_t id = 4242;
-  return ++id;  // a fresh topic per pair: nothing left from a previous test
+  // A fresh topic per pair: nothing left from a previous test, and nothing
+  // shared with a test running at the same time in another process (ctest -j).
+  static uint32_t id = uint32_t(getpid()) << 10;
+  return ++id;
 }
 
 Pair open_pair(const std::string& mw, size_t size, AdapterConfig c = {}) {
