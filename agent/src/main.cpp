@@ -10,7 +10,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "adapters/registry.h"
@@ -69,35 +68,6 @@ int fail(const Options& o, const std::string& message, int code) {
   return code;
 }
 
-// "dir/point-0003.bin" -> "dir/point-0003.sub2.bin": reader i's own samples
-// file (the name the controller gives subscriber process i).
-std::string numbered(const std::string& path, uint32_t i) {
-  const size_t slash = path.rfind('/');
-  const size_t dot = path.rfind('.');
-  const size_t at = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) ? dot : path.size();
-  return path.substr(0, at) + ".sub" + std::to_string(i) + path.substr(at);
-}
-
-// Each reader's options (--readers N): reader 0 answers pings (with --echo 1),
-// the others only listen; the last is the slow one (--slow-ns), so with two
-// or more readers the slow one never echoes. One reader: the options as given.
-std::vector<Options> reader_options(const Options& o) {
-  const uint32_t n = o.role == Role::sub ? o.readers : 1;
-  std::vector<Options> out(n, o);
-  for (uint32_t i = 0; i < n; ++i) {
-    Options& r = out[i];
-    r.reader = i;
-    r.readers = n;
-    if (n == 1) continue;
-    r.echo = o.echo && i == 0;
-    r.slow_ns = i + 1 == n ? o.slow_ns : 0;
-    if (i > 0 && !r.samples_out.empty()) r.samples_out = numbered(o.samples_out, i);
-    r.port = o.ports.size() == n ? o.ports[i] : o.port;
-    r.ports.assign(1, r.port);
-  }
-  return out;
-}
-
 int run(const Options& o) {
   const std::string pin_error = pin_to_cpu(o.cpu);  // the readers' threads inherit it
   if (!pin_error.empty()) return fail(o, pin_error, 3);
@@ -120,18 +90,8 @@ int run(const Options& o) {
   std::vector<Footprint> footprints;
   for (size_t i = 0; i < n; ++i) footprints.push_back({long(sides[i]->own_bytes() / 1024), rss_before_open});
 
-  for (size_t i = 0; i < n; ++i) {
-    AdapterConfig cfg = o.qos;
-    cfg.role = o.role;
-    cfg.run_id = o.run_id;
-    cfg.host = o.host;
-    cfg.port = ro[i].port;
-    cfg.ports = ro[i].ports;
-    cfg.size = o.size;
-    cfg.wait = o.wait;
-    cfg.subscribers = o.role == Role::pub ? o.subscribers : 1;
-    if (ads[i]->open(cfg) != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), 3);
-  }
+  for (size_t i = 0; i < n; ++i)
+    if (ads[i]->open(adapter_config(ro[i])) != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), 3);
   const char* role = o.role == Role::pub ? "pub" : "sub";
   if (o.role == Role::sub) {
     stop.start_stdin_reader(true);
@@ -152,20 +112,7 @@ int run(const Options& o) {
              .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery).done());
     stop.start_stdin_reader(false);
   }
-  std::vector<Outcome> outs(n);
-  if (n == 1) {
-    outs[0] = sides[0]->run(discovery, footprints[0]);
-  } else {
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] {
-        const std::string name = "mwperf-rd" + std::to_string(i);
-        pthread_setname_np(pthread_self(), name.c_str());
-        outs[i] = sides[i]->run(discovery, footprints[i]);
-      });
-    }
-    for (auto& t : threads) t.join();
-  }
+  const std::vector<Outcome> outs = run_sessions(sides, discovery, footprints);
   int code = 0;
   for (const Outcome& out : outs) {
     emit(out.line);

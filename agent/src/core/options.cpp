@@ -255,4 +255,47 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
   return "";
 }
 
+// "dir/point-0003.bin" -> "dir/point-0003.sub2.bin": reader i's own samples
+// file (the name the controller gives subscriber process i).
+namespace {
+
+std::string numbered(const std::string& path, uint32_t i) {
+  const size_t slash = path.rfind('/');
+  const size_t dot = path.rfind('.');
+  const size_t at = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) ? dot : path.size();
+  return path.substr(0, at) + ".sub" + std::to_string(i) + path.substr(at);
+}
+
+}  // namespace
+
+std::vector<Options> reader_options(const Options& o) {
+  const uint32_t n = o.role == Role::sub ? o.readers : 1;
+  std::vector<Options> out(n, o);
+  for (uint32_t i = 0; i < n; ++i) {
+    Options& r = out[i];
+    r.reader = i;
+    r.readers = n;
+    if (n == 1) continue;
+    r.echo = o.echo && i == 0;
+    r.slow_ns = i + 1 == n ? o.slow_ns : 0;
+    if (i > 0 && !r.samples_out.empty()) r.samples_out = numbered(o.samples_out, i);
+    r.port = o.ports.size() == n ? o.ports[i] : o.port;
+    r.ports.assign(1, r.port);
+  }
+  return out;
+}
+
+AdapterConfig adapter_config(const Options& r) {
+  AdapterConfig cfg = r.qos;
+  cfg.role = r.role;
+  cfg.run_id = r.run_id;
+  cfg.host = r.host;
+  cfg.port = r.port;
+  cfg.ports = r.ports;
+  cfg.size = r.size;
+  cfg.wait = r.wait;
+  cfg.subscribers = r.role == Role::pub ? r.subscribers : 1;
+  return cfg;
+}
+
 }  // namespace mwperf

@@ -85,4 +85,14 @@ struct Options {
 // (core/description.h), not here.
 std::string parse_options(int argc, const char* const* argv, Options* o);
 
+// Each reader's options (--readers N): reader 0 answers pings (with --echo 1),
+// the others only listen; the last is the slow one (--slow-ns), so with two
+// or more readers the slow one never echoes; reader i > 0 writes its samples
+// to "<samples-out stem>.sub<i><ext>" and binds ports[i]. One reader: the
+// options as given.
+std::vector<Options> reader_options(const Options& o);
+
+// What one reader's (or the publisher's) adapter is opened with.
+AdapterConfig adapter_config(const Options& reader);
+
 }  // namespace mwperf

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/adapter.h"
 #include "core/control.h"
@@ -31,6 +32,10 @@ class Session {
 
 std::unique_ptr<Session> make_publisher(const Options& o, Adapter& ad, StopSignal& stop);
 std::unique_ptr<Session> make_subscriber(const Options& o, Adapter& ad, StopSignal& stop);
+// Runs every side: in this thread when there is one, else one thread each
+// ("mwperf-rd<i>"). The outcomes in the order of `sides`.
+std::vector<Outcome> run_sessions(const std::vector<std::unique_ptr<Session>>& sides, int64_t discovery_ns,
+                                  const std::vector<Footprint>& footprints);
 int run_wakeup_probe(const Options& o);
 int run_clock_probe();
 

@@ -54,53 +54,9 @@ class Subscriber final : public Session {
   // The receive path.
   void on_message(const uint8_t* data, size_t len) {
     const int64_t t = now_ns();
-    Header h;
-    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) {
-      ++foreign_;
-      last_any_.store(t, std::memory_order_relaxed);
-      return;
-    }
-    // A stamp from before this agent started or from the future (beyond what
-    // two clocks can disagree by) is no sample of this run, whatever it claims.
-    const int64_t oneway = t + base_ - offset_ - h.send_ns;
-    if (oneway < -o_.stamp_slack_ns || oneway > t - started_ + o_.stamp_slack_ns) {
-      ++foreign_;
-      last_any_.store(t, std::memory_order_relaxed);
-      return;
-    }
-    if (h.flags & kFlagWarmup) {
-      ++warmup_received_;
-    } else {
-      const SeqTracker::Verdict v = tracker_.on_seq(h.seq);
-      if (v == SeqTracker::Verdict::before_first) {
-        ++foreign_;
-        last_any_.store(t, std::memory_order_relaxed);
-        return;
-      }
-      received_.store(tracker_.unique(), std::memory_order_relaxed);
-      if (v != SeqTracker::Verdict::fresh) {  // a duplicate is counted, never measured twice
-        last_any_.store(t, std::memory_order_relaxed);
-        return;
-      }
-      if (first_rx_ == 0) first_rx_ = t;
-      last_rx_ = t;
-      if (measure_oneway_) {
-        oneway_.add(oneway);
-        if (h.flags & kFlagBurstFirst && first_) first_->add(oneway);
-        if (h.flags & kFlagBurstLast && last_) last_->add(oneway);
-      }
-    }
-    if ((h.flags & kFlagPing) && o_.echo) {
-      // The ping goes back as a pong: byte 5 (Header::flags) changed, in place
-      // where the adapter's data is its own, else in a copy.
-      uint8_t* out = writable_ ? const_cast<uint8_t*>(data) : echo_.data();
-      if (!writable_) std::memcpy(out, data, len);
-      out[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);
-      if (ad_.send(out, len) != Errc::ok) ++echo_errors_;
-      if (o_.qos.batch) ad_.flush();
-    }
+    const bool sample = take(data, len, t);
     last_any_.store(t, std::memory_order_relaxed);
-    if (o_.slow_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(o_.slow_ns));  // a slow reader, by request
+    if (sample && o_.slow_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(o_.slow_ns));  // a slow reader, by request
   }
 
   Outcome run(int64_t, const Footprint& footprint) override {
@@ -126,6 +82,47 @@ class Subscriber final : public Session {
   }
 
  private:
+  // One message, received at t: counted, checked, measured, echoed. False for
+  // anything that is not a fresh sample of this run (foreign, a duplicate).
+  bool take(const uint8_t* data, size_t len, int64_t t) {
+    Header h;
+    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) return foreign();
+    // A stamp from before this agent started or from the future (beyond what
+    // two clocks can disagree by) is no sample of this run, whatever it claims.
+    const int64_t oneway = t + base_ - offset_ - h.send_ns;
+    if (oneway < -o_.stamp_slack_ns || oneway > t - started_ + o_.stamp_slack_ns) return foreign();
+    if (h.flags & kFlagWarmup) {
+      ++warmup_received_;
+    } else {
+      const SeqTracker::Verdict v = tracker_.on_seq(h.seq);
+      if (v == SeqTracker::Verdict::before_first) return foreign();
+      received_.store(tracker_.unique(), std::memory_order_relaxed);
+      if (v != SeqTracker::Verdict::fresh) return false;  // a duplicate is counted, never measured twice
+      if (first_rx_ == 0) first_rx_ = t;
+      last_rx_ = t;
+      if (measure_oneway_) {
+        oneway_.add(oneway);
+        if (h.flags & kFlagBurstFirst && first_) first_->add(oneway);
+        if (h.flags & kFlagBurstLast && last_) last_->add(oneway);
+      }
+    }
+    if ((h.flags & kFlagPing) && o_.echo) {
+      // The ping goes back as a pong: byte 5 (Header::flags) changed, in place
+      // where the adapter's data is its own, else in a copy.
+      uint8_t* out = writable_ ? const_cast<uint8_t*>(data) : echo_.data();
+      if (!writable_) std::memcpy(out, data, len);
+      out[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);
+      if (ad_.send(out, len) != Errc::ok) ++echo_errors_;
+      if (o_.qos.batch) ad_.flush();
+    }
+    return true;
+  }
+
+  bool foreign() {
+    ++foreign_;
+    return false;
+  }
+
   void pull() {
     // Untimed only when the stop can wake this reader (every reader registers its own adapter).
     const bool untimed = o_.wait == WaitMode::block && ad_.can_wake() && stop_.add_wake_target(&ad_);

@@ -120,6 +120,45 @@ TEST(Options, Readers) {
             "");
 }
 
+TEST(Options, EachReadersOptions) {
+  Options o;
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "3", "--port", "5000,5001,5002",
+                   "--echo", "1", "--slow-ns", "5000000", "--samples-out", "dir.d/point-0003.i64"},
+                  &o),
+            "");
+  const std::vector<Options> r = reader_options(o);
+  ASSERT_EQ(r.size(), 3u);
+  for (uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r[i].reader, i);
+    EXPECT_EQ(r[i].readers, 3u);
+    EXPECT_EQ(r[i].port, uint16_t(5000 + i));
+    EXPECT_EQ(adapter_config(r[i]).port, uint16_t(5000 + i));
+    EXPECT_EQ(adapter_config(r[i]).ports, std::vector<uint16_t>{uint16_t(5000 + i)});
+  }
+  EXPECT_TRUE(r[0].echo);  // reader 0 answers pings; the last is the slow one and never echoes
+  EXPECT_FALSE(r[2].echo);
+  EXPECT_EQ(r[0].slow_ns, 0);
+  EXPECT_EQ(r[2].slow_ns, 5000000);
+  EXPECT_EQ(r[0].samples_out, "dir.d/point-0003.i64");
+  EXPECT_EQ(r[1].samples_out, "dir.d/point-0003.sub1.i64");
+  EXPECT_EQ(r[2].samples_out, "dir.d/point-0003.sub2.i64");
+
+  Options one;  // one reader: the options as given, the slow one included
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--slow-ns", "7", "--samples-out", "dir.d/x"},
+                  &one),
+            "");
+  const std::vector<Options> r1 = reader_options(one);
+  ASSERT_EQ(r1.size(), 1u);
+  EXPECT_EQ(r1[0].slow_ns, 7);
+  EXPECT_EQ(r1[0].samples_out, "dir.d/x");
+
+  Options two;  // a dot in a folder's name is no extension
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "2", "--samples-out", "dir.d/x"},
+                  &two),
+            "");
+  EXPECT_EQ(reader_options(two)[1].samples_out, "dir.d/x.sub1");
+}
+
 TEST(Description, RefusesMoreReadersThanTheAdapterHoldsInAProcess) {
   Description d;
   d.max_size = 1000;

@@ -32,6 +32,7 @@ struct Queue {
 struct Channel {
   Queue to_sub, to_pub;
   int64_t send_delay_ns = 0;  // every data send takes this long (a slow middleware)
+  int64_t echo_delay_ns = 0;  // every echo takes this long before it goes
   uint64_t drop_every = 0;    // drop every Nth data message (exact loss)
   uint64_t data_sent = 0;
 };
@@ -66,6 +67,8 @@ class LoopAdapter final : public Adapter {
     if (role_ == Role::pub) {
       if (c_.send_delay_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(c_.send_delay_ns));
       if (c_.drop_every > 0 && ++c_.data_sent % c_.drop_every == 0) return Errc::ok;  // lost on the way
+    } else if (c_.echo_delay_ns > 0) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(c_.echo_delay_ns));
     }
     {
       std::lock_guard<std::mutex> lk(out.mu);
@@ -260,13 +263,24 @@ TEST(Latency, LostPingsAreCountedAndTheRunGoesOn) {
 }
 
 TEST(Throughput, PongsAreTimedAsTheyArrive) {
+  // Every data send blocks 2 ms before its message goes (a writer that
+  // waits), every echo 1 ms: the pong is back 3 ms after its ping was
+  // stamped, while the publisher sits in its next send (2 ms to 4 ms). Timed
+  // as it arrives (pong thread or listener) its RTT is 3 ms; polled when the
+  // next send returns it would be 4 ms.
   for (bool listener : {false, true}) {
     Channel ch;
+    ch.send_delay_ns = 2'000'000;
+    ch.echo_delay_ns = 1'000'000;
     Options o = options(Mode::throughput, Role::pub);
-    o.latency_count = 100;
+    o.latency_count = 1;  // a ping whenever none is outstanding
     const Point p = run_point(o, ch, listener);
-    EXPECT_GT(field(p.pub, "sent"), 1000) << listener;
-    EXPECT_GT(field(p.pub, "pongs"), 5) << listener;
+    const double pongs = field(p.pub, "pongs");
+    EXPECT_GT(pongs, 10) << listener;
+    EXPECT_EQ(pongs + field(p.pub, "ping_lost"), field(p.pub, "ping_sent")) << listener;
+    const double p50 = field(object(p.pub, "rtt_ns"), "p50");
+    EXPECT_GE(p50, 3e6) << listener;
+    EXPECT_LT(p50, 3.6e6) << listener;
     EXPECT_EQ(field(p.sub, "received") + field(p.sub, "lost"), field(p.pub, "sent")) << listener;
     EXPECT_EQ(field(p.sub, "lost"), 0) << listener;
   }
