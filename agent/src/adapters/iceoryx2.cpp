@@ -2,7 +2,8 @@
 // publish-subscribe in shared memory on one host, no daemon. Each run is an
 // iceoryx2 domain of its own (/dev/shm/mwp<run>_*, /tmp/mwperf-iceoryx2/),
 // removed when the last node closes (and a killed run's, by the next run).
-// Reliable: the publisher retries until delivered; best effort: the
+// Reliable: the publisher retries a full buffer for up to 100 ms, then the
+// send counts as a timeout (as DDS's max_blocking_time); best effort: the
 // subscriber's buffer overflows (the oldest goes). keep-last:N is that buffer.
 // Receiving: `waitset` (default) on the agent's thread, blocking on iceoryx2's
 // event (the peer notifies after each send) or, with --wait spin, polling;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -336,5 +337,34 @@ TEST(Tcp, PeerCloseIsReported) {
   const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.sub->recv(&d, &n, 2'000'000'000), Errc::closed);
+}
+#endif
+
+#ifdef MWPERF_WITH_ICEORYX2
+// A reliable writer whose reader stopped taking: iceoryx2 retries a full
+// buffer, but gives up after its blocking time (a send timeout, as DDS's
+// max_blocking_time), never holding the writer for good.
+TEST(Iceoryx2, AReliableWriterToAStalledReaderGivesUp) {
+  AdapterConfig c;
+  c.reliability = "reliable";
+  c.history_depth = 4;
+  Pair p = open_pair("iceoryx2", 64, c);
+  const auto m = pattern(64, 1);
+  auto sending = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 100; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Errc e = p.pub->send(m.data(), m.size());
+      if (e != Errc::ok) return std::make_pair(e, std::chrono::steady_clock::now() - t0);
+    }
+    return std::make_pair(Errc::ok, std::chrono::steady_clock::duration{});
+  });
+  if (sending.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    ADD_FAILURE() << "the send to a stalled reader never returned";
+    std::_Exit(1);
+  }
+  const auto [e, took] = sending.get();
+  EXPECT_EQ(e, Errc::timeout) << p.pub->last_error();
+  EXPECT_GE(took, std::chrono::milliseconds(90));
+  EXPECT_LT(took, std::chrono::seconds(2));
 }
 #endif

@@ -196,7 +196,8 @@ TEST(Rate, KeepsTheScheduleWhenItCan) {
 }
 
 TEST(Rate, APublisherThatCannotKeepUpStopsAtTheDeadline) {
-  // Every send takes 2 ms: at 1000 Hz for 400 ms, 400 are due and about 200 can go.
+  // Every send takes 2 ms: at 1000 Hz for 400 ms, 400 are due and at most 200
+  // can go (fewer on a loaded machine, where each sleep overruns).
   Channel ch;
   ch.send_delay_ns = 2'000'000;
   Options o = options(Mode::rate, Role::pub);
@@ -205,10 +206,10 @@ TEST(Rate, APublisherThatCannotKeepUpStopsAtTheDeadline) {
   const Point p = run_point(o, ch);
   EXPECT_EQ(field(p.pub, "scheduled"), 400);
   const double sent = field(p.pub, "sent");
-  EXPECT_GE(sent, 150);
-  EXPECT_LE(sent, 205);
+  EXPECT_GE(sent, 50);
+  EXPECT_LE(sent, 201);
   EXPECT_EQ(field(p.pub, "unsent"), 400 - sent);
-  EXPECT_LT(field(p.pub, "elapsed_ns"), 400e6 + 5e6);  // the deadline, not rate x duration sends
+  EXPECT_LT(field(p.pub, "elapsed_ns"), 400e6 + 50e6);  // the deadline, not 400 sends (800 ms)
   // Stamped with the intended time: the last sample left ~200 ms after it was due.
   const std::string lat = object(p.sub, "latency_ns");
   EXPECT_GT(field(lat, "max"), 150e6);
@@ -263,24 +264,26 @@ TEST(Latency, LostPingsAreCountedAndTheRunGoesOn) {
 }
 
 TEST(Throughput, PongsAreTimedAsTheyArrive) {
-  // Every data send blocks 2 ms before its message goes (a writer that
-  // waits), every echo 1 ms: the pong is back 3 ms after its ping was
-  // stamped, while the publisher sits in its next send (2 ms to 4 ms). Timed
-  // as it arrives (pong thread or listener) its RTT is 3 ms; polled when the
-  // next send returns it would be 4 ms.
+  // Every data send blocks 40 ms before its message goes (a writer that
+  // waits), every echo 20 ms: the pong is back 60 ms after its ping was
+  // stamped, while the publisher sits in its next send (40 ms to 80 ms).
+  // Timed as it arrives (pong thread or listener) its RTT is 60 ms; polled
+  // when the next send returns it would be 80 ms. The margin between them
+  // (10 ms each way) is for a loaded machine's scheduling.
   for (bool listener : {false, true}) {
     Channel ch;
-    ch.send_delay_ns = 2'000'000;
-    ch.echo_delay_ns = 1'000'000;
+    ch.send_delay_ns = 40'000'000;
+    ch.echo_delay_ns = 20'000'000;
     Options o = options(Mode::throughput, Role::pub);
+    o.duration_ns = 1'200'000'000;
     o.latency_count = 1;  // a ping whenever none is outstanding
     const Point p = run_point(o, ch, listener);
     const double pongs = field(p.pub, "pongs");
-    EXPECT_GT(pongs, 10) << listener;
+    EXPECT_GE(pongs, 5) << listener;
     EXPECT_EQ(pongs + field(p.pub, "ping_lost"), field(p.pub, "ping_sent")) << listener;
     const double p50 = field(object(p.pub, "rtt_ns"), "p50");
-    EXPECT_GE(p50, 3e6) << listener;
-    EXPECT_LT(p50, 3.6e6) << listener;
+    EXPECT_GE(p50, 60e6) << listener;
+    EXPECT_LT(p50, 70e6) << listener;
     EXPECT_EQ(field(p.sub, "received") + field(p.sub, "lost"), field(p.pub, "sent")) << listener;
     EXPECT_EQ(field(p.sub, "lost"), 0) << listener;
   }

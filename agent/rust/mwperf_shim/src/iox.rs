@@ -5,6 +5,7 @@ use iceoryx2::port::notifier::Notifier;
 use iceoryx2::port::publisher::Publisher;
 use iceoryx2::port::subscriber::Subscriber;
 use iceoryx2::port::update_connections::UpdateConnections;
+use iceoryx2::port::{BackpressureAction, BackpressureInfo, SendError};
 use iceoryx2::prelude::*;
 use iceoryx2::sample::Sample;
 use iceoryx2::service::port_factory::{event as evpf, publish_subscribe as pspf};
@@ -233,6 +234,9 @@ pub struct Iox {
     _cleanup: DomainCleanup, // last: runs after every port and the node are gone
 }
 
+/// How long a reliable send retries a full reader buffer before it gives up (counted as a send timeout).
+const MAX_BLOCKING: Duration = Duration::from_millis(100);
+
 pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
     if !cfg.connect.is_empty() || !cfg.listen.is_empty() {
         // endpoints are meaningless for iceoryx2 (shared memory only); accepted and ignored
@@ -268,6 +272,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
                         return;
                     }
                 };
+                let mut failed = false;
                 while !s2.load(Ordering::Acquire) {
                     match inb.sub.receive() {
                         Ok(Some(s)) => unsafe {
@@ -281,7 +286,15 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
                                 let _ = block_wait(&inb, &w2, 100_000_000);
                             }
                         }
-                        Err(_) => break,
+                        Err(e) => {
+                            // Said, not swallowed; and tried again: a reader that stopped for good
+                            // would hold a reliable writer until its blocking time, every send.
+                            if !failed {
+                                eprintln!("mwperf-agent: iceoryx2 receive failed: {e:?} (retrying)");
+                                failed = true;
+                            }
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
                     }
                 }
             })
@@ -303,20 +316,31 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
     let in_svc = open_pubsub(&node, &inn, &cfg)?;
     let out_ev = open_event(&node, &out_ev_name)?;
     let notifier = out_ev.notifier_builder().create().map_err(io("iceoryx2 notifier"))?;
-    let publisher = out_svc
+    let mut builder = out_svc
         .publisher_builder()
         .initial_max_slice_len(cfg.max_size)
         .allocation_strategy(AllocationStrategy::Static)
         .max_loaned_samples(1)
-        .backpressure_strategy(if cfg.block { BackpressureStrategy::RetryUntilDelivered } else { BackpressureStrategy::DiscardData })
-        .create()
-        .map_err(io("iceoryx2 publisher"))?;
+        .backpressure_strategy(if cfg.block { BackpressureStrategy::RetryUntilDelivered } else { BackpressureStrategy::DiscardData });
+    if cfg.block {
+        // Retry, but not for ever: a reader that stopped taking would hold the writer (and
+        // the point) for good. Like DDS's max_blocking_time, the send fails after it.
+        builder = builder.set_backpressure_handler(|i: &BackpressureInfo| {
+            if i.elapsed_time >= MAX_BLOCKING {
+                BackpressureAction::DiscardDataAndFail
+            } else {
+                BackpressureAction::Retry
+            }
+        });
+    }
+    let publisher = builder.create().map_err(io("iceoryx2 publisher"))?;
 
     let info = format!(
         "{{\"middleware\":\"iceoryx2\",\"version\":\"0.10.0\",\"out\":\"{out}\",\"in\":\"{inn}\",\"reliability\":\"{}\",\
-         \"backpressure\":\"{}\",\"max_slice_len\":{},\"subscriber_buffer\":{},\"wait\":\"{}\",\"receive\":\"{}\"}}",
+         \"backpressure\":\"{}\",\"max_blocking_ms\":{},\"max_slice_len\":{},\"subscriber_buffer\":{},\"wait\":\"{}\",\"receive\":\"{}\"}}",
         if cfg.reliable { "reliable (no safe overflow)" } else { "best-effort (safe overflow)" },
         if cfg.block { "retry-until-delivered" } else { "discard" },
+        if cfg.block { MAX_BLOCKING.as_millis() as i64 } else { 0 },
         cfg.max_size,
         cfg.queue_depth,
         if cfg.spin { "spin" } else { "event-listener" },
@@ -371,7 +395,13 @@ impl Backend for Iox {
         }
         let s = self.publisher.loan_slice_uninit(data.len()).map_err(io("iceoryx2 loan_slice_uninit"))?;
         let s = s.write_from_slice(data);
-        s.send().map_err(io("iceoryx2 send"))?;
+        match s.send() {
+            Ok(_) => {}
+            Err(SendError::UnableToDeliver) => {
+                return err(MWS_TIMEOUT, format!("not delivered within {} ms (the reader's buffer stayed full)", MAX_BLOCKING.as_millis()));
+            }
+            Err(e) => return err(MWS_IO, format!("iceoryx2 send: {e:?}")),
+        }
         self.sent += 1;
         // wakes a blocking peer; with no listener (peer spins) it is a no-op
         if self.out_ev.dynamic_config().number_of_listeners() > 0 {
