@@ -12,7 +12,8 @@ Faults are injected through the environment:
   ``crash`` (stderr line, exit 1, no event), ``kill`` (SIGKILL itself
   after ready), ``child`` (leaves a sleeping child in its process group),
   ``bad-exit`` (result, then exit 5), ``portless`` (sub: ready without a
-  port, like a DDS adapter), ``deaf`` (sub: receives nothing; pub: no pong);
+  port, like a DDS adapter), ``deaf`` (sub: receives nothing; pub: no pong),
+  ``garbled`` (sub: a result the record schema refuses, a thread's negative CPU time);
 * ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
 * ``FAKE_AGENT_LOG`` = append each run's argv and pid (JSON) to this file.
 
@@ -179,6 +180,8 @@ def main():
                            "latency_ns": stats(5000 + 100 * reader) if opts["mode"] != "latency" else None,
                            "echo": opts.get("echo", "1") == "1" and reader == 0, "reader": reader,
                            "readers": readers, "cpu_scope": "process"})
+            if mine == "garbled":
+                result["threads"] = [{"name": "x", "cpu_ns": -52000, "threads": 1, "own": False}]
             emit(result)
         return 5 if mine == "bad-exit" else 0
 

@@ -96,6 +96,10 @@ class Receiver {
   ~Receiver() = default;
 };
 
+// How long a reliable publisher's close() waits for its readers'
+// acknowledgments at most (the subscriber's own drain after the stop).
+constexpr int64_t kLingerNs = 4'000'000'000;
+
 class Adapter {
  public:
   virtual ~Adapter() = default;
@@ -126,6 +130,9 @@ class Adapter {
     (void)r;
     return fail(Errc::unsupported, "no listener delivery");
   }
+  // Ends the endpoints. A reliable publisher first waits (up to kLingerNs)
+  // until its readers have acknowledged what it sent: what was written is
+  // delivered, not lost to the instrument's own shutdown.
   virtual void close() = 0;
   // With write batching: send what is batched now (after a sample that must
   // not wait: a ping, an echo, every rate-mode sample).

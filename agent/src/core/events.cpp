@@ -65,15 +65,15 @@ std::string convergence_json(const Convergence& c, int64_t divisor) {
 namespace mwperf {
 
 std::string threads_json(const Usage& from, const Usage& to) {
-  std::map<int, int64_t> before;
-  for (const ThreadTime& t : from.threads) before[t.tid] = t.cpu_ns;
+  std::map<std::pair<int, int64_t>, int64_t> before;  // by (tid, start): a reused tid is another thread
+  for (const ThreadTime& t : from.threads) before[{t.tid, t.start}] = t.cpu_ns;
   struct Group {
     int64_t cpu_ns = 0;
     int threads = 0;
   };
   std::map<std::string, Group> groups;
   for (const ThreadTime& t : to.threads) {
-    const auto it = before.find(t.tid);  // a thread started in the window counts from 0
+    const auto it = before.find({t.tid, t.start});  // a thread started in the window counts from 0
     Group& g = groups[t.name];
     g.cpu_ns += t.cpu_ns - (it == before.end() ? 0 : it->second);
     ++g.threads;

@@ -66,6 +66,19 @@ Usage usage_now() {
         if (std::fgets(name, sizeof name, f)) t.name = std::string(name, std::strcspn(name, "\n"));
         std::fclose(f);
       }
+      if (FILE* f = std::fopen((dir + "/stat").c_str(), "r")) {
+        char line[1024] = {};
+        if (std::fgets(line, sizeof line, f)) {
+          const char* at = std::strrchr(line, ')');  // the name may hold spaces and parentheses
+          long long start = 0;
+          // after ") ": field 3 (state) ... field 22 (starttime)
+          if (at != nullptr &&
+              std::sscanf(at + 1, " %*c %*d %*d %*d %*d %*d %*u %*lu %*lu %*lu %*lu %*lu %*lu %*ld %*ld %*ld %*ld %*ld %*ld %lld",
+                          &start) == 1)
+            t.start = start;
+        }
+        std::fclose(f);
+      }
       if (FILE* f = std::fopen((dir + "/schedstat").c_str(), "r")) {
         long long run = 0;
         if (std::fscanf(f, "%lld", &run) == 1) t.cpu_ns = run;

@@ -15,6 +15,8 @@ struct ThreadTime {
   int tid = 0;
   std::string name;    // /proc/self/task/TID/comm
   int64_t cpu_ns = 0;  // on-CPU time so far (schedstat: user + system, in ns)
+  int64_t start = 0;   // when it started (/proc/self/task/TID/stat starttime, clock ticks): with
+                       // the tid, which thread this is (a tid is reused once its thread ends)
 };
 
 // What the process has used so far: CPU (getrusage, all threads), peak RSS,

@@ -44,7 +44,7 @@ class Timeouts:
     publisher's result deadline also holds --match-timeout (discovery)."""
 
     ready: float = 5.0        # sub start-up until its ready event
-    after_result: float = 2.0  # a side's exit after its result
+    after_result: float = 6.0  # a side's exit after its result (a reliable publisher lingers up to 4 s for acks)
     stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
     drain: float = 4.0        # agent default --drain-ns (reliable QoS; 0.5 s best effort)
     ping: float = 2.0         # a last unanswered ping of warm-up and of the run (agent --ping-timeout-ns 1 s each)

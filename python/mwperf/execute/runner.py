@@ -27,8 +27,9 @@ from mwperf.export.html import HtmlReport
 from mwperf.export.tables import Tables, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
-from mwperf.results.record import merge_record, utc_now_iso
+from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
 from mwperf.results.rundir import RunDir, read_records
+from mwperf.results.schema import record_errors, record_ok
 
 __all__ = ["run", "execute", "adaptive_saving"]
 
@@ -96,6 +97,13 @@ def _measure(jobs: list[PlannedPoint], rundir: RunDir, agent: str, timeouts: Tim
         started = utc_now_iso()
         outcome = run_point(job.opts, job.point, agent, timeouts)
         record = merge_record(job, outcome, run_id=rundir.path.name, time=started)
+        if not record_ok(record):
+            # A bug of mwperf's own (a result the schema does not allow): this
+            # point fails saying so, and the run goes on.
+            problems = "; ".join(record_errors(record))
+            failed = PointOutcome(error=f"internal: the result does not fit the results schema ({problems[:400]}); "
+                                        "a bug in mwperf, please report it", link=outcome.link, clock=outcome.clock)
+            record = merge_record(job, failed, run_id=rundir.path.name, time=started)
         with signals_deferred():
             rundir.append(record)
             ResultsCsv().write(read_records(rundir.path, warn=_warn), rundir)

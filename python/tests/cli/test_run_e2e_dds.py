@@ -80,6 +80,15 @@ def keep_all(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def slow_reader(tmp_path_factory):
+    # 300 samples at 1 kHz to a reader that takes 2 ms over each: when the
+    # publisher is done, about half of them are still on their way.
+    return run_once(tmp_path_factory, "slow-reader", "--mw", ",".join(DDS), "--mode", "rate", "--rate", "1000",
+                    "--slow-subscriber", "2ms", "--reliability", "reliable", "--history", "keep-all", "--size", "1k",
+                    "--duration", "300ms", "--warmup", "0s")
+
+
+@pytest.fixture(scope="module")
 def batched(tmp_path_factory):
     return run_once(tmp_path_factory, "batched", "--mw", "cyclonedds", "--mode", "throughput,rate", "--reliability",
                     "reliable", "--history", "keep-all", "--batch", *SHORT, *RATE)
@@ -150,6 +159,14 @@ def test_reliable_keep_all_loses_nothing(keep_all, mw):
     assert r["adapter"]["config"]["history"] == "keep-all"
     assert r["lost"] == 0 and r["received"] == r["sent"]
     assert r["duplicates"] == 0
+
+
+@pytest.mark.parametrize("mw", DDS)
+def test_a_reliable_publisher_stays_until_its_slow_reader_has_everything(slow_reader, mw):
+    check_run(slow_reader, len(DDS))
+    r = next(r for r in slow_reader["records"] if r["mw"] == mw)
+    assert r["adapter"]["config"]["linger_ms"] == 4000 and r["adapter"]["sub_config"]["linger_ms"] == 0
+    assert r["lost"] == 0 and r["received"] == r["sent"] > 0
 
 
 def test_cyclone_write_batching(batched):

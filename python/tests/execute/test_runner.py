@@ -253,6 +253,24 @@ def test_run_goes_on_after_a_failed_point(tmp_path, fake_agent, log, monkeypatch
     assert_all_gone(log)
 
 
+def test_a_result_the_schema_refuses_fails_its_point_and_the_run_goes_on(tmp_path, fake_agent, log, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-garbled")
+    monkeypatch.setenv("FAKE_AGENT_FAULT_SIZE", "64")
+    opts = options(tmp_path, size="32,64,128")
+    out, progress = io.StringIO(), io.StringIO()
+    code = run(opts, str(fake_agent), ["mwperf", "run"], out=out, progress=progress, timeouts=FAST)
+    assert code == 1
+    records = read_records(opts.out)
+    assert [(r["size"], r["status"]) for r in records] == [(32, "ok"), (64, "failed"), (128, "ok")]
+    for record in records:
+        validate_record(record)
+    error = records[1]["error"]
+    assert error.startswith("internal: the result does not fit the results schema (")
+    assert "cpu_s" in error and "a bug in mwperf" in error
+    assert "Traceback" not in progress.getvalue() + out.getvalue()
+    assert_all_gone(log)
+
+
 def test_all_ok_exit_zero(tmp_path, fake_agent, log):
     opts = options(tmp_path, mode="latency,throughput")
     code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(), timeouts=FAST)
