@@ -136,5 +136,5 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         opts.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
-    with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv):
-        return run(opts, agent, argv, fmt=ns.format)
+    with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
+        return run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine)

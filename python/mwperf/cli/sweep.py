@@ -61,8 +61,8 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.dry_run:
         return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
     if ns.resume is not None:
-        with lock.hold(ns.resume, force=ns.force, argv=argv):  # one writer: the records read stay the records
-            return _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points)
+        with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
+            return _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine)
     return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format, ns.max_points, ns.force)
 
 
@@ -133,17 +133,18 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
     points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points)
-    with lock.hold(out, force=force, argv=argv):
+    with lock.hold(out, force=force, argv=argv) as held:
         if (out / RESULTS_JSONL).exists():  # another sweep began there meanwhile
             raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")
         write_atomic(out / PLAN_FILE, plan.text)
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
+        doc["machine_lock"] = held.machine
         return execute(points, RunDir(out), agent, doc, fmt=fmt)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
-            fmt: str = "text", max_points: int | None = None) -> int:
+            fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -161,7 +162,8 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
     rundir = RunDir(path)
     doc = rundir.read_run_json() or provenance.collect(
         run_id=path.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent, started=utc_now_iso())
-    doc.setdefault("resumed", []).append({"time": utc_now_iso(), "argv": argv, "points": len(todo)})
+    doc.setdefault("resumed", []).append({"time": utc_now_iso(), "argv": argv, "points": len(todo),
+                                          "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
     return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt)

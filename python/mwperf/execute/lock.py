@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, TextIO
 
@@ -176,13 +177,22 @@ def _note(err: TextIO | None, text: str) -> None:
     stream.flush()
 
 
+@dataclass
+class Held:
+    """How a run holds this machine: ``held`` (alone), ``forced: ...`` (beside
+    another measurement, named), ``unavailable: ...`` or ``not taken: ...``."""
+
+    machine: str
+
+
 @contextmanager
 def hold(directory: Path | str, *, measure: bool = True, force: bool = False, cores: str | None = None,
-         argv: list[str] | None = None, err: TextIO | None = None) -> Iterator[None]:
+         argv: list[str] | None = None, err: TextIO | None = None) -> Iterator[Held]:
     """Be the one writer of run directory ``directory`` (created if missing)
     and, when ``measure``, the one measurement on this machine (``force``:
     measure even beside another, with a warning). Busy names the owner of a
-    lock that is held; StorageError when the directory cannot be written."""
+    lock that is held; StorageError when the directory cannot be written.
+    Yields how the machine was held (for run.json: a forced run says so)."""
     rundir = RunDir(directory).create()
     me = _me(argv, cores)
     run_lock = _FileLock(rundir.path / LOCK_FILE, 0o644)
@@ -194,6 +204,7 @@ def hold(directory: Path | str, *, measure: bool = True, force: bool = False, co
         raise Busy(f"{shown(str(rundir.path), 200)}: another mwperf is writing this run directory "
                    f"({owner_text(info)}); wait for it to finish, or stop it")
     machine = None
+    held = Held("not taken: the agents run on other hosts" if not measure else "held")
     try:
         run_lock.write_owner(me)
         if info and lock_owner_alive(info) is not True:
@@ -202,16 +213,17 @@ def hold(directory: Path | str, *, measure: bool = True, force: bool = False, co
         if left:
             _note(err, f"{shown(str(rundir.path), 200)}: removed {', '.join(left)} left by a killed run")
         if measure:
-            machine = _machine(me, force, err)
-        yield
+            machine, held.machine = _machine(me, force, err)
+        yield held
     finally:
         if machine is not None:
             machine.release()
         run_lock.release()
 
 
-def _machine(me: dict, force: bool, err: TextIO | None) -> _FileLock | None:
-    """The machine's measurement lock (None when it cannot be taken: forced, or no place for it)."""
+def _machine(me: dict, force: bool, err: TextIO | None) -> tuple[_FileLock | None, str]:
+    """The machine's measurement lock (None when it cannot be taken: forced, or
+    no place for it), and how the machine is held, in words."""
     path = machine_lock_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -220,14 +232,14 @@ def _machine(me: dict, force: bool, err: TextIO | None) -> _FileLock | None:
     except OSError as exc:
         _note(err, f"warning: cannot take the machine's measurement lock {path}: {exc.strerror or exc}; "
                    f"another mwperf measurement could run beside this one")
-        return None
+        return None, f"unavailable: {path}: {exc.strerror or exc}"
     if got:
         lock.write_owner(me)
-        return lock
+        return lock, "held"
     if not force:
         raise Busy(f"another mwperf measurement holds this machine's benchmark cores ({owner_text(info)}): "
                    f"two benchmarks on one machine make both wrong; wait for it to finish, or pass --force "
                    f"to measure beside it")
     _note(err, f"warning: measuring beside another mwperf measurement ({owner_text(info)}) because of --force: "
                f"both are perturbed")
-    return None
+    return None, f"forced: measured beside another mwperf measurement ({owner_text(info)})"

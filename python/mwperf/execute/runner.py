@@ -36,10 +36,13 @@ __all__ = ["run", "execute", "adaptive_saving"]
 
 def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = None,
         progress: TextIO | None = None, fmt: str = "text",
-        timeouts: Timeouts = DEFAULT_TIMEOUTS) -> int:
-    """Run every point of ``opts``; returns the exit code (0 ok, 1 a point failed, 130 interrupted)."""
+        timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None) -> int:
+    """Run every point of ``opts``; returns the exit code (0 ok, 1 a point failed, 130 interrupted).
+    ``machine_lock``: how the machine was held (execute.lock.Held), kept in run.json."""
     doc = provenance.collect(run_id=opts.run_id, argv=argv, options=opts.as_dict(), agent=agent,
                              started=utc_now_iso())
+    if machine_lock is not None:
+        doc["machine_lock"] = machine_lock
     jobs = [PlannedPoint(opts, point) for point in opts.points()]
     if opts.both_directions:  # A->B then B->A for every point, as in the wired/wireless study
         back = replace(opts, hosts=opts.hosts.reversed())

@@ -104,6 +104,7 @@ def test_killed_sweep_resumes_every_point_exactly_once(tmp_path):
     run = json.loads((out / "run.json").read_text())
     assert run["status"] == "complete" and run["points"]["done"] == 6
     assert run["resumed"][0]["points"] == 6 - len(before)
+    assert run["resumed"][0]["machine_lock"] == "held" and run["machine_lock"] == "held"
 
     again = mwperf("sweep", "--resume", str(out), "--agent", agent)
     assert again.returncode == 0 and "nothing to resume" in again.stdout

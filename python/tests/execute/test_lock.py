@@ -57,7 +57,8 @@ def holder(tmp_path, lock_dir):
 
 def test_the_lock_names_its_owner_and_goes_with_it(tmp_path, lock_dir):
     run = tmp_path / "run"
-    with lock.hold(run, cores="0,1", argv=["mwperf", "sweep", "p.yaml"]):
+    with lock.hold(run, cores="0,1", argv=["mwperf", "sweep", "p.yaml"]) as held:
+        assert held.machine == "held"
         info = json.loads((run / LOCK_FILE).read_text())
         assert info["pid"] == os.getpid() and info["command"] == "mwperf sweep p.yaml" and info["cores"] == "0,1"
         assert json.loads((lock_dir / lock.MACHINE_LOCK).read_text())["pid"] == os.getpid()
@@ -113,11 +114,13 @@ def test_a_measurement_is_refused_while_another_holds_the_machine(tmp_path, hold
     assert "two benchmarks on one machine make both wrong" in message and "--force" in message
     assert not (tmp_path / "mine" / LOCK_FILE).exists()  # refused: nothing of it is left
     err = io.StringIO()
-    with lock.hold(tmp_path / "mine", force=True, err=err):
+    with lock.hold(tmp_path / "mine", force=True, err=err) as held:
         pass
     assert f"measuring beside another mwperf measurement (pid {proc.pid}" in err.getvalue()
-    with lock.hold(tmp_path / "mine", measure=False):  # agents elsewhere (--hosts): only the directory
+    assert held.machine.startswith(f"forced: measured beside another mwperf measurement (pid {proc.pid}, ")
+    with lock.hold(tmp_path / "mine", measure=False) as held:  # agents elsewhere (--hosts): only the directory
         pass
+    assert held.machine == "not taken: the agents run on other hosts"
 
 
 def test_a_symlink_planted_as_the_lock_file_is_not_followed(tmp_path, lock_dir):
@@ -226,6 +229,9 @@ def test_a_run_is_refused_while_a_sweep_measures_unless_forced(tmp_path):
                                 capture_output=True, text=True, timeout=60)
         assert forced.returncode == 0, forced.stderr
         assert f"measuring beside another mwperf measurement (pid {sweep.pid}" in forced.stderr
+        run_json = json.loads((tmp_path / "run" / "run.json").read_text())  # the run says so itself
+        assert run_json["machine_lock"].startswith(f"forced: measured beside another mwperf measurement "
+                                                   f"(pid {sweep.pid}, mwperf sweep ")
     finally:
         out, err = sweep.communicate(timeout=120)
     assert sweep.returncode == 0, err
