@@ -11,6 +11,7 @@
 #include <dds/dds.h>
 #include <dds/version.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -45,34 +46,48 @@ Description describe() {
   return d;
 }
 
-// Samples taken on loan, one batch at a time.
-struct Loans {
-  void* samples[kBatch] = {};
+// Samples taken into memory of our own, one batch at a time. Each sample's
+// payload buffer is Cyclone's to grow (_release) and kept from take to take,
+// so that a steady stream allocates nothing (a loan is cleared and its
+// payload freed and allocated again for every sample). A batch holds at most
+// ~4 MiB of payload (one sample when they are larger).
+struct Batch {
+  mwperf_idl_Sample store[kBatch];  // KeyedSample has the same layout
+  void* samples[kBatch];
   dds_sample_info_t infos[kBatch];
-  int taken = 0, next = 0;
+  int limit = kBatch, taken = 0, next = 0;
 
+  Batch() {
+    for (int i = 0; i < kBatch; ++i) {
+      store[i] = mwperf_idl_Sample{};
+      store[i].payload._release = true;
+      samples[i] = &store[i];
+    }
+  }
+  ~Batch() {
+    for (mwperf_idl_Sample& s : store) dds_free(s.payload._buffer);
+  }
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  void size_for(size_t size) { limit = int(std::clamp<size_t>((4u << 20) / std::max<size_t>(size, 1), 1, kBatch)); }
   dds_return_t take(dds_entity_t reader) {
-    release(reader);
-    samples[0] = nullptr;  // loan: Cyclone provides the sample memory
-    const dds_return_t n = dds_take(reader, samples, infos, kBatch, kBatch);
+    const dds_return_t n = dds_take(reader, samples, infos, size_t(limit), uint32_t(limit));
     taken = n > 0 ? n : 0;
+    next = 0;
     return n;
   }
+  bool full() const { return taken == limit; }
   // The next valid sample's payload, or false when the batch is used up.
   bool next_payload(const uint8_t** data, size_t* len) {
     while (next < taken) {
       const int i = next++;
       if (!infos[i].valid_data) continue;  // a dispose/unregister notice
-      auto* s = static_cast<mwperf_idl_Sample*>(samples[i]);
-      *data = s->payload._buffer;
-      *len = s->payload._length;
+      *data = store[i].payload._buffer;
+      *len = store[i].payload._length;
       return true;
     }
     return false;
-  }
-  void release(dds_entity_t reader) {
-    if (taken > 0) dds_return_loan(reader, samples, taken);
-    taken = next = 0;
   }
 };
 
@@ -91,6 +106,8 @@ class CycloneAdapter final : public Adapter {
     if (cfg.size > kMaxSize) return fail(Errc::unsupported, "cyclonedds: size above 16 MiB");
     transport_ = "udp";
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
+    pulled_.size_for(cfg.size);
+    listened_.size_for(cfg.size);
     receive_ = cfg.receive.empty() ? "listener" : cfg.receive;
     const std::string nic = cfg.nic.empty() ? "lo" : cfg.nic;
     xml_ = "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"" + nic +
@@ -181,7 +198,7 @@ class CycloneAdapter final : public Adapter {
     return fail(rc == DDS_RETCODE_TIMEOUT ? Errc::timeout : Errc::io, dds_error("write", rc));
   }
 
-  // Pull: samples are taken in batches on loan and handed out one per call.
+  // Pull: samples are taken in batches and handed out one per call.
   // When the last call had to wait, this one waits first: in ping-pong the
   // reader is empty, and an empty take costs a lock.
   Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
@@ -239,10 +256,7 @@ class CycloneAdapter final : public Adapter {
 
   void close() override {
     if (writer_ > 0 && lingers()) dds_wait_for_acks(writer_, kLingerNs);  // longer than its own 1 s linger
-    if (reader_ > 0) {
-      dds_set_listener(reader_, nullptr);
-      pulled_.release(reader_);
-    }
+    if (reader_ > 0) dds_set_listener(reader_, nullptr);
     if (participant_ > 0) dds_delete(participant_);
     if (domain_ > 0) dds_delete(domain_);
     domain_ = participant_ = writer_ = reader_ = waitset_ = guard_ = 0;
@@ -253,15 +267,13 @@ class CycloneAdapter final : public Adapter {
   static void on_data(dds_entity_t reader, void* arg) {
     auto* self = static_cast<CycloneAdapter*>(arg);
     self->drain_.run([self, reader] {
-      Loans& l = self->listened_;
-      for (;;) {
-        const dds_return_t n = l.take(reader);
+      Batch& b = self->listened_;
+      do {
+        b.take(reader);
         const uint8_t* data;
         size_t len;
-        while (l.next_payload(&data, &len)) self->receiver_->on_message(data, len);
-        l.release(reader);
-        if (n < kBatch) return;
-      }
+        while (b.next_payload(&data, &len)) self->receiver_->on_message(data, len);
+      } while (b.full());
     });
   }
 
@@ -271,7 +283,7 @@ class CycloneAdapter final : public Adapter {
   dds_entity_t domain_ = 0, participant_ = 0, writer_ = 0, reader_ = 0, waitset_ = 0, guard_ = 0;
   bool keyed_ = false;
   uint32_t next_key_ = 0;
-  Loans pulled_, listened_;
+  Batch pulled_, listened_;
   bool waited_ = false;
   Receiver* receiver_ = nullptr;
   SerialDrain drain_;
