@@ -83,7 +83,7 @@ class Subscriber final : public Session {
 
  private:
   // One message, received at t: counted, checked, measured, echoed. False for
-  // anything that is not a fresh sample of this run (foreign, a duplicate).
+  // a foreign message or a duplicate (nothing a slow reader lingers over).
   bool take(const uint8_t* data, size_t len, int64_t t) {
     Header h;
     if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) return foreign();
