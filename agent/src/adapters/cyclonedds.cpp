@@ -160,7 +160,7 @@ class CycloneAdapter final : public Adapter {
     j.str("xml", xml_).str("reliability", reliability_).str("durability", durability_);
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     j.num("max_blocking_ms", kMaxBlocking / 1000000).boolean("write_batch", cfg.batch);
-    j.num("linger_ms", lingers() ? kLingerNs / 1000000 : 0);
+    j.num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
     j.num("instances", cfg.instances).str("receive", receive_).str("type", keyed_ ? "KeyedSample" : "Sample");
     j.str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
     config_json_ = j.done();
@@ -249,13 +249,13 @@ class CycloneAdapter final : public Adapter {
   }
 
   bool can_wake() const override { return guard_ > 0; }
-  bool lingers() const { return cfg_.role == Role::pub && reliability_ == "reliable"; }
   void wake() override {
     if (guard_ > 0) dds_set_guardcondition(guard_, true);
   }
 
   void close() override {
-    if (writer_ > 0 && lingers()) dds_wait_for_acks(writer_, kLingerNs);  // longer than its own 1 s linger
+    if (const int64_t linger = linger_ns(cfg_.role, reliability_); writer_ > 0 && linger > 0)
+      dds_wait_for_acks(writer_, linger);  // longer than its own 1 s linger
     if (reader_ > 0) dds_set_listener(reader_, nullptr);
     if (participant_ > 0) dds_delete(participant_);
     if (domain_ > 0) dds_delete(domain_);

@@ -251,7 +251,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     j.str("initial_peer", transport_ == "shm" ? "" : cfg.peer).str("reliability", reliability_);
     j.str("durability", durability_).str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     j.str("resource_limits", cfg.keep_all ? "unlimited" : "depth per instance");
-    j.num("max_blocking_ms", kMaxBlockingMs).num("linger_ms", lingers() ? kLingerNs / 1000000 : 0);
+    j.num("max_blocking_ms", kMaxBlockingMs).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
     j.num("instances", cfg.instances).str("receive", receive_).str("publish_mode", cfg.async ? "asynchronous" : "synchronous");
     j.str("history_memory_policy", "PREALLOCATED_WITH_REALLOC").str("topic_out", out).str("topic_in", in);
     j.num("domain", cfg.domain).str("type", cfg.instances > 0 ? "KeyedSample" : "Sample");
@@ -333,7 +333,6 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   }
 
   bool can_wake() const override { return receive_ == "waitset"; }
-  bool lingers() const { return cfg_.role == Role::pub && reliability_ == "reliable"; }
 
   int64_t rejected() const override {
     dds::SampleRejectedStatus st;
@@ -345,8 +344,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   void close() override {
     if (!participant_) return;
     // Fast DDS drops what its writer still holds when it is deleted (no linger of its own).
-    if (writer_ && lingers())
-      writer_->wait_for_acknowledgments(Duration_t(int32_t(kLingerNs / 1000000000), uint32_t(kLingerNs % 1000000000)));
+    if (const int64_t linger = linger_ns(cfg_.role, reliability_); writer_ && linger > 0)
+      writer_->wait_for_acknowledgments(Duration_t(int32_t(linger / 1000000000), uint32_t(linger % 1000000000)));
     if (reader_) reader_->set_listener(nullptr);
     if (receive_ == "waitset" && reader_) {
       waitset_.detach_condition(reader_->get_statuscondition());

@@ -143,9 +143,9 @@ class Ros2Adapter final : public Adapter {
     j.str("fastdds", FASTRTPS_VERSION_STR).str("message_type", "std_msgs/msg/UInt8MultiArray");
     j.str("transport", transport_).str("reliability", reliability_).str("durability", durability_);
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
-    linger_ = cfg.role == Role::pub && reliability_ == "reliable";
+    linger_ = linger_ns(cfg.role, reliability_);
     j.str("receive", receive_).str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
-    j.num("linger_ms", linger_ ? kLingerNs / 1000000 : 0);
+    j.num("linger_ms", linger_ / 1000000);
     j.str("discovery_range", "system default (the profile confines it)").str("confinement", confinement_);
     config_json_ = j.done();
     return Errc::ok;
@@ -214,7 +214,7 @@ class Ros2Adapter final : public Adapter {
     }
     if (inited_) {
       // Acknowledged before the writer goes (rmw_fastrtps drops what it still holds).
-      if (linger_) teardown(rcl_publisher_wait_for_all_acked(&pub_, kLingerNs));
+      if (linger_ > 0) teardown(rcl_publisher_wait_for_all_acked(&pub_, linger_));
       teardown(rcl_wait_set_fini(&waitset_));
       teardown(rcl_guard_condition_fini(&guard_));
       teardown(rcl_publisher_fini(&pub_, &node_));
@@ -293,7 +293,8 @@ class Ros2Adapter final : public Adapter {
   rcl_guard_condition_t guard_ = rcl_get_zero_initialized_guard_condition();
   rcl_wait_set_t waitset_ = rcl_get_zero_initialized_wait_set();
   std_msgs__msg__UInt8MultiArray out_, in_;
-  bool inited_ = false, messages_ = false, linger_ = false;
+  bool inited_ = false, messages_ = false;
+  int64_t linger_ = 0;
   int depth_ = 10;
   size_t subscribers_ = 1;
   std::string rmw_, durability_, config_json_, profile_, confinement_;

@@ -99,6 +99,10 @@ class Receiver {
 // How long a reliable publisher's close() waits for its readers'
 // acknowledgments at most (the subscriber's own drain after the stop).
 constexpr int64_t kLingerNs = 4'000'000'000;
+// How long this endpoint lingers at close: kLingerNs for a reliable publisher, else 0.
+inline int64_t linger_ns(Role role, const std::string& reliability_in_use) {
+  return role == Role::pub && reliability_in_use == "reliable" ? kLingerNs : 0;
+}
 
 class Adapter {
  public:
