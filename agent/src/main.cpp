@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "adapters/registry.h"
@@ -92,6 +94,8 @@ int run(const Options& o) {
 
   for (size_t i = 0; i < n; ++i)
     if (ads[i]->open(adapter_config(ro[i])) != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), 3);
+  for (size_t i = 0; i < n; ++i)
+    if (const std::string e = sides[i]->arm(); !e.empty()) return fail(o, where(i) + e, 3);
   const char* role = o.role == Role::pub ? "pub" : "sub";
   if (o.role == Role::sub) {
     stop.start_stdin_reader(true);
@@ -118,6 +122,7 @@ int run(const Options& o) {
     emit(out.line);
     code = std::max(code, out.exit_code);
   }
+  if (o.role == Role::pub) std::this_thread::sleep_for(std::chrono::nanoseconds(kSettleNs));
   for (auto& a : ads) a->close();
   return code;
 }

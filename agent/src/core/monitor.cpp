@@ -28,13 +28,15 @@ void Monitor::run() {
     lk.unlock();
     batches_.observe(s_);
     const int64_t t = now_ns();
-    if (precision_ > 0 && !converged() && t - t0_ >= kMinNs && t - last_look_ >= kLookNs) {
+    if (precision_ > 0 && !converged() && t - t0_ >= kMinNs && t - last_look_ >= kLookNs &&
+        batches_.count() >= Batches::kMinBatches) {
       last_look_ = t;
       const Summary now = s_.summarize();
       Interval a, b;
-      if (batches_.count() >= Batches::kMinBatches &&
-          batches_.converged(now, precision_, confidence_, ++looks_, &a, &b)) {
-        at_ = Convergence{t - t0_, now.count, batches_.count(), looks_, a, b};
+      const bool done = batches_.converged(now, precision_, confidence_, ++looks_, &a, &b);
+      last_ = Convergence{t - t0_, now.count, batches_.count(), looks_, a, b};
+      if (done) {
+        at_ = last_;
         converged_.store(true, std::memory_order_relaxed);
         if (on_converged_) on_converged_(at_.after_ns);
       }

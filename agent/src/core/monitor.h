@@ -16,10 +16,11 @@
 
 namespace mwperf {
 
-// Where the adaptive stop was reached: after how long, over how many samples,
-// and the p50 / p99 intervals (at that look's confidence) that met the precision.
+// A look of the adaptive stop: after how long, over how many samples, and the
+// p50 / p99 intervals at that look's confidence (which met the precision if it
+// is where the stop was reached).
 struct Convergence {
-  int64_t after_ns = -1;  // -1: not reached
+  int64_t after_ns = -1;  // -1: no such look
   uint64_t count = 0;
   uint32_t batches = 0, look = 0;
   Interval p50, p99;
@@ -45,6 +46,9 @@ class Monitor {
   bool converged() const { return converged_.load(std::memory_order_relaxed); }
   const Batches& batches() const { return batches_; }
   const Convergence& at() const { return at_; }
+  // The last look made (the converging one if it converged): why a point that
+  // ran its full duration went on.
+  const Convergence& last_look() const { return last_; }
   // The summary of the statistic with the final intervals at the run's confidence.
   Summary summary() const;
 
@@ -55,7 +59,7 @@ class Monitor {
   const double precision_, confidence_;
   std::function<void(int64_t)> on_converged_;
   Batches batches_;
-  Convergence at_;
+  Convergence at_, last_;
   int64_t t0_ = 0;
   uint32_t looks_ = 0;
   int64_t last_look_ = 0;

@@ -425,7 +425,8 @@ class Publisher final : public Session {
     j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("send_timeouts", send_timeouts_);
     j.unum("foreign", foreign_);
     j.num("discovery_ns", discovery_ns).boolean("stopped_early", stop_.requested());
-    j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 2));
+    j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 2))
+        .raw("last_look", convergence_json(monitor_.last_look(), 2));
     j.num("cpu_user_ns", u1.user_ns - u0_.user_ns).num("cpu_sys_ns", u1.sys_ns - u0_.sys_ns);
     j.num("cpu_window_ns", elapsed).num("maxrss_kb", u1.maxrss_kb).raw("threads", threads_json(u0_, u1));
     if (o_.mode == Mode::burst) {

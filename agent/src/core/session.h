@@ -25,6 +25,13 @@ class Session {
   virtual ~Session() = default;
   // Bytes the core holds for this side (buffers and statistics).
   virtual size_t own_bytes() const = 0;
+  // Called once the adapter is open, before the side says `ready`: a
+  // subscriber in listener mode sets its listener here, before anything can be
+  // sent to it, so that every sample is delivered on the middleware's own
+  // thread (a catch-up drain on the agent's thread would find samples
+  // already waiting, and stay the one draining while they keep coming). An
+  // error message, or "" when armed.
+  virtual std::string arm() { return {}; }
   // Runs the measurement; the adapter is open and matched. `footprint` goes
   // into the result as measured before the middleware was opened.
   virtual Outcome run(int64_t discovery_ns, const Footprint& footprint) = 0;
@@ -42,6 +49,14 @@ int run_clock_probe();
 // --samples-out: writes the headline statistic's kept samples and adds
 // samples_written / samples_time_ordered to j.
 void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64_t divisor);
+
+// How long a publisher keeps its endpoints after its result (its last sample)
+// before it closes them: a writer torn down right after its last sample can
+// lose it (Cyclone DDS drops a best-effort sample still in a reader's receive
+// path when the writer's disposal overtakes it), and that would be the
+// instrument's loss, not the middleware's. The subscribers are told to stop
+// only after the publisher has exited.
+constexpr int64_t kSettleNs = 200'000'000;
 
 // How long a blocking receive waits at most when the adapter cannot be woken.
 constexpr int64_t kBlockSliceNs = 20'000'000;

@@ -59,12 +59,16 @@ class Subscriber final : public Session {
     if (sample && o_.slow_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(o_.slow_ns));  // a slow reader, by request
   }
 
+  std::string arm() override {
+    if (ad_.receive_in_use() != "listener") return {};
+    listening_ = true;
+    return ad_.listen(&gate_) == Errc::ok ? std::string() : ad_.last_error();
+  }
+
   Outcome run(int64_t, const Footprint& footprint) override {
     cpu_watch_ = std::thread([this] { watch_cpu(); });
     monitor_.start(now_ns());
-    const bool listen = ad_.receive_in_use() == "listener";
-    if (listen) {
-      if (ad_.listen(&gate_) != Errc::ok) error_ = ad_.last_error();
+    if (listening_) {  // armed before `ready`: the middleware's thread delivers
       while (error_.empty() && !stop_.wait(100'000'000)) {
       }
       while (error_.empty() && !drained()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -185,7 +189,8 @@ class Subscriber final : public Session {
     j.unum("received", n).unum("lost", tracker_.lost(sent)).num("sent_known", sent);
     j.unum("duplicates", tracker_.duplicates()).unum("out_of_order", tracker_.out_of_order());
     j.unum("foreign", foreign_).unum("warmup_received", warmup_received_).unum("echo_errors", echo_errors_);
-    j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1));
+    j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1))
+        .raw("last_look", convergence_json(monitor_.last_look(), 1));
     j.num("first_rx_ns", first_rx_).num("last_rx_ns", last_rx_).num("rx_elapsed_ns", span);
     j.num("elapsed_ns", span);
     j.real("samples_per_s", n >= 2 && span > 0 ? double(n - 1) * 1e9 / double(span) : 0.0);
@@ -221,6 +226,7 @@ class Subscriber final : public Session {
   std::atomic<uint64_t> received_{0};
   std::atomic<int64_t> last_any_{0};
   std::atomic<bool> quit_{false};
+  bool listening_ = false;  // armed: the listener delivers
   std::thread cpu_watch_;
   Usage u0_;
   int64_t cpu_t0_ = 0, stop_seen_ = 0;

@@ -465,26 +465,36 @@ def _elapsed_s(pub: dict | None) -> float | None:
     return None if not isinstance(elapsed, (int, float)) or elapsed < 0 else elapsed / 1e9
 
 
+def _look(pub: dict | None, sub: dict | None, key: str) -> dict | None:
+    """A look of the adaptive stop (from whichever side decides it), intervals in µs."""
+    look = next((c for c in (_get(pub, key), _get(sub, key)) if isinstance(c, dict)), None)
+    return None if look is None else {
+        "after_s": look["after_ns"] / 1e9 if isinstance(look.get("after_ns"), int) else None,
+        "kept": _int(look.get("count")),
+        "batches": _int(look.get("batches")),
+        "look": _int(look.get("look")),
+        "p50_ci": [float(v) / 1000.0 for v in look.get("p50_ci", [])],
+        "p99_ci": [float(v) / 1000.0 for v in look.get("p99_ci", [])],
+    }
+
+
 def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | None) -> dict | None:
     """Adaptive duration: the precision asked for, and when (if) p50 and p99 reached it."""
     if not precision:
         return None
     after = [v for v in (_get(pub, "converged_after_ns"), _get(sub, "converged_after_ns"))
              if isinstance(v, (int, float)) and v >= 0]
-    reached = next((c for c in (_get(pub, "convergence"), _get(sub, "convergence")) if isinstance(c, dict)), None)
+    reached = _look(pub, sub, "convergence")
     return {
         "precision": precision,
         "confidence": float(confidence),
         "converged_after_s": min(after) / 1e9 if after else None,
         # the samples and intervals that met the precision when the stop was decided
         # (the statistics of the record cover every sample, including those after)
-        "at_convergence": None if reached is None else {
-            "kept": _int(reached.get("count")),
-            "batches": _int(reached.get("batches")),
-            "look": _int(reached.get("look")),
-            "p50_ci": [float(v) / 1000.0 for v in reached.get("p50_ci", [])],
-            "p99_ci": [float(v) / 1000.0 for v in reached.get("p99_ci", [])],
-        },
+        "at_convergence": reached,
+        # the last look the stop rule made (the converging one, if it converged): a point
+        # that ran its full duration shows here how far its intervals were from the precision
+        "last_look": _look(pub, sub, "last_look"),
         # the publisher ended before the maximum duration: told to stop (rate
         # mode, on the subscriber's word) or converged itself (latency, throughput)
         "stopped_early": bool(_get(pub, "stopped_early")) or (_get(pub, "converged_after_ns") or -1) >= 0,

@@ -3,6 +3,7 @@ a sweep killed mid-way and resumed (every point exactly once), the adaptive
 stop, and the command line's errors."""
 
 import json
+import math
 import os
 import re
 import signal
@@ -11,6 +12,7 @@ import sys
 import time
 
 import pytest
+import scipy.stats
 
 from conftest import real_agent_path
 from mwperf.results.rundir import read_records
@@ -134,8 +136,18 @@ def test_adaptive_stop_honours_its_precision(tmp_path):
             # 20 s: then it runs its full duration, and its final interval shows why it went on.
             assert r["mode"] == "rate", r
             assert not r["adaptive"]["stopped_early"] and r["elapsed_s"] == pytest.approx(20, abs=0.2)
+            # Its last look shows why: one interval, at that look's share of the error
+            # (5 % x 6/(pi^2 j^2), split over p50 and p99), was wider than 25 % ...
+            last = r["adaptive"]["last_look"]
+            assert last is not None and last["look"] >= 1 and last["after_s"] > 19, last
+            assert max((hi - lo) / (hi + lo) for lo, hi in (last["p50_ci"], last["p99_ci"])) > 0.25 - 1e-3, last
+            # ... and so is the record's final 95 % interval, widened to that look's level with
+            # scipy's t quantile (the last 250 ms of samples may have narrowed it a little).
+            spent = 0.05 * 6 / (math.pi ** 2 * last["look"] ** 2) / 2
+            df = stats["ci_batches"] - 1
+            widen = scipy.stats.t.ppf(1 - spent / 2, df) / scipy.stats.t.ppf(0.975, df)
             widths = [(hi - lo) / 2 / stats[q] for q in ("p50", "p99") for lo, hi in [stats[f"{q}_ci"]]]
-            assert max(widths) > 0.25 * 0.8, widths
+            assert max(widths) * widen > 0.25 * 0.8, (widths, widen)
             continue
         reached_precision += 1
         # a latency-mode point stops itself; a rate point is stopped by the controller on the sub's word
@@ -145,6 +157,7 @@ def test_adaptive_stop_honours_its_precision(tmp_path):
         # when the stop was decided, both intervals were within 25 % of their estimates,
         # which lie inside them (so within 25 % of the upper end; + rounding of RTT/2)
         reached = r["adaptive"]["at_convergence"]
+        assert r["adaptive"]["last_look"] == reached  # the converging look was the last
         assert 0 < reached["kept"] <= stats["count"]
         for q in ("p50", "p99"):
             lo, hi = reached[f"{q}_ci"]

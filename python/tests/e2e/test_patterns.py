@@ -95,18 +95,33 @@ def test_in_latency_mode_one_echoes_and_the_others_listen(tmp_path):
         assert s["received"] == r["sent"], s  # every ping reached every listener
 
 
-def test_a_slow_subscriber_loses_under_best_effort_and_the_others_do_not(tmp_path):
-    """1000 Hz to three subscribers, the last taking 5 ms per sample (200/s
-    at most): under best-effort its reader history overflows and it loses at
-    least 70 %; the other two lose nothing."""
+@pytest.mark.parametrize("receive", ["listener", "waitset"])
+def test_a_slow_subscriber_loses_under_best_effort_and_the_others_do_not(tmp_path, receive):
+    """1000 Hz to three subscribers, the last taking 5 ms per sample (200/s at
+    most), under best-effort; the other two lose nothing, not even the last
+    sample (the publisher's teardown does not overtake it). With a waitset the
+    slow reader's history (keep-last 10) overflows: it gets about one sample in
+    five, none more than ~10 x 5 ms late. As a listener it holds Cyclone's
+    delivery up: Cyclone queues the rest ahead of it, it falls ever further
+    behind (by seconds), and what is still queued when the writer is gone is
+    lost: at least 90 %. Either way, from the first sample: the listener is set
+    before the subscriber says it is ready, so no catch-up on the agent's own
+    thread turns it into a waitset that drops."""
     (r,) = run(tmp_path, "cyclonedds", "--mode", "rate", "--rate", "1000", "--subscribers", "3",
                "--slow-subscriber", "5ms", "--size", "1k", "--duration", "2s", "--warmup", "500ms",
-               "--reliability", "best-effort")
+               "--reliability", "best-effort", "--receive", receive)
     fast, slow = r["per_subscriber"][:2], r["per_subscriber"][2]
     assert slow["slow"] and not any(s["slow"] for s in fast)
-    assert slow["received"] <= 0.3 * r["sent"] + 20 and slow["loss_rate"] >= 0.7 - 0.01, slow
+    if receive == "waitset":
+        assert 0.1 * r["sent"] <= slow["received"] <= 0.3 * r["sent"] + 20, slow
+        assert slow["latency_us"]["p50"] < 200_000, slow["latency_us"]
+    else:
+        assert slow["received"] <= 0.1 * r["sent"], slow
+        assert slow["received"] == 0 or slow["latency_us"]["p50"] > 1_000_000, slow  # 0: still in the warm-up's
     for s in fast:
-        assert s["lost"] == 0 and s["received"] == r["sent"], s
+        # a waitset reader's own history can overflow when this VM stalls it for 10 ms
+        assert s["lost"] <= (0 if receive == "listener" else 0.01 * r["sent"]), s
+        assert s["received"] + s["lost"] == r["sent"], s
     assert r["fanout"]["loss_rate"]["worst"] == slow["loss_rate"]
 
 

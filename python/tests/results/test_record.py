@@ -252,19 +252,38 @@ def test_stats_us():
 
 
 def test_adaptive_point_records_precision_and_early_stop():
+    look = {"after_ns": 750_000_000, "count": 900, "batches": 12, "look": 3, "p50_ci": [1400, 1600],
+            "p99_ci": [1900, 2100]}
     pub = side("pub", mode="latency", sent=1000, pongs=1000, rtt_ns=stats(3000), latency_ns=stats(1500),
                converged_after_ns=750_000_000, stopped_early=False, elapsed_ns=750_100_000,
-               convergence={"after_ns": 750_000_000, "count": 900, "batches": 12, "look": 3, "p50_ci": [1400, 1600],
-                            "p99_ci": [1900, 2100]})
-    sub = side("sub", mode="latency", received=1000, lost=0, latency_ns=None, converged_after_ns=-1)
+               convergence=look, last_look=look)
+    sub = side("sub", mode="latency", received=1000, lost=0, latency_ns=None, converged_after_ns=-1,
+               convergence=None, last_look=None)
     r = record(TestPoint(0, "udp", "latency", 1024), pub, sub, warmup_ns=0, repetition=2, key="abc",
                precision=0.05, confidence="0.99")
     validate_record(r)
+    reached = {"after_s": 0.75, "kept": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1]}
     assert r["adaptive"] == {"precision": 0.05, "confidence": 0.99, "converged_after_s": 0.75, "stopped_early": True,
-                             "at_convergence": {"kept": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6],
-                                                "p99_ci": [1.9, 2.1]}}
+                             "at_convergence": reached, "last_look": reached}
     assert (r["repetition"], r["point_key"], r["samples"]) == (2, "abc", None)
     assert r["elapsed_s"] == pytest.approx(0.7501)
+
+
+def test_an_adaptive_point_that_ran_its_full_duration_shows_its_last_look():
+    """Rate mode: the subscriber decides; it never converged, and its last look
+    (after 9.75 s, look 38) had a p99 interval of +-50 %."""
+    pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None,
+               converged_after_ns=-1, convergence=None, last_look=None, stopped_early=False)
+    sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000), converged_after_ns=-1,
+               convergence=None, last_look={"after_ns": 9_750_000_000, "count": 48000, "batches": 40, "look": 38,
+                                            "p50_ci": [9000, 11000], "p99_ci": [20000, 60000]})
+    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=10_000_000_000, warmup_ns=0,
+               precision=0.1, confidence="0.95")
+    validate_record(r)
+    a = r["adaptive"]
+    assert a["converged_after_s"] is None and a["at_convergence"] is None and not a["stopped_early"]
+    assert a["last_look"] == {"after_s": 9.75, "kept": 48000, "batches": 40, "look": 38, "p50_ci": [9.0, 11.0],
+                              "p99_ci": [20.0, 60.0]}
 
 
 @pytest.mark.parametrize("same_clock, uncertainty, flagged", [(False, 20.0, True), (False, 5.0, False),
