@@ -94,8 +94,6 @@ int run(const Options& o) {
 
   for (size_t i = 0; i < n; ++i)
     if (ads[i]->open(adapter_config(ro[i])) != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), 3);
-  for (size_t i = 0; i < n; ++i)
-    if (const std::string e = sides[i]->arm(); !e.empty()) return fail(o, where(i) + e, 3);
   const char* role = o.role == Role::pub ? "pub" : "sub";
   if (o.role == Role::sub) {
     stop.start_stdin_reader(true);
@@ -111,10 +109,22 @@ int run(const Options& o) {
     if (m != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), m == Errc::timeout ? 4 : 3);
   }
   const int64_t discovery = now_ns() - t_start;
-  if (o.role == Role::pub) {
+  if (o.role == Role::sub) {
+    for (size_t i = 0; i < n; ++i)
+      if (const std::string e = sides[i]->arm(); !e.empty()) return fail(o, where(i) + e, 3);
+    emit(JsonObject().str("event", "matched").str("role", role).unum("readers", n).done());
+  } else {
     emit(JsonObject().str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
              .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery).done());
     stop.start_stdin_reader(false);
+    // The start barrier: nothing is sent before every subscriber is matched
+    // and receiving (the controller's `go`), so no first sample is lost to a
+    // reader that is not listening yet, or to an echo writer not yet matched.
+    if (!stop.wait_go(o.match_timeout_ns)) {
+      char within[32];
+      std::snprintf(within, sizeof within, "%.1f s", double(o.match_timeout_ns) / 1e9);
+      return fail(o, std::string("no 'go' from the controller within ") + within + " of being matched", 4);
+    }
   }
   const std::vector<Outcome> outs = run_sessions(sides, discovery, footprints);
   int code = 0;

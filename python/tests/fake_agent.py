@@ -7,7 +7,8 @@ results are canned.
 Faults are injected through the environment:
 
 * ``FAKE_AGENT_FAULT`` = ``ROLE-FAULT`` (e.g. ``sub-hang-start``) where FAULT is
-  ``hang-start`` (never says ready), ``hang-result`` (pub: never sends its
+  ``hang-start`` (never says ready), ``hang-match`` (sub: ready, never
+  matched), ``hang-result`` (pub: never sends its
   result; sub: ignores 'stop'), ``error`` (error event, exit 3),
   ``crash`` (stderr line, exit 1, no event), ``kill`` (SIGKILL itself
   after ready), ``child`` (leaves a sleeping child in its process group),
@@ -163,6 +164,9 @@ def main():
         emit(ready)
         if mine == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
+        if mine == "hang-match":
+            hang()
+        emit({"event": "matched", "role": "sub", "readers": readers})
         line = sys.stdin.readline()
         if mine == "hang-result":
             hang()
@@ -191,6 +195,10 @@ def main():
     if mine == "kill":
         time.sleep(0.1)
         os.kill(os.getpid(), signal.SIGKILL)
+    line = sys.stdin.readline()  # the start barrier: "go" (EOF: nothing to wait for)
+    if line and line.split() != ["go"]:
+        emit({"event": "error", "role": "pub", "error": f"fake: expected 'go', got {line.strip()!r}"})
+        return 3
     if mine == "hang-result":
         hang()
     time.sleep(min(0.2, int(opts.get("duration-ns", 0)) / 1e9))

@@ -15,6 +15,10 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
     pthread_setname_np(pthread_self(), "mwperf-control");
     char line[128];
     while (std::fgets(line, sizeof line, stdin)) {
+      if (std::strncmp(line, "go", 2) == 0) {
+        start();
+        continue;
+      }
       if (std::strncmp(line, "stop", 4) == 0) {
         char* end = nullptr;
         const long long n = std::strtoll(line + 4, &end, 10);
@@ -23,11 +27,25 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
         return;
       }
     }
+    start();  // no more lines: nothing to wait for
     if (eof_is_stop) {
       request(-1);  // the controller went away
       keep_waking();
     }
   }).detach();
+}
+
+void StopSignal::start() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    go_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool StopSignal::wait_go(int64_t timeout_ns) {
+  std::unique_lock<std::mutex> lk(mu_);
+  return cv_.wait_for(lk, std::chrono::nanoseconds(timeout_ns), [this] { return go_ || requested(); });
 }
 
 // A wake-up can be lost (a wake datagram dropped on a lossy link, a signal

@@ -1,8 +1,10 @@
 // The agents' side of the control channel, and the gate through which a
 // middleware's own thread enters the core.
 //
-// StopSignal: a thread reads `stop [SENT]` lines from stdin (EOF may count as
-// `stop -1`) and raises a flag the measuring code polls with one relaxed load.
+// StopSignal: a thread reads `go` and `stop [SENT]` lines from stdin (EOF may
+// count as `stop -1`) and raises a flag the measuring code polls with one
+// relaxed load. `go` is the start barrier: the publisher sends its first
+// sample only once every subscriber is matched and receiving.
 // Gate: the Receiver handed to Adapter::listen(); it calls the core's handler
 // while open, one delivery at a time, and shut() returns only once no
 // delivery is inside the handler any more.
@@ -26,6 +28,9 @@ class StopSignal {
   void request(int64_t sent);
   // Blocks until requested or timeout_ns passed; true when requested.
   bool wait(int64_t timeout_ns);
+  // Blocks until `go` (or a stop, or EOF: nothing to wait for) or timeout_ns
+  // passed; true unless the time ran out.
+  bool wait_go(int64_t timeout_ns);
   // A receive loop that blocks without a timeout registers its adapter: the
   // stop wakes every one registered (one per reader, --readers). Remove it
   // before the adapter may go. false: all kMaxWakeTargets slots are taken
@@ -39,6 +44,7 @@ class StopSignal {
 
  private:
   void keep_waking();
+  void start();  // `go`
   void wake_all_locked();
 
   mutable std::mutex mu_;
@@ -46,6 +52,7 @@ class StopSignal {
   Adapter* wake_targets_[kMaxWakeTargets] = {};  // a fixed array: nothing allocated on registering
   size_t n_wake_ = 0;
   std::atomic<bool> stop_{false};
+  bool go_ = false;  // under mu_
   std::atomic<int64_t> sent_{-1};
 };
 

@@ -25,12 +25,12 @@ class Session {
   virtual ~Session() = default;
   // Bytes the core holds for this side (buffers and statistics).
   virtual size_t own_bytes() const = 0;
-  // Called once the adapter is open, before the side says `ready`: a
-  // subscriber in listener mode sets its listener here, before anything can be
-  // sent to it, so that every sample is delivered on the middleware's own
-  // thread (a catch-up drain on the agent's thread would find samples
-  // already waiting, and stay the one draining while they keep coming). An
-  // error message, or "" when armed.
+  // Called once the side is matched, before the subscriber says `matched`
+  // (the publisher sends nothing before): a subscriber in listener mode sets
+  // its listener here, before anything can be sent to it, so that every
+  // sample is delivered on the middleware's own thread (a catch-up drain on
+  // the agent's thread would find samples already waiting, and stay the one
+  // draining while they keep coming). An error message, or "" when armed.
   virtual std::string arm() { return {}; }
   // Runs the measurement; the adapter is open and matched. `footprint` goes
   // into the result as measured before the middleware was opened.

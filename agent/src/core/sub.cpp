@@ -68,7 +68,7 @@ class Subscriber final : public Session {
   Outcome run(int64_t, const Footprint& footprint) override {
     cpu_watch_ = std::thread([this] { watch_cpu(); });
     monitor_.start(now_ns());
-    if (listening_) {  // armed before `ready`: the middleware's thread delivers
+    if (listening_) {  // armed before `matched`: the middleware's thread delivers
       while (error_.empty() && !stop_.wait(100'000'000)) {
       }
       while (error_.empty() && !drained()) std::this_thread::sleep_for(std::chrono::milliseconds(1));

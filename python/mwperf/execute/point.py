@@ -1,8 +1,10 @@
 """One test point: two agents driven by deadlines (docs/agent-protocol.md).
 
 Start the subscriber, wait for its ``ready`` (its port), start the
-publisher, wait for the publisher's ``result``, write ``stop SENT`` to the
-subscriber, wait for its ``result``. With N subscribers, N subscriber agents
+publisher, wait for the publisher's ``ready`` and the subscriber's
+``matched`` (matched and receiving), write ``go`` to the publisher (nothing
+is sent before), wait for the publisher's ``result``, write ``stop SENT`` to
+the subscriber, wait for its ``result``. With N subscribers, N subscriber agents
 (``--subscribers-as processes``) or one of N reader threads
 (``--subscribers-as threads``: one ``ready`` with every reader's port, then
 one ``result`` per reader). Any error event, non-zero exit or missed
@@ -49,6 +51,7 @@ class Timeouts:
     drain: float = 4.0        # agent default --drain-ns (reliable QoS; 0.5 s best effort)
     ping: float = 2.0         # a last unanswered ping of warm-up and of the run (agent --ping-timeout-ns 1 s each)
     blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
+    start: float = 1.0        # the publisher's start after 'go' (threads, timers; discovery is done by then)
 
 
 
@@ -333,8 +336,15 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         pub_started = True
         run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
         match_s = opts.qos.match_timeout_ns / 1e9
-        outcome.pub = _expect(pub, {"result"}, run_s + match_s + timeouts.ping + timeouts.blocked + slack, "result",
-                              skip=lambda ev: setattr(outcome, "pub_ready", ev),
+        outcome.pub_ready = _expect(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
+        # The start barrier: the publisher sends once every subscriber is matched and receiving.
+        for each in subs:
+            _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+        if not pub.send_line("go", close=False):
+            code = pub.wait_exit(time.monotonic() + 1.0)
+            raise PointFailed(_failure(pub, f"pub: {'closed its input' if code is None else describe_exit(code)}"
+                                            " before 'go' could be sent"))
+        outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
                               tick=_relay_converged(sub, pub) if opts.precision and point.mode == "rate" else None)
         _check_exit(pub, timeouts.after_result + slack)
 

@@ -32,15 +32,19 @@ def start_sub(*args: str) -> tuple[subprocess.Popen, dict]:
 
 
 def finish(sub: subprocess.Popen, sent: int) -> dict:
+    """Stops the subscriber; its result (after its `matched`)."""
     sub.stdin.write(f"stop {sent}\n")
     sub.stdin.flush()
-    line = sub.stdout.readline()
+    events = [json.loads(line) for line in sub.stdout]
     assert sub.wait(timeout=10) == 0
-    return json.loads(line)
+    assert [e["event"] for e in events] == ["matched", "result"], events
+    return events[-1]
 
 
 def run_pub(*args: str) -> dict:
-    out = subprocess.run([agent(), "run", "--role", "pub", *args], capture_output=True, text=True, timeout=60)
+    """A publisher told `go` at once (as the controller does once the subscriber is matched)."""
+    out = subprocess.run([agent(), "run", "--role", "pub", *args], input="go\n", capture_output=True, text=True,
+                         timeout=60)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.splitlines()[-1])
 
@@ -67,6 +71,32 @@ def test_foreign_datagrams_are_counted_and_ignored():
     assert result["received"] + result["lost"] == pub["sent"]
     assert result["duplicates"] == 0
     assert result["latency_ns"]["count"] == result["received"]
+
+
+def test_the_publisher_sends_nothing_before_go():
+    """The start barrier: a publisher that is matched but never told `go`
+    (its stdin open and silent) sends nothing, and gives up when its match
+    timeout (0.5 s) has passed; its subscriber received not one sample, not
+    even of the warm-up."""
+    common = ["--mw", "udp", "--mode", "rate", "--rate-hz", "2000", "--size", "64", "--run-id", "78",
+              "--duration-ns", "500000000", "--warmup-ns", "100000000", "--cpu", "-1"]
+    sub, ready = start_sub(*common)
+    try:
+        pub = subprocess.Popen([agent(), "run", "--role", "pub", *common, "--port", str(ready["port"]),
+                                "--match-timeout-ns", "500000000"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            started = time.monotonic()
+            events = [json.loads(line) for line in pub.stdout]
+            assert pub.wait(timeout=10) == 4 and time.monotonic() - started > 0.45
+        finally:
+            pub.kill()
+        assert [e["event"] for e in events] == ["ready", "error"], events
+        assert events[1]["error"] == "no 'go' from the controller within 0.5 s of being matched"
+        result = finish(sub, 0)
+    finally:
+        sub.kill()
+    assert (result["received"], result["warmup_received"], result["foreign"]) == (0, 0, 0), result
 
 
 def test_sequence_numbers_wrap_without_loss_or_duplicates():
@@ -119,6 +149,8 @@ def test_untimed_wait_survives_a_lost_pong():
                            stdout=subprocess.PIPE, text=True)
     try:
         assert json.loads(pub.stdout.readline())["event"] == "ready"
+        pub.stdin.write("go\n")
+        pub.stdin.flush()
         time.sleep(0.6)
         sub.send_signal(signal.SIGSTOP)  # the echoes stop mid-run
         time.sleep(0.5)

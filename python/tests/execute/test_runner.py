@@ -145,9 +145,10 @@ def test_ok_point(tmp_path, fake_agent, log):
     ("sub-hang-result", "sub: no result after stop within 1.1 s (agent hung?)", 4),
     ("pub-error", "pub: fake: pub adapter setup failed (stderr: fake-agent: setup failed)", 4),
     ("sub-error", "sub: fake: sub adapter setup failed (stderr: fake-agent: setup failed)", 4),
-    ("pub-crash", "pub: exited with code 1 before its result (stderr: fake-agent: pub crashed)", 4),
+    ("sub-hang-match", "sub: no matched event within 2.0 s (agent hung?)", 5),
+    ("pub-crash", "pub: exited with code 1 before its ready event (stderr: fake-agent: pub crashed)", 4),
     ("sub-kill", "sub: killed by SIGKILL before ", 4),
-    ("pub-kill", "pub: killed by SIGKILL before its result", 4),
+    ("pub-kill", "pub: killed by SIGKILL before ", 4),
     ("pub-bad-exit", "pub: exited with code 5 after its result", 4),
     ("sub-bad-exit", "sub: exited with code 5 after its result", 4),
 ])
