@@ -220,6 +220,14 @@ def _expect(agent: AgentProcess, kinds: set[str], seconds: float, what: str,
             skip(event)
 
 
+def _tell(agent: AgentProcess, line: str, close: bool = True) -> None:
+    """Writes a control line; PointFailed when the agent is gone."""
+    if not agent.send_line(line, close=close):
+        code = agent.wait_exit(time.monotonic() + 1.0)
+        how = "closed its input" if code is None else describe_exit(code)
+        raise PointFailed(_failure(agent, f"{agent.role}: {how} before '{line.split()[0]}' could be sent"))
+
+
 def _check_exit(agent: AgentProcess, seconds: float) -> None:
     code = agent.wait_exit(time.monotonic() + seconds)
     if code is None:
@@ -340,20 +348,14 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         # The start barrier: the publisher sends once every subscriber is matched and receiving.
         for each in subs:
             _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
-        if not pub.send_line("go", close=False):
-            code = pub.wait_exit(time.monotonic() + 1.0)
-            raise PointFailed(_failure(pub, f"pub: {'closed its input' if code is None else describe_exit(code)}"
-                                            " before 'go' could be sent"))
+        _tell(pub, "go", close=False)
         outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
                               tick=_relay_converged(sub, pub) if opts.precision and point.mode == "rate" else None)
         _check_exit(pub, timeouts.after_result + slack)
 
         sent = outcome.pub.get("sent")
         for each in subs:  # all told at once: they drain side by side
-            if not each.send_line(f"stop {sent if isinstance(sent, int) else -1}"):
-                code = each.wait_exit(time.monotonic() + 1.0)
-                how = "closed its input" if code is None else describe_exit(code)
-                raise PointFailed(_failure(each, f"{each.role}: {how} before 'stop' could be sent"))
+            _tell(each, f"stop {sent if isinstance(sent, int) else -1}")
         results: list[dict | None] = []
         for each in subs:
             got: list[dict | None] = [None] * readers
