@@ -118,10 +118,10 @@ def test_a_slow_subscriber_loses_under_best_effort_and_the_others_do_not(tmp_pat
     else:
         assert slow["received"] <= 0.1 * r["sent"], slow
         assert slow["received"] == 0 or slow["latency_us"]["p50"] > 1_000_000, slow  # 0: still in the warm-up's
-    for s in fast:
+    for s in fast:  # what each received against what the publisher sent
         # a waitset reader's own history (keep-last 10) overflows when this VM stalls it for 10 ms
-        assert s["lost"] <= (0 if receive == "listener" else 0.01 * r["sent"]), s
-        assert s["received"] + s["lost"] == r["sent"], s
+        assert s["received"] >= (r["sent"] if receive == "listener" else 0.99 * r["sent"]), s
+        assert s["received"] <= r["sent"] and s["duplicates"] == 0, s
     assert r["fanout"]["loss_rate"]["worst"] == slow["loss_rate"]
 
 
@@ -197,7 +197,7 @@ def test_a_slow_reader_thread_loses_under_best_effort_and_the_others_do_not(tmp_
     for s in fast:
         # a waitset reader's own history (keep-last 10 at 1 kHz) overflows when this VM
         # stalls its thread for more than 10 ms (seen: 15 ms): at most 1 %
-        assert s["lost"] <= 0.01 * r["sent"] and s["received"] + s["lost"] == r["sent"], s
+        assert 0.99 * r["sent"] <= s["received"] <= r["sent"] and s["duplicates"] == 0, s
 
 
 def test_more_readers_than_a_middleware_holds_in_one_process_are_refused(tmp_path):
