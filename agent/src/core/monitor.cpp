@@ -36,9 +36,8 @@ void Monitor::run() {
       const bool done = batches_.converged(now, precision_, confidence_, ++looks_, &a, &b);
       last_ = Convergence{t - t0_, now.count, batches_.count(), looks_, a, b};
       if (done) {
-        at_ = last_;
         converged_.store(true, std::memory_order_relaxed);
-        if (on_converged_) on_converged_(at_.after_ns);
+        if (on_converged_) on_converged_(last_.after_ns);
       }
     }
     lk.lock();

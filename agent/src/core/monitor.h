@@ -45,7 +45,11 @@ class Monitor {
   void stop();
   bool converged() const { return converged_.load(std::memory_order_relaxed); }
   const Batches& batches() const { return batches_; }
-  const Convergence& at() const { return at_; }
+  // Where the stop was reached (its look), or after_ns -1.
+  const Convergence& at() const {
+    static const Convergence none;
+    return converged() ? last_ : none;
+  }
   // The last look made (the converging one if it converged): why a point that
   // ran its full duration went on.
   const Convergence& last_look() const { return last_; }
@@ -59,7 +63,7 @@ class Monitor {
   const double precision_, confidence_;
   std::function<void(int64_t)> on_converged_;
   Batches batches_;
-  Convergence at_, last_;
+  Convergence last_;  // looks stop at the converging one
   int64_t t0_ = 0;
   uint32_t looks_ = 0;
   int64_t last_look_ = 0;
