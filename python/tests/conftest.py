@@ -281,7 +281,7 @@ def own_measurement_lock(tmp_path_factory):
 # -- e2e guard: no shared-memory segment left ----------------------------------
 
 SHM_DIR = Path("/dev/shm")
-SHM_PATTERNS = ("fastrtps_*", "fast_datasharing_*", "iox*", "*zenoh*", "mwp[0-9]*_*", "iceoryx_mgmt")
+SHM_PATTERNS = ("fastrtps_*", "fast_datasharing_*", "iox*", "*zenoh*", "mwp[0-9]*_*", "iceoryx_mgmt", "lttng-ust-wait-*")
 
 
 def shm_segments() -> set[str]:

@@ -33,8 +33,10 @@ PROC_DIR = Path("/proc")
 #: Fast DDS shared-memory transport (segments, ports, their lock files),
 #: data-sharing segments, and the named semaphores of its ports (also ROS 2's
 #: Fast DDS); zenoh's shared-memory segments (<id>.zenoh); iceoryx2's, which
-#: mwperf prefixes mwp<run id>_.
-PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*", "*.zenoh", "mwp[0-9]*_*")
+#: mwperf prefixes mwp<run id>_; and LTTng-UST's wait segments
+#: (lttng-ust-wait-<version>[-<uid>]), which ROS 2's tracing library, loaded
+#: with rcl, creates at the agent's start (re-created by the next process that needs them).
+PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*", "*.zenoh", "mwp[0-9]*_*", "lttng-ust-wait-*")
 #: iceoryx2's root folder for mwperf's runs (agent/rust/mwperf_shim/src/iox.rs ROOT).
 ICEORYX2_ROOT = Path("/tmp/mwperf-iceoryx2")
 MIN_AGE_S = 1.0

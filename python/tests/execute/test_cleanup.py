@@ -92,3 +92,14 @@ def test_fastdds_tool_only_for_dev_shm(tmp_path, monkeypatch, shm):
     monkeypatch.setattr(cleanup, "fastdds_shm_clean", lambda: calls.append(1) or True)
     clean_shm(shm, min_age_s=3600)
     assert calls == []
+
+
+def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
+    """ROS 2's tracing library (loaded with rcl) creates LTTng-UST's wait
+    segments at the agent's start; unreferenced, they go with the rest."""
+    if not referenced_paths()[1]:
+        pytest.skip("some process of this host cannot be inspected (not root): nothing would be removed")
+    for name in ("lttng-ust-wait-8", "lttng-ust-wait-8-0", "lttng-other"):
+        (tmp_path / name).write_bytes(b"\0" * 4096)
+    assert sorted(clean_shm(tmp_path, use_fastdds=False, min_age_s=0)) == ["lttng-ust-wait-8", "lttng-ust-wait-8-0"]
+    assert os.listdir(tmp_path) == ["lttng-other"]
