@@ -55,30 +55,34 @@ class AdapterInfo:
 
     @classmethod
     def from_event(cls, event: dict) -> "AdapterInfo":
+        caps = event.get("capabilities") if isinstance(event.get("capabilities"), dict) else {}
+        defaults = event.get("defaults") if isinstance(event.get("defaults"), dict) else {}
+        limits = event.get("limits") if isinstance(event.get("limits"), dict) else {}
+        notes = event.get("limit_notes") if isinstance(event.get("limit_notes"), dict) else {}
+
         def names(key: str) -> tuple[str, ...]:
-            value = event.get(key)
+            value = caps.get(key)
             return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
-        qos = event.get("qos") if isinstance(event.get("qos"), dict) else {}
+        listed = {"transport", "reliability", "receive", "wait"}
         return cls(
             name=str(event["name"]),
             version=event.get("version"),
-            max_size=int(event.get("max_size") or 0),
-            transports=names("transports"),
-            transport=str(event.get("transport") or ""),
-            reliabilities=names("reliabilities"),
-            reliability=str(event.get("reliability") or ""),
-            qos=frozenset(k for k, v in qos.items() if v is True),
-            receives=names("receives"),
-            receive=str(event.get("receive") or ""),
-            waits=names("waits") or ("block",),
+            max_size=int(limits.get("max_size") or 0),
+            transports=names("transport"),
+            transport=str(defaults.get("transport") or ""),
+            reliabilities=names("reliability"),
+            reliability=str(defaults.get("reliability") or ""),
+            qos=frozenset(k for k in caps if k not in listed),
+            receives=names("receive"),
+            receive=str(defaults.get("receive") or ""),
+            waits=names("wait") or ("block",),
             hosts=str(event.get("hosts") or "any"),
             service=event.get("service") or None,
             service_config=event.get("service_config") or None,
-            max_subscribers=int(event["max_subscribers"]) if isinstance(event.get("max_subscribers"), int) else 1,
-            max_readers_per_process=(int(event["max_readers_per_process"])
-                                     if isinstance(event.get("max_readers_per_process"), int) else 1),
-            readers_note=str(event.get("readers_note") or ""),
+            max_subscribers=int(limits.get("max_subscribers") or 0),
+            max_readers_per_process=int(limits.get("max_readers_per_process") or 0),
+            readers_note=str(notes.get("max_readers_per_process") or ""),
             notes=str(event.get("notes") or ""),
         )
 
@@ -123,6 +127,8 @@ class AgentInfo:
     adapters: dict[str, AdapterInfo]
     missing: tuple[tuple[str, str], ...] = ()
     congestions: tuple[str, ...] = ()
+    options: dict | None = None   # the option table (`list`'s options event)
+    timing: dict | None = None    # what the controller's deadlines allow for (linger, drain)
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -142,10 +148,17 @@ class AgentInfo:
         head = next((e for e in events if e.get("event") == "agent"), None)
         if head is None:
             raise AgentError(f"'{AGENT_NAME} list' did not describe itself (an agent older than this controller?)")
+        table = next((e for e in events if e.get("event") == "options"), None)
+        if table is None or not isinstance(table.get("options"), list):
+            raise AgentError(f"'{AGENT_NAME} list' published no option table (an agent older than this controller?)")
+        rows = {r["name"]: r for r in table["options"] if isinstance(r, dict) and isinstance(r.get("name"), str)}
 
-        def names(key: str) -> tuple[str, ...]:
-            value = head.get(key)
+        def names(option: str) -> tuple[str, ...]:
+            value = (rows.get(option) or {}).get("choices")
             return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+        def top(option: str):
+            return (rows.get(option) or {}).get("max")
 
         adapters = {}
         for event in events:
@@ -154,8 +167,11 @@ class AgentInfo:
                 adapters[info.name] = info
         missing = tuple((str(m.get("name")), str(m.get("reason"))) for m in head.get("missing") or []
                         if isinstance(m, dict))
+        limits = {"min_size": (rows.get("size") or {}).get("min"), "max_rate_hz": top("rate"),
+                  "max_duration_ns": top("duration"), "max_history_depth": top("history"),
+                  "max_instances": top("instances"), "max_readers": top("subscribers")}
         return cls(version=head.get("version"), header_size=int(head.get("header_size") or 0),
-                   modes=names("modes"), waits=names("waits"), clocks=names("clocks"),
-                   reliabilities=names("reliabilities"), durabilities=names("durabilities"),
-                   limits=dict(head.get("limits") or {}), adapters=adapters, missing=missing,
-                   congestions=names("congestions"))
+                   modes=names("mode"), waits=names("wait"), clocks=names("clock"),
+                   reliabilities=names("reliability"), durabilities=names("durability"),
+                   limits={k: v for k, v in limits.items() if v is not None}, adapters=adapters, missing=missing,
+                   congestions=names("congestion"), options=table, timing=dict(head.get("timing") or {}))

@@ -44,7 +44,7 @@ Description describe() {
   d.transports = d.transport = "shm";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = d.durability = true;
+  d.honours = "history,durability";
   d.receives = "waitset,listener";
   d.receive = "waitset";
   d.multi_host = false;
@@ -74,7 +74,7 @@ class IceoryxAdapter final : public Adapter {
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = cfg.receive.empty() ? "waitset" : cfg.receive;
     if (cfg.size > kMaxSize) return fail(Errc::unsupported, "iceoryx: size above the 16 MiB chunks of RouDi's pools");
-    const uint64_t depth = cfg.keep_all ? kMaxQueue : uint64_t(cfg.history_depth > 0 ? cfg.history_depth : 10);
+    const uint64_t depth = cfg.keep_all ? kMaxQueue : uint64_t(cfg.history_depth);
     if (depth > kMaxQueue)
       return fail(Errc::unsupported, "iceoryx: --history keep-last:" + std::to_string(depth) +
                                          ": a subscriber queue holds at most 256 samples");

@@ -45,7 +45,7 @@ Description describe() {
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = d.durability = true;
+  d.honours = "history,durability,nic";
   d.receives = d.receive = "waitset";
   d.notes = "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
             "before the payload";
@@ -110,7 +110,7 @@ class Ros2Adapter final : public Adapter {
 
     rmw_qos_profile_t q = rmw_qos_profile_default;
     q.reliability = reliability_ == "reliable" ? RMW_QOS_POLICY_RELIABILITY_RELIABLE : RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT;
-    depth_ = cfg.history_depth > 0 ? cfg.history_depth : 10;
+    depth_ = cfg.history_depth;
     q.history = cfg.keep_all ? RMW_QOS_POLICY_HISTORY_KEEP_ALL : RMW_QOS_POLICY_HISTORY_KEEP_LAST;
     q.depth = cfg.keep_all ? 0 : size_t(depth_);
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;

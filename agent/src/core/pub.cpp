@@ -106,7 +106,7 @@ class Publisher final : public Session {
   // The modes whose headline latency is the publisher's (RTT/2 of pings).
   bool pings() const { return o_.mode == Mode::latency || o_.mode == Mode::throughput; }
   bool untimed() const { return o_.wait == WaitMode::block && ad_.can_wake(); }
-  bool counted_out() const { return o_.count > 0 && sent_ >= o_.count; }
+  bool counted_out() const { return o_.samples > 0 && sent_ >= o_.samples; }
   // The measured phase is over: its end, the controller's stop, the adaptive
   // stop, or --count.
   bool done(int64_t t) const {

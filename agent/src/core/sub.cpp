@@ -156,14 +156,14 @@ class Subscriber final : public Session {
   }
 
   // After the stop: everything the publisher sent is here, or the data path
-  // has been quiet for --drain-ns.
+  // has been quiet for --drain.
   bool drained() {
     const int64_t sent = stop_.sent();
     if (sent >= 0 && received_.load(std::memory_order_relaxed) >= uint64_t(sent)) return true;
     const int64_t t = now_ns();
     if (stop_seen_ == 0) stop_seen_ = t;
     const int64_t drain = o_.drain_ns >= 0 ? o_.drain_ns
-                          : ad_.reliability_in_use() == "reliable" ? 4'000'000'000 : 500'000'000;
+                          : ad_.reliability_in_use() == "reliable" ? kDrainReliableNs : kDrainBestEffortNs;
     return t - std::max(last_any_.load(std::memory_order_relaxed), stop_seen_) >= drain;
   }
 

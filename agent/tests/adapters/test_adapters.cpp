@@ -132,8 +132,9 @@ TEST_P(EveryAdapter, DescriptionIsConsistent) {
   }
   EXPECT_FALSE(a->version().empty());
   Options o;
-  o.mw = GetParam();
-  o.size = d.max_size + 1;
+  const std::string size = std::to_string(d.max_size + 1);
+  const char* argv[] = {"mwperf-agent", "run", "--role", "pub", "--mw", GetParam().c_str(), "--size", size.c_str()};
+  ASSERT_EQ(parse_options(8, argv, &o), "");
   EXPECT_NE(refuse(GetParam(), d, o), "");
 }
 

@@ -304,7 +304,7 @@ TEST(Count, StopsAfterTheRequestedSamples) {
   Channel ch;
   Options o = options(Mode::rate, Role::pub);
   o.rate_hz = 1000;
-  o.count = 50;
+  o.samples = 50;
   const Point p = run_point(o, ch);
   EXPECT_EQ(field(p.pub, "sent"), 50);
   EXPECT_EQ(field(p.pub, "scheduled"), 50);

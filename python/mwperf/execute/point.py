@@ -81,8 +81,8 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
     and what a service adds are the placement's and the service's).
     ``port``: the subscriber's (the publisher's destination), or every
     subscriber's, comma-separated (1:N); ``sub_index``: which subscriber
-    (the first answers pings; the last is the slow one, if any). With
-    subscribers as threads, the one subscriber process gets ``--readers N``."""
+    process (the agent makes subscriber 0 the echoer and the last the slow
+    one). With subscribers as threads, the one subscriber process holds them all."""
     core = opts.cpu.pub if role == "pub" else opts.cpu.sub
     match_ns = opts.qos.match_timeout_ns + (SUB_MATCH_MARGIN_NS if role == "sub" else 0)
     argv = [
@@ -91,50 +91,43 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
         "--mw", point.mw,
         "--mode", point.mode,
         "--size", str(point.size),
-        "--duration-ns", str(opts.duration_ns),
-        "--warmup-ns", str(opts.warmup_ns),
         "--cpu", str(-1 if core is None else core),
         "--wait", opts.wait,
         "--port", str(port),
     ]
-    if point.mode == "rate" and point.rate_hz is not None:
-        argv += ["--rate-hz", repr(float(point.rate_hz))]
-    if point.mode == "throughput":
-        argv += ["--latency-count", str(opts.latency_count)]
-    if point.mode == "burst" and point.demand is not None:
-        argv += ["--demand", str(point.demand), "--burst-gap-ns", str(opts.burst_gap_ns)]
-    if point.subscribers > 1 and role == "pub":
+    if role == "pub":
+        argv += ["--duration", str(opts.duration_ns), "--warmup", str(opts.warmup_ns)]
+        if point.mode == "rate" and point.rate_hz is not None:
+            argv += ["--rate", repr(float(point.rate_hz))]
+        if point.mode == "throughput":
+            argv += ["--latency-count", str(opts.latency_count)]
+        if point.mode == "burst" and point.demand is not None:
+            argv += ["--demand", str(point.demand), "--burst-gap", str(opts.burst_gap_ns)]
+        if opts.samples:
+            argv += ["--samples", str(opts.samples)]
+    if point.subscribers > 1:
         argv += ["--subscribers", str(point.subscribers)]
     if role == "sub":
         if threaded(point):
-            # One process, N readers: reader 0 echoes, the last is the slow one (the agent's rule).
-            argv += ["--readers", str(point.subscribers), "--echo", "1"]
-            if opts.slow_ns:
-                argv += ["--slow-ns", str(opts.slow_ns)]
-        else:
-            if point.subscribers > 1:
-                argv += ["--echo", "1" if sub_index == 0 else "0"]
-            if opts.slow_ns and sub_index == point.subscribers - 1:
-                argv += ["--slow-ns", str(opts.slow_ns)]
-    if opts.samples and role == "pub":
-        argv += ["--count", str(opts.samples)]
-    samples = opts.out / samples_path(point.index)
-    if sub_index:  # each subscriber keeps its own
-        samples = samples.with_name(f"{samples.stem}.sub{sub_index}{samples.suffix}")
-    argv += ["--samples-out", str(samples)]
+            argv += ["--subscribers-as", "threads"]
+        elif sub_index:
+            argv += ["--subscriber-index", str(sub_index)]
+        if opts.slow_ns:
+            argv += ["--slow-subscriber", str(opts.slow_ns)]
+    argv += ["--samples-out", str(opts.out / samples_path(point.index))]
     if opts.precision:
         argv += ["--precision", repr(opts.precision)]
     argv += ["--confidence", opts.confidence]
     if opts.clock != "monotonic":
         argv += ["--clock", opts.clock]
     if role == "sub" and clock_offset_ns:
-        argv += ["--clock-offset-ns", str(clock_offset_ns)]
+        argv += ["--clock-offset", str(clock_offset_ns)]
     if role == "sub" and one_clock:
         # Both sides read one clock: a send stamp from before the subscriber
         # started, or from the future, is no sample of this run (1 ms for two
         # realtime bases' estimates). Between two clocks the agent allows 10 s.
-        argv += ["--stamp-slack-ns", str(ONE_CLOCK_STAMP_SLACK_NS)]
-    argv += ["--match-timeout-ns", str(match_ns)]
+        argv += ["--stamp-slack", str(ONE_CLOCK_STAMP_SLACK_NS)]
+    argv += ["--match-timeout", str(match_ns)]
     info = opts.adapters.get(point.mw)
     transport = point.transport
     if transport is None and two_hosts and info is not None and "shm" in info.transport:
@@ -318,7 +311,9 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
             argv = ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
             env = {}
         name = role if index == 0 else f"{role}{index}"
-        return AgentProcess(placement.wrap(role, argv + service.agent_args(role)), name, env=env)
+        info = opts.adapters.get(point.mw)
+        nic = info is None or info.honours("nic")  # the link's interface, for a middleware that chooses one
+        return AgentProcess(placement.wrap(role, argv + service.agent_args(role), nic=nic), name, env=env)
 
     outcome = PointOutcome()
     slack = opts.point_timeout_ns / 1e9

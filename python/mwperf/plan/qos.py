@@ -225,7 +225,7 @@ def refusal(qos: QosOptions, info: AdapterInfo) -> Unsupported | None:
         if name is not None and name not in info.transports:
             return Unsupported("--transport", name,
                                f"not supported by {mw} (choose from: {', '.join(info.transports) or 'none'})", mw)
-    if qos.nic is not None and not info.has_qos:
+    if qos.nic is not None and not info.honours("nic"):
         return Unsupported("--nic", qos.nic, f"not supported by {mw} (raw sockets always use loopback)", mw)
     return None
 
@@ -271,6 +271,6 @@ def qos_agent_args(qos: QosOptions, info: AdapterInfo | None, *, transport: str 
         args += ["--receive", receive]
     if transport is not None:
         args += ["--transport", transport]
-    if qos.nic is not None and info is not None and info.has_qos:
+    if qos.nic is not None and info is not None and info.honours("nic"):
         args += ["--nic", qos.nic]
     return args

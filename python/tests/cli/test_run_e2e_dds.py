@@ -172,7 +172,7 @@ def test_a_reliable_publisher_stays_until_its_slow_reader_has_everything(slow_re
 def test_cyclone_write_batching(batched):
     check_run(batched, 2)
     for r in batched["records"]:
-        assert r["adapter"]["config"]["write_batch"] is True and r["adapter"]["sub_config"]["write_batch"] is True
+        assert r["adapter"]["config"]["batch"] is True and r["adapter"]["sub_config"]["batch"] is True
         assert r["lost"] == 0  # reliable, keep-all: batching delays nothing for good
     rate = next(r for r in batched["records"] if r["mode"] == "rate")
     assert rate["latency_us"]["count"] == rate["received"]  # every rate sample was flushed at once

@@ -212,11 +212,11 @@ def test_more_readers_than_a_middleware_holds_in_one_process_are_refused(tmp_pat
     if not limited:
         pytest.skip("no adapter built into this agent holds one reader per process")
     name = limited[0]
-    done = subprocess.run([str(path), "run", "--role", "sub", "--mw", name, "--size", "64", "--readers", "2"],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run([str(path), "run", "--role", "sub", "--mw", name, "--size", "64", "--subscribers", "2",
+                           "--subscribers-as", "threads"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--readers 2" in lines[0] and name in lines[0], done.stderr
+    assert len(lines) == 1 and "--subscribers 2" in lines[0] and name in lines[0], done.stderr
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", str(path), "--mw", name,
                            "--subscribers", "2", "--subscribers-as", "threads", "--out", str(tmp_path / "run")],
                           capture_output=True, text=True, env=dict(os.environ), timeout=60)

@@ -125,7 +125,7 @@ def test_description_parsing_and_summary(fake_agent):
     assert info.limit("max_rate_hz", 0) == 1e9 and info.missing == ()
     assert info.transports == ("udp", "tcp") and info.receives == ("listener", "waitset")
     assert info.adapters["udp"].summary() == "reliability best-effort; transports udp"
-    assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed; "
+    assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed, nic; "
                                               "receive listener,waitset; transports udp")
 
 
@@ -140,8 +140,9 @@ echo '{"event":"adapter","name":"udp","version":"1","max_size":65507,"transport"
 
 def test_missing_adapters_are_named(tmp_path):
     agent = write_script(tmp_path / "agent", """#!/bin/sh
-echo '{"event":"agent","version":"1","header_size":32,"modes":["latency"],"missing":[{"name":"zenoh","reason":"cargo not found"}]}'
-echo '{"event":"adapter","name":"udp","version":"1","max_size":65507,"transports":["udp"],"transport":"udp","reliabilities":["best-effort"],"reliability":"best-effort"}'
+echo '{"event":"agent","version":"1","header_size":32,"missing":[{"name":"zenoh","reason":"cargo not found"}]}'
+echo '{"event":"options","options":[]}'
+echo '{"event":"adapter","name":"udp","version":"1","capabilities":{"transport":["udp"]},"limits":{"max_size":65507}}'
 """)
     info = describe(str(agent))
     assert info.missing == (("zenoh", "cargo not found"),) and list(info.adapters) == ["udp"]
@@ -168,3 +169,30 @@ def test_the_recorded_description_is_the_real_agents():
     live = subprocess.run([str(agent), "list"], capture_output=True, text=True, timeout=30).stdout.splitlines()
     assert strip(live) == strip(LIST_FIXTURE.read_text().splitlines()), \
         "regenerate it: agent/build/mwperf-agent list > python/tests/fixtures/agent-list.jsonl"
+
+
+def test_the_option_table_snapshot_is_the_real_agents():
+    """mwperf/plan/option-table.json (what --help, completion and the record
+    schema read without an agent) is the built agent's option table."""
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet")
+    import json
+
+    from mwperf.plan.table import dump_event, snapshot_event
+
+    live = subprocess.run([str(agent), "list"], capture_output=True, text=True, timeout=30).stdout.splitlines()
+    (table,) = [json.loads(line) for line in live if '"event":"options"' in line]
+    assert dump_event(table) == dump_event(snapshot_event()), \
+        "regenerate it: agent/build/mwperf-agent list | python -m mwperf.plan.table > python/mwperf/plan/option-table.json"
+
+
+def test_the_recorded_description_has_the_snapshots_table():
+    """Without an agent: the recorded description's table is the snapshot."""
+    import json
+
+    from conftest import LIST_FIXTURE
+    from mwperf.plan.table import snapshot_event
+
+    (table,) = [json.loads(line) for line in LIST_FIXTURE.read_text().splitlines() if '"event":"options"' in line]
+    assert table == snapshot_event()

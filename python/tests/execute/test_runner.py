@@ -60,16 +60,18 @@ def test_agent_argv(tmp_path):
     argv = agent_argv("A", "sub", rate_point, opts, 0)
     assert argv[:2] == ["A", "run"]
     joined = " ".join(argv)
-    for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--duration-ns 100000000",
-                 "--warmup-ns 0", "--cpu -1", "--wait block", "--port 0", "--rate-hz 1000.0"):
+    for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--cpu -1", "--wait block", "--port 0"):
         assert part in joined
+    pub = " ".join(agent_argv("A", "pub", rate_point, opts, 4000))
+    for part in ("--duration 100000000", "--warmup 0", "--rate 1000.0"):
+        assert part in pub and part not in joined  # the publisher's options only
     assert "--latency-count" not in joined
     assert "--run-id" not in joined  # the run id goes in the environment, not the world-readable command line
     assert "--latency-count 50" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
     assert "--port 4000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
     # the publisher waits --match-timeout for its peer, the subscriber (started first) 5 s longer
-    assert "--match-timeout-ns 1000000000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
-    assert "--match-timeout-ns 6000000000" in joined
+    assert "--match-timeout 1000000000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
+    assert "--match-timeout 6000000000" in joined
     # raw sockets never receive DDS options
     for option in ("--reliability", "--history", "--durability", "--instances", "--async", "--receive",
                    "--transport", "--nic"):
@@ -172,7 +174,7 @@ def test_portless_middleware(tmp_path, fake_agent, log, monkeypatch):
 
 
 def test_subscribers_as_threads_is_one_sub_process_of_n_readers(tmp_path, fake_agent, log):
-    """One subscriber agent with --readers 3: its ready gives every reader's
+    """One subscriber agent of 3 readers: its ready gives every reader's
     port (passed to the publisher), its three results (in any order) fill
     outcome.subs in reader order."""
     opts = options(tmp_path, mw="dds", mode="rate", rate="100", subscribers="3", subscribers_as="threads",
@@ -182,8 +184,8 @@ def test_subscribers_as_threads_is_one_sub_process_of_n_readers(tmp_path, fake_a
     argvs = [json.loads(line)["argv"] for line in log.read_text().splitlines()]
     subs = [a for a in argvs if a[a.index("--role") + 1] == "sub"]
     (pub,) = [a for a in argvs if a[a.index("--role") + 1] == "pub"]
-    assert len(subs) == 1 and subs[0][subs[0].index("--readers") + 1] == "3"
-    assert subs[0][subs[0].index("--echo") + 1] == "1"
+    assert len(subs) == 1 and subs[0][subs[0].index("--subscribers") + 1] == "3"
+    assert subs[0][subs[0].index("--subscribers-as") + 1] == "threads"
     assert pub[pub.index("--subscribers") + 1] == "3"
     assert pub[pub.index("--port") + 1] == ",".join(str(p) for p in outcome.sub_ready["ports"])
     assert [s["reader"] for s in outcome.subs] == [0, 1, 2] and outcome.sub is outcome.subs[0]
@@ -204,8 +206,10 @@ def test_agent_argv_as_threads(tmp_path, fake_agent):
                    agent_info=describe(str(fake_agent)), slow_subscriber="2ms")
     point = opts.points()[0]
     sub = " ".join(agent_argv("A", "sub", point, opts, 0))
-    assert "--readers 4 --echo 1 --slow-ns 2000000" in sub  # the agent makes the last reader the slow one
-    assert "--readers" not in " ".join(agent_argv("A", "pub", point, opts, "0,0,0,0"))
+    # the agent makes subscriber 0 the echoer and the last reader the slow one
+    assert "--subscribers 4 --subscribers-as threads --slow-subscriber 2000000" in sub
+    pub = " ".join(agent_argv("A", "pub", point, opts, "0,0,0,0"))
+    assert "--subscribers 4" in pub and "--subscribers-as" not in pub and "--slow-subscriber" not in pub
 
 
 def test_failed_pub_salvages_the_sub(tmp_path, fake_agent, log, monkeypatch):

@@ -225,18 +225,13 @@ def test_threads_within_the_readers_a_middleware_holds_in_one_process():
     assert build(agent_info=DDS, mw=name, subscribers="1", subscribers_as="threads").subscribers == (1,)
 
 
-def test_an_agent_that_does_not_describe_readers_holds_one():
+def test_an_adapter_of_one_reader_per_process():
     import dataclasses
 
     old = dataclasses.replace(DDS, adapters={"cyclonedds": dataclasses.replace(DDS.adapters["cyclonedds"],
                                                                                max_readers_per_process=1)})
     with pytest.raises(UsageError, match="--subscribers-as threads: cyclonedds holds at most 1 reader per process"):
         build(agent_info=old, mw="cyclonedds", subscribers="2", subscribers_as="threads")
-    from mwperf.description import AdapterInfo
-
-    event = {"name": "x", "max_size": 64, "transports": ["udp"], "transport": "udp"}
-    assert AdapterInfo.from_event(event).max_readers_per_process == 1
-    assert AdapterInfo.from_event({**event, "max_readers_per_process": 0}).max_readers_per_process == 0
 
 
 def test_a_slow_subscriber_is_never_the_echoer():

@@ -1,0 +1,459 @@
+#include "core/option_table.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/header.h"
+#include "core/options.h"
+#include "util/json.h"
+
+namespace mwperf {
+namespace {
+
+constexpr unsigned kLatency = 1u << unsigned(Mode::latency), kThroughput = 1u << unsigned(Mode::throughput),
+                   kRate = 1u << unsigned(Mode::rate), kBurst = 1u << unsigned(Mode::burst);
+constexpr double kMaxNs = double(kMaxDurationNs);
+constexpr double kSecond = 1e9;
+
+std::vector<OptionRow> make_rows() {
+  using K = Kind;
+  using G = Group;
+  return {
+      // -- what is measured ------------------------------------------------
+      OptionRow("role", K::choice, G::control).among("pub,sub").needed()
+          .says("this side of the point").sets([](Options& o, const Value& v) {
+            o.role = v.s == "pub" ? Role::pub : Role::sub;
+          }),
+      OptionRow("mw", K::text, G::point).needed().key("mw")
+          .says("the middleware (an adapter of `mwperf-agent list`)")
+          .sets([](Options& o, const Value& v) { o.mw = v.s; }),
+      OptionRow("mode", K::choice, G::point).among("latency,throughput,rate,burst").by_default("latency").key("mode")
+          .says("latency: ping-pong; throughput: flat out, a ping every latency-count samples; rate: at --rate on "
+                "deadlines; burst: --demand samples back to back, then --burst-gap")
+          .sets([](Options& o, const Value& v) {
+            o.mode = v.s == "throughput" ? Mode::throughput : v.s == "rate" ? Mode::rate
+                     : v.s == "burst" ? Mode::burst : Mode::latency;
+          }),
+      OptionRow("size", K::bytes, G::point).range(double(kHeaderSize), double(1 << 30)).by_default("1024").key("size")
+          .says("the whole message handed to the middleware, the 32-byte mwperf header included")
+          .sets([](Options& o, const Value& v) { o.size = size_t(v.u); }),
+      OptionRow("rate", K::hz, G::point).range(1e-6, kMaxRateHz).in_modes(kRate).for_roles(kPub).needed()
+          .key("rate_hz").says("publish rate, on absolute deadlines")
+          .sets([](Options& o, const Value& v) { o.rate_hz = v.d; }),
+      OptionRow("latency-count", K::count, G::point).range(0, 1e12).by_default("10000").in_modes(kThroughput)
+          .for_roles(kPub).key("latency_count").says("one latency ping every N samples (0: none)")
+          .sets([](Options& o, const Value& v) { o.latency_count = v.u; }),
+      OptionRow("demand", K::count, G::point).range(1, 1e7).in_modes(kBurst).for_roles(kPub).needed().key("demand")
+          .says("samples per burst, written back to back")
+          .sets([](Options& o, const Value& v) { o.demand = v.u; }),
+      OptionRow("burst-gap", K::ns, G::point).range(0, 3600 * kSecond).by_default("10000000").in_modes(kBurst)
+          .for_roles(kPub).key("burst_gap_s").says("the pause after each burst")
+          .sets([](Options& o, const Value& v) { o.burst_gap_ns = v.i; }),
+      OptionRow("subscribers", K::count, G::point).range(1, kMaxReaders).by_default("1").key("subscribers")
+          .says("1:N fan-out: the publisher serves N subscribers; the first answers pings, the others listen")
+          .sets([](Options& o, const Value& v) { o.subscribers = uint32_t(v.u); }),
+      OptionRow("subscribers-as", K::choice, G::point).among("processes,threads").by_default("processes")
+          .for_roles(kSub).key("subscribers_as")
+          .says("the N subscribers as N processes (one agent each, --subscriber-index) or as N reader threads of "
+                "this one process, each its own middleware instance")
+          .sets([](Options& o, const Value& v) { o.subscribers_as_threads = v.s == "threads"; }),
+      OptionRow("slow-subscriber", K::ns, G::point).range(0, 10 * kSecond).by_default("0").for_roles(kSub)
+          .key("slow_subscriber_s").says("the last subscriber (never the echoer) takes this long over each sample")
+          .sets([](Options& o, const Value& v) { o.slow_ns = v.i; }),
+      // -- how it is measured ----------------------------------------------
+      OptionRow("duration", K::ns, G::measure).range(1, kMaxNs).by_default("5000000000").for_roles(kPub)
+          .key("duration_s").says("the measured phase (the maximum with --samples or --precision)")
+          .sets([](Options& o, const Value& v) { o.duration_ns = v.i; }),
+      OptionRow("warmup", K::ns, G::measure).range(0, kMaxNs).by_default("1000000000").for_roles(kPub)
+          .key("warmup_s").says("before the measured phase; its samples are flagged and never counted")
+          .sets([](Options& o, const Value& v) { o.warmup_ns = v.i; }),
+      OptionRow("samples", K::count, G::measure).range(1, double(1ULL << 40)).for_roles(kPub).key("samples")
+          .says("end the measured phase after N samples (--duration is then the maximum)")
+          .sets([](Options& o, const Value& v) { o.samples = v.u; }),
+      OptionRow("precision", K::fraction, G::measure).range(1e-4, 0.9999).key("precision")
+          .says("adaptive stop: once the intervals of p50 and p99 are within this share of their estimate "
+                "(--duration is then the maximum)")
+          .sets([](Options& o, const Value& v) { o.precision = v.d; }),
+      OptionRow("confidence", K::fraction, G::measure).range(0.9, 0.99).among("0.90,0.95,0.99").by_default("0.95")
+          .key("confidence").says("of every interval reported and of the adaptive stop")
+          .sets([](Options& o, const Value& v) { o.confidence = v.d; }),
+      OptionRow("wait", K::choice, G::measure).among("block,spin").by_default("block")
+          .gated("wait", "it cannot be polled").key("wait")
+          .says("the receiver blocks in the middleware's receive call, or polls it")
+          .sets([](Options& o, const Value& v) { o.wait = v.s == "spin" ? WaitMode::spin : WaitMode::block; }),
+      OptionRow("clock", K::choice, G::measure).among("monotonic,realtime").by_default("monotonic").key("stamp_clock")
+          .says("the clock one-way latency is stamped on (realtime: hosts synchronised by PTP or chrony)")
+          .sets([](Options& o, const Value& v) {
+            o.clock = v.s == "realtime" ? StampClock::realtime : StampClock::monotonic;
+          }),
+      OptionRow("match-timeout", K::ns, G::measure).range(0, kMaxNs).by_default("10000000000")
+          .says("how long the sides wait for each other (discovery), and the publisher for `go`")
+          .sets([](Options& o, const Value& v) { o.match_timeout_ns = v.i; }),
+      // -- the middleware's QoS (a point's QoS label, in this order) ------------
+      OptionRow("reliability", K::choice, G::qos).among("reliable,best-effort").gated("reliability", "")
+          .key("reliability").labelled("{}").says("the middleware's reliability (default: its own)")
+          .sets([](Options& o, const Value& v) { o.qos.reliability = v.s; }),
+      OptionRow("history", K::history, G::qos).range(1, kMaxHistoryDepth).by_default("keep-last:10")
+          .gated("history", "no history QoS").key("qos.history").labelled("{}", true)
+          .says("keep-last:N or keep-all")
+          .sets([](Options& o, const Value& v) {
+            o.qos.keep_all = v.u == 0;
+            o.qos.history_depth = int(v.u);
+          }),
+      OptionRow("durability", K::choice, G::qos).among("volatile,transient-local").by_default("volatile")
+          .gated("durability", "no durability QoS").key("qos.durability").labelled("{}")
+          .says("whether a late reader gets what was written before it matched")
+          .sets([](Options& o, const Value& v) { o.qos.durability = v.s; }),
+      OptionRow("instances", K::count, G::qos).range(0, kMaxInstances).by_default("0")
+          .gated("keyed", "no keyed topics").key("qos.instances").labelled("keyed {}")
+          .says("a keyed topic of N instances, written round-robin (0: unkeyed)")
+          .sets([](Options& o, const Value& v) { o.qos.instances = uint32_t(v.u); }),
+      OptionRow("async", K::flag, G::qos).by_default("0").gated("async", "no asynchronous publishing")
+          .key("qos.async").labelled("async").says("asynchronous publishing")
+          .sets([](Options& o, const Value& v) { o.qos.async = v.b; }),
+      OptionRow("batch", K::flag, G::qos).by_default("0").gated("batch", "no write batching").key("qos.batch")
+          .labelled("batch")
+          .says("write batching: flat-out samples share packets (pings, echoes and rate-mode samples are flushed "
+                "at once)")
+          .sets([](Options& o, const Value& v) { o.qos.batch = v.b; }),
+      OptionRow("congestion", K::choice, G::qos).among("block,drop").by_default("block")
+          .gated("congestion", "no congestion control to choose").key("qos.congestion")
+          .labelled("congestion {}").says("what a full queue does to the writer: wait, or drop the sample")
+          .sets([](Options& o, const Value& v) { o.qos.congestion = v.s; }),
+      OptionRow("receive", K::choice, G::qos).gated("receive", "").key("qos.receive").labelled("{}")
+          .says("how the middleware hands data over (listener: on its own thread; waitset: to the agent's)")
+          .sets([](Options& o, const Value& v) { o.qos.receive = v.s; }),
+      OptionRow("nic", K::text, G::qos).gated("nic", "raw sockets always use loopback").key("qos.nic")
+          .labelled("nic {}").says("the network interface of the middleware's traffic (default: lo)")
+          .sets([](Options& o, const Value& v) { o.qos.nic = v.s; }),
+      OptionRow("transport", K::choice, G::qos).gated("transport", "").key("transport").labelled("{}")
+          .says("the middleware's transport (default: its own)")
+          .sets([](Options& o, const Value& v) { o.qos.transport = v.s; }),
+      // -- set by the controller for one side -------------------------------------
+      OptionRow("subscriber-index", K::count, G::control).range(0, kMaxReaders - 1).by_default("0").for_roles(kSub)
+          .says("which of the --subscribers processes this is: 0 answers pings, the last is the slow one")
+          .sets([](Options& o, const Value& v) { o.subscriber_index = uint32_t(v.u); }),
+      OptionRow("host", K::text, G::control).by_default("127.0.0.1")
+          .says("the subscriber's address (pub), the address to bind (sub)")
+          .sets([](Options& o, const Value& v) { o.host = v.s; }),
+      OptionRow("port", K::list, G::control).range(0, 65535).items(1, kMaxReaders).by_default("0")
+          .says("sub: 0 = an ephemeral port, or one per reader; pub: every subscriber's")
+          .sets([](Options& o, const Value& v) {
+            o.ports.assign(v.list.begin(), v.list.end());
+            o.port = o.ports.front();
+          }),
+      OptionRow("peer", K::text, G::control).by_default("127.0.0.1").says("the other side's address (discovery)")
+          .sets([](Options& o, const Value& v) { o.qos.peer = v.s; }),
+      OptionRow("isolated", K::flag, G::control).by_default("0")
+          .says("a network namespace whose only ways out are lo and the link")
+          .sets([](Options& o, const Value& v) { o.qos.isolated = v.b; }),
+      OptionRow("domain", K::count, G::control).range(0, 232).by_default("0").says("the DDS domain id")
+          .sets([](Options& o, const Value& v) { o.qos.domain = uint32_t(v.u); }),
+      OptionRow("cpu", K::integer, G::control).range(-1, 4095).by_default("-1").says("the core to pin to (-1: none)")
+          .sets([](Options& o, const Value& v) { o.cpu = int(v.i); }),
+      OptionRow("run-id", K::count, G::control).range(0, 4294967295.0)
+          .says("the run id every message carries (default: $MWPERF_RUN_ID)")
+          .sets([](Options& o, const Value& v) { o.run_id = uint32_t(v.u); }),
+      OptionRow("seq-start", K::count, G::control).range(0, 18446744073709551615.0).by_default("0")
+          .says("the first sequence number")
+          .sets([](Options& o, const Value& v) { o.seq_start = v.u; }),
+      OptionRow("samples-out", K::text, G::control)
+          .says("file for the headline latency samples (little-endian int64 ns); subscriber i > 0 adds .sub<i>")
+          .sets([](Options& o, const Value& v) { o.samples_out = v.s; }),
+      OptionRow("samples-max", K::count, G::control).range(0, double(1 << 24)).by_default("16384")
+          .says("at most this many samples in that file, evenly strided over the run")
+          .sets([](Options& o, const Value& v) { o.samples_max = size_t(v.u); }),
+      OptionRow("ping-timeout", K::ns, G::control).range(0, kMaxNs).by_default("1000000000").for_roles(kPub)
+          .says("a ping whose pong has not come back by then is lost")
+          .sets([](Options& o, const Value& v) { o.ping_timeout_ns = v.i; }),
+      OptionRow("drain", K::ns, G::control).range(0, kMaxNs).for_roles(kSub)
+          .says("after the stop, how long the data path may be quiet before what is missing counts as lost "
+                "(default: 4 s under reliable QoS, 0.5 s best effort)")
+          .sets([](Options& o, const Value& v) { o.drain_ns = v.i; }),
+      OptionRow("stamp-slack", K::ns, G::control).range(0, kMaxNs).by_default("10000000000").for_roles(kSub)
+          .says("how far a send stamp may lie outside [this side's start, now] and belong to the run")
+          .sets([](Options& o, const Value& v) { o.stamp_slack_ns = v.i; }),
+      OptionRow("clock-offset", K::ns, G::control).range(-kMaxNs, kMaxNs).by_default("0").for_roles(kSub)
+          .says("subtracted from every one-way latency (the other host's clock offset)")
+          .sets([](Options& o, const Value& v) { o.clock_offset_ns = v.i; }),
+      // -- the wake-up probe ----------------------------------------------------
+      OptionRow("cpus", K::list, G::control).range(0, 4095).items(2, 2).by_default("0,1").of(Command::wakeup)
+          .says("the two cores A,B")
+          .sets([](Options& o, const Value& v) {
+            o.cpu_a = int(v.list[0]);
+            o.cpu_b = int(v.list[1]);
+          }),
+      OptionRow("iterations", K::count, G::control).range(1, 1e7).by_default("20000").of(Command::wakeup)
+          .says("round trips measured").sets([](Options& o, const Value& v) { o.iterations = int(v.u); }),
+  };
+}
+
+bool to_u64(const std::string& s, uint64_t* out) {
+  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+bool to_i64(const std::string& s, int64_t* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+bool to_real(const std::string& s, double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.15g", v);
+  return b;
+}
+
+std::string spaced(const char* list) {  // "a,b" -> "a, b"
+  std::string out;
+  for (const char* c = list; *c; ++c) out += *c == ',' ? std::string(", ") : std::string(1, *c);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    out.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool within(const OptionRow& r, double v) { return v >= r.min && v <= r.max; }
+
+// A number in JSON: an integer where it is one (and exact), else a real.
+void number(JsonObject& j, const char* key, double v) {
+  if (std::fabs(v) < 9007199254740992.0 && v == std::floor(v)) j.num(key, int64_t(v)); else j.real(key, v);
+}
+
+const char* mode_names[] = {"latency", "throughput", "rate", "burst"};
+
+}  // namespace
+
+const char* to_string(Kind k) {
+  switch (k) {
+    case Kind::bytes: return "bytes";
+    case Kind::ns: return "ns";
+    case Kind::hz: return "hz";
+    case Kind::count: return "count";
+    case Kind::integer: return "integer";
+    case Kind::fraction: return "fraction";
+    case Kind::choice: return "choice";
+    case Kind::flag: return "flag";
+    case Kind::history: return "history";
+    case Kind::text: return "text";
+    case Kind::list: return "list";
+  }
+  return "?";
+}
+
+const char* unit_of(Kind k) {
+  return k == Kind::bytes ? "B" : k == Kind::ns ? "ns" : k == Kind::hz ? "Hz" : "";
+}
+
+const char* to_string(Group g) {
+  switch (g) {
+    case Group::point: return "point";
+    case Group::qos: return "qos";
+    case Group::measure: return "measure";
+    case Group::control: return "control";
+  }
+  return "?";
+}
+
+const std::vector<OptionRow>& option_rows() {
+  static const std::vector<OptionRow> rows = make_rows();
+  return rows;
+}
+
+const std::vector<LimitRule>& limit_rules() {
+  static const std::vector<LimitRule> rules = {
+      {"size", "max_size", "", "", "carries at most {limit} bytes per message"},
+      {"subscribers", "max_subscribers", "", "", "serves at most {limit} subscriber(s) per publisher"},
+      {"subscribers", "max_readers_per_process", "subscribers-as", "threads",
+       "holds at most {limit} reader(s) per process (--subscribers-as processes has no such limit)"},
+  };
+  return rules;
+}
+
+const std::vector<ConflictRule>& conflict_rules() {
+  static const std::vector<ConflictRule> rules = {
+      {"wait", "spin", "receive", "listener",
+       "not with --receive listener (the middleware's own thread delivers; choose another --receive)"},
+  };
+  return rules;
+}
+
+const OptionRow* find_option(const std::string& name) {
+  for (const OptionRow& r : option_rows())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+Value option_default(const char* name) {
+  Value v;
+  const OptionRow* r = find_option(name);
+  if (r != nullptr && r->def != nullptr) parse_value(*r, r->def, &v);
+  return v;
+}
+
+bool listed(const char* list, const std::string& value) {
+  const std::string l = std::string(",") + list + ",";
+  return l.find("," + value + ",") != std::string::npos;
+}
+
+bool asks(const OptionRow& r, const std::string& text) { return r.def == nullptr || text != r.def; }
+
+std::string parse_value(const OptionRow& r, const std::string& text, Value* v) {
+  const std::string range = "from " + num(r.min) + " to " + num(r.max);
+  switch (r.kind) {
+    case Kind::bytes:
+      if (!to_u64(text, &v->u) || !within(r, double(v->u))) return "must be a whole number of bytes " + range;
+      break;
+    case Kind::count:
+      if (!to_u64(text, &v->u) || !within(r, double(v->u))) return "must be a whole number " + range;
+      break;
+    case Kind::ns:
+      if (!to_i64(text, &v->i) || !within(r, double(v->i))) return "must be a whole number of nanoseconds " + range;
+      break;
+    case Kind::integer:
+      if (!to_i64(text, &v->i) || !within(r, double(v->i))) return "must be a whole number " + range;
+      break;
+    case Kind::hz:
+      if (!to_real(text, &v->d) || !within(r, v->d)) return "must be a rate in Hz " + range;
+      break;
+    case Kind::fraction:
+      if (!to_real(text, &v->d) || !within(r, v->d)) return "must be a number " + range;
+      break;
+    case Kind::choice:
+      if (text.empty() || (*r.choices && !listed(r.choices, text))) return "choose from: " + spaced(r.choices);
+      v->s = text;
+      return "";
+    case Kind::flag:
+      if (text != "0" && text != "1") return "must be 0 or 1";
+      v->b = text == "1";
+      return "";
+    case Kind::history:
+      v->s = text;
+      if (text == "keep-all") {
+        v->u = 0;
+        return "";
+      }
+      if (text.rfind("keep-last:", 0) == 0 && to_u64(text.substr(10), &v->u) && within(r, double(v->u))) return "";
+      return "is not keep-last:N (N " + range + ") or keep-all";
+    case Kind::text:
+      if (text.empty()) return "must not be empty";
+      v->s = text;
+      return "";
+    case Kind::list: {
+      v->list.clear();
+      size_t start = 0;
+      bool ok = true;
+      while (ok && start <= text.size()) {
+        size_t end = text.find(',', start);
+        if (end == std::string::npos) end = text.size();
+        uint64_t item = 0;
+        ok = to_u64(text.substr(start, end - start), &item) && within(r, double(item)) &&
+             v->list.size() < r.items_max;
+        v->list.push_back(item);
+        start = end + 1;
+      }
+      if (!ok || v->list.size() < r.items_min)
+        return "must be " + (r.items_min == r.items_max ? std::to_string(r.items_min)
+                                                        : std::to_string(r.items_min) + " to " + std::to_string(r.items_max)) +
+               " comma-separated whole numbers " + range;
+      return "";
+    }
+  }
+  if (*r.choices) {  // a number that must also be one of a few
+    const double got = r.kind == Kind::fraction || r.kind == Kind::hz ? v->d : double(v->u);
+    for (const std::string& c : split(r.choices)) {
+      double want = 0;
+      if (to_real(c, &want) && std::fabs(want - got) < 1e-12) return "";
+    }
+    return "choose from: " + spaced(r.choices);
+  }
+  return "";
+}
+
+std::string options_event() {
+  std::string rows = "[";
+  for (const OptionRow& r : option_rows()) {
+    JsonObject j;
+    j.str("name", r.name).str("kind", to_string(r.kind)).str("unit", unit_of(r.kind)).str("group", to_string(r.group));
+    const bool numeric = r.kind != Kind::choice && r.kind != Kind::flag && r.kind != Kind::text;
+    if (numeric) {
+      number(j, "min", r.min);
+      number(j, "max", r.max);
+    } else {
+      j.null("min").null("max");
+    }
+    if (r.kind == Kind::list) j.raw("items", "[" + std::to_string(r.items_min) + "," + std::to_string(r.items_max) + "]");
+    if (*r.choices) j.raw("choices", json_list(r.choices)); else j.null("choices");
+    if (r.def == nullptr) {
+      j.null("default");
+    } else {
+      Value v;
+      parse_value(r, r.def, &v);  // a unit test checks every default parses
+      switch (r.kind) {
+        case Kind::bytes: case Kind::count: j.unum("default", v.u); break;
+        case Kind::ns: case Kind::integer: j.num("default", v.i); break;
+        case Kind::hz: case Kind::fraction: j.real("default", v.d); break;
+        case Kind::flag: j.boolean("default", v.b); break;
+        default: j.str("default", r.def);
+      }
+    }
+    if (*r.capability) j.str("capability", r.capability).str("refusal", r.refusal); else j.null("capability").null("refusal");
+    std::vector<std::string> modes, roles;
+    for (unsigned m = 0; m < 4; ++m)
+      if (r.modes & (1u << m)) modes.push_back(mode_names[m]);
+    if (r.roles & kPub) roles.push_back("pub");
+    if (r.roles & kSub) roles.push_back("sub");
+    j.strs("modes", modes).strs("roles", roles).str("command", r.command == Command::run ? "run" : "wakeup");
+    j.boolean("required", r.required).boolean("point_key", r.point_key);
+    if (*r.record) j.str("record", r.record); else j.null("record");
+    if (*r.label) j.str("label", r.label).boolean("label_default", r.label_default); else j.null("label").boolean("label_default", false);
+    j.str("help", r.help);
+    rows += (rows.size() > 1 ? "," : "") + j.done();
+  }
+  std::string limits = "[";
+  for (const LimitRule& l : limit_rules()) {
+    JsonObject j;
+    j.str("option", l.option).str("limit", l.limit);
+    if (*l.when) j.str("when", l.when).str("is", l.is); else j.null("when").null("is");
+    limits += (limits.size() > 1 ? "," : "") + j.str("text", l.text).done();
+  }
+  std::string conflicts = "[";
+  for (const ConflictRule& c : conflict_rules())
+    conflicts += (conflicts.size() > 1 ? "," : "") + JsonObject()
+                                                          .str("option", c.option).str("value", c.value)
+                                                          .str("other", c.other).str("other_value", c.other_value)
+                                                          .str("text", c.text).done();
+  return JsonObject().str("event", "options").raw("options", rows + "]").raw("limits", limits + "]")
+      .raw("conflicts", conflicts + "]").done();
+}
+
+}  // namespace mwperf
