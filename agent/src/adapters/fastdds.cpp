@@ -62,6 +62,8 @@ Description describe() {
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
   d.honours = "history,durability,keyed,async,nic";
+  d.remote_transport = "udp";  // its default (shm+udp) would keep to shared memory on one host
+  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*";
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.notes = "payload in sequence<octet> after seq, timestamp and key (24 B of CDR + 4 B encapsulation)";

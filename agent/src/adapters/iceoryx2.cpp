@@ -22,6 +22,7 @@ Description describe() {
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
   d.honours = "history";
+  d.leftovers = "/dev/shm/mwp[0-9]*_*,/tmp/mwperf-iceoryx2";  // the shim names its services mwp<run>_, under that root
   d.receives = "waitset,listener";
   d.receive = "waitset";
   d.multi_host = false;

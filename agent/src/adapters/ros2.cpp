@@ -46,6 +46,9 @@ Description describe() {
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
   d.honours = "history,durability,nic";
+  d.remote_transport = "udp";  // its Fast DDS default (shm+udp) would keep to shared memory on one host
+  // Fast DDS's segments, and the wait segments of the LTTng-UST tracing library rcl loads
+  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*,/dev/shm/lttng-ust-wait-*";
   d.receives = d.receive = "waitset";
   d.notes = "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
             "before the payload";

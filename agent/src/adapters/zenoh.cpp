@@ -29,6 +29,7 @@ Description describe() {
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
   d.honours = "batch,congestion";
+  d.leftovers = "/dev/shm/*.zenoh";
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.writable_data = d.concurrent_recv = false;

@@ -57,6 +57,13 @@ struct Description {
   bool writable_data = true;
   // recv() may run on one thread while send() runs on another.
   bool concurrent_recv = true;
+  // With no --transport between two hosts: the transport to use when the
+  // default does not cross hosts (shared memory), "" when it does.
+  const char* remote_transport = "";
+  // What the middleware may leave behind after a crash: comma-separated glob
+  // patterns of absolute paths (files of /dev/shm, a folder), removed when
+  // nothing uses them.
+  const char* leftovers = "";
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
   const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)

@@ -119,6 +119,8 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   j.raw("capabilities", caps.done()).raw("defaults", defaults.done());
   j.raw("limits", limits.done()).raw("limit_notes", notes.done());
   j.str("hosts", d.multi_host ? "any" : "one");
+  if (*d.remote_transport) j.str("remote_transport", d.remote_transport); else j.null("remote_transport");
+  j.raw("leftovers", json_list(d.leftovers));
   if (*d.service) j.str("service", d.service); else j.null("service");
   if (*d.service_config) j.str("service_config", dir + d.service_config); else j.null("service_config");
   j.boolean("writable_data", d.writable_data).boolean("concurrent_recv", d.concurrent_recv);

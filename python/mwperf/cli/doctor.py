@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.cleanup:
-        return cleanup(sys.stdout)
+        return cleanup(sys.stdout, ns.agent)
     return doctor(sys.stdout, ns.agent)
 
 
@@ -108,12 +108,15 @@ def _us(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1000:.1f} us"
 
 
-def cleanup(out: TextIO) -> int:
+def cleanup(out: TextIO, agent_arg: str | None = None) -> int:
     """Remove what crashed runs left: namespaces (by name, their controller
-    gone) and unreferenced middleware shared-memory segments."""
+    gone) and unreferenced middleware shared-memory segments (of what the
+    agent's adapters say they may leave; none without a built agent)."""
+    from mwperf.cli.common import described_agent
     from mwperf.execute.cleanup import clean_leftovers
 
-    left = clean_leftovers()
+    found = described_agent(agent_arg)
+    left = clean_leftovers(found[1].leftovers if found else ())
     for what, names in (("namespace(s)", left.namespaces), ("shared-memory segment(s)", left.segments)):
         out.write(f"removed {len(names)} {what}{': ' + ', '.join(names) if names else ''}\n")
     if left.services:

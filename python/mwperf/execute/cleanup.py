@@ -6,11 +6,15 @@ Two steps, both safe while other middleware processes run on the host:
 1. ``fastdds shm clean`` when the ``fastdds`` command exists (Debian
    fastdds-tools): Fast DDS's own check, which removes only the zombie
    segments and ports (nobody holds their lock);
-2. the files of :data:`PATTERNS` in the shared-memory directory that no live
-   process has open (``/proc/*/fd``) or mapped (``/proc/*/maps``). When some
-   process cannot be inspected (not root), nothing is removed in this step:
-   an unreferenced file cannot be told from one that process uses. Files
-   younger than ``min_age_s`` are kept too (created but not yet opened).
+2. the files of the shared-memory directory that match what the adapters
+   say they may leave (``leftovers`` in ``mwperf-agent list``: Fast DDS's
+   segments, zenoh's, iceoryx2's, the LTTng-UST wait segments of ROS 2's
+   tracing library) and that no live process has open (``/proc/*/fd``) or
+   mapped (``/proc/*/maps``). When some process cannot be inspected (not
+   root), nothing is removed in this step: an unreferenced file cannot be
+   told from one that process uses. Files younger than ``min_age_s`` are
+   kept too (created but not yet opened);
+3. the folders they name (iceoryx2's root), when no agent runs.
 """
 
 from __future__ import annotations
@@ -22,24 +26,21 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from mwperf.execute import netns, services
 
-__all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "Leftovers", "clean_leftovers"]
+__all__ = ["SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
+           "Leftovers", "clean_leftovers", "shm_patterns"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
-#: Fast DDS shared-memory transport (segments, ports, their lock files),
-#: data-sharing segments, and the named semaphores of its ports (also ROS 2's
-#: Fast DDS); zenoh's shared-memory segments (<id>.zenoh); iceoryx2's, which
-#: mwperf prefixes mwp<run id>_; and LTTng-UST's wait segments
-#: (lttng-ust-wait-<version>[-<uid>]), which ROS 2's tracing library, loaded
-#: with rcl, creates at the agent's start (re-created by the next process that needs them).
-PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*", "*.zenoh", "mwp[0-9]*_*", "lttng-ust-wait-*")
-#: iceoryx2's root folder for mwperf's runs (agent/rust/mwperf_shim/src/iox.rs ROOT).
-ICEORYX2_ROOT = Path("/tmp/mwperf-iceoryx2")
 MIN_AGE_S = 1.0
+
+
+def shm_patterns(leftovers: Iterable[str], shm_dir: Path = SHM_DIR) -> tuple[str, ...]:
+    """The file-name patterns of ``leftovers`` (absolute globs) that lie in ``shm_dir``."""
+    return tuple(dict.fromkeys(os.path.basename(p) for p in leftovers if os.path.dirname(p) == str(shm_dir)))
 
 
 def _maps_paths(text: str) -> set[str]:
@@ -96,8 +97,8 @@ def _kernel_thread(base: Path) -> bool:
         return False
 
 
-def stale_segments(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, min_age_s: float = MIN_AGE_S,
-                   patterns: tuple[str, ...] = PATTERNS) -> list[Path]:
+def stale_segments(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR,
+                   min_age_s: float = MIN_AGE_S) -> list[Path]:
     """Segments of ``patterns`` in ``shm_dir`` that no live process references."""
     try:
         names = sorted(os.listdir(shm_dir))
@@ -133,16 +134,21 @@ class Leftovers:
     services: list[str]
 
 
-def clean_leftovers() -> Leftovers:
+def clean_leftovers(leftovers: Iterable[str] = ()) -> Leftovers:
     """Remove what crashed runs left: their namespaces (their controller gone),
-    unreferenced shared-memory segments, what their services left."""
-    return Leftovers(netns.remove_stale(), clean_shm() + clean_iceoryx2_root(), services.clean_stale())
+    unreferenced shared-memory segments and the folders of ``leftovers`` (what
+    the adapters say they may leave), what their services left."""
+    leftovers = tuple(leftovers)
+    folders = [Path(p) for p in leftovers if os.path.dirname(p) != str(SHM_DIR)]
+    return Leftovers(netns.remove_stale(), clean_shm(shm_patterns(leftovers)) + clean_folders(folders),
+                     services.clean_stale())
 
 
-def clean_iceoryx2_root(root: Path = ICEORYX2_ROOT, proc: Path = PROC_DIR) -> list[str]:
-    """iceoryx2's node and service files of mwperf's runs, when no agent runs
-    (a live one's files are its own)."""
-    if not root.exists():
+def clean_folders(folders: Iterable[Path], proc: Path = PROC_DIR) -> list[str]:
+    """Folders a middleware keeps its runs' files in (iceoryx2's root), when no
+    agent runs (a live one's files are its own)."""
+    present = [f for f in folders if f.is_dir()]
+    if not present:
         return []
     for entry in os.listdir(proc):
         if entry.isdigit():
@@ -151,8 +157,9 @@ def clean_iceoryx2_root(root: Path = ICEORYX2_ROOT, proc: Path = PROC_DIR) -> li
                     return []
             except OSError:
                 continue
-    shutil.rmtree(root, ignore_errors=True)
-    return [str(root)]
+    for folder in present:
+        shutil.rmtree(folder, ignore_errors=True)
+    return [str(f) for f in present]
 
 
 def fastdds_shm_clean(timeout: float = 20.0) -> bool:
@@ -168,14 +175,14 @@ def fastdds_shm_clean(timeout: float = 20.0) -> bool:
     return done.returncode == 0
 
 
-def clean_shm(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, *, use_fastdds: bool = True,
-              min_age_s: float = MIN_AGE_S) -> list[str]:
+def clean_shm(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, *,
+              use_fastdds: bool = True, min_age_s: float = MIN_AGE_S) -> list[str]:
     """Remove stale segments; returns the names of the files this step removed
     (what ``fastdds shm clean`` removed is not listed)."""
     if use_fastdds and shm_dir == SHM_DIR:
         fastdds_shm_clean()
     removed = []
-    for path in stale_segments(shm_dir, proc, min_age_s):
+    for path in stale_segments(patterns, shm_dir, proc, min_age_s):
         try:
             path.unlink()
             removed.append(path.name)

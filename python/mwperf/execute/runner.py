@@ -48,20 +48,22 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
         back = replace(opts, hosts=opts.hosts.reversed())
         jobs = [PlannedPoint(o, replace(job.point, index=2 * job.point.index + k))
                 for job in jobs for k, o in enumerate((opts, back))]
-    return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts)
+    return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts,
+                   leftovers=opts.agent.leftovers)
 
 
 def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
             out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
-            timeouts: Timeouts = DEFAULT_TIMEOUTS) -> int:
+            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = ()) -> int:
     """Run ``jobs`` into ``rundir`` (created if new), appending each record as
     soon as it is measured; ``doc`` is run.json (provenance), kept up to date.
     ``earlier`` are the records already there (a resumed sweep): they count in
-    the totals and the tables. Returns the exit code."""
+    the totals and the tables. ``leftovers``: what the adapters may leave
+    behind (the agent's description), removed before and after. Returns the exit code."""
     out = out or sys.stdout
     progress = progress or sys.stderr
     earlier = list(earlier or [])
-    _clean_leftovers(progress, "before the run")
+    _clean_leftovers(progress, "before the run", leftovers)
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
@@ -70,7 +72,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     status = "running"
     with sigterm_as_interrupt():
         try:
-            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.opts.planned_s for job in jobs]), records)
+            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.point.planned_s for job in jobs]), records)
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -83,7 +85,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
                 progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
-                _clean_leftovers(progress, "after the run")
+                _clean_leftovers(progress, "after the run", leftovers)
 
     everything = earlier + records
     _summarise(everything, records, rundir, out, progress, fmt)
@@ -144,10 +146,10 @@ def _summarise(everything: list[dict], records: list[dict], rundir: RunDir, out:
     out.flush()
 
 
-def _clean_leftovers(progress: TextIO, when: str) -> None:
+def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...]) -> None:
     """Remove what crashed runs left; never fails the run."""
     try:
-        left = clean_leftovers()
+        left = clean_leftovers(leftovers)
     except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - /dev/shm unreadable, no ip tool
         progress.write(f"mwperf: warning: clean-up {when} failed: {exc}\n")
         return

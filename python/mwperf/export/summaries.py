@@ -157,16 +157,8 @@ def _fan(r: dict, field: str, which: str):
 
 def _sub_cpu(r: dict) -> float | None:
     """CPU % of every subscriber process, each once; one subscriber: its own."""
-    fan = r.get("fanout")
-    if isinstance(fan, dict) and "cpu_pct" in fan:
-        return fan["cpu_pct"]
-    if subscribers(r) == 1:
-        return cpu_percent(r, "sub")
-    rows = r.get("per_subscriber")  # a record from before fanout.cpu_pct: each subscriber was its own process
-    if subscribers_as(r) != "processes" or not isinstance(rows, list) or not rows:
-        return None
-    pcts = [row.get("cpu_pct") if isinstance(row, dict) else None for row in rows]
-    return sum(pcts) if all(isinstance(p, (int, float)) for p in pcts) else None
+    fan = r["fanout"]
+    return fan["cpu_pct"] if isinstance(fan, dict) else cpu_percent(r, "sub")
 
 
 def fanout(records: list[dict]) -> list[Section]:

@@ -135,8 +135,9 @@ def test_matrix_point(matrix, mw, mode, reliability):
     assert r["received"] + r["lost"] == r["sent"] and r["received"] > 0
     assert r["transport"] == DEFAULT_TRANSPORT[mw]
     # the default receive path: the core's handler on the middleware's own thread (a listener), as ddsperf
-    assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
-                        "receive": "listener", "congestion": None}
+    assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0,
+                        "async": False if mw == "fastdds" else None, "batch": False if mw == "cyclonedds" else None,
+                        "congestion": None, "receive": "listener", "nic": None}
     config, sub_config = r["adapter"]["config"], r["adapter"]["sub_config"]
     assert config["reliability"] == reliability and sub_config["reliability"] == reliability
     assert config["history"] == "keep-last:10"
@@ -210,7 +211,7 @@ def test_fastdds_transports(transports, matrix):
     (["--mw", "cyclonedds", "--async"], "--async: not supported by cyclonedds"),
     (["--mw", "udp", "--reliability", "reliable"], "--reliability reliable: not supported by udp"),
     (["--mw", "cyclonedds", "--transport", "shm"], "--transport shm: not supported by cyclonedds (choose from: udp)"),
-    (["--mw", "tcp", "--keyed", "--instances", "5"], "--keyed: not supported by tcp"),
+    (["--mw", "tcp", "--keyed", "--instances", "5"], "--instances 5: not supported by tcp"),
     (["--mw", "fastdds", "--batch"], "--batch: not supported by fastdds (no write batching)"),
 ])
 def test_unsupported_options(tmp_path, args, expected):

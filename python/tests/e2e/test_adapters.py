@@ -133,7 +133,7 @@ def test_shared_memory_middlewares_refuse_two_hosts(mw):
 @pytest.mark.parametrize("mw", ["ros1", "ros2", "iceoryx", "iceoryx2", "zenoh"])
 def test_no_keys_where_the_layer_has_none(mw):
     built(mw)
-    assert refusal("--mw", mw, "--keyed") == f"mwperf: error: --keyed: not supported by {mw} (no keyed topics)\n"
+    assert refusal("--mw", mw, "--keyed") == f"mwperf: error: --instances 1: not supported by {mw} (no keyed topics)\n"
 
 
 @pytest.mark.parametrize("mw", ADAPTERS)
@@ -145,7 +145,8 @@ def test_above_the_largest_message_is_refused_with_the_limit(mw):
 
 def test_ros1_has_no_best_effort():
     built("ros1")
-    assert refusal("--mw", "ros1", "--best") == "mwperf: error: --best: not supported by ros1\n"
+    assert refusal("--mw", "ros1", "--best") == ("mwperf: error: --reliability best-effort: not supported by ros1 "
+                                                 "(choose from: reliable)\n")
 
 
 def test_congestion_is_zenohs():

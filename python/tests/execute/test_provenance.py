@@ -15,7 +15,8 @@ def test_collect_has_every_key(fake_agent):
     assert doc["agent"]["build_type"] == "Release"
     assert [a["name"] for a in doc["adapters"]] == ["udp", "tcp", "dds"]
     dds = doc["adapters"][2]
-    assert dds["version"] == "fake 0.1" and "keyed" in dds["qos"] and dds["transports"] == ["udp"]
+    assert dds["version"] == "fake 0.1" and "keyed" in dds["capabilities"]
+    assert dds["capabilities"]["transport"] == ["udp"]
     assert doc["agent"]["missing_adapters"] == []
     assert doc["vcpus"] >= 1
     assert doc["python"].count(".") == 2

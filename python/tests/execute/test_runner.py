@@ -60,12 +60,12 @@ def test_agent_argv(tmp_path):
     argv = agent_argv("A", "sub", rate_point, opts, 0)
     assert argv[:2] == ["A", "run"]
     joined = " ".join(argv)
-    for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--cpu -1", "--wait block", "--port 0"):
+    for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--cpu -1", "--port 0"):
         assert part in joined
     pub = " ".join(agent_argv("A", "pub", rate_point, opts, 4000))
     for part in ("--duration 100000000", "--warmup 0", "--rate 1000.0"):
         assert part in pub and part not in joined  # the publisher's options only
-    assert "--latency-count" not in joined
+    assert "--latency-count" not in joined and "--wait" not in joined  # a default is not passed
     assert "--run-id" not in joined  # the run id goes in the environment, not the world-readable command line
     assert "--latency-count 50" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
     assert "--port 4000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
@@ -84,15 +84,15 @@ def test_agent_argv_qos(tmp_path, fake_agent):
                    qos={"reliability": "best-effort", "keyed": True, "instances": "100000", "receive": "listener",
                         "durability": "transient-local,volatile", "nic": "lo"})
     points = opts.points()
-    assert [(p.mw, p.durability) for p in points] == [("dds", "transient-local"), ("dds", "volatile")]
+    assert [(p.mw, p.get("durability")) for p in points] == [("dds", "transient-local"), ("dds", "volatile")]
     argv = agent_argv("A", "sub", points[0], opts, 0)
     pairs = dict(zip(argv[2::2], argv[3::2]))
-    assert pairs["--reliability"] == "best-effort" and pairs["--history"] == "keep-last:10"
+    assert pairs["--reliability"] == "best-effort" and "--history" not in pairs  # the default keep-last:10
     assert pairs["--durability"] == "transient-local" and pairs["--instances"] == "100000"
     assert pairs["--receive"] == "listener" and pairs["--nic"] == "lo"
     assert "--transport" not in pairs and "--async" not in pairs
     assert agent_argv("A", "pub", points[0], opts, 0)[2:] != argv[2:]  # role, cpu, match timeout differ
-    with pytest.raises(UsageError, match="--keyed: not supported by udp"):
+    with pytest.raises(UsageError, match=r"--instances 1: not supported by udp \(no keyed topics\)"):
         options(tmp_path, mw="dds,udp", agent_info=described_fake, qos={"keyed": True})
 
 
@@ -109,18 +109,18 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
         validate_record(r)
         assert r["status"] == "ok"
         assert (r["transport"], r["reliability"]) == ("udp", "best-effort")
-        assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": False,
-                            "receive": "listener", "congestion": None}
+        assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": None,
+                            "batch": False, "congestion": None, "receive": "listener", "nic": None}
         assert r["adapter"]["config"]["history"] == "keep-all" and r["adapter"]["sub_config"]["instances"] == 1
         assert r["mw_rss_kb"] == {"pub": 4000 - 1000, "sub": 4000 - 1000}
         assert r["own_kb"] == {"pub": 600, "sub": 600}
     assert records[0]["send_lag_us"] is None and records[1]["send_lag_us"]["p50"] == 3.0
-    assert "[1/2] dds latency 64 B (best-effort, keep-all) ... ok" in progress.getvalue()
+    assert "[1/2] dds latency 64 B (best-effort, keep-all, keyed 1) ... ok" in progress.getvalue()
 
 
 def test_run_cleans_shared_memory_before_and_after(tmp_path, fake_agent, log, monkeypatch):
     calls = []
-    monkeypatch.setattr("mwperf.execute.runner.clean_leftovers", lambda: calls.append("clean") or Leftovers([], ["fastrtps_dead"], []))
+    monkeypatch.setattr("mwperf.execute.runner.clean_leftovers", lambda leftovers: calls.append("clean") or Leftovers([], ["fastrtps_dead"], []))
     monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-error")
     progress = io.StringIO()
     opts = options(tmp_path)
