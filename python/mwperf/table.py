@@ -177,13 +177,17 @@ class Row:
             return str(int(value))
         return str(value)
 
+    @property
+    def record_scale(self) -> float:
+        """Machine units (ns) per unit of its record field, by the field's name (``duration_s``: 1e9)."""
+        return next((f for end, f in _RECORD_SCALE.items() if self.record and self.record.endswith(end)), 1)
+
     def record_value(self, value: Any) -> Any:
         """A machine value in its record field's unit (``duration_s``: seconds)."""
         if value is None or self.record is None:
             return None
         if self.kind == "ns":
-            scale = next((f for end, f in _RECORD_SCALE.items() if self.record.endswith(end)), 1)
-            return value / scale if scale != 1 else int(value)
+            return value / self.record_scale if self.record_scale != 1 else int(value)
         if self.kind in ("hz", "fraction"):
             return float(value)
         if self.kind in ("bytes", "count", "integer"):
@@ -197,8 +201,7 @@ class Row:
         if value is None or self.record is None:
             return None
         if self.kind == "ns":
-            scale = next((f for end, f in _RECORD_SCALE.items() if self.record.endswith(end)), 1)
-            return int(round(value * scale))
+            return int(round(value * self.record_scale))
         return value
 
     def label_part(self, value: Any) -> str | None:

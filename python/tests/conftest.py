@@ -325,6 +325,14 @@ def no_shm_leftovers():
     assert not left, f"shared-memory segments left in {SHM_DIR}: {', '.join(left)}"
 
 
+#: Keys run.json always has.
+PROVENANCE_KEYS = (
+    "schema_version", "run_id", "status", "started", "finished", "command", "mwperf_version",
+    "git", "hostname", "kernel", "cpu_model", "vcpus", "governor", "governor_note", "clocksource",
+    "sysctl", "guest_halt_poll_ns", "python", "agent", "adapters", "options", "points",
+)
+
+
 # -- the agent's description of itself ------------------------------------------
 
 LIST_FIXTURE = FIXTURES / "agent-list.jsonl"

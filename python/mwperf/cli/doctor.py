@@ -12,6 +12,7 @@ import os
 import sys
 from typing import TextIO
 
+from mwperf.cli.common import described_agent
 from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, default_agent_path, describe, find_agent, wakeup
 from mwperf.execute.provenance import HALTPOLL, governor, read_sysctl
@@ -112,7 +113,6 @@ def cleanup(out: TextIO, agent_arg: str | None = None) -> int:
     """Remove what crashed runs left: namespaces (by name, their controller
     gone) and unreferenced middleware shared-memory segments (of what the
     agent's adapters say they may leave; none without a built agent)."""
-    from mwperf.cli.common import described_agent
     from mwperf.execute.cleanup import clean_leftovers
 
     found = described_agent(agent_arg)

@@ -62,6 +62,7 @@ def build_parser() -> OneLineParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.set_defaults(root_parser=parser)  # `completion` writes its script from the whole parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)

@@ -22,7 +22,7 @@ from collections import deque
 from pathlib import Path
 from typing import Mapping
 
-from mwperf.description import AGENT_NAME, AdapterInfo, AgentInfo
+from mwperf.description import AGENT_NAME, AgentInfo
 from mwperf.errors import AgentError
 from mwperf.table import snapshot
 
@@ -31,7 +31,6 @@ __all__ = [
     "describe",
     "default_agent_path",
     "find_agent",
-    "list_adapters",
     "agent_version",
     "wakeup",
     "query",
@@ -145,10 +144,6 @@ def describe(agent: str, timeout: float = 10.0) -> AgentInfo:
         raise AgentError(f"{agent} has another option table than this mwperf ({', '.join(differ[:5])} differ): "
                          f"rebuild the agent (make agent), or this mwperf's snapshot (python -m mwperf.table)")
     return info
-
-
-def list_adapters(agent: str, timeout: float = 10.0) -> dict[str, AdapterInfo]:
-    return describe(agent, timeout).adapters
 
 
 def agent_version(agent: str, timeout: float = 10.0) -> dict:

@@ -17,7 +17,7 @@ from mwperf.export.exporter import Exporter
 from mwperf.results.rundir import RunDir, write_atomic
 from mwperf.table import snapshot
 
-__all__ = ["RESULTS_CSV", "COLUMNS", "flatten", "write_csv", "to_csv_text", "ResultsCsv"]
+__all__ = ["RESULTS_CSV", "COLUMNS", "write_csv", "to_csv_text", "ResultsCsv"]
 
 RESULTS_CSV = "results.csv"
 
@@ -80,15 +80,6 @@ _LAYOUT: list[tuple[str, tuple[str, ...]]] = [
 COLUMNS: list[str] = [name for name, _ in _LAYOUT]
 
 
-def _lookup(record: dict, path: tuple[str, ...]):
-    value = record
-    for key in path:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
-
-
 def _cell(value) -> str:
     if value is None:
         return ""
@@ -99,10 +90,6 @@ def _cell(value) -> str:
     if isinstance(value, float):
         return repr(value)
     return str(value)
-
-
-def flatten(record: dict) -> dict[str, str]:
-    return {name: _cell(_lookup(record, path)) for name, path in _LAYOUT}
 
 
 def _column(records: list[dict], path: tuple[str, ...]) -> list[str]:

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
-from mwperf.export.tables import Section, build_sections
+from mwperf.export.sections import Section
+from mwperf.export.summaries import headline, summaries
+from mwperf.export.tables import build_sections
 from mwperf.results.rundir import RunDir, write_atomic
 
 __all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport", "PLOTLY_CONFIG", "plotly_js"]
@@ -116,14 +118,10 @@ def _section_html(section: Section, title: bool = True) -> str:
 
 
 def _tables_html(records: list[dict]) -> str:
-    from mwperf.export.summaries import summaries
-
     return "\n".join(_section_html(s) for s in build_sections(records) + summaries(records))
 
 
 def _headline_html(records: list[dict]) -> str:
-    from mwperf.export.summaries import headline
-
     sections = headline(records)
     if not sections:
         return ""

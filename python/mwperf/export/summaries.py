@@ -1,4 +1,4 @@
-"""Tables across points, in the same :class:`~mwperf.export.tables.Section`
+"""Tables across points, in the same :class:`~mwperf.export.sections.Section`
 form as the result tables (so text, Markdown and HTML render them alike):
 
 * the **headline**: one row per middleware, QoS and mode, the ranges of
@@ -21,7 +21,7 @@ import statistics
 from typing import Iterable
 
 from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as, subscribers_label
-from mwperf.export.tables import Row, Section, section_key
+from mwperf.export.sections import Row, Section, section_key
 from mwperf.results.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
 

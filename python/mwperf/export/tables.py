@@ -8,14 +8,15 @@ A failed point is a row holding its size (and rate) and ``FAILED: reason``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
 from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers, subscribers_as, subscribers_label
 from mwperf.export.exporter import Exporter
+from mwperf.export.sections import Row, Section, section_key
+from mwperf.export.summaries import headline, summaries
 from mwperf.export.terminal import table_text
-from mwperf.results.labels import qos_key, qos_label
+from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
 
@@ -38,24 +39,6 @@ _MODE_NOTE = {
     "burst": "bursts of Demand samples; latency in us, one-way, of every, the first and the last sample of a burst",
 }
 _MODE_ORDER = {"latency": 0, "throughput": 1, "rate": 2, "burst": 3}
-
-
-@dataclass
-class Row:
-    cells: list[str]
-    failure: str | None = None  # "FAILED: reason" rows keep only their leading cells
-
-
-@dataclass
-class Section:
-    mw: str
-    mode: str
-    title: str
-    headers: list[str]
-    rows: list[Row] = field(default_factory=list)
-    qos: str = ""  # the QoS part of the title, e.g. "reliable, keep-last:10, udp"
-    source: str | None = None  # an imported point's table title (source.section)
-    left: tuple[int, ...] = ()  # columns of text, aligned left
 
 
 def _us(value) -> str:
@@ -169,16 +152,6 @@ def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
     return f"{name}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
 
 
-def section_key(record: dict) -> tuple:
-    """What parts sections beyond middleware and mode: QoS and transport, CPU
-    placement and wait strategy (a sweep may vary them), the number of
-    subscribers and whether they are processes or threads, and the titled
-    table of an imported point."""
-    cpu = record.get("cpu") or {}
-    return (*qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"), subscribers(record),
-            source_section(record), subscribers_as(record))
-
-
 def build_sections(records: Iterable[dict]) -> list[Section]:
     """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run."""
     records = list(records)
@@ -284,8 +257,6 @@ class Tables(Exporter):
         self.headline = headline
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
-        from mwperf.export.summaries import headline, summaries
-
         sections = build_sections(records) + summaries(records)
         if self.headline:
             sections += headline(records)

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping
 
 from mwperf.description import AdapterInfo, AgentInfo
 from mwperf.plan.where import HostPair, LinkProfile
-from mwperf.table import OptionTable, Row
+from mwperf.table import OptionTable, Row, snapshot
 
 __all__ = ["CpuPlacement", "TestPoint", "RunOptions", "PlannedPoint", "RunRequest", "point_value"]
 
@@ -115,8 +115,6 @@ class TestPoint:
 
     def qos_label(self, table: OptionTable | None = None) -> str:
         """What was asked of the middleware, e.g. ``best-effort, keep-all, shm`` ('' when nothing)."""
-        from mwperf.table import snapshot
-
         rows = (table or snapshot()).label_rows
         return ", ".join(p for r in rows if (p := r.label_part(self.get(r.name))) is not None)
 

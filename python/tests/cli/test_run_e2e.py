@@ -14,8 +14,7 @@ import time
 
 import pytest
 
-from conftest import count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
-from mwperf.execute.provenance import PROVENANCE_KEYS
+from conftest import PROVENANCE_KEYS, count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
 

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import count_leaving_packets, leftover_segments, real_agent_path, shm_segments
-from mwperf.execute.agent import list_adapters
+from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
 
@@ -31,7 +31,7 @@ def require_dds() -> str:
     agent = real_agent_path()
     if agent is None:
         pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
-    missing = [mw for mw in DDS if mw not in list_adapters(str(agent))]
+    missing = [mw for mw in DDS if mw not in describe(str(agent)).adapters]
     if missing:
         pytest.skip(f"the agent is built without {', '.join(missing)}")
     return str(agent)
@@ -228,7 +228,7 @@ def test_doctor_lists_the_dds_adapters():
     agent = require_dds()
     done = mwperf("doctor", "--agent", agent, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    versions = {name: info.version for name, info in list_adapters(agent).items()}
+    versions = {name: info.version for name, info in describe(agent).adapters.items()}
     lines = done.stdout.splitlines()
     for mw in DDS:
         line = next(i for i, text in enumerate(lines) if text.strip().startswith(mw + " "))

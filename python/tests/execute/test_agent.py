@@ -9,7 +9,7 @@ import pytest
 from conftest import pid_alive, real_agent_path, write_script
 from mwperf.errors import AgentError
 from mwperf.execute.agent import (
-    AgentProcess, agent_version, describe, describe_exit, find_agent, list_adapters, query, wakeup,
+    AgentProcess, agent_version, describe, describe_exit, find_agent, query, wakeup,
 )
 
 
@@ -79,7 +79,7 @@ def test_describe_exit():
 
 
 def test_queries_against_fake_agent(fake_agent):
-    adapters = list_adapters(str(fake_agent))
+    adapters = describe(str(fake_agent)).adapters
     assert list(adapters) == ["udp", "tcp", "dds"]
     assert adapters["udp"].max_size == 65507 and adapters["tcp"].reliability == "reliable"
     assert adapters["udp"].reliabilities == ("best-effort",) and adapters["udp"].transports == ("udp",)

@@ -138,9 +138,9 @@ def test_untimed_wait_survives_a_lost_pong():
     subscriber stops answering, the watchdog must still end each overdue wait."""
     import signal
 
-    from mwperf.execute.agent import list_adapters
+    from mwperf.execute.agent import describe
 
-    if "cyclonedds" not in list_adapters(agent()):
+    if "cyclonedds" not in describe(agent()).adapters:
         pytest.skip("the agent is built without cyclonedds")
     common = ["--mw", "cyclonedds", "--mode", "latency", "--size", "64", "--run-id", "4242", "--cpu", "-1"]
     sub, _ = start_sub(*common)

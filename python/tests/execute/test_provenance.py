@@ -1,7 +1,8 @@
 import json
 
 from mwperf.execute import provenance
-from mwperf.execute.provenance import PROVENANCE_KEYS, SYSCTLS, collect, governor, read_sysctl
+from conftest import PROVENANCE_KEYS
+from mwperf.execute.provenance import SYSCTLS, collect, governor, read_sysctl
 
 
 def test_collect_has_every_key(fake_agent):

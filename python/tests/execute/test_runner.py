@@ -14,7 +14,7 @@ import pytest
 
 from conftest import described, pid_alive, run_request
 from mwperf.errors import UsageError
-from mwperf.execute.agent import describe, list_adapters
+from mwperf.execute.agent import describe
 from mwperf.execute.cleanup import Leftovers
 from mwperf.execute.point import Timeouts, agent_argv, run_point
 from mwperf.execute.runner import run
