@@ -30,7 +30,7 @@ def _metavar(row: Row) -> str:
         one = "|".join(row.choices)
     else:
         one = {"bytes": "SIZE", "ns": "T", "hz": "HZ", "count": "N", "fraction": "P", "history": "keep-last:N|keep-all",
-               "text": "NAME"}.get(row.kind, "VALUE")
+               "text": "NAME", "choice": "NAME"}.get(row.kind, "VALUE")
     return f"{one}[,...]" if row.point_key else one
 
 
