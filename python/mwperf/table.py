@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 from mwperf.errors import UnitError
 from mwperf.units import format_duration_ns, format_rate_hz, format_size, parse_duration_ns, parse_rate_hz, parse_size
@@ -268,10 +268,6 @@ class OptionTable:
     @property
     def record_rows(self) -> tuple[Row, ...]:
         return tuple(r for r in self.rows if r.record is not None)
-
-    def rows_of(self, groups: Iterable[str]) -> tuple[Row, ...]:
-        wanted = set(groups)
-        return tuple(r for r in self.rows if r.group in wanted)
 
     @classmethod
     def from_event(cls, event: dict) -> "OptionTable":

@@ -96,6 +96,7 @@ struct AdapterConfig {
   bool async = false;              // asynchronous publishing
   bool batch = false;              // write batching: samples share a packet until flush() or it is full
   std::string congestion;          // "block" | "drop" ("" = the adapter's default)
+  uint64_t whc_high = 0;           // bytes a writer's history cache may hold unacknowledged; 0 = the middleware's own
   std::string receive;             // one of Description::receives ("" = its default)
   std::string transport;           // one of Description::transports ("" = its default)
   std::string nic;                 // interface for the traffic ("lo" on one host)

@@ -116,6 +116,11 @@ std::vector<OptionRow> make_rows() {
           .gated("congestion", "no congestion control to choose").key("qos.congestion")
           .labelled("congestion {}").says("what a full queue does to the writer: wait, or drop the sample")
           .sets([](Options& o, const Value& v) { o.qos.congestion = v.s; }),
+      OptionRow("whc-high", K::bytes, G::qos).range(1024, double(1 << 30)).gated("whc", "no writer history cache limit")
+          .key("qos.whc_high").labelled("whc-high {}")
+          .says("the high-water mark of a writer's history cache: a reliable writer waits while this many bytes "
+                "are unacknowledged (default: the middleware's own)")
+          .sets([](Options& o, const Value& v) { o.qos.whc_high = v.u; }),
       OptionRow("receive", K::choice, G::qos).gated("receive", "").key("qos.receive").labelled("{}")
           .says("how the middleware hands data over (listener: on its own thread; waitset: to the agent's)")
           .sets([](Options& o, const Value& v) { o.qos.receive = v.s; }),

@@ -173,6 +173,9 @@ TEST(Description, RefusesWhatTheAdapterCannotHonour) {
   EXPECT_EQ(refused({"--batch", "1"}), "--batch 1: not supported by x (no write batching)");
   EXPECT_EQ(refused({"--batch", "0"}), "");
   EXPECT_EQ(refused({"--transport", "shm"}), "--transport shm: not supported by x (choose from: udp)");
+  EXPECT_EQ(refused({"--whc-high", "65536"}), "--whc-high 65536: not supported by x (no writer history cache limit)");
+  d.honours = "whc";
+  EXPECT_EQ(refused({"--whc-high", "65536"}), "");
   // Spinning polls: the listener default gives way to the first way that can be polled.
   EXPECT_EQ(refused({"--wait", "spin"}), "");
   EXPECT_NE(refused({"--wait", "spin", "--receive", "listener"}).find("not with --receive listener"),

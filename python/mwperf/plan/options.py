@@ -66,11 +66,6 @@ class TestPoint:
                 return default if value is None else value
         return default
 
-    def with_values(self, **changes: Any) -> "TestPoint":
-        names = {k.replace("_", "-"): v for k, v in changes.items()}
-        return TestPoint(self.index, self.mw, self.mode,
-                         tuple((k, names.pop(k) if k in names else v) for k, v in self.values) + tuple(names.items()))
-
     @property
     def size(self) -> int:
         return int(self.get("size"))

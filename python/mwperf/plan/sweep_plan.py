@@ -303,8 +303,7 @@ def point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _request(plan: Plan, options: Mapping[str, tuple], own: Mapping[str, Any], out: Path,
-             table: OptionTable) -> RunRequest:
+def _request(options: Mapping[str, tuple], own: Mapping[str, Any], out: Path, table: OptionTable) -> RunRequest:
     values = {}
     for key, items in options.items():
         row = table.by_key(key)
@@ -341,7 +340,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
         own = dict(zip(own_keys, combo))
         table_options = {k: v for k, v in options.items() if k not in CONTROLLER_KEYS}
         try:
-            opts = build_run_options(_request(plan, table_options, own, out, table), agent_info, agent=agent,
+            opts = build_run_options(_request(table_options, own, out, table), agent_info, agent=agent,
                                      cpu_count=cpu_count, check_out=False, check_points=False)
         except UsageError as exc:
             raise _planned(plan, exc, agent_info, lambda key: ",".join(map(str, options.get(key, ())))) from None

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok
-from mwperf.results.upgrade import upgrade
+from mwperf.results.upgrade import add_missing_options, upgrade
 
 __all__ = ["read_records", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
            "shown", "loads_strict", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",
@@ -206,6 +206,8 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
                 detail = f" ({exc})" if "JSON allows" in str(exc) or "out of range" in str(exc) else ""
                 say(f"{path}:{number}: not a JSON record{detail}, skipped")
                 continue
+            if isinstance(record, dict) and record.get("schema_version") == SCHEMA_VERSIONS[-1]:
+                add_missing_options(record)  # written before an option was added to the agent's table
             if digest not in _VALID_LINES:
                 problem = _record_problem(record)
                 if problem is not None:

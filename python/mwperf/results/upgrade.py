@@ -21,6 +21,10 @@ Version 2 against version 1:
   the options' fields, ``clock.stamp_clock`` is ``stamp_clock``;
 * a version-1 point key is kept as ``v1:KEY``: keys of the two versions hash
   different things and never match (``sweep --resume`` says so).
+
+Within version 2, an option added to the agent's table later is a field of
+the records written since; an older record's is null (the option was not
+asked for): :func:`add_missing_options`.
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ import copy
 from typing import Any
 
 from mwperf.results.schema import load_schema
+from mwperf.table import snapshot
 
-__all__ = ["upgrade", "blank", "OLD_KEY_PREFIX"]
+__all__ = ["upgrade", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
 
 OLD_KEY_PREFIX = "v1:"
 _STATS = ("latency_us", "rtt_us", "send_lag_us", "latency_raw_us", "burst_first_us", "burst_last_us")
@@ -116,6 +121,19 @@ def _stats(stats: Any) -> None:
     if isinstance(stats, dict):
         stats.pop("exact", None)
         stats.pop("kept", None)
+
+
+def add_missing_options(record: Any) -> None:
+    """A version-2 record written before an option was added to the agent's
+    table has no field of it: it was not asked for (the middleware's own
+    default was in force), which its record field says as null."""
+    if not isinstance(record, dict):
+        return
+    for row in snapshot().record_rows:
+        parent, _, name = row.record.rpartition(".")
+        target = record.get(parent) if parent else record
+        if isinstance(target, dict) and name not in target:
+            target[name] = None
 
 
 def upgrade(record: dict) -> dict:

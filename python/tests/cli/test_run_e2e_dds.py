@@ -137,7 +137,7 @@ def test_matrix_point(matrix, mw, mode, reliability):
     # the default receive path: the core's handler on the middleware's own thread (a listener), as ddsperf
     assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0,
                         "async": False if mw == "fastdds" else None, "batch": False if mw == "cyclonedds" else None,
-                        "congestion": None, "receive": "listener", "nic": None}
+                        "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
     config, sub_config = r["adapter"]["config"], r["adapter"]["sub_config"]
     assert config["reliability"] == reliability and sub_config["reliability"] == reliability
     assert config["history"] == "keep-last:10"
@@ -177,6 +177,27 @@ def test_cyclone_write_batching(batched):
         assert r["lost"] == 0  # reliable, keep-all: batching delays nothing for good
     rate = next(r for r in batched["records"] if r["mode"] == "rate")
     assert rate["latency_us"]["count"] == rate["received"]  # every rate sample was flushed at once
+
+
+def test_cyclone_writer_history_cache_high_water_mark(tmp_path_factory):
+    """--whc-high (one row of the agent's option table, honoured by Cyclone's
+    Internal/Watermarks/WhcHigh): a reliable writer whose history cache holds
+    one 32 KiB message waits for every acknowledgment, so it sends far less
+    than with a 16 MiB one; the record, its label and CSV say which."""
+    run = run_once(tmp_path_factory, "whc", "--mw", "cyclonedds", "--mode", "throughput", "--size", "32k",
+                   "--duration", "1s", "--warmup", "200ms", "--reliability", "reliable", "--history", "keep-all",
+                   "--latency-count", "0", "--whc-high", "32k,16MiB")
+    check_run(run, 2)
+    small, large = run["records"]
+    assert (small["qos"]["whc_high"], large["qos"]["whc_high"]) == (32 << 10, 16 << 20)
+    assert "<WhcHigh>32768B</WhcHigh>" in small["adapter"]["config"]["xml"]
+    assert small["lost"] == large["lost"] == 0
+    assert small["samples_per_s"] < 0.5 * large["samples_per_s"], (small["samples_per_s"], large["samples_per_s"])
+    out = run["done"].stdout
+    assert "whc-high 32KiB" in out and "whc-high 16MiB" in out
+    refused = mwperf("run", "--agent", require_dds(), "--mw", "fastdds", "--whc-high", "1MiB")
+    assert refused.returncode == 2
+    assert refused.stderr == "mwperf: error: --whc-high 1MiB: not supported by fastdds (no writer history cache limit)\n"
 
 
 @pytest.mark.parametrize("mw", DDS)

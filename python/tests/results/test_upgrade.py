@@ -102,3 +102,15 @@ def test_upgrade_by_hand():
     assert r["cpu_pct"] == {"pub": 50.0, "sub": None}  # over the duration: the record knew no window
     assert r["point_key"] == "v1:abc" and r["subscribers"] == 1 and r["subscribers_as"] == "processes"
     assert upgrade(r) is r  # version 2 stays as it is
+
+
+def test_a_v2_record_from_before_an_option_was_added_reads(tmp_path):
+    """An option added to the agent's table (one row) is a field of records
+    from then on; a record written before has none, and reads with it null."""
+    record = next(iter(read_records(V1_RUN)))
+    del record["qos"]["whc_high"], record["latency_count"]
+    assert record_errors(record)  # the schema of today wants them
+    (tmp_path / "results.jsonl").write_text(json.dumps(record) + "\n")
+    warnings = []
+    (back,) = read_records(tmp_path, warn=warnings.append)
+    assert warnings == [] and back["qos"]["whc_high"] is None and back["latency_count"] is None
