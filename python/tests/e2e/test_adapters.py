@@ -13,8 +13,11 @@ another benchmark may share the machine.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -113,8 +116,12 @@ def test_stays_on_this_host_and_leaves_nothing(every_mode):
 def refusal(*args):
     if AGENT is None:
         pytest.skip("the agent binary is not built yet")
-    done = mwperf("run", "--agent", AGENT, *args, "--out", "/nonexistent/never-made", timeout=60)
-    assert done.returncode == 2, done.stderr
+    # a directory of this call's own that is never made (a fixed path is shared with every other session)
+    out = Path(tempfile.mkdtemp(prefix="mwperf-refusal-")) / "never-made"
+    done = mwperf("run", "--agent", AGENT, *args, "--out", str(out), timeout=60)
+    made = out.exists()
+    shutil.rmtree(out.parent, ignore_errors=True)
+    assert done.returncode == 2 and not made, done.stderr
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
     return done.stderr
 
