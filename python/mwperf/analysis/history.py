@@ -65,8 +65,14 @@ class ChangePoint:
     index: int  # the run (0-based in the series) where the new level starts
     before: float
     after: float
-    change: float  # relative: after / before - 1 (None-safe: inf when before is 0)
+    change: float  # relative: after / before - 1 (inf when before is 0)
     pvalue: float
+
+    def text(self) -> str:
+        """``p50 50.3 -> 80.3 us, +60% (p=2e-09)``."""
+        heading, unit, _ = METRICS[self.metric]
+        relative = "" if self.change == float("inf") else f", {self.change:+.0%}"
+        return f"{heading} {self.before:.4g} -> {self.after:.4g} {unit}{relative} (p={self.pvalue:.1g})"
 
 
 @dataclass
@@ -80,6 +86,11 @@ class Series:
     @property
     def label(self) -> str:
         return point_label(self.key)
+
+    @property
+    def where(self) -> str:
+        """``host h1 | cross-core 0,1, block, local``."""
+        return f"host {self.host or 'any'} | {placement_label(self.placement)}"
 
 
 def placement_label(placement: tuple | None) -> str:

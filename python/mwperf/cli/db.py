@@ -15,7 +15,8 @@ from typing import TextIO
 
 from mwperf.errors import UsageError
 
-__all__ = ["add_parser", "command", "add_db_option", "reading_store", "check_run_store", "ingest_after_run"]
+__all__ = ["add_parser", "command", "add_db_option", "reading_store", "check_run_store", "ingest_after_run",
+           "history_for"]
 
 DB_HELP = ("results store: a DuckDB file or postgresql://USER@HOST/DB (default: $MWPERF_DB, else "
            "results/mwperf.duckdb)")
@@ -107,10 +108,34 @@ def check_run_store(option: str | None, out_dir: Path) -> str | None:
     return url
 
 
+def history_for(url: str, records: list[dict], hostname: str | None) -> list:
+    """The report's history figures for the points of ``records`` (a run on
+    ``hostname``): their series in the store, change points marked."""
+    from mwperf.analysis.history import build_series, find_change_points, series_id
+    from mwperf.export.history_figures import history_figures
+    from mwperf.store import opened
+    from mwperf.store.query import stored_points
+
+    mine = [r for r in records if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size"))]
+    if not mine:
+        return []
+    wanted = {series_id(r, hostname) for r in mine}
+    with opened(url) as conn:
+        entries = stored_points(conn, mw=sorted({r["mw"] for r in mine}), mode=sorted({r["mode"] for r in mine}),
+                                size=sorted({r["size"] for r in mine}))
+    series = [s for s in build_series(entries) if (s.key, s.host, s.placement) in wanted]
+    for each in series:
+        find_change_points(each)
+    return history_figures(series)
+
+
 def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | None = None) -> int:
-    """After a run: its directory into the store. A failure is a warning (the
-    results are in the run directory; ``mwperf db ingest`` stores them later)
-    and never changes the run's exit code."""
+    """After a run: its directory into the store, and its report.html again
+    with the history of its points. A failure is a warning (the results are
+    in the run directory; ``mwperf db ingest`` stores them later) and never
+    changes the run's exit code."""
+    from mwperf.export.html import HtmlReport
+    from mwperf.results.rundir import RunDir, read_records
     from mwperf.store import opened
     from mwperf.store.connect import shown_url
     from mwperf.store.ingest import ingest_dir
@@ -123,7 +148,15 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
             done = ingest_dir(conn, run_dir)
         err.write(f"store: {done.outcome} in {shown_url(url)}\n")
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong, the run's results are safe
-        reason = " ".join(str(exc).split())
-        err.write(f"mwperf: warning: not stored in {shown_url(url)}: {reason}; the results are in {run_dir} "
-                  f"(mwperf db ingest {run_dir} --db ... stores them)\n")
+        err.write(f"mwperf: warning: not stored in {shown_url(url)}: {' '.join(str(exc).split())}; the results are "
+                  f"in {run_dir} (mwperf db ingest {run_dir} --db ... stores them)\n")
+        return code
+    try:
+        rundir = RunDir(run_dir)
+        records = read_records(run_dir)
+        figures = history_for(url, records, (rundir.read_run_json() or {}).get("hostname"))
+        if figures:
+            HtmlReport(history=figures).write(records, rundir)
+    except Exception as exc:  # noqa: BLE001 - the report without its history is still the report
+        err.write(f"mwperf: warning: report.html without the history: {' '.join(str(exc).split())}\n")
     return code

@@ -13,7 +13,7 @@ from mwperf.cli.db import add_db_option
 from mwperf.errors import UnitError, UsageError
 from mwperf.units import parse_list, parse_rate_hz, parse_size
 
-__all__ = ["add_parser", "command", "filters", "change_text"]
+__all__ = ["add_parser", "command", "filters"]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -77,15 +77,6 @@ def filters(ns: argparse.Namespace) -> dict:
             "rate": _items("--rate", ns.rate, parse_rate_hz), "host": _items("--host", ns.host)}
 
 
-def change_text(change) -> str:
-    from mwperf.analysis.history import METRICS
-
-    heading, unit, _ = METRICS[change.metric]
-    relative = "" if change.change == float("inf") else f", {change.change:+.0%}"
-    return (f"{heading} {change.before:.4g} -> {change.after:.4g} {unit}{relative} "
-            f"(p={change.pvalue:.1g})")
-
-
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.analysis.history import DEFAULT_MIN_CHANGE, DEFAULT_PVALUE, build_series, find_change_points
     from mwperf.cli.db import reading_store
@@ -122,7 +113,7 @@ def _as_json(series) -> dict:
 
 
 def write_text(series: list, out: TextIO, pvalue: float, min_change: float) -> None:
-    from mwperf.analysis.history import METRICS, placement_label
+    from mwperf.analysis.history import METRICS
     from mwperf.export.terminal import table_text
 
     if not series:
@@ -130,10 +121,10 @@ def write_text(series: list, out: TextIO, pvalue: float, min_change: float) -> N
         return
     header = ["#", "time", "run", *(f"{h} ({u})" for h, u, _ in METRICS.values()), "change point"]
     for s in series:
-        out.write(f"== {s.label} | host {s.host or 'any'} | {placement_label(s.placement)}\n")
+        out.write(f"== {s.label} | {s.where}\n")
         rows = []
         for i, run in enumerate(s.runs):
-            marks = "; ".join(change_text(c) for c in s.changes if c.index == i)
+            marks = "; ".join(c.text() for c in s.changes if c.index == i)
             rows.append([str(i + 1), (run.time or "-")[:19].replace("T", " "), run.run_id or "-",
                          *("-" if run.values[m] is None else f"{run.values[m]:.4g}" for m in METRICS),
                          f"<- {marks}" if marks else ""])
