@@ -96,6 +96,27 @@ class Connection:
             else:
                 self.raw.executemany(sql, [list(r) for r in rows])
 
+    def insert(self, table: str, columns: list[tuple[str, str]], rows: list[list]) -> None:
+        """Rows (values in the order of ``columns``: (name, SQL kind)) into
+        ``table``. DuckDB takes them as one Arrow table (its executemany
+        runs one statement a row: 5 ms a row of 200 columns); psycopg pipelines
+        its executemany."""
+        names = ", ".join('"' + n.replace('"', '""') + '"' for n, _ in columns)
+        if self.postgres:
+            self.executemany(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' for _ in columns)})", rows)
+            return
+        import pyarrow as pa
+
+        arrow = pa.table({f"c{i}": pa.array([row[i] for row in rows], type=_ARROW[kind]())
+                          for i, (_, kind) in enumerate(columns)})
+        with self._errors():
+            self.raw.register("mwperf_rows", arrow)
+            try:
+                self.raw.execute(f"INSERT INTO {table} ({names}) SELECT "
+                                 f"{', '.join(f'c{i}' for i in range(len(columns)))} FROM mwperf_rows")
+            finally:
+                self.raw.unregister("mwperf_rows")
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """BEGIN ... COMMIT, ROLLBACK on any error; writers take the store's lock."""
@@ -127,6 +148,23 @@ class Connection:
             self.raw.close()
         except Exception:  # noqa: BLE001 - closing a broken connection
             pass
+
+
+def _arrow_types() -> dict:
+    import pyarrow as pa
+
+    return {"BOOLEAN": pa.bool_, "BIGINT": pa.int64, "DOUBLE PRECISION": pa.float64, "TEXT": pa.string,
+            "TIMESTAMPTZ": lambda: pa.timestamp("us", tz="UTC")}
+
+
+class _LazyTypes(dict):
+    def __missing__(self, kind: str):
+        self.update(_arrow_types())
+        return self[kind]
+
+
+#: SQL kind -> the Arrow type DuckDB takes it as
+_ARROW = _LazyTypes()
 
 
 def _driver_error(exc: Exception) -> bool:

@@ -228,6 +228,5 @@ class Columns:
         if not rows:
             return
         names = self.fit(rows)
-        sql = (f"INSERT INTO {self.table} ({', '.join(_q(n) for n in names)}) "
-               f"VALUES ({', '.join('?' for _ in names)})")
-        self.conn.executemany(sql, [[sql_value(row.get(n), self.kinds[n]) for n in names] for row in rows])
+        self.conn.insert(self.table, [(n, self.kinds[n]) for n in names],
+                         [[sql_value(row.get(n), self.kinds[n]) for n in names] for row in rows])
