@@ -9,6 +9,7 @@ import json
 import sys
 from typing import TextIO
 
+from mwperf.cli.compare import _percent
 from mwperf.cli.db import add_db_option
 from mwperf.errors import UnitError, UsageError
 from mwperf.units import parse_list, parse_rate_hz, parse_size
@@ -52,16 +53,6 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _percent(text: str) -> float:
-    try:
-        value = float(text.strip().rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: not a percentage") from None
-    if not 0 <= value < 1e6:
-        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
-    return value / 100
-
-
 def _items(option: str, text: str | None, parse=str) -> list | None:
     if text is None:
         return None
@@ -88,7 +79,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         entries = stored_points(conn, **wanted)
     series = build_series(entries, any_host=ns.any_host, any_placement=ns.any_placement)
     pvalue = ns.pvalue if ns.pvalue is not None else DEFAULT_PVALUE
-    min_change = ns.min_change if ns.min_change is not None else DEFAULT_MIN_CHANGE
+    min_change = ns.min_change / 100 if ns.min_change is not None else DEFAULT_MIN_CHANGE
     for each in series:
         find_change_points(each, max_pvalue=pvalue, min_change=min_change)
     if ns.changes_only:
