@@ -178,7 +178,7 @@ def _password(url: str) -> str | None:
     return parts.password or dict(parse_qsl(parts.query)).get("password") or None
 
 
-_NOT_DUCKDB = re.compile(r"not a valid DuckDB database|database file .* is not|Unable to open database", re.I)
+_NOT_DUCKDB = re.compile(r"not a valid DuckDB database", re.I)
 
 
 def _open_duckdb(url: str, read_only: bool):
@@ -200,10 +200,12 @@ def _open_duckdb(url: str, read_only: bool):
         if not _driver_error(exc):
             raise
         text = _one_line(exc)
-        if "lock" in text.lower():
+        if re.search(r"Could not set lock|Conflicting lock", text):
             raise UsageError("--db", url, f"in use by another process: {text}") from None
-        if _NOT_DUCKDB.search(text) or "IOException" in type(exc).__name__ or "Serialization" in text:
+        if _NOT_DUCKDB.search(text):
             raise UsageError("--db", url, f"not a DuckDB database, refused and left as it is ({text})") from None
+        if "IOException" in type(exc).__name__ or "Corrupt" in text or "Serialization" in text:
+            raise UsageError("--db", url, f"cannot be read, refused and left as it is ({text})") from None
         raise UsageError("--db", url, text) from None
 
 

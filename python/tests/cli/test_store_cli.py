@@ -90,6 +90,21 @@ def test_a_corrupt_duckdb_file_is_refused_and_left_as_it_is(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("store")) == ["store.duckdb"]
 
 
+def test_a_store_with_a_corrupt_block_is_refused_and_left_as_it_is(tmp_path, capsys):
+    store = tmp_path / "s.duckdb"
+    runs = series_runs(tmp_path, 2)
+    assert main(["db", "ingest", runs[0], "--db", str(store)]) == 0
+    with open(store, "r+b") as handle:  # DuckDB's two database headers and the first block after them
+        handle.seek(4096)
+        handle.write(b"\x5a" * 12288)
+    damaged = store.read_bytes()
+    capsys.readouterr()
+    for args in (["db", "ingest", runs[1]], ["history"]):
+        assert main([*args, "--db", str(store)]) == 2
+        assert "cannot be read, refused and left as it is (" in one_line_error(capsys)
+        assert store.read_bytes() == damaged
+
+
 def test_check_exits_0_when_every_budget_holds_1_when_one_breaks_2_for_a_bad_file(tmp_path, capsys):
     run = series_runs(tmp_path, 1)[0]  # p50 50 us, p99 60.6 us, no loss, 13936 samples
     budgets = tmp_path / "b.yaml"
