@@ -6,6 +6,8 @@ the link). Drawn only for points with two runs or more."""
 
 from __future__ import annotations
 
+import math
+
 from mwperf.export.figures import Figure, _grid, _log_switch, _panel
 
 __all__ = ["history_figures", "HISTORY_SECTION", "MAX_PANELS"]
@@ -64,5 +66,7 @@ def history_figures(series: list) -> list[Figure]:
                                      mode="markers", marker={"symbol": "x", "size": 13, "color": "#d62728"},
                                      customdata=["<br>".join(marks[k]) + "<br>" + hover[k] for k in at],
                                      hovertemplate="change point<br>%{customdata}<extra></extra>"), **_panel(i, cols))
+    longest = max(len(s.runs) for s in shown)
+    fig.update_xaxes(tick0=1, dtick=max(1, math.ceil(longest / 12)))  # runs are whole numbers
     _log_switch(fig, log_y=True)
     return [Figure("history", "history", "History of each point", fig)]
