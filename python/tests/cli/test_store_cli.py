@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, check_golden
 from mwperf.cli.main import main
 from mwperf.results.rundir import RunDir, read_records
 from store_fixtures import postgres_cluster, store_url  # noqa: F401
@@ -63,6 +63,19 @@ def test_history_finds_the_step_and_says_so(tmp_path, store_url, capsys):
     assert "<- p50 50.5 -> 70.5 us, +40% (p=" in text and "1 point(s), 1 change point(s)" in text
     assert main(["history", "--db", store_url, "--mw", "tcp"]) == 0
     assert "no stored point matches" in capsys.readouterr().out
+
+
+def test_history_and_check_print_as_the_golden_files_say(tmp_path, capsys):
+    store = str(tmp_path / "s.duckdb")
+    assert main(["db", "ingest", *series_runs(tmp_path), "--db", store]) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", store]) == 0
+    check_golden("store/history.txt", capsys.readouterr().out)
+    budgets = tmp_path / "b.yaml"
+    budgets.write_text('budgets:\n  - {match: {mw: udp}, p50: "<= 50.2us", p99.9999: "<= 1s", loop_rate: ">= 0.99"}\n'
+                       '  - {match: {mw: zenoh}, p99: "<= 1ms"}\n')
+    assert main(["check", str(budgets), *series_runs(tmp_path / "more", 2)]) == 1
+    check_golden("store/check.txt", capsys.readouterr().out)
 
 
 def test_an_unreachable_postgresql_is_one_line_without_the_password(tmp_path, capsys):
