@@ -13,8 +13,9 @@ stopped first).
 Without the server binaries the PostgreSQL tests FAIL, saying what to
 install: they never skip (``make test`` installs the package).
 
-Test modules take the fixtures by importing them: ``from store_fixtures
-import store_url, postgres_cluster  # noqa: F401``.
+The suite's conftest.py loads this module as a plugin (``pytest_plugins``):
+``store_url`` and ``postgres_cluster`` are fixtures of every test, and the
+server starts once a session, when a test first asks for it.
 """
 
 from __future__ import annotations

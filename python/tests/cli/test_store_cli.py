@@ -12,7 +12,6 @@ import pytest
 from conftest import FIXTURES, check_golden
 from mwperf.cli.main import main
 from mwperf.results.rundir import RunDir, read_records
-from store_fixtures import postgres_cluster, store_url  # noqa: F401
 
 UNREACHABLE = "postgresql://alice:s3cret@/mwperf?host=/nonexistent-mwperf-socket-dir"
 

@@ -17,7 +17,6 @@ from mwperf.errors import UsageError
 from mwperf.results.rundir import RunDir
 from mwperf.store import opened, schema
 from mwperf.store.ingest import ingest_dir
-from store_fixtures import postgres_cluster, store_url  # noqa: F401
 
 HOSTS = {"fixture": "host-a", "extended": "host-b"}
 STARTED = {"fixture": "2026-11-20T10:00:00Z", "extended": "2026-11-21T10:00:00Z"}
