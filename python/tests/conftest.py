@@ -21,6 +21,9 @@ TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
 GOLDEN = TESTS / "golden"
 FAKE_AGENT = TESTS / "fake_agent.py"
+
+#: The results store's fixtures (store_url: the same test on DuckDB and on a PostgreSQL server of the session's own).
+pytest_plugins = ("store_fixtures",)
 REAL_AGENT = TESTS.parents[1] / "agent" / "build" / "mwperf-agent"
 
 

@@ -44,7 +44,8 @@ from mwperf.export.terminal import table_text
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 
-__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "MIN_SAMPLES", "MIN_REPETITIONS"]
+__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "point_key", "point_label", "placement_of",
+           "MIN_SAMPLES", "MIN_REPETITIONS"]
 
 MIN_SAMPLES = 100
 MIN_REPETITIONS = 5
@@ -83,12 +84,15 @@ def bootstrap_ratio_ci(a: list[float], b: list[float], confidence: float = 0.95)
     return None if math.isnan(lo) or math.isnan(hi) else (lo, hi)
 
 
-def _key(r: dict) -> tuple:
+def point_key(r: dict) -> tuple:
+    """What a point is, across runs: the key compare matches points on (and
+    ``mwperf history`` follows a point over time by)."""
     return (r["mw"], r["mode"], r["size"], r.get("rate_hz"), qos_label(r), r.get("demand"), subscribers(r),
             source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes")
 
 
-def _label(key: tuple) -> str:
+def point_label(key: tuple) -> str:
+    """A point key as a reader sees it: ``udp latency 64 B (best-effort, udp)``."""
     mw, mode, size, rate, qos, demand, fan, section, how = key
     text = f"{mw} {mode} {size} B"
     if rate is not None:
@@ -115,14 +119,20 @@ def _load(directory: str) -> Run:
     points: dict[tuple, list[dict]] = {}
     for r in read_records(path):
         if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size")):
-            points.setdefault(_key(r), []).append(r)
+            points.setdefault(point_key(r), []).append(r)
     doc = RunDir(path).read_run_json() or {}
     return Run(path, points, (doc.get("agent") or {}).get("build_type"))
 
 
+def placement_of(r: dict) -> tuple:
+    """Where and how a point ran (CPU placement, the cores, the wait strategy):
+    points that differ in it do not measure the same thing."""
+    cpu = r.get("cpu") or {}
+    return cpu.get("placement"), cpu.get("pub"), cpu.get("sub"), r.get("wait")
+
+
 def _setup(records: list[dict]) -> set[tuple]:
-    return {((r.get("cpu") or {}).get("placement"), (r.get("cpu") or {}).get("pub"), (r.get("cpu") or {}).get("sub"),
-             r.get("wait")) for r in records}
+    return {placement_of(r) for r in records}
 
 
 def _p50(r: dict) -> float | None:
@@ -182,7 +192,7 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
         for key in common:
             sa, sb = _setup(base.points[key]), _setup(other.points[key])
             if sa != sb:
-                problems.append(f"{_label(key)}: CPU placement / wait {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
+                problems.append(f"{point_label(key)}: CPU placement / wait {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
         if problems and not force:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise UsageError("compare", f"{base.path} {other.path}",
@@ -201,15 +211,15 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             ci = bootstrap_ratio_ci([v for v in map(_p50, a) if v is not None], [v for v in map(_p50, b) if v is not None])
             if ci is not None:  # over repetitions: 95 % bootstrap interval of the ratio
                 ratio_text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
-            rows.append([_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, _fmt(ta, 0), _fmt(tb, 0),
+            rows.append([point_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, _fmt(ta, 0), _fmt(tb, 0),
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
                          _fmt(None if lossb is None else 100 * lossb, 2) + "%"])
             if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith("significant")
                     and lat_ratio > 1 + fail_if_slower / 100):
-                failures.append(f"{_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)")
+                failures.append(f"{point_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)")
             if (fail_if_lossier is not None and lossa is not None and lossb is not None
                     and (lossb - lossa) * 100 > fail_if_lossier):
-                failures.append(f"{_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
+                failures.append(f"{point_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
         out.write(table_text(header, rows, left=(0, 4)))
         only = len(base.points) - len(common)
         if only:

@@ -1,5 +1,5 @@
 """Command line: ``mwperf run | sweep | doctor | report | ls | baseline |
-compare | export | import | completion``, one module per command in this
+compare | history | check | db | export | import | completion``, one module per command in this
 folder.
 
 A thin layer: parse -> validate into typed options -> run -> export. Every
@@ -18,14 +18,14 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf import __version__
-from mwperf.cli import baseline, compare, completion, doctor, export, imports, ls, report, run, sweep
+from mwperf.cli import baseline, check, compare, completion, db, doctor, export, history, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
 from mwperf.errors import AgentError, BadInput
 
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, doctor, report, ls, baseline, compare, export, imports, completion)
+COMMANDS = (run, sweep, doctor, report, ls, baseline, compare, history, check, db, export, imports, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
@@ -36,6 +36,9 @@ EXAMPLES = """examples:
   mwperf report results/mine                           tables again; report.html (open it in a browser)
   mwperf report results/mine --format svg              every figure as results/mine/plots/*.svg
   mwperf compare results/before results/after --fail-if-slower 5
+  mwperf db ingest results/*/                          runs into the results store (results/mwperf.duckdb)
+  mwperf history --mw cyclonedds --size 1k             a point over time, change points marked
+  mwperf check budgets.yaml results/mine               budgets as a CI gate (exit 1 when one is broken)
   mwperf export results/matrix --format parquet        for pandas, DuckDB, Arrow
   mwperf import perftest connext-tables.txt --mw connext
   mwperf doctor                                        adapters, wake-up cost, kernel knobs
@@ -108,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, ls, baseline, compare, export, import or completion (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, ls, baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

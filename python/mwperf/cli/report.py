@@ -28,15 +28,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--point", metavar="N", type=int,
                         help="the point whose latency histogram and time series are shown (default: the first "
                              "latency point)")
+    report.add_argument("--db", metavar="STORE", nargs="?", const="",
+                        help="add the history of the run's points from the results store (default store: "
+                             "$MWPERF_DB, else results/mwperf.duckdb)")
     report.set_defaults(func=command)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
-    return report(ns.dir, ns.format, point=ns.point)
+    return report(ns.dir, ns.format, point=ns.point, db=ns.db)
 
 
 def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: TextIO | None = None,
-           point: int | None = None) -> int:
+           point: int | None = None, db: str | None = None) -> int:
     from mwperf.export.csv import RESULTS_CSV, ResultsCsv
     from mwperf.export.html import REPORT_HTML, HtmlReport
     from mwperf.export.plots import PlotFiles
@@ -67,8 +70,13 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
             out.write(f"{file}\n")
     else:
         Tables(fmt, out).write(usable, rundir)
+    history = []
+    if db is not None:
+        from mwperf.cli.db import history_for, reading_store
+
+        history = history_for(reading_store(db or None), usable, (run or {}).get("hostname"))
     try:
-        (html,) = HtmlReport(point).write(usable, rundir)
+        (html,) = HtmlReport(point, history).write(usable, rundir)
     except OSError as exc:
         err.write(f"mwperf: warning: cannot write {REPORT_HTML}: {exc.strerror or exc}\n")
     else:

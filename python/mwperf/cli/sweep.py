@@ -43,6 +43,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
+    sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
+                       "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
     sweep.add_argument("--force", action="store_true",
                        help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     sweep.set_defaults(func=command)
@@ -60,10 +62,16 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     agent, agent_info = found
     if ns.dry_run:
         return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
+    from mwperf.cli.db import check_run_store, ingest_after_run
+
+    out = Path(ns.resume or ns.out or default_out())
+    store = check_run_store(ns.db, out)
     if ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
-            return _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine)
-    return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format, ns.max_points, ns.force)
+            code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine)
+    else:
+        code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force)
+    return ingest_after_run(store, out, code)
 
 
 def _positive(text: str) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
+from mwperf.export.history_figures import HISTORY_SECTION
 from mwperf.export.tables import Section, build_sections
 from mwperf.results.rundir import RunDir, write_atomic
 
@@ -199,7 +200,7 @@ def render_html(records: list[dict], run: dict | None, title: str,
     if baseline:
         parts.append(_baseline_html(baseline))
     figures = run_figures(records) + list(extra_figures)
-    for key, heading in SECTIONS:
+    for key, heading in SECTIONS + (HISTORY_SECTION,):
         mine = [f for f in figures if f.section == key]
         if mine:
             parts.append(f'<section id="{key}"><h2>{escape(heading)}</h2>'
@@ -216,12 +217,14 @@ class HtmlReport(Exporter):
 
     name = "html"
 
-    def __init__(self, point: int | None = None):
+    def __init__(self, point: int | None = None, history: list[Figure] = ()):
         self.point = point  # the point whose samples are plotted (default: the first latency point)
+        self.history = list(history)  # the points over the stored runs (export.history_figures), when given
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
         html = render_html(records, rundir.read_run_json(), f"mwperf run {rundir.path.name}",
-                           point_figures(rundir.path, records, self.point), baseline=rundir.read_baseline())
+                           point_figures(rundir.path, records, self.point) + self.history,
+                           baseline=rundir.read_baseline())
         target = rundir.path / REPORT_HTML
         write_atomic(target, html)
         return [target]
