@@ -125,6 +125,7 @@ def request(ns: argparse.Namespace) -> RunRequest:
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.execute import lock
+    from mwperf.execute.point import check_placement
     from mwperf.execute.runner import run
 
     found = described_agent(ns.agent)
@@ -132,6 +133,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return no_agent()
     agent, agent_info = found
     opts = build_run_options(request(ns), agent_info, agent=agent)
+    check_placement(opts)  # before the run directory is made
     try:
         opts.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -24,6 +24,7 @@ from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import default_out
 from mwperf.plan.sweep_plan import Plan, expand, load_plan
 from mwperf.execute import lock
+from mwperf.execute.point import check_placement
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, check_new_dir, read_records, write_atomic
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
@@ -133,6 +134,7 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
     points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points)
+    check_placement(*(p.opts for p in points))  # before the run directory is made
     with lock.hold(out, force=force, argv=argv) as held:
         if (out / RESULTS_JSONL).exists():  # another sweep began there meanwhile
             raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")

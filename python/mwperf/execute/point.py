@@ -37,7 +37,7 @@ from mwperf.plan.qos import qos_agent_args
 from mwperf.results.record import PointOutcome
 from mwperf.results.rundir import samples_path
 
-__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "placement_for", "run_point", "threaded"]
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_placement", "placement_for", "run_point", "threaded"]
 
 
 @dataclass(frozen=True)
@@ -154,6 +154,13 @@ def placement_for(opts: RunOptions, index: int) -> Placement:
     if opts.hosts is not None:
         return SshHosts(opts.hosts)
     return Local()
+
+
+def check_placement(*options: RunOptions) -> None:
+    """UsageError, before anything runs, when a placement the options chose
+    cannot be made here (``--link netns`` as another user than root)."""
+    for link in {opts.link for opts in options if opts.link is not None}:
+        NetnsPair.check_possible(link)
 
 
 def run_point(opts: RunOptions, point: TestPoint, agent: str,

@@ -20,7 +20,7 @@ from typing import TextIO
 
 from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
-from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, run_point
+from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
@@ -61,6 +61,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     out = out or sys.stdout
     progress = progress or sys.stderr
     earlier = list(earlier or [])
+    check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
     _clean_leftovers(progress, "before the run")
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)

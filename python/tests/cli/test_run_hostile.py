@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+
+import pytest
 
 RUN = ["run", "--mw", "udp", "--size", "32", "--duration", "100ms", "--warmup", "0"]
 
@@ -31,3 +35,34 @@ def test_a_run_without_git_information_writes_its_report(tmp_path, fake_agent):
     done = mwperf("report", str(out))
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "git unknown" in (out / "report.html").read_text()
+
+
+def as_another_user(argv: list[str]) -> list[str]:
+    """``argv`` run as nobody (uid 65534), able to read (not write) what root
+    can, so that this interpreter and the tests' files stay reachable."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run a command as another user")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=+dac_read_search",
+            "--ambient-caps=+dac_read_search", *argv]
+
+
+@pytest.fixture
+def world_dir():
+    """A folder outside the tests' own (which only root may search), every user's to write."""
+    path = Path(tempfile.mkdtemp(prefix="mwperf-test-"))
+    path.chmod(0o1777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_link_netns_as_another_user_is_refused_before_anything_runs(world_dir, fake_agent):
+    agent = Path(shutil.copy(fake_agent, world_dir / "fake-agent"))
+    out = world_dir / "run"
+    done = subprocess.run(as_another_user([sys.executable, "-m", "mwperf", *RUN, "--size", "32,64", "--link", "netns",
+                                           "--agent", str(agent), "--out", str(out)]),
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "FAKE_AGENT_LOG": str(world_dir / "log")})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == ["mwperf: error: --link netns: needs root (network namespaces, tc, nft)"]
+    assert not out.exists()  # no run directory, no point started
+    assert not (world_dir / "log").exists()
