@@ -152,7 +152,7 @@ def _provenance_html(run: dict | None) -> str:
     rows = [
         ("command", " ".join(run.get("command") or []) or "-"),
         ("started / finished", f"{run.get('started', '-')} / {run.get('finished', '-')} ({run.get('status', '-')})"),
-        ("mwperf", f"{run.get('mwperf_version', '-')}, git {(run.get('git') or {}).get('sha') or 'unknown'}"),
+        ("mwperf", f"{run.get('mwperf_version', '-')}, git {(run.get('git') or {}).get('sha') or '-'}"),
         ("host", f"{run.get('hostname', '-')}, kernel {run.get('kernel', '-')}"),
         ("CPU", f"{run.get('cpu_model', '-')}, {run.get('vcpus', '-')} vCPUs, governor "
                 f"{run.get('governor') or run.get('governor_note') or '-'}, clocksource {run.get('clocksource', '-')}"),

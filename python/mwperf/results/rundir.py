@@ -41,9 +41,10 @@ from typing import Any, Callable, Iterator
 
 from mwperf.errors import StorageError, UsageError
 from mwperf.interrupts import signals_deferred
+from mwperf.results.confined import TMP_SUFFIX, make_dirs, open_append, refuse_link, write_atomic
 from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok, validate_record
 
-__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir",
+__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir", "open_inside",
            "read_lock", "lock_owner_alive", "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON",
            "LOCK_FILE", "MAX_LINE_BYTES", "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
@@ -63,8 +64,6 @@ MAX_DOC_BYTES = 4 << 20
 MAX_SAMPLES = 1 << 20
 #: What a record's samples_file.path may be.
 SAMPLES_FILE_RE = re.compile(r"^samples/[0-9]{5,9}\.i64$")
-#: Temporary files of write_atomic a killed writer may have left.
-TMP_SUFFIX = ".tmp"
 
 Warn = Callable[[str], None]
 
@@ -91,7 +90,7 @@ class UnsafeFile(Exception):
     """A file of a run directory that is not read: why, one line."""
 
 
-def _open_inside(directory: Path | str, relative: str) -> int:
+def open_inside(directory: Path | str, relative: str) -> int:
     """A read-only descriptor of ``directory/relative``, which must be a regular
     file inside the directory (after symlinks). UnsafeFile or OSError otherwise."""
     base = os.path.realpath(directory)
@@ -113,7 +112,7 @@ def _open_inside(directory: Path | str, relative: str) -> int:
 
 def _read_bounded(directory: Path | str, relative: str, limit: int) -> bytes:
     """The whole file, refused (UnsafeFile) when larger than ``limit``."""
-    fd = _open_inside(directory, relative)
+    fd = open_inside(directory, relative)
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
@@ -205,7 +204,7 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
             warn(message)
 
     try:
-        fd = _open_inside(directory, name)
+        fd = open_inside(directory, name)
     except FileNotFoundError:
         return []
     except (UnsafeFile, OSError) as exc:
@@ -249,7 +248,7 @@ def read_samples(directory: Path | str, record: dict) -> list[float] | None:
     if not (type(count) is int and count > 0):
         return None
     try:
-        fd = _open_inside(directory, relative)
+        fd = open_inside(directory, relative)
     except (UnsafeFile, OSError):
         return None
     with os.fdopen(fd, "rb") as handle:
@@ -337,40 +336,7 @@ def lock_owner_alive(info: dict | None) -> bool | None:
     return now is not None and (start is None or now == start)
 
 
-# -- writing ---------------------------------------------------------------------------
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` at once: a reader sees the old file or the
-    new one. StorageError when it cannot be written; no temporary file is left."""
-    path = Path(path)
-    tmp = path.with_name(path.name + TMP_SUFFIX)
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise StorageError(path, exc) from None
-    _fsync_dir(path.parent)
-
+# -- writing (every file through mwperf.results.confined: never through a link) ----------------
 
 def check_new_dir(path: Path | str, option: str = "--out", *, fresh: bool = True) -> Path:
     """``path`` as a run directory to write: UsageError when it cannot be one
@@ -402,13 +368,10 @@ class RunDir:
 
     def create(self, samples: bool = False) -> "RunDir":
         """The directory (and its parents; ``samples``: and its samples folder);
-        StorageError when it cannot be made."""
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            if samples:
-                (self.path / SAMPLES_DIR).mkdir(exist_ok=True)
-        except OSError as exc:
-            raise StorageError(self.path, exc) from None
+        StorageError when it cannot be made, or when its samples folder or
+        results.jsonl is a link (what is written there would go elsewhere)."""
+        make_dirs(self.path, SAMPLES_DIR if samples else "")
+        refuse_link(self.jsonl)
         return self
 
     def remove_stale_temps(self) -> list[str]:
@@ -435,7 +398,7 @@ class RunDir:
                 + "\n").encode("utf-8")
         with signals_deferred():
             try:
-                fd = os.open(self.jsonl, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                fd = open_append(self.jsonl)
             except OSError as exc:
                 raise StorageError(self.jsonl, exc) from None
             end = None
