@@ -5,7 +5,7 @@ Each point (:mod:`mwperf.execute.point`) is merged into a record
 measured, results.csv regenerated; a progress line per point goes to stderr,
 and at the end the tables to stdout and report.html to the directory.
 Exit code: 0 all points ok, 1 some point failed, 130 interrupted (Ctrl-C or
-SIGTERM: the results so far are kept and run.json says so). What crashed
+SIGTERM or SIGHUP: the results so far are kept and run.json says so). What crashed
 runs left (namespaces, shared-memory segments, services) is removed before
 the first point and, in a ``finally``, after the last
 (:mod:`mwperf.execute.cleanup`).

@@ -8,12 +8,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
+
+from conftest import pid_alive
 
 RUN = ["run", "--mw", "udp", "--size", "32", "--duration", "100ms", "--warmup", "0"]
 
@@ -66,3 +70,38 @@ def test_link_netns_as_another_user_is_refused_before_anything_runs(world_dir, f
     assert done.stderr.strip().splitlines() == ["mwperf: error: --link netns: needs root (network namespaces, tc, nft)"]
     assert not out.exists()  # no run directory, no point started
     assert not (world_dir / "log").exists()
+
+
+def test_a_hang_up_ends_the_run_as_ctrl_c_does(tmp_path, fake_agent):
+    """SIGHUP (the terminal or ssh session closed) to the controller's process
+    group while a point hangs: exit 130, the first point kept, run.json
+    'interrupted', no agent left, and nothing printed to the closed terminal
+    raises."""
+    log = tmp_path / "agents.log"
+    out = tmp_path / "run"
+    env = {**os.environ, "FAKE_AGENT_FAULT": "pub-hang-result", "FAKE_AGENT_FAULT_SIZE": "64",
+           "FAKE_AGENT_LOG": str(log)}
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf", *RUN, "--size", "32,64", "--agent", str(fake_agent),
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(logged(log)) < 4 and time.monotonic() < deadline:  # the second point's two agents
+            time.sleep(0.05)
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGHUP)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+    assert [json.loads(line)["size"] for line in (out / "results.jsonl").read_text().splitlines()] == [32]
+    deadline = time.monotonic() + 5
+    while any(pid_alive(p) for p in logged(log)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in logged(log) if pid_alive(p)], "agents left behind"
+
+
+def logged(log: Path) -> list[int]:
+    return [json.loads(line)["pid"] for line in log.read_text().splitlines()] if log.exists() else []
