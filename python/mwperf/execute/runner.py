@@ -18,6 +18,7 @@ import sys
 from dataclasses import replace
 from typing import TextIO
 
+from mwperf.display import shown
 from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
@@ -159,7 +160,7 @@ def _clean_leftovers(progress: TextIO, when: str) -> None:
         progress.write(f"mwperf: removed what {len(left.services)} service(s) of a crashed run left: "
                        f"{', '.join(left.services)}\n")
     if left.segments:
-        removed = sorted(left.segments)
+        removed = [shown(name) for name in sorted(left.segments)]  # names anyone could have given them
         progress.write(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
                        f"{', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}\n")
         progress.flush()

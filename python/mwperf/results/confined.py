@@ -30,7 +30,8 @@ from typing import BinaryIO, Iterator
 
 from mwperf.errors import StorageError
 
-__all__ = ["TMP_SUFFIX", "atomic_file", "write_atomic", "write_inside", "open_append", "make_dirs", "refuse_link"]
+__all__ = ["TMP_SUFFIX", "atomic_file", "write_atomic", "write_inside", "open_append", "make_dirs", "refuse_link",
+           "utf8"]
 
 #: Temporary files of an atomic write (a killed writer may leave one).
 TMP_SUFFIX = ".tmp"
@@ -138,11 +139,23 @@ def atomic_file(directory: Path | str, relative: str) -> Iterator[BinaryIO]:
         os.close(dir_fd)
 
 
+def utf8(text: str, path: Path | str) -> bytes:
+    """``text`` as UTF-8; StorageError naming ``path`` when it holds what no
+    UTF-8 file can (a lone surrogate), so nothing of it is written."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = ascii(exc.object[exc.start:exc.end])[1:-1]
+        raise StorageError(path, OSError(errno.EILSEQ, f"'{bad}' is not valid Unicode text")) from None
+
+
 def write_inside(directory: Path | str, relative: str, data: str | bytes) -> Path:
     """``directory/relative`` replaced by ``data`` (text as UTF-8) at once; StorageError when it cannot be."""
+    path = Path(directory, relative)
+    data = utf8(data, path) if isinstance(data, str) else data
     with atomic_file(directory, relative) as handle:
-        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-    return Path(directory, relative)
+        handle.write(data)
+    return path
 
 
 def write_atomic(path: Path | str, data: str | bytes) -> None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import math
 import os
 import re
 import stat
@@ -39,12 +38,14 @@ import struct
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from mwperf.display import shown
 from mwperf.errors import StorageError, UsageError
 from mwperf.interrupts import signals_deferred
-from mwperf.results.confined import TMP_SUFFIX, make_dirs, open_append, refuse_link, write_atomic
+from mwperf.results.confined import TMP_SUFFIX, make_dirs, open_append, refuse_link, utf8, write_atomic
 from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok, validate_record
+from mwperf.results.strict_json import loads_strict
 
-__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir", "open_inside",
+__all__ = ["RunDir", "loads_strict", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir", "open_inside",
            "read_lock", "lock_owner_alive", "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON",
            "LOCK_FILE", "MAX_LINE_BYTES", "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
@@ -74,17 +75,6 @@ def samples_path(index: int) -> str:
 
 
 # -- reading, untrusted ---------------------------------------------------------------
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def shown(value: Any, limit: int = 80) -> str:
-    """A value from a run directory as it may be printed: control characters
-    (ANSI escapes) escaped, at most ``limit`` characters."""
-    text = value if isinstance(value, str) else repr(value)
-    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
 
 class UnsafeFile(Exception):
     """A file of a run directory that is not read: why, one line."""
@@ -118,22 +108,6 @@ def _read_bounded(directory: Path | str, relative: str, limit: int) -> bytes:
     if len(data) > limit:
         raise UnsafeFile(f"{relative} is larger than {limit >> 20} MiB")
     return data
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number out of range: {text[:20]}")
-    return value
-
-
-def _non_finite(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def loads_strict(data: bytes | str) -> Any:
-    """JSON without NaN or Infinity (nor numbers too large for a double)."""
-    return json.loads(data, parse_float=_finite_float, parse_constant=_non_finite)
 
 
 def _record_problem(record: Any) -> str | None:
@@ -394,8 +368,7 @@ class RunDir:
         """Validate, append as one line (fsync'ed). On a failed write the part
         written is cut off again (no torn record) and StorageError is raised."""
         validate_record(record)
-        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-                + "\n").encode("utf-8")
+        line = utf8(json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n", self.jsonl)
         with signals_deferred():
             try:
                 fd = open_append(self.jsonl)

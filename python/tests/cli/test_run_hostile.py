@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import pid_alive
+from conftest import FIXTURES, pid_alive
 
 RUN = ["run", "--mw", "udp", "--size", "32", "--duration", "100ms", "--warmup", "0"]
 
@@ -105,3 +105,71 @@ def test_a_hang_up_ends_the_run_as_ctrl_c_does(tmp_path, fake_agent):
 
 def logged(log: Path) -> list[int]:
     return [json.loads(line)["pid"] for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def one_line(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    return done.stderr
+
+
+def no_temporaries(folder: Path) -> None:
+    assert not [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_a_path_that_is_no_utf8_is_one_line(tmp_path, fake_agent):
+    out = os.fsencode(tmp_path) + b"/x\xff"
+    done = subprocess.run([sys.executable, "-m", "mwperf", *RUN, "--agent", str(fake_agent), "--out", out],
+                          capture_output=True, text=True, timeout=60)
+    assert one_line(done) == (f"mwperf: error: b'{tmp_path}/x\\xff': not UTF-8 text (mwperf keeps its command line "
+                              "and paths as UTF-8); rename it\n").replace("b'", "'")
+    assert list(tmp_path.iterdir()) == [fake_agent]
+
+
+PLAN = "description: \"\\ud800\"\nmw: udp\nsize: 32\nduration: 100ms\nwarmup: 0s\n"
+
+
+def test_a_plan_text_that_is_no_unicode_is_one_line_and_leaves_nothing(tmp_path, fake_agent):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(PLAN)
+    out = tmp_path / "run"
+    done = mwperf("sweep", str(plan), "--agent", str(fake_agent), "--out", str(out))
+    assert one_line(done) == f"mwperf: error: {plan}: line 1: \\ud800: not valid Unicode text\n"
+    assert not out.exists()
+    out.mkdir()
+    (out / "plan.yaml").write_text(PLAN)  # a sweep directory that holds such a plan
+    done = mwperf("sweep", "--resume", str(out), "--agent", str(fake_agent))
+    assert "line 1: \\ud800: not valid Unicode text" in one_line(done)
+    no_temporaries(tmp_path)
+
+
+def test_resume_over_a_run_json_and_a_record_that_are_no_unicode(tmp_path, fake_agent):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "plan.yaml").write_text(PLAN.replace('"\\ud800"', "fine"))
+    (out / "run.json").write_text('{"status": "running", "hostname": "\\ud800"}')
+    good = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])
+    (out / "results.jsonl").write_text(json.dumps({**good, "transport": "\ud800"}) + "\n")
+    done = mwperf("sweep", "--resume", str(out), "--agent", str(fake_agent))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "results.jsonl:1: not a JSON record (a lone surrogate" in done.stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "complete"
+    no_temporaries(tmp_path)
+
+
+def test_escape_codes_from_a_run_directory_never_reach_the_terminal(tmp_path):
+    run = tmp_path / "evil\x1b]0;owned\x07"
+    run.mkdir()
+    records = [json.loads(line) for line in (FIXTURES / "results.jsonl").read_text().splitlines()]
+    for r in records:
+        r["transport"] = "udp\x1b[2J"
+        r["error"] = r["error"] and "boom\x1b[31m"
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (run / "run.json").write_text(json.dumps({"status": "\x1b[5mrunning"}))
+    for fmt in ("text", "md"):
+        done = mwperf("report", str(run), "--format", fmt)
+        assert done.returncode == 0, done.stderr
+        assert "udp\\x1b[2J" in done.stdout and "\\x1b]0;owned\\x07" in done.stderr
+        assert not set(done.stdout + done.stderr) & {"\x1b", "\x07"}
+    done = mwperf("compare", str(run), str(run))
+    assert done.returncode == 0 and "udp\\x1b[2J" in done.stdout and "\x1b" not in done.stdout, done.stderr
