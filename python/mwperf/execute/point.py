@@ -20,6 +20,7 @@ and taken down after it); a middleware that needs a helper process gets its
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -96,6 +97,7 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
         "--cpu", str(-1 if core is None else core),
         "--wait", opts.wait,
         "--port", str(port),
+        "--key", "stdin",  # the key of every message's tag: the first control line, never here
     ]
     if point.mode == "rate" and point.rate_hz is not None:
         argv += ["--rate-hz", repr(float(point.rate_hz))]
@@ -270,6 +272,23 @@ def _salvage_subs(subs: list[AgentProcess], outcome: PointOutcome, seconds: floa
         outcome.subs = results
 
 
+def _check_delivery(results: list[dict | None], sent) -> None:
+    """PointFailed when a subscriber took more samples than were sent, or
+    sequence numbers past the last sent: messages that are not this
+    publisher's reached it, and none of its numbers can be trusted."""
+    if not isinstance(sent, int) or isinstance(sent, bool) or sent < 0:
+        return
+    for index, result in enumerate(results):
+        received, span = (result or {}).get("received"), (result or {}).get("seq_span")
+        name = "sub" if index == 0 else f"sub{index}"
+        if isinstance(received, int) and received > sent:
+            raise PointFailed(f"{name}: received {received} samples of {sent} sent: messages that are not this "
+                              "publisher's reached it (spoofed?); its numbers are not trusted")
+        if isinstance(span, int) and span > sent:
+            raise PointFailed(f"{name}: a sequence number {span - 1} past the {sent} sent: messages that are not "
+                              "this publisher's reached it (spoofed?); its numbers are not trusted")
+
+
 def _reader_slot(event: dict, base: int, readers: int, fallback: int) -> int:
     """Where a reader's result goes among one process's: by its ``reader`` index."""
     reader = event.get("reader")
@@ -313,19 +332,24 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
                 service: Service, clock_offset_ns: int = 0) -> PointOutcome:
     """The protocol of one point; never raises for agent trouble (see outcome.error)."""
     run_id = random.getrandbits(32)
+    # The key of every message's tag: only the agents' stdin sees it (another
+    # local process can read their command line and, as root, environment).
+    key = secrets.token_hex(16)
 
     def start(role: str, ports: str, index: int = 0) -> AgentProcess:
         argv = agent_argv(agent, role, point, opts, ports, two_hosts=placement.two_hosts,
                           one_clock=placement.same_clock,
                           clock_offset_ns=clock_offset_ns if role == "sub" else 0, sub_index=index)
-        # The run id that every message carries goes in the environment, where other
-        # users cannot read it (a command line is world-readable in /proc).
+        # The run id (topic, port and segment names) goes in the environment, where other
+        # users cannot read it (a command line is world-readable in /proc); the key, on stdin.
         env = {RUN_ID_ENV: str(run_id), **service.agent_env(role)}
         if not placement.carries_env():
             argv = ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
             env = {}
         name = role if index == 0 else f"{role}{index}"
-        return AgentProcess(placement.wrap(role, argv + service.agent_args(role)), name, env=env)
+        process = AgentProcess(placement.wrap(role, argv + service.agent_args(role)), name, env=env)
+        _tell(process, f"key {key}", close=False)
+        return process
 
     outcome = PointOutcome()
     slack = opts.point_timeout_ns / 1e9
@@ -374,6 +398,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
                 got[slot] = event
             _check_exit(each, timeouts.after_result + slack)
             results += got
+        _check_delivery(results, sent)
         outcome.sub = results[0]
         if len(results) > 1:
             outcome.subs = results
