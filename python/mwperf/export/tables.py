@@ -60,15 +60,20 @@ class Section:
 
 
 def _us(value) -> str:
-    return "-" if value is None else f"{value:.1f}"
+    return _fixed(value, 1)
 
 
 def _int(value) -> str:
-    return "-" if value is None else str(int(value))
+    return "-" if value is None else _fixed(value, 0) if abs(value) >= _HUGE else str(int(value))
+
+
+#: Beyond this a number is shown in three digits and an exponent, not in
+#: hundreds of digits (a record may carry any finite number).
+_HUGE = 1e12
 
 
 def _fixed(value, digits: int) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None else f"{value:.{digits}f}" if abs(value) < _HUGE else f"{value:.3g}"
 
 
 def _stat(record: dict, key: str, stat: str = "latency_us"):
