@@ -16,7 +16,8 @@ Faults are injected through the environment:
   port, like a DDS adapter), ``deaf`` (sub: receives nothing; pub: no pong),
   ``garbled`` (sub: a result the record schema refuses, a thread's negative CPU time),
   ``spoofed`` (sub: more received than sent, a sequence number past the last),
-  ``spoofed-seq`` (sub: a sequence number past the last only);
+  ``spoofed-seq`` (sub: a sequence number past the last only),
+  ``overrun`` (pub: writes until told ``stop``, as a burst longer than the run);
 * ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
 * ``FAKE_AGENT_LOG`` = append each run's argv, pid, the key it read on stdin
   (``--key stdin``) and its MWPERF_* environment (JSON) to this file.
@@ -216,6 +217,10 @@ def main():
         return 3
     if mine == "hang-result":
         hang()
+    if mine == "overrun":  # a burst that outlasts the run: goes on until told to stop
+        line = sys.stdin.readline()
+        if line.split() != ["stop"]:
+            hang()
     time.sleep(min(0.2, int(opts.get("duration-ns", 0)) / 1e9))
     rate = float(opts.get("rate-hz", 0))
     result = common("pub", opts)

@@ -328,6 +328,21 @@ def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]
     return tick
 
 
+def _stop_at(pub: AgentProcess, deadline: float) -> Callable[[], None]:
+    """Burst mode: a burst runs until its last sample, however long that
+    takes (--demand 10000000 in a 1 s run); past the measured phase's end the
+    publisher is told to stop, so that it reports instead of counting as hung."""
+    told = False
+
+    def tick() -> None:
+        nonlocal told
+        if not told and time.monotonic() >= deadline:
+            told = True
+            pub.send_line("stop", close=False)
+
+    return tick
+
+
 def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, placement: Placement,
                 service: Service, clock_offset_ns: int = 0) -> PointOutcome:
     """The protocol of one point; never raises for agent trouble (see outcome.error)."""
@@ -380,8 +395,11 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         for each in subs:
             _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
         _tell(pub, "go", close=False)
+        ticks = [_relay_converged(sub, pub)] if opts.precision and point.mode == "rate" else []
+        if point.mode == "burst":  # a burst still being written at the deadline is cut there
+            ticks.append(_stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
         outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
-                              tick=_relay_converged(sub, pub) if opts.precision and point.mode == "rate" else None)
+                              tick=(lambda: [tick() for tick in ticks]) if ticks else None)
         _check_exit(pub, timeouts.after_result + slack)
 
         sent = outcome.pub.get("sent")
