@@ -146,7 +146,7 @@ def read_only_folder(tmp_path: Path):
     if os.geteuid() != 0:
         pytest.skip("mounting needs root")
     source, target = tmp_path / "source", tmp_path / "read-only"
-    source.mkdir()
+    source.mkdir(exist_ok=True)
     target.mkdir()
     subprocess.run(["mount", "--bind", "-o", "ro", str(source), str(target)], check=True, capture_output=True)
     try:
@@ -161,3 +161,12 @@ def test_export_into_a_folder_that_cannot_be_written_is_one_line(run, tmp_path, 
         error = one_error_line(mwperf("export", str(run), "--format", fmt, "--out", str(folder)))
         assert error.endswith("cannot write: Read-only file system")
         assert list(folder.iterdir()) == []
+
+
+def test_figure_files_into_a_run_directory_that_cannot_be_written_is_one_line(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copy(FIXTURES / "results.jsonl", source / "results.jsonl")
+    with read_only_folder(tmp_path) as folder:
+        error = one_error_line(mwperf("report", str(folder), "--format", "svg"))
+        assert error == f"mwperf: error: {folder / 'plots'}: cannot write: Read-only file system"
