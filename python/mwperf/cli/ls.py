@@ -85,53 +85,6 @@ def list_runs(directory: Path) -> list[Run]:
     return sorted((Run(p) for p in candidates), key=lambda r: (r.started, r.path.name))
 
 
-def command(self) -> str:
-        imported = self.doc.get("imported")
-        if isinstance(imported, dict):
-            return f"mwperf import {imported.get('tool')} {imported.get('file')}"
-        argv = self.doc.get("command")
-        if isinstance(argv, list) and argv:
-            return " ".join(["mwperf", *[str(a) for a in argv[1:]]])
-        return "-"
-
-
-def _count(jsonl: Path) -> tuple[int, int]:
-    """(ok, failed) points of results.jsonl, without decoding every record
-    (a sweep of 300,000 points lists in a second)."""
-    ok = failed = 0
-    try:
-        with open(jsonl, "rb") as handle:
-            for line in handle:
-                if b'"status":"ok"' in line:
-                    ok += 1
-                elif b'"status":"failed"' in line:
-                    failed += 1
-                elif line.strip():
-                    try:
-                        status = json.loads(line).get("status")
-                    except (ValueError, AttributeError):
-                        continue
-                    ok += status == "ok"
-                    failed += status == "failed"
-    except OSError:
-        pass
-    return ok, failed
-
-
-def list_runs(directory: Path) -> list[Run]:
-    """The run directories in ``directory`` (or ``directory`` itself), oldest first."""
-    from mwperf.results.rundir import RESULTS_JSONL, RUN_JSON
-
-    def is_run(p: Path) -> bool:
-        return (p / RESULTS_JSONL).is_file() or (p / RUN_JSON).is_file()
-
-    if is_run(directory):
-        candidates = [directory]
-    else:
-        candidates = [p for p in directory.iterdir() if p.is_dir() and is_run(p)]
-    return sorted((Run(p) for p in candidates), key=lambda r: (r.started, r.path.name))
-
-
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.export.terminal import table_text
 

@@ -93,14 +93,19 @@ def test_write_inside_refuses_a_linked_folder(tmp_path):
     assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
-def test_a_linked_samples_folder_or_results_jsonl_refuses_the_run(tmp_path, victim):
-    elsewhere = tmp_path / "elsewhere"
+def linked_samples(tmp_path: Path) -> tuple[Path, Path]:
+    """(a run directory whose samples folder links to an empty folder, that folder)."""
+    elsewhere, run = tmp_path / "elsewhere", tmp_path / "run"
     elsewhere.mkdir()
-    linked_samples = tmp_path / "a"
-    linked_samples.mkdir()
-    (linked_samples / "samples").symlink_to(elsewhere)
+    run.mkdir()
+    (run / "samples").symlink_to(elsewhere)
+    return run, elsewhere
+
+
+def test_a_linked_samples_folder_or_results_jsonl_refuses_the_run(tmp_path, victim):
+    linked, elsewhere = linked_samples(tmp_path)
     with pytest.raises(StorageError, match="a symbolic link"):
-        RunDir(linked_samples).create(samples=True)
+        RunDir(linked).create(samples=True)
     linked_jsonl = tmp_path / "b"
     linked_jsonl.mkdir()
     (linked_jsonl / "results.jsonl").symlink_to(victim)
@@ -113,11 +118,7 @@ def test_a_linked_samples_folder_or_results_jsonl_refuses_the_run(tmp_path, vict
 
 
 def test_a_run_into_a_directory_with_a_linked_samples_folder_is_refused(tmp_path, fake_agent):
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    out = tmp_path / "run"
-    out.mkdir()
-    (out / "samples").symlink_to(elsewhere)
+    out, elsewhere = linked_samples(tmp_path)
     error = one_error_line(mwperf("run", "--mw", "udp", "--size", "32", "--duration", "100ms", "--warmup", "0",
                                   "--agent", str(fake_agent), "--out", str(out)))
     assert "samples: cannot write: a symbolic link" in error
