@@ -70,7 +70,11 @@ int fail(const Options& o, const std::string& message, int code) {
   return code;
 }
 
-int run(const Options& o) {
+int run(Options o) {
+  if (o.key_from_stdin) {  // first: nothing is sent or accepted before the run's key is known
+    const std::string e = read_run_key(&o.key);
+    if (!e.empty()) return fail(o, e, 3);
+  }
   const std::string pin_error = pin_to_cpu(o.cpu);  // the readers' threads inherit it
   if (!pin_error.empty()) return fail(o, pin_error, 3);
   const int64_t t_start = now_ns();  // discovery time runs from here to matched

@@ -151,6 +151,9 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     } else if (k == "run-id") {
       if (!to_u64(v, &u) || u > 0xFFFFFFFFULL) return bad(k, v, "must be a 32-bit unsigned integer");
       o->run_id = uint32_t(u);
+    } else if (k == "key") {
+      if (v != "stdin") return bad(k, v, "must be 'stdin' (the key is never given on the command line)");
+      o->key_from_stdin = true;
     } else if (k == "samples-out") {
       if (v.empty()) return bad(k, v, "must be a file path");
       o->samples_out = v;
@@ -252,6 +255,7 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     if (o->readers > 1 && o->port != 0 && o->ports.size() != o->readers)
       return "--port: '" + kv["port"] + "' must be 0 or one port per reader (--readers " + std::to_string(o->readers) + ")";
   }
+  o->key = key_of_run_id(o->run_id);  // until --key stdin hands the run's own over
   return "";
 }
 

@@ -42,7 +42,7 @@ class Publisher final : public Session {
       : o_(o), ad_(ad), stop_(stop), tx_(o.size), rtt_(pings() ? o.samples_max : 0), lag_(0),
         monitor_(rtt_, pings() ? o.precision : 0, o.confidence), gate_(*this),
         base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0) {
-    hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
+    hdr_ = Header{kMagic, kHeaderVersion, 0, {}, uint32_t(o.size), 0, 0};
     for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
     seq_ = o.seq_start;
     warm_seq_ = o.seq_start + kWarmSeqOffset;
@@ -56,7 +56,7 @@ class Publisher final : public Session {
   void on_message(const uint8_t* data, size_t len) {
     const int64_t t = now_ns();
     Header h;
-    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
+    if (decode_header(data, len, o_.key, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
       ++foreign_;
       return;
     }
@@ -125,7 +125,7 @@ class Publisher final : public Session {
     hdr_.flags = flags;
     hdr_.seq = seq;
     hdr_.send_ns = stamp_ns;
-    encode_header(hdr_, tx_.data());
+    encode_header(hdr_, o_.key, tx_.data());
     const Errc e = ad_.send(tx_.data(), tx_.size());
     if (e == Errc::ok) {
       // With write batching only flat-out data may wait for a full packet.

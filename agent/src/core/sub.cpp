@@ -90,7 +90,7 @@ class Subscriber final : public Session {
   // a foreign message or a duplicate (nothing a slow reader lingers over).
   bool take(const uint8_t* data, size_t len, int64_t t) {
     Header h;
-    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) return foreign();
+    if (decode_header(data, len, o_.key, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) return foreign();
     // A stamp from before this agent started or from the future (beyond what
     // two clocks can disagree by) is no sample of this run, whatever it claims.
     const int64_t oneway = t + base_ - offset_ - h.send_ns;
@@ -102,6 +102,9 @@ class Subscriber final : public Session {
       if (v == SeqTracker::Verdict::before_first) return foreign();
       received_.store(tracker_.unique(), std::memory_order_relaxed);
       if (v != SeqTracker::Verdict::fresh) return false;  // a duplicate is counted, never measured twice
+      // How far the sequence numbers reach: never past what the publisher sent.
+      const uint64_t span = h.seq - o_.seq_start + 1;
+      if (span > seq_span_) seq_span_ = span;
       if (first_rx_ == 0) first_rx_ = t;
       last_rx_ = t;
       if (measure_oneway_) {
@@ -186,7 +189,7 @@ class Subscriber final : public Session {
     j.str("event", "result");
     common_fields(j, o_, ad_, footprint);
     if (o_.mode == Mode::rate) write_samples(j, o_, oneway_, 1);
-    j.unum("received", n).unum("lost", tracker_.lost(sent)).num("sent_known", sent);
+    j.unum("received", n).unum("lost", tracker_.lost(sent)).num("sent_known", sent).unum("seq_span", seq_span_);
     j.unum("duplicates", tracker_.duplicates()).unum("out_of_order", tracker_.out_of_order());
     j.unum("foreign", foreign_).unum("warmup_received", warmup_received_).unum("echo_errors", echo_errors_);
     j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1))
@@ -232,6 +235,7 @@ class Subscriber final : public Session {
   int64_t cpu_t0_ = 0, stop_seen_ = 0;
   const int64_t started_ = now_ns();  // no sample of this run was sent before
   int64_t first_rx_ = 0, last_rx_ = 0;
+  uint64_t seq_span_ = 0;  // highest measured sequence number received, from the first, + 1
   uint64_t foreign_ = 0, warmup_received_ = 0, echo_errors_ = 0;
   std::string error_;
 };

@@ -19,13 +19,18 @@ Significance of a latency difference (p50):
 * otherwise (imported points) the distribution-free 95 % confidence
   intervals of the two p50s: disjoint intervals differ significantly,
   overlapping ones do not;
-* fewer than MIN_SAMPLES latency samples on a side, or no interval: the
-  difference is not tested ("too few samples").
+* fewer than MIN_SAMPLES latency samples on a side: the difference is not
+  tested ("too few samples");
+* no sample count, no samples and no interval (a Perftest or ddsperf table
+  gives only its percentiles): "untested".
 
 Gates: ``--fail-if-slower PCT`` fails (exit 1) when a point's p50 latency is
-more than PCT % above the baseline's and the difference is significant;
-``--fail-if-lossier PCT`` when its loss rate is more than PCT percentage points
-above. Runs whose points were measured under different CPU placements or wait
+more than PCT % above the baseline's and the difference is significant, or
+cannot be tested at all ("untested": imported numbers are gated on their
+ratio); ``--fail-if-lossier PCT`` when its loss rate is more than PCT
+percentage points above. With a gate, a baseline point the other run lacks
+(not measured, failed, or its record unusable) fails it too: a gate never
+passes on what it did not see. Runs whose points were measured under different CPU placements or wait
 strategies, or with agents of different build types, are refused unless
 ``--force``: their numbers do not measure the same thing.
 """
@@ -34,9 +39,10 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from mwperf.errors import UsageError
 from mwperf.export.derived import source_section, subscribers, subscribers_as
@@ -50,6 +56,8 @@ __all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "point_key", 
 MIN_SAMPLES = 100
 MIN_REPETITIONS = 5
 ALPHA = 0.05
+#: The verdict on numbers that carry nothing to test a difference with (imported tables).
+UNTESTED = "untested (no sample count, samples or intervals)"
 
 
 def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
@@ -112,12 +120,12 @@ class Run:
     build_type: str | None
 
 
-def _load(directory: str) -> Run:
+def _load(directory: str, warn: Callable[[str], None]) -> Run:
     path = Path(directory)
     if not (path / RESULTS_JSONL).is_file():
         raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
     points: dict[tuple, list[dict]] = {}
-    for r in read_records(path):
+    for r in read_records(path, warn=warn):
         if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size")):
             points.setdefault(point_key(r), []).append(r)
     doc = RunDir(path).read_run_json() or {}
@@ -149,7 +157,7 @@ def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
         _, p = mann_whitney_u(pa, pb)
         return f"{'significant' if p < ALPHA else 'not significant'} (U test p={p:.3f})"
     la, lb = a[0].get("latency_us") or {}, b[0].get("latency_us") or {}
-    if (la.get("count") or 0) < MIN_SAMPLES or (lb.get("count") or 0) < MIN_SAMPLES:
+    if any(c is not None and c < MIN_SAMPLES for c in (la.get("count"), lb.get("count"))):
         return "too few samples"
     sa, sb = read_samples(dir_a, a[0]), read_samples(dir_b, b[0])
     if sa and sb and len(sa) >= MIN_SAMPLES and len(sb) >= MIN_SAMPLES:
@@ -157,7 +165,7 @@ def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
         return f"{'significant' if p < ALPHA else 'not significant'} (U test on {len(sa)}+{len(sb)} samples, p={p:.3g})"
     ca, cb = la.get("p50_ci"), lb.get("p50_ci")
     if not ca or not cb:
-        return "too few samples"
+        return UNTESTED if la.get("count") is None or lb.get("count") is None else "too few samples"
     disjoint = ca[1] < cb[0] or cb[1] < ca[0]
     return "significant (95 % CIs apart)" if disjoint else "not significant (95 % CIs overlap)"
 
@@ -176,10 +184,13 @@ def _ratio(b: float | None, a: float | None) -> float | None:
 
 
 def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
-                 fail_if_lossier: float | None = None, force: bool = False) -> int:
+                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None) -> int:
+    """Each run after the first against the first; the tables to ``out``,
+    unusable records named on ``err`` (default stderr). Exit code: 1 when a gate fails."""
     if len(dirs) < 2:
         raise UsageError("compare", None, "give two run directories or more (the first is the baseline)")
-    runs = [_load(d) for d in dirs]
+    err = err or sys.stderr
+    runs = [_load(d, lambda m: err.write(f"mwperf: warning: {m}\n")) for d in dirs]
     base = runs[0]
     failures: list[str] = []
     for other in runs[1:]:
@@ -214,16 +225,20 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             rows.append([point_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, _fmt(ta, 0), _fmt(tb, 0),
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
                          _fmt(None if lossb is None else 100 * lossb, 2) + "%"])
-            if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith("significant")
+            if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith(("significant", "untested"))
                     and lat_ratio > 1 + fail_if_slower / 100):
-                failures.append(f"{point_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)")
+                failures.append(f"{point_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)"
+                                + (", untested" if verdict == UNTESTED else ""))
             if (fail_if_lossier is not None and lossa is not None and lossb is not None
                     and (lossb - lossa) * 100 > fail_if_lossier):
                 failures.append(f"{point_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
         out.write(table_text(header, rows, left=(0, 4)))
-        only = len(base.points) - len(common)
-        if only:
-            out.write(f"({only} baseline point(s) not in {other.path})\n")
+        missing = [k for k in base.points if k not in other.points]
+        if missing:
+            out.write(f"({len(missing)} baseline point(s) not in {other.path})\n")
+        if fail_if_slower is not None or fail_if_lossier is not None:
+            failures += [f"{point_label(k)}: no usable ok point in {other.path} (not measured, failed or unreadable)"
+                         for k in missing]
         out.write("\n")
     for failure in failures:
         out.write(f"REGRESSION: {failure}\n")

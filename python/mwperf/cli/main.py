@@ -20,6 +20,7 @@ from typing import NoReturn, Sequence
 from mwperf import __version__
 from mwperf.cli import baseline, check, compare, completion, db, doctor, export, history, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
+from mwperf.display import PrintableStream, printable
 from mwperf.errors import AgentError, BadInput
 
 __all__ = ["main", "build_parser"]
@@ -101,10 +102,46 @@ def _glue_dash_values(parser: argparse.ArgumentParser, args: list[str]) -> list[
     return out
 
 
+def _undecodable(args: list[str]) -> str | None:
+    """The first argument that is not UTF-8 text (bytes the locale could not
+    decode), as its bytes would be written; None when every one is."""
+    for arg in args:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            try:
+                return repr(os.fsencode(arg))[1:]
+            except UnicodeEncodeError:
+                return ascii(arg)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code (``sys.exit(main())``)."""
+    """Entry point; returns the exit code (``sys.exit(main())``). What it
+    prints on stdout and stderr is :func:`~mwperf.display.printable` (a record
+    field or a directory name cannot drive the terminal)."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (s if isinstance(s, PrintableStream) else PrintableStream(s) for s in streams)
+    try:
+        return _main(argv)
+    finally:
+        if isinstance(sys.stdout, PrintableStream) and sys.stdout.raw is streams[0]:
+            sys.stdout = streams[0]
+        if isinstance(sys.stderr, PrintableStream) and sys.stderr.raw is streams[1]:
+            sys.stderr = streams[1]
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"{PROG}: error: {printable(' '.join(message.split()))}\n")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     command_line = list(sys.argv) if argv is None else [PROG, *args]
+    bad = _undecodable(args)
+    if bad is not None:  # it would go into run.json and the records, which are UTF-8
+        _error(f"{bad}: not UTF-8 text (mwperf keeps its command line and paths as UTF-8); rename it")
+        return 2
     parser = build_parser()
     try:
         ns = parser.parse_args(_glue_dash_values(parser, args))
@@ -116,10 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return ns.func(ns, command_line)
     except BadInput as exc:
-        sys.stderr.write(f"{PROG}: error: {' '.join(str(exc).split())}\n")
+        _error(str(exc))
         return 2
     except AgentError as exc:
-        sys.stderr.write(f"{PROG}: error: the agent does not work: {exc}\n")
+        _error(f"the agent does not work: {exc}")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from mwperf.display import shown
 from mwperf.errors import UsageError
 
 __all__ = ["add_parser", "command", "report"]
@@ -62,9 +63,11 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
         err.write(f"mwperf: warning: cannot rewrite {RESULTS_CSV}: {exc.strerror or exc}\n")
     run = rundir.read_run_json()
     if point is not None and not any(r.get("point") == point for r in usable):
-        raise UsageError("--point", str(point), f"no such point in {directory} (points 0-{len(records) - 1})")
+        have = sorted(r["point"] for r in usable if type(r.get("point")) is int)
+        there = f"points {have[0]}-{have[-1]}" if have else "it holds no usable point"
+        raise UsageError("--point", str(point), f"no such point in {directory} ({there})")
     if run and run.get("status") not in (None, "complete"):
-        err.write(f"mwperf: note: this run is '{run.get('status')}'\n")
+        err.write(f"mwperf: note: this run is '{shown(run.get('status'), 40)}'\n")
     if fmt in ("svg", "png"):
         for file in PlotFiles(fmt, point).write(usable, rundir):
             out.write(f"{file}\n")

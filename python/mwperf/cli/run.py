@@ -128,6 +128,7 @@ def request(ns: argparse.Namespace) -> RunRequest:
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.cli.db import check_run_store, ingest_after_run
     from mwperf.execute import lock
+    from mwperf.execute.point import check_placement
     from mwperf.execute.runner import run
 
     found = described_agent(ns.agent)
@@ -135,6 +136,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return no_agent()
     agent, agent_info = found
     opts = build_run_options(request(ns), agent_info, agent=agent)
+    check_placement(opts)  # before the run directory is made
     store = check_run_store(ns.db, opts.out)  # a store given that cannot be used: now, not after measuring
     try:
         opts.out.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ measured and recorded: it is not run again).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -24,7 +25,9 @@ from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import default_out
 from mwperf.plan.sweep_plan import Plan, expand, load_plan
 from mwperf.execute import lock
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, check_new_dir, read_records, write_atomic
+from mwperf.execute.point import check_placement
+from mwperf.results.confined import refuse_link
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records, write_atomic
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
 
@@ -114,11 +117,17 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
     """PlanError for a plan that does not parse, UsageError for a directory that holds no sweep."""
     if plan_path is not None:
         load_plan(plan_path)
+    if resume_dir is None:
+        return
     try:
-        if resume_dir is not None and not (Path(resume_dir) / PLAN_FILE).is_file():
-            raise UsageError("--resume", resume_dir, f"no {PLAN_FILE} there (not a sweep's run directory)")
+        os.close(open_inside(resume_dir, PLAN_FILE))  # no link out of it: its content is never shown
+    except FileNotFoundError:
+        raise UsageError("--resume", resume_dir, f"no {PLAN_FILE} there (not a sweep's run directory)") from None
+    except UnsafeFile as exc:
+        raise UsageError("--resume", resume_dir, str(exc)) from None
     except OSError as exc:  # a name too long, a directory not searchable
         raise UsageError("--resume", resume_dir, f"not usable: {exc.strerror or exc}") from None
+    refuse_link(Path(resume_dir) / RESULTS_JSONL)  # the records would be appended through it
 
 
 def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO,
@@ -141,6 +150,7 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
     points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points)
+    check_placement(*(p.opts for p in points))  # before the run directory is made
     with lock.hold(out, force=force, argv=argv) as held:
         if (out / RESULTS_JSONL).exists():  # another sweep began there meanwhile
             raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")

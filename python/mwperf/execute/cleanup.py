@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from pathlib import Path
 from mwperf.execute import netns, services
 
 __all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "Leftovers", "clean_leftovers"]
+           "Leftovers", "clean_leftovers", "clean_agent_tmp", "AGENT_TMP"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
@@ -37,8 +38,12 @@ PROC_DIR = Path("/proc")
 #: (lttng-ust-wait-<version>[-<uid>]), which ROS 2's tracing library, loaded
 #: with rcl, creates at the agent's start (re-created by the next process that needs them).
 PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*", "*.zenoh", "mwp[0-9]*_*", "lttng-ust-wait-*")
-#: iceoryx2's root folder for mwperf's runs (agent/rust/mwperf_shim/src/iox.rs ROOT).
-ICEORYX2_ROOT = Path("/tmp/mwperf-iceoryx2")
+TMP_DIR = Path("/tmp")
+#: What agents keep in /tmp while they run and remove when they end (a killed
+#: one leaves them): iceoryx2's root folder for mwperf's runs
+#: (agent/rust/mwperf_shim/src/iox.rs ROOT) and the Fast DDS profile of a
+#: ros2 agent (agent/src/adapters/ros2.cpp).
+AGENT_TMP = ("mwperf-iceoryx2", "mwperf-ros2-*")
 MIN_AGE_S = 1.0
 
 
@@ -136,23 +141,43 @@ class Leftovers:
 def clean_leftovers() -> Leftovers:
     """Remove what crashed runs left: their namespaces (their controller gone),
     unreferenced shared-memory segments, what their services left."""
-    return Leftovers(netns.remove_stale(), clean_shm() + clean_iceoryx2_root(), services.clean_stale())
+    return Leftovers(netns.remove_stale(), clean_shm() + clean_agent_tmp(), services.clean_stale())
 
 
-def clean_iceoryx2_root(root: Path = ICEORYX2_ROOT, proc: Path = PROC_DIR) -> list[str]:
-    """iceoryx2's node and service files of mwperf's runs, when no agent runs
-    (a live one's files are its own)."""
-    if not root.exists():
+def clean_agent_tmp(tmp: Path = TMP_DIR, proc: Path = PROC_DIR) -> list[str]:
+    """What agents left in ``tmp`` (:data:`AGENT_TMP`, this user's own only),
+    when no agent runs (a live one's files are its own)."""
+    try:
+        found = [tmp / n for n in sorted(os.listdir(tmp)) if any(fnmatch.fnmatchcase(n, p) for p in AGENT_TMP)]
+    except OSError:
         return []
+    if not found or _an_agent_runs(proc):
+        return []
+    removed = []
+    for path in found:
+        try:
+            st = path.lstat()
+            if st.st_uid != os.geteuid():
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(path)
+            else:
+                path.unlink()  # a link is removed, never followed
+            removed.append(str(path))
+        except OSError:
+            continue
+    return removed
+
+
+def _an_agent_runs(proc: Path) -> bool:
     for entry in os.listdir(proc):
         if entry.isdigit():
             try:
                 if (proc / entry / "comm").read_text().startswith("mwperf-agent"):
-                    return []
+                    return True
             except OSError:
                 continue
-    shutil.rmtree(root, ignore_errors=True)
-    return [str(root)]
+    return False
 
 
 def fastdds_shm_clean(timeout: float = 20.0) -> bool:

@@ -5,7 +5,7 @@ Each point (:mod:`mwperf.execute.point`) is merged into a record
 measured, results.csv regenerated; a progress line per point goes to stderr,
 and at the end the tables to stdout and report.html to the directory.
 Exit code: 0 all points ok, 1 some point failed, 130 interrupted (Ctrl-C or
-SIGTERM: the results so far are kept and run.json says so). What crashed
+SIGTERM or SIGHUP: the results so far are kept and run.json says so). What crashed
 runs left (namespaces, shared-memory segments, services) is removed before
 the first point and, in a ``finally``, after the last
 (:mod:`mwperf.execute.cleanup`).
@@ -18,9 +18,10 @@ import sys
 from dataclasses import replace
 from typing import TextIO
 
+from mwperf.display import shown
 from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
-from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, run_point
+from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
@@ -61,6 +62,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     out = out or sys.stdout
     progress = progress or sys.stderr
     earlier = list(earlier or [])
+    check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
     _clean_leftovers(progress, "before the run")
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
@@ -158,7 +160,7 @@ def _clean_leftovers(progress: TextIO, when: str) -> None:
         progress.write(f"mwperf: removed what {len(left.services)} service(s) of a crashed run left: "
                        f"{', '.join(left.services)}\n")
     if left.segments:
-        removed = sorted(left.segments)
+        removed = [shown(name) for name in sorted(left.segments)]  # names anyone could have given them
         progress.write(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
                        f"{', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}\n")
         progress.flush()

@@ -73,7 +73,7 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
     if busy_read == 0:
         out.append("net.core.busy_read is 0: latency at low publish rates includes the interrupt wake-up "
                    "(the reference sweep saw large gains with busy_read=50, at the cost of a busy core).")
-    if run.get("git", {}).get("dirty"):
+    if (run.get("git") or {}).get("dirty"):
         out.append("The mwperf tree had uncommitted changes: the git sha does not identify the code that measured.")
     noisy = [r for r in records if r.get("status") == "ok" and (r.get("latency_us") or {}).get("p50")
              and ((r["latency_us"].get("p99") or 0) > 5 * r["latency_us"]["p50"])]
@@ -153,7 +153,7 @@ def _provenance_html(run: dict | None) -> str:
     rows = [
         ("command", " ".join(run.get("command") or []) or "-"),
         ("started / finished", f"{run.get('started', '-')} / {run.get('finished', '-')} ({run.get('status', '-')})"),
-        ("mwperf", f"{run.get('mwperf_version', '-')}, git {(run.get('git') or {}).get('sha', '-')}"),
+        ("mwperf", f"{run.get('mwperf_version', '-')}, git {(run.get('git') or {}).get('sha') or '-'}"),
         ("host", f"{run.get('hostname', '-')}, kernel {run.get('kernel', '-')}"),
         ("CPU", f"{run.get('cpu_model', '-')}, {run.get('vcpus', '-')} vCPUs, governor "
                 f"{run.get('governor') or run.get('governor_note') or '-'}, clocksource {run.get('clocksource', '-')}"),

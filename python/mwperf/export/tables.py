@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from mwperf.display import printable
 from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers, subscribers_as, subscribers_label
 from mwperf.export.exporter import Exporter
 from mwperf.export.terminal import table_text
@@ -59,15 +60,20 @@ class Section:
 
 
 def _us(value) -> str:
-    return "-" if value is None else f"{value:.1f}"
+    return _fixed(value, 1)
 
 
 def _int(value) -> str:
-    return "-" if value is None else str(int(value))
+    return "-" if value is None else _fixed(value, 0) if abs(value) >= _HUGE else str(int(value))
+
+
+#: Beyond this a number is shown in three digits and an exponent, not in
+#: hundreds of digits (a record may carry any finite number).
+_HUGE = 1e12
 
 
 def _fixed(value, digits: int) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None else f"{value:.{digits}f}" if abs(value) < _HUGE else f"{value:.3g}"
 
 
 def _stat(record: dict, key: str, stat: str = "latency_us"):
@@ -258,7 +264,7 @@ def render(records: Iterable[dict], fmt: str = "text") -> str:
 def point_summary(record: dict) -> str:
     """The tail of a progress line: 'ok p50 4.1 us' or 'FAILED: reason'."""
     if record.get("status") != "ok":
-        return f"FAILED: {record.get('error') or 'unknown error'}"
+        return printable(f"FAILED: {record.get('error') or 'unknown error'}")
     mode = record.get("mode")
     if mode == "latency":
         return f"ok p50 {_us(_stat(record, 'p50'))} us, p99 {_us(_stat(record, 'p99'))} us"
@@ -289,5 +295,5 @@ class Tables(Exporter):
         sections = build_sections(records) + summaries(records)
         if self.headline:
             sections += headline(records)
-        self.out.write(render_markdown(sections) if self.name == "md" else render_text(sections))
+        self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
         return []

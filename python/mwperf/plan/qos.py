@@ -31,6 +31,8 @@ __all__ = [
 ]
 
 DEFAULT_HISTORY = "keep-last:10"
+#: Beyond this a wait for discovery is a hang (and past what the agent can time, 2^55 ns).
+MAX_MATCH_TIMEOUT_NS = 3600 * 10**9
 DEFAULT_MATCH_TIMEOUT = "10s"
 NET_DIR = Path("/sys/class/net")
 
@@ -179,6 +181,8 @@ def parse_qos(agent: AgentInfo, request: QosRequest = QosRequest(), *, net_dir: 
         match_ns = parse_duration_ns(timeout)
     except UnitError as exc:
         raise UsageError("--match-timeout", timeout, str(exc)) from None
+    if match_ns > MAX_MATCH_TIMEOUT_NS:
+        raise UsageError("--match-timeout", timeout, "longer than an hour (no discovery takes that long)")
 
     return QosOptions(
         reliabilities=reliabilities,

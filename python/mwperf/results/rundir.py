@@ -31,7 +31,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import math
 import os
 import re
 import stat
@@ -39,11 +38,14 @@ import struct
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from mwperf.display import shown
 from mwperf.errors import StorageError, UsageError
 from mwperf.interrupts import signals_deferred
+from mwperf.results.confined import TMP_SUFFIX, make_dirs, open_append, refuse_link, utf8, write_atomic
 from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok, validate_record
+from mwperf.results.strict_json import loads_strict
 
-__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir",
+__all__ = ["RunDir", "loads_strict", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir", "open_inside",
            "read_lock", "lock_owner_alive", "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON",
            "LOCK_FILE", "MAX_LINE_BYTES", "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
@@ -63,8 +65,6 @@ MAX_DOC_BYTES = 4 << 20
 MAX_SAMPLES = 1 << 20
 #: What a record's samples_file.path may be.
 SAMPLES_FILE_RE = re.compile(r"^samples/[0-9]{5,9}\.i64$")
-#: Temporary files of write_atomic a killed writer may have left.
-TMP_SUFFIX = ".tmp"
 
 Warn = Callable[[str], None]
 
@@ -76,22 +76,11 @@ def samples_path(index: int) -> str:
 
 # -- reading, untrusted ---------------------------------------------------------------
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def shown(value: Any, limit: int = 80) -> str:
-    """A value from a run directory as it may be printed: control characters
-    (ANSI escapes) escaped, at most ``limit`` characters."""
-    text = value if isinstance(value, str) else repr(value)
-    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 class UnsafeFile(Exception):
     """A file of a run directory that is not read: why, one line."""
 
 
-def _open_inside(directory: Path | str, relative: str) -> int:
+def open_inside(directory: Path | str, relative: str) -> int:
     """A read-only descriptor of ``directory/relative``, which must be a regular
     file inside the directory (after symlinks). UnsafeFile or OSError otherwise."""
     base = os.path.realpath(directory)
@@ -113,28 +102,12 @@ def _open_inside(directory: Path | str, relative: str) -> int:
 
 def _read_bounded(directory: Path | str, relative: str, limit: int) -> bytes:
     """The whole file, refused (UnsafeFile) when larger than ``limit``."""
-    fd = _open_inside(directory, relative)
+    fd = open_inside(directory, relative)
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise UnsafeFile(f"{relative} is larger than {limit >> 20} MiB")
     return data
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number out of range: {text[:20]}")
-    return value
-
-
-def _non_finite(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def loads_strict(data: bytes | str) -> Any:
-    """JSON without NaN or Infinity (nor numbers too large for a double)."""
-    return json.loads(data, parse_float=_finite_float, parse_constant=_non_finite)
 
 
 def _record_problem(record: Any) -> str | None:
@@ -205,7 +178,7 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
             warn(message)
 
     try:
-        fd = _open_inside(directory, name)
+        fd = open_inside(directory, name)
     except FileNotFoundError:
         return []
     except (UnsafeFile, OSError) as exc:
@@ -249,7 +222,7 @@ def read_samples(directory: Path | str, record: dict) -> list[float] | None:
     if not (type(count) is int and count > 0):
         return None
     try:
-        fd = _open_inside(directory, relative)
+        fd = open_inside(directory, relative)
     except (UnsafeFile, OSError):
         return None
     with os.fdopen(fd, "rb") as handle:
@@ -337,40 +310,7 @@ def lock_owner_alive(info: dict | None) -> bool | None:
     return now is not None and (start is None or now == start)
 
 
-# -- writing ---------------------------------------------------------------------------
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` at once: a reader sees the old file or the
-    new one. StorageError when it cannot be written; no temporary file is left."""
-    path = Path(path)
-    tmp = path.with_name(path.name + TMP_SUFFIX)
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise StorageError(path, exc) from None
-    _fsync_dir(path.parent)
-
+# -- writing (every file through mwperf.results.confined: never through a link) ----------------
 
 def check_new_dir(path: Path | str, option: str = "--out", *, fresh: bool = True) -> Path:
     """``path`` as a run directory to write: UsageError when it cannot be one
@@ -402,13 +342,10 @@ class RunDir:
 
     def create(self, samples: bool = False) -> "RunDir":
         """The directory (and its parents; ``samples``: and its samples folder);
-        StorageError when it cannot be made."""
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            if samples:
-                (self.path / SAMPLES_DIR).mkdir(exist_ok=True)
-        except OSError as exc:
-            raise StorageError(self.path, exc) from None
+        StorageError when it cannot be made, or when its samples folder or
+        results.jsonl is a link (what is written there would go elsewhere)."""
+        make_dirs(self.path, SAMPLES_DIR if samples else "")
+        refuse_link(self.jsonl)
         return self
 
     def remove_stale_temps(self) -> list[str]:
@@ -431,11 +368,10 @@ class RunDir:
         """Validate, append as one line (fsync'ed). On a failed write the part
         written is cut off again (no torn record) and StorageError is raised."""
         validate_record(record)
-        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-                + "\n").encode("utf-8")
+        line = utf8(json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n", self.jsonl)
         with signals_deferred():
             try:
-                fd = os.open(self.jsonl, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                fd = open_append(self.jsonl)
             except OSError as exc:
                 raise StorageError(self.jsonl, exc) from None
             end = None

@@ -168,3 +168,30 @@ def test_the_recorded_description_is_the_real_agents():
     live = subprocess.run([str(agent), "list"], capture_output=True, text=True, timeout=30).stdout.splitlines()
     assert strip(live) == strip(LIST_FIXTURE.read_text().splitlines()), \
         "regenerate it: agent/build/mwperf-agent list > python/tests/fixtures/agent-list.jsonl"
+
+
+def test_an_agent_that_prints_endlessly_is_one_error_in_bounded_memory(tmp_path):
+    """`--agent` naming something that prints without end (yes(1), /dev/zero):
+    an AgentError once it printed more than any agent does, at once, never a
+    MemoryError (the address space is limited to make sure)."""
+    for body in ('exec yes "lots of output"', 'exec tr "\\0" x < /dev/zero'):
+        agent = write_script(tmp_path / "endless", f"#!/bin/sh\n{body}\n")
+        code = ("import resource, sys\n"
+                "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+                "from mwperf.errors import AgentError\n"
+                "from mwperf.execute.agent import describe\n"
+                "try:\n"
+                f"    describe({str(agent)!r}, timeout=30)\n"
+                "except AgentError as exc:\n"
+                "    print(exc)\n")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == "'mwperf-agent list' printed more than 16 MiB (not an mwperf agent?)", done.stderr
+
+
+def test_a_point_agent_line_without_end_is_dropped_not_kept():
+    code = "import sys\nwhile True: sys.stdout.write('x' * 65536)\n"
+    with AgentProcess(py(code), "sub") as agent:
+        with pytest.raises(TimeoutError):
+            agent.next_event(time.monotonic() + 1.5)
+        assert len(agent._buffers["stdout"]) <= 4 << 20
+        assert any("dropped" in line for line in agent.noise)

@@ -103,3 +103,37 @@ def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
         (tmp_path / name).write_bytes(b"\0" * 4096)
     assert sorted(clean_shm(tmp_path, use_fastdds=False, min_age_s=0)) == ["lttng-ust-wait-8", "lttng-ust-wait-8-0"]
     assert os.listdir(tmp_path) == ["lttng-other"]
+
+
+def fake_proc(tmp_path, *comms: str):
+    proc = tmp_path / "proc"
+    for pid, comm in enumerate(comms, 100):
+        (proc / str(pid)).mkdir(parents=True)
+        (proc / str(pid) / "comm").write_text(comm + "\n")
+    proc.mkdir(exist_ok=True)
+    return proc
+
+
+def test_what_killed_agents_left_in_tmp_goes_once_no_agent_runs(tmp_path):
+    """A killed ros2 agent leaves its Fast DDS profile (/tmp/mwperf-ros2-*), a
+    killed iceoryx2 one its root folder: both go, but not while an agent runs
+    (its own), and never another user's or through a link."""
+    from mwperf.execute.cleanup import clean_agent_tmp
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (tmp / "mwperf-ros2-a1B2c3").write_text("<dds/>")
+    (tmp / "mwperf-iceoryx2" / "services").mkdir(parents=True)
+    (tmp / "elsewhere").mkdir()
+    (tmp / "elsewhere" / "keep").write_text("x")
+    (tmp / "mwperf-ros2-link").symlink_to(tmp / "elsewhere")
+    (tmp / "mwperf-other").write_text("x")
+    assert clean_agent_tmp(tmp, fake_proc(tmp_path / "busy", "bash", "mwperf-agent")) == []
+    assert clean_agent_tmp(tmp, fake_proc(tmp_path / "idle", "bash")) == [
+        str(tmp / n) for n in ("mwperf-iceoryx2", "mwperf-ros2-a1B2c3", "mwperf-ros2-link")]
+    assert sorted(os.listdir(tmp)) == ["elsewhere", "mwperf-other"]
+    assert (tmp / "elsewhere" / "keep").exists()
+    if os.geteuid() == 0:
+        (tmp / "mwperf-ros2-theirs").write_text("x")
+        os.chown(tmp / "mwperf-ros2-theirs", 65534, 65534)
+        assert clean_agent_tmp(tmp, fake_proc(tmp_path / "idle2", "bash")) == []

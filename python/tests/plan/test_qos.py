@@ -68,6 +68,8 @@ def test_keyed_and_instances():
     (dict(receive="poll"), "--receive poll: choose from listener, waitset"),
     (dict(match_timeout="soon"), "--match-timeout soon: "),
     (dict(match_timeout="0"), "--match-timeout 0: "),
+    (dict(match_timeout="1e20h"), "--match-timeout 1e20h: longer than an hour (no discovery takes that long)"),
+    (dict(match_timeout="61m"), "--match-timeout 61m: longer than an hour"),
 ])
 def test_bad_values(kwargs, message):
     with pytest.raises(UsageError) as info:
