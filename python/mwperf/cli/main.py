@@ -1,4 +1,4 @@
-"""Command line: ``mwperf run | sweep | doctor | report | ls | baseline |
+"""Command line: ``mwperf run | sweep | floor | doctor | report | ls | baseline |
 compare | export | import | completion``, one module per command in this
 folder.
 
@@ -18,14 +18,14 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf import __version__
-from mwperf.cli import baseline, compare, completion, doctor, export, imports, ls, report, run, sweep
+from mwperf.cli import baseline, compare, completion, doctor, export, floor, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
 from mwperf.errors import AgentError, BadInput
 
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, doctor, report, ls, baseline, compare, export, imports, completion)
+COMMANDS = (run, sweep, floor, doctor, report, ls, baseline, compare, export, imports, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
@@ -38,6 +38,7 @@ EXAMPLES = """examples:
   mwperf compare results/before results/after --fail-if-slower 5
   mwperf export results/matrix --format parquet        for pandas, DuckDB, Arrow
   mwperf import perftest connext-tables.txt --mw connext
+  mwperf floor --cpu 0,0 --cpu 0,1 --size 32,63000     what no middleware can beat here
   mwperf doctor                                        adapters, wake-up cost, kernel knobs
   source <(mwperf completion bash)                     tab completion
 
@@ -108,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, ls, baseline, compare, export, import or completion (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, floor, doctor, report, ls, baseline, compare, export, import or completion (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

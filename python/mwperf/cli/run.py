@@ -91,6 +91,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--agent", metavar="PATH",
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    run.add_argument("--no-floor", action="store_true",
+                     help="skip the floor (memcpy, socket and shared-memory ping-pongs at the run's sizes, a few "
+                          "seconds before the first point; run.json records the skip)")
     run.add_argument("--force", action="store_true",
                      help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     run.set_defaults(func=command)
@@ -137,4 +140,4 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
-        return run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine)
+        return run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine, floor=not ns.no_floor)

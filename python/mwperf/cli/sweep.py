@@ -43,6 +43,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
+    sweep.add_argument("--no-floor", action="store_true",
+                       help="skip the floor measured before the first point (run.json records the skip)")
     sweep.add_argument("--force", action="store_true",
                        help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     sweep.set_defaults(func=command)
@@ -62,8 +64,9 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
     if ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
-            return _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine)
-    return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format, ns.max_points, ns.force)
+            return _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,
+                           floor=not ns.no_floor)
+    return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format, ns.max_points, ns.force, floor=not ns.no_floor)
 
 
 def _positive(text: str) -> int:
@@ -122,7 +125,8 @@ def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: Text
 
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
-           argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False) -> int:
+           argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
+           floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -140,11 +144,12 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, fmt=fmt)
+        return execute(points, RunDir(out), agent, doc, fmt=fmt, floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
-            fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None) -> int:
+            fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None,
+            floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -166,7 +171,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt)
+    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, floor=floor)
 
 
 def _plan_doc(plan: Plan, count: int) -> dict:
