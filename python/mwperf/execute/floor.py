@@ -72,14 +72,15 @@ def _entry(event: dict) -> dict:
 
 
 def measure_one(agent: str, cpu: CpuPlacement, wait: str, sizes: list[int], budget_s: float,
-                timeout_s: float = TIMEOUT_S) -> dict:
-    """One floor (a placement and wait strategy at ``sizes``); its ``error`` says why it failed."""
+                timeout_s: float = TIMEOUT_S, kinds: tuple[str, ...] = KINDS) -> dict:
+    """One floor (a placement and wait strategy at ``sizes``, of ``kinds``); its ``error`` says why it failed."""
     started = time.monotonic()
     floor = {"cpu": {"pub": cpu.pub, "sub": cpu.sub, "placement": cpu.placement}, "wait": wait,
              "elapsed_s": None, "error": None, "entries": []}
     args = ["floor", "--sizes", ",".join(map(str, sizes)), "--cpus", _cores(cpu), "--wait", wait,
-            "--budget-ns", str(int(budget_s * 1e9)), "--timeout-ns", str(int(timeout_s * 1e9))]
-    deadline = len(sizes) * len(KINDS) * (budget_s + 2 * timeout_s) + 10
+            "--budget-ns", str(int(budget_s * 1e9)), "--timeout-ns", str(int(timeout_s * 1e9)),
+            "--kinds", ",".join(kinds)]
+    deadline = len(sizes) * len(kinds) * (budget_s + 2 * timeout_s) + 10
     try:
         events = query(agent, args, timeout=deadline)
         floor["entries"] = [_entry(e) for e in events if e.get("event") == "floor"]
