@@ -8,7 +8,6 @@
 
 #include <charconv>
 #include <cstdio>
-#include <map>
 
 #include "core/events.h"
 #include "util/clock.h"
@@ -116,15 +115,12 @@ std::string measure(const FloorOptions& o, const std::string& kind, size_t size,
 }  // namespace
 
 std::string parse_floor_options(int argc, const char* const* argv, FloorOptions* o) {
-  std::map<std::string, std::string> kv;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) return "unexpected argument '" + a + "'";
-    if (i + 1 >= argc) return a + ": missing value";
-    kv[a.substr(2)] = argv[++i];
+  for (int i = 2; i < argc; i += 2) {  // --option value, in pairs; the last of an option given twice holds
+    const std::string option = argv[i];
+    if (option.size() < 3 || option.compare(0, 2, "--") != 0) return "unexpected argument '" + option + "'";
+    if (i + 1 == argc) return option + ": missing value";
+    if (std::string e = parse_one(option.substr(2), argv[i + 1], o); !e.empty()) return e;
   }
-  for (const auto& [k, v] : kv)
-    if (std::string e = parse_one(k, v, o); !e.empty()) return e;
   if (o->sizes.empty()) return "--sizes: missing (the message sizes to measure, e.g. 32,1024,63000)";
   return "";
 }
