@@ -145,11 +145,12 @@ def floor_figure(doc: dict | None) -> Figure | None:
                 y = [e["latency_us"]["p50"] for e in entries]
                 hover = "%{x:,} B: p50 %{y:.2f} µs<extra>" + where + "</extra>"
             fig.add_trace(go.Scatter(x=[e["size"] for e in entries], y=y, mode="lines+markers",
-                                     name=f"{kind} {entries[0]['method']} ({where})", hovertemplate=hover),
+                                     name=f"{kind if kind == entries[0]['method'] else kind + ' ' + entries[0]['method']}"
+                                          f" ({where})", hovertemplate=hover),
                           row=1, col=2 if kind == "memcpy" else 1)
     fig.update_xaxes(type="log", title_text="message size (B)")
     fig.update_yaxes(type="log", row=1, col=1)
     fig.update_layout(template="plotly_white", height=480, margin={"l": 60, "r": 20, "t": 80, "b": 60},
                       title={"text": "The floor: what no middleware can beat on this machine", "x": 0},
                       legend={"orientation": "h", "y": -0.25})
-    return Figure("floor", "floor", "The floor", fig)
+    return Figure("floor", "floor-figure", "The floor", fig)  # not "floor": the section's id

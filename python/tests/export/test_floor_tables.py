@@ -73,7 +73,7 @@ def test_the_report_and_the_terminal_carry_the_floor(tmp_path):
     (html,) = HtmlReport().write([latency_record(24.0)], rundir)
     page = html.read_text()
     assert '<section id="floor">' in page and "floor: cross-core 0,1, wait block" in page
-    assert '<div class="figure" id="figure-floor">' in page and f"<th>{X_FLOOR}</th>" in page
+    assert '<div class="figure" id="figure-floor-figure">' in page and f"<th>{X_FLOOR}</th>" in page
     out = io.StringIO()
     Tables("text", out, headline=False).write([latency_record(24.0)], rundir)
     assert out.getvalue().startswith("== floor: cross-core 0,1") and X_FLOOR in out.getvalue()
