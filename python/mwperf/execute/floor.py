@@ -8,6 +8,11 @@ default (a tenth of it warm-up); a run of three sizes at one placement
 measures 12 in about 1.3 s. Past MAX_TOTAL_S the budget shrinks (to 20 ms at
 least), so a sweep of many sizes and placements spends a few seconds.
 Points on two hosts (``--hosts``) get no floor: it is this machine's.
+
+What else runs points (a scenario of several flows) hands :func:`measure`
+its own ``{(CpuPlacement, wait): sizes}`` (every flow's size); the tables
+find a floor for anything that states ``cpu``, ``wait`` and ``size``
+(:class:`mwperf.results.floor.FloorIndex`), a flow's section as well as a point.
 """
 
 from __future__ import annotations
