@@ -16,6 +16,7 @@
 
 #include "adapters/registry.h"
 #include "core/description.h"
+#include "core/floor.h"
 #include "core/options.h"
 #include "core/session.h"
 #include "util/clock.h"
@@ -144,6 +145,7 @@ int run(Options o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "floor") == 0) return run_floor_command(argc, argv);  // core/floor.h
   Options o;
   std::string err = parse_options(argc, argv, &o);
   if (err.empty() && o.command == "run") {

@@ -53,6 +53,7 @@ HOW = {
     "mwperf report results/mine": "as written",
     "mwperf report results/mine --format md": "as written",
     "mwperf doctor": "as written",
+    "mwperf floor --cpu 0,0 --cpu 0,1 --size 32,1k,63000": "as written",
     "mwperf ls results/": "as written",
     "mwperf sweep plans/rate-matrix.yaml --dry-run": "as written",
     "mwperf sweep plans/rate-matrix.yaml --out results/matrix": "interrupted",

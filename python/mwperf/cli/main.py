@@ -1,4 +1,4 @@
-"""Command line: ``mwperf run | sweep | doctor | report | ls | baseline |
+"""Command line: ``mwperf run | sweep | floor | doctor | report | ls | baseline |
 compare | history | check | db | export | import | completion``, one module per command in this
 folder.
 
@@ -18,7 +18,7 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf import __version__
-from mwperf.cli import baseline, check, compare, completion, db, doctor, export, history, imports, ls, report, run, sweep
+from mwperf.cli import baseline, check, compare, completion, db, doctor, export, floor, history, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable
 from mwperf.errors import AgentError, BadInput
@@ -26,7 +26,7 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, doctor, report, ls, baseline, compare, history, check, db, export, imports, completion)
+COMMANDS = (run, sweep, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
@@ -42,6 +42,7 @@ EXAMPLES = """examples:
   mwperf check budgets.yaml results/mine               budgets as a CI gate (exit 1 when one is broken)
   mwperf export results/matrix --format parquet        for pandas, DuckDB, Arrow
   mwperf import perftest connext-tables.txt --mw connext
+  mwperf floor --cpu 0,0 --cpu 0,1 --size 32,63000     what no middleware can beat here
   mwperf doctor                                        adapters, wake-up cost, kernel knobs
   source <(mwperf completion bash)                     tab completion
 
@@ -148,7 +149,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, ls, baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, floor, doctor, report, ls, baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

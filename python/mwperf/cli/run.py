@@ -93,6 +93,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
     run.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
                      "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
+    run.add_argument("--no-floor", action="store_true",
+                     help="skip the floor (memcpy, socket and shared-memory ping-pongs at the run's sizes, a few "
+                          "seconds before the first point; run.json records the skip)")
     run.add_argument("--force", action="store_true",
                      help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     run.set_defaults(func=command)
@@ -143,4 +146,5 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
-        return ingest_after_run(store, opts.out, run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine))
+        return ingest_after_run(store, opts.out, run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine,
+                                                     floor=not ns.no_floor))

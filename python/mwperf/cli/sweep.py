@@ -48,6 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        "10000 (or $MWPERF_MAX_POINTS)")
     sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
                        "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
+    sweep.add_argument("--no-floor", action="store_true",
+                       help="skip the floor measured before the first point (run.json records the skip)")
     sweep.add_argument("--force", action="store_true",
                        help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     sweep.set_defaults(func=command)
@@ -71,9 +73,11 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     store = check_run_store(ns.db, out)
     if ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
-            code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine)
+            code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,
+                           floor=not ns.no_floor)
     else:
-        code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force)
+        code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
+                      floor=not ns.no_floor)
     return ingest_after_run(store, out, code)
 
 
@@ -139,7 +143,8 @@ def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: Text
 
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
-           argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False) -> int:
+           argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
+           floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -158,11 +163,12 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, fmt=fmt)
+        return execute(points, RunDir(out), agent, doc, fmt=fmt, floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
-            fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None) -> int:
+            fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None,
+            floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -184,7 +190,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt)
+    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, floor=floor)
 
 
 def _plan_doc(plan: Plan, count: int) -> dict:

@@ -21,6 +21,7 @@ from typing import TextIO
 from mwperf.display import shown
 from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
+from mwperf.execute.floor import measure_run_floor, skipped
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.export.csv import ResultsCsv
@@ -28,6 +29,7 @@ from mwperf.export.html import HtmlReport
 from mwperf.export.tables import Tables, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
+from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
 from mwperf.results.rundir import RunDir, read_records
 from mwperf.results.schema import record_errors, record_ok
@@ -37,9 +39,10 @@ __all__ = ["run", "execute", "adaptive_saving"]
 
 def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = None,
         progress: TextIO | None = None, fmt: str = "text",
-        timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None) -> int:
+        timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None, floor: bool = False) -> int:
     """Run every point of ``opts``; returns the exit code (0 ok, 1 a point failed, 130 interrupted).
-    ``machine_lock``: how the machine was held (execute.lock.Held), kept in run.json."""
+    ``machine_lock``: how the machine was held (execute.lock.Held), kept in run.json; ``floor``:
+    measure the floor first (:mod:`mwperf.execute.floor`)."""
     doc = provenance.collect(run_id=opts.run_id, argv=argv, options=opts.as_dict(), agent=agent,
                              started=utc_now_iso())
     if machine_lock is not None:
@@ -49,16 +52,18 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
         back = replace(opts, hosts=opts.hosts.reversed())
         jobs = [PlannedPoint(o, replace(job.point, index=2 * job.point.index + k))
                 for job in jobs for k, o in enumerate((opts, back))]
-    return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts)
+    return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts,
+                   floor=floor)
 
 
 def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
             out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
-            timeouts: Timeouts = DEFAULT_TIMEOUTS) -> int:
+            timeouts: Timeouts = DEFAULT_TIMEOUTS, floor: bool = False) -> int:
     """Run ``jobs`` into ``rundir`` (created if new), appending each record as
     soon as it is measured; ``doc`` is run.json (provenance), kept up to date.
     ``earlier`` are the records already there (a resumed sweep): they count in
-    the totals and the tables. Returns the exit code."""
+    the totals and the tables. ``floor``: measure the floor before the first
+    point, unless the directory has one (run.json says which). Returns the exit code."""
     out = out or sys.stdout
     progress = progress or sys.stderr
     earlier = list(earlier or [])
@@ -72,6 +77,11 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     status = "running"
     with sigterm_as_interrupt():
         try:
+            if floor and jobs and not (rundir.path / FLOOR_JSON).exists():
+                doc["floor"] = measure_run_floor(jobs, rundir, agent, progress)
+                rundir.write_run_json(doc)
+            elif not floor:
+                doc.setdefault("floor", skipped("--no-floor"))
             _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.opts.planned_s for job in jobs]), records)
             status = "complete"
         except KeyboardInterrupt:

@@ -15,12 +15,14 @@ from typing import Iterable, TextIO
 from mwperf.display import printable
 from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers, subscribers_as, subscribers_label
 from mwperf.export.exporter import Exporter
+from mwperf.export.floor import Anchors, floor_tables
 from mwperf.export.terminal import table_text
 from mwperf.results.labels import qos_key, qos_label
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
 
-__all__ = ["Row", "Section", "Tables", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
+__all__ = ["Row", "Section", "Tables", "build_sections", "floor_sections", "render_text", "render_markdown", "render",
+           "point_summary"]
 
 LATENCY_HEADERS = ["Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)",
                    "99% (us)", "99.99% (us)", "99.9999% (us)", "Samples"]
@@ -185,8 +187,10 @@ def section_key(record: dict) -> tuple:
             source_section(record), subscribers_as(record))
 
 
-def build_sections(records: Iterable[dict]) -> list[Section]:
-    """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run."""
+def build_sections(records: Iterable[dict], anchors: Anchors | None = None) -> list[Section]:
+    """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run;
+    with ``anchors``, the columns they add (x floor, % memcpy, % iperf3)."""
+    anchors = anchors or Anchors()
     records = list(records)
     mw_order: dict[str, int] = {}
     qos_order: dict[tuple, int] = {}
@@ -203,10 +207,10 @@ def build_sections(records: Iterable[dict]) -> list[Section]:
         members = sorted(groups[key], key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("demand") or 0,
                                                      r.get("point", 0)))
         for part, headers, row_of, lead in _BUILDERS.get(mode, _BUILDERS["latency"]):
-            section = Section(mw, mode, _title(mw, mode, members, part), list(headers), qos=qos_label(members[0]),
-                              source=source_section(members[0]))
+            section = Section(mw, mode, _title(mw, mode, members, part), list(headers) + anchors.headers(mode),
+                              qos=qos_label(members[0]), source=source_section(members[0]))
             for record in members:
-                cells = row_of(record)
+                cells = row_of(record) + anchors.cells(record, mode)
                 if record.get("status") != "ok":
                     reason = " ".join(str(record.get("error") or "unknown error").split())
                     section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
@@ -214,6 +218,14 @@ def build_sections(records: Iterable[dict]) -> list[Section]:
                     section.rows.append(Row(cells))
             sections.append(section)
     return sections
+
+
+def floor_sections(floor: dict | None) -> list[Section]:
+    """The run's floor (DIR/floor.json) as tables, one per placement and wait."""
+    return [Section("", "floor", t["title"], t["headers"],
+                    [Row(r) for r in t["rows"]] or ([Row(["all"] + [""] * (len(t["headers"]) - 1), f"FAILED: {t['failure']}")]
+                                                    if t["failure"] else []))
+            for t in floor_tables(floor)]
 
 
 def _render_text_section(section: Section) -> list[str]:
@@ -292,7 +304,8 @@ class Tables(Exporter):
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
         from mwperf.export.summaries import headline, summaries
 
-        sections = build_sections(records) + summaries(records)
+        anchors = Anchors.of(rundir.path)
+        sections = floor_sections(anchors.floor) + build_sections(records, anchors) + summaries(records)
         if self.headline:
             sections += headline(records)
         self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))

@@ -8,6 +8,7 @@
   at the end;
 * ``samples/NNNNN.i64``: each point's headline latency samples;
 * ``baseline.json``: the link's raw capacity (``mwperf baseline``);
+* ``floor.json``: what no middleware can beat here (:mod:`mwperf.results.floor`);
 * ``.mwperf.lock``: while a run writes the directory, its owner
   (:mod:`mwperf.execute.lock`).
 
@@ -47,7 +48,7 @@ from mwperf.results.strict_json import loads_strict
 
 __all__ = ["RunDir", "loads_strict", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir", "open_inside",
            "read_lock", "lock_owner_alive", "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON",
-           "LOCK_FILE", "MAX_LINE_BYTES", "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
+           "LOCK_FILE", "read_doc", "MAX_LINE_BYTES", "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
 RESULTS_JSONL = "results.jsonl"
 SAMPLES_DIR = "samples"
@@ -237,7 +238,7 @@ def read_samples(directory: Path | str, record: dict) -> list[float] | None:
 #: run.json: what the report and the runner read, and of what type. A value
 #: of another type is dropped on reading (it would break what reads it).
 _RUN_JSON_TYPES: dict[str, tuple] = {
-    **{k: (dict,) for k in ("agent", "sysctl", "git", "imported", "points", "options", "plan_doc")},
+    **{k: (dict,) for k in ("agent", "sysctl", "git", "imported", "points", "options", "plan_doc", "floor")},
     **{k: (list,) for k in ("command", "adapters", "resumed")},
     **{k: (str,) for k in ("status", "started", "finished", "run_id", "mwperf_version", "hostname", "kernel",
                            "cpu_model", "governor", "governor_note", "clocksource")},
@@ -265,11 +266,18 @@ def _shape(doc: Any, types: dict[str, tuple]) -> dict | None:
     return out
 
 
-def _read_doc(directory: Path, name: str, types: dict[str, tuple]) -> dict | None:
+def read_doc(directory: Path | str, name: str) -> Any:
+    """The JSON document ``name`` of the run directory, read as untrusted
+    (inside it, a regular file, at most MAX_DOC_BYTES, strict JSON); None
+    when it is missing or unusable."""
     try:
-        return _shape(loads_strict(_read_bounded(directory, name, MAX_DOC_BYTES)), types)
+        return loads_strict(_read_bounded(directory, name, MAX_DOC_BYTES))
     except (OSError, UnsafeFile, ValueError, RecursionError):
         return None
+
+
+def _read_doc(directory: Path, name: str, types: dict[str, tuple]) -> dict | None:
+    return _shape(read_doc(directory, name), types)
 
 
 # -- the lock file's contents (the locking itself is mwperf.execute.lock's) ----------------
