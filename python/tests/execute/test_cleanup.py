@@ -103,3 +103,16 @@ def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
         (tmp_path / name).write_bytes(b"\0" * 4096)
     assert sorted(clean_shm(tmp_path, use_fastdds=False, min_age_s=0)) == ["lttng-ust-wait-8", "lttng-ust-wait-8-0"]
     assert os.listdir(tmp_path) == ["lttng-other"]
+
+
+def test_the_agent_cleans_what_its_adapters_know(tmp_path):
+    """``mwperf-agent cleanup`` lines become ``mw: what`` (an agent that lacks
+    the command, or none at all, cleans nothing and fails nothing)."""
+    agent = write_script(tmp_path / "agent", "#!/bin/sh\n[ \"$1\" = cleanup ] || exit 2\n"
+                         "echo '{\"event\":\"cleaned\",\"mw\":\"udp\",\"removed\":[]}'\n"
+                         "echo 'not json'\n"
+                         "echo '{\"event\":\"cleaned\",\"mw\":\"connext\",\"removed\":[\"shm 0x004023c8\",\"sem 0x008023c8\"]}'\n")
+    assert cleanup.agent_clean_stale(str(agent)) == ["connext: shm 0x004023c8", "connext: sem 0x008023c8"]
+    old = write_script(tmp_path / "old", "#!/bin/sh\necho \"unknown command '$1'\" >&2\nexit 2\n")
+    assert cleanup.agent_clean_stale(str(old)) == []
+    assert cleanup.agent_clean_stale(None) == [] and cleanup.agent_clean_stale(str(tmp_path / "missing")) == []
