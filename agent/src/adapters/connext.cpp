@@ -13,6 +13,8 @@
 // Receiving: `listener` (the default) takes inside Connext's data-available
 // listener, on its receive thread; `waitset` takes on the agent's thread
 // after a wait set of a read condition and a guard condition (wake()).
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,6 +61,18 @@ std::string find_license() {
     if (!p.empty() && access(p.c_str(), R_OK) == 0) return "RTI Connext DDS Professional license file " + p;
   return "RTI Software License for Non-Commercial Use #4040 (no Connext Professional license file: RTI_LICENSE_FILE, "
          "$NDDSHOME/rti_license.dat, ./rti_license.dat)";
+}
+
+// Whether interface `nic` is up and running (has a carrier): Connext leaves
+// out an interface that is not, and a namespace's veth takes a moment.
+bool running(const std::string& nic) {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return false;
+  bool up = false;
+  for (ifaddrs* i = list; i != nullptr; i = i->ifa_next)
+    if (nic == i->ifa_name) up = up || (i->ifa_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+  freeifaddrs(list);
+  return up;
 }
 
 Description describe() {
@@ -256,6 +270,10 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   receive_ = cfg.receive.empty() ? "listener" : cfg.receive;
   const std::string ip = link ? interface_ipv4(cfg.nic) : "127.0.0.1";
   if (ip.empty()) return fail(Errc::unsupported, "connext: --nic " + cfg.nic + ": no IPv4 address on that interface");
+  for (int waited_ms = 0; link && !running(cfg.nic); waited_ms += 10) {
+    if (waited_ms >= 5000) return fail(Errc::io, "connext: --nic " + cfg.nic + ": not running (no carrier) after 5 s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 
   const int n = ++g_instances;
   const std::string id = std::to_string(cfg.run_id);
@@ -267,7 +285,7 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   x_.instances = std::max<uint32_t>(cfg.instances, 1);
   x_.udp = transport_ != "shm";
   x_.shm = transport_ != "udp";
-  x_.allow_ip = cfg.isolated ? "" : ip;
+  x_.allow_ip = ip;  // on a link: its address only (lo too would be announced)
   x_.peer = cfg.peer;
   x_.reliable = reliability_ == "reliable";
   x_.keep_all = cfg.keep_all;

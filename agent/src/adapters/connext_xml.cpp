@@ -69,6 +69,9 @@ std::string participant_qos(const ConnextXml& x) {
   if (x.udp) {
     if (!x.allow_ip.empty()) q += element("dds.transport.UDPv4.builtin.parent.allow_interfaces_list", x.allow_ip);
     q += element("dds.transport.UDPv4.builtin.multicast_enabled", "0");
+    // A point's interface does not change; Connext's tracker of changes can
+    // deadlock the participant's deletion when a namespace's veth comes up.
+    q += element("dds.transport.UDPv4.builtin.disable_interface_tracking", "1");
     q += element("dds.transport.UDPv4.builtin.recv_socket_buffer_size", std::to_string(kUdpReceiveBuffer));
   }
   if (x.shm) {

@@ -28,7 +28,7 @@ struct ConnextXml {
   bool keyed = false;
   uint32_t instances = 1;
   bool udp = true, shm = true;     // builtin transports
-  std::string allow_ip;            // UDPv4 interfaces allowed ("" = no list: a namespace whose only ways out are lo and the link)
+  std::string allow_ip;            // the UDPv4 interface allowed: 127.0.0.1, or the link's address
   std::string peer = "127.0.0.1";  // the UDPv4 discovery peer
   int peer_index_limit = 100;      // participant indices the peers are asked at (Connext allows 0..119; a point has up to 65)
   bool reliable = true;
