@@ -2,22 +2,10 @@
 # Installs RTI Connector for Python (rticonnextdds-connector, PyPI), whose
 # wheel carries librtiddsconnector.so and the Connext 6.1.2 core libraries
 # (libnddsc, libnddscore) the connext adapter builds against, into a venv the
-# project owns, .deps/connext. Idempotent, the version pinned. When it cannot
-# (no network, no wheel), it says why and the agent is built without connext
-# (`mwperf-agent list` names the reason).
+# project owns, .deps/connext. Idempotent, the version pinned; without it the
+# agent is built without connext (scripts/install-venv-wheels.sh).
 #
 # Terms: with a Connext Professional license, that license; otherwise RTI's
 # Software License for Non-Commercial Use #4040 (the package's METADATA).
-set -uo pipefail
-cd "$(dirname "$0")/.."
-prefix=".deps/connext"
-package="rticonnextdds-connector==1.2.4"
-stamp="$prefix/.installed-$package"
-[ -f "$stamp" ] && exit 0
-echo "install-connext: $package -> $prefix"
-if python3 -m venv "$prefix" && "$prefix/bin/pip" install -q --disable-pip-version-check "$package"; then
-  touch "$stamp"
-else
-  echo "install-connext: warning: could not install $package; the agent is built without connext" >&2
-fi
-exit 0
+cd "$(dirname "$0")/.." || exit 0
+exec scripts/install-venv-wheels.sh connext .deps/connext rticonnextdds-connector==1.2.4

@@ -14,7 +14,6 @@ killed run at the next; what connext refuses.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -101,24 +100,7 @@ def test_both_transports_and_reliabilities(tmp_path, receive):
     assert seen == {(t, rel) for t in ("udp", "shm") for rel in ("reliable", "best-effort")}
 
 
-@pytest.fixture
-def netns_dropping_every_tenth_udp():
-    """A namespace of the test's own (only lo) whose input drops exactly every 10th UDP datagram."""
-    if not ROOT or not all(shutil.which(t) for t in ("ip", "nft")):
-        pytest.skip("needs root, ip and nft")
-    name = f"mwtest-cx-{os.getpid()}"
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
-        rules = ("table inet mwtest {\n chain in {\n  type filter hook input priority -300;\n"
-                 "  meta l4proto udp numgen inc mod 10 == 0 counter drop\n }\n}\n")
-        subprocess.run(["ip", "netns", "exec", name, "nft", "-f", "-"], input=rules, text=True, check=True)
-        yield name
-    finally:
-        subprocess.run(["ip", "netns", "delete", name], check=False)
-
-
-def test_a_tenth_of_udp_dropped(tmp_path, netns_dropping_every_tenth_udp):
+def test_a_tenth_of_udp_dropped(tmp_path, netns_with_nth_drop):
     """Best effort over UDPv4 loses a tenth (a sample is one datagram; the
     few discovery datagrams meanwhile move the count a little); reliable
     (keep-all) repairs every one; SHMEM carries no UDP datagram, so it loses
@@ -126,7 +108,7 @@ def test_a_tenth_of_udp_dropped(tmp_path, netns_dropping_every_tenth_udp):
     records, _ = run(tmp_path, "--mode", "rate", "--rate", "1000", "--size", "256", "--duration", "2s",
                      "--warmup", "300ms", "--transport", "udp,shm", "--reliability", "best-effort,reliable",
                      "--history", "keep-all", "--receive", "waitset", points=4,
-                     prefix=("ip", "netns", "exec", netns_dropping_every_tenth_udp))
+                     prefix=("ip", "netns", "exec", netns_with_nth_drop))
     by = {(r["transport"], r["reliability"]): r for r in records}
     for r in records:
         assert r["sent"] == 2000
@@ -158,12 +140,25 @@ def test_latency_counts_agree_and_large_messages_go_asynchronously(tmp_path):
     assert "connext" in stdout
 
 
+def test_batched_durable_writes_and_a_polling_reader(tmp_path):
+    """--batch (samples share a batch, flushed after what must not wait),
+    transient-local; then a reader polled without blocking (--wait spin)."""
+    (r,), _ = run(tmp_path, "--mode", "throughput", "--size", "256", *SHORT, "--batch", "--history", "keep-all",
+                  "--durability", "transient-local", "--latency-count", "1000")
+    assert r["adapter"]["config"]["batch"] is True and r["adapter"]["config"]["durability"] == "transient-local"
+    assert r["received"] == r["sent"] > 0 and r["lost"] == 0 and r["rtt_us"]["count"] > 0
+    (r,), _ = run(tmp_path / "spin", "--mode", "latency", "--size", "1k", *SHORT, "--wait", "spin",
+                  "--receive", "waitset")
+    assert r["wait"] == "spin" and r["received"] == r["sent"] > 0
+
+
 @pytest.mark.skipif(not ROOT, reason="network namespaces need root")
 def test_over_a_gigabit_link_between_namespaces(tmp_path):
     (r,), _ = run(tmp_path, "--mode", "rate", "--rate", "100", "--size", "1k", "--duration", "1s",
-                  "--warmup", "1s", "--link", "netns:gige")
+                  "--warmup", "1s", "--link", "netns:gige", "--async")
     config = r["adapter"]["config"]
     assert r["link"]["profile"] == "gige" and r["transport"] == "udp" and r["lost"] == 0
+    assert config["publish_mode"] == "asynchronous"
     assert r["received"] == r["sent"] == 100
     assert config["allow_interfaces"].startswith("10.77.") and config["initial_peers"].startswith("10.77.")
 
