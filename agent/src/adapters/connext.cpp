@@ -342,7 +342,8 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   j.str("license", description().license).str("type", x_.type_name()).str("transport", transport_);
   j.str("reliability", reliability_).str("durability", x_.transient_local ? "transient-local" : "volatile");
   j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(x_.depth));
-  j.str("resource_limits", cfg.keep_all ? "unlimited" : "depth per instance").num("instances", cfg.instances);
+  j.str("resource_limits", cfg.keep_all ? "unlimited" : "reader: depth per instance; writer: its history's")
+      .num("instances", cfg.instances);
   j.str("publish_mode", x_.asynchronous ? "asynchronous" : "synchronous").boolean("batch", cfg.batch);
   j.num("max_blocking_ms", 100).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
   j.str("receive", receive_).str("topic_out", x_.topic_out).str("topic_in", x_.topic_in).num("domain", cfg.domain);

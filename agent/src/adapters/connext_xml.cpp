@@ -22,10 +22,14 @@ std::string duration(int64_t ns) {
 std::string unlimited_or(bool unlimited, int64_t n) { return unlimited ? "LENGTH_UNLIMITED" : std::to_string(n); }
 
 // What writer and reader share: reliability, history, durability, resource
-// limits (as the history asks: keep-last N per instance, keep-all without a
-// limit; instances hashed one per bucket, as Perftest does), and the size of
-// the buffers preallocated per sample.
+// limits, and the size of the buffers preallocated per sample. The reader's
+// limits are as the history asks (keep-last N per instance, keep-all without
+// a limit); the writer's have none, its history bounds it (a writer limited to
+// N samples piggybacks a heartbeat on about every sample, which the reader
+// answers: twice the datagrams; Perftest's writers have no limit either).
+// Instances are hashed one per bucket, as Perftest does.
 std::string endpoint_qos(const ConnextXml& x, const char* side) {
+  const bool writer = std::string(side) == "data_writer";
   const int64_t per_instance = x.depth;
   std::string q = "<reliability><kind>";
   q += x.reliable ? "RELIABLE_RELIABILITY_QOS" : "BEST_EFFORT_RELIABILITY_QOS";
@@ -39,9 +43,9 @@ std::string endpoint_qos(const ConnextXml& x, const char* side) {
   q += "<resource_limits><max_instances>" + std::to_string(x.instances) + "</max_instances>";
   q += "<initial_instances>" + std::to_string(std::min<uint32_t>(x.instances, 1024)) + "</initial_instances>";
   q += "<instance_hash_buckets>" + std::to_string(std::min<uint32_t>(x.instances, 1u << 16)) + "</instance_hash_buckets>";
-  q += "<max_samples_per_instance>" + unlimited_or(x.keep_all, per_instance) + "</max_samples_per_instance>";
+  q += "<max_samples_per_instance>" + unlimited_or(writer || x.keep_all, per_instance) + "</max_samples_per_instance>";
   const int64_t samples = per_instance * x.instances;
-  q += "<max_samples>" + unlimited_or(x.keep_all || samples > INT32_MAX, samples) + "</max_samples>";
+  q += "<max_samples>" + unlimited_or(writer || x.keep_all || samples > INT32_MAX, samples) + "</max_samples>";
   q += "<initial_samples>" + std::to_string(x.keep_all ? 32 : std::min<int64_t>(samples, 32)) +
        "</initial_samples></resource_limits>";
   q += "<property><value>" +
