@@ -86,13 +86,15 @@ std::string participant_qos(const ConnextXml& x) {
   return q + "</value></property></participant_qos>";
 }
 
-// As Perftest's reliable profiles: heartbeats every 10 ms (1 ms while the
-// writer's queue is high), repairs and acknowledgments without delay.
+// As Perftest's latency profile: heartbeats every 10 ms (1 ms while more
+// than 100 samples wait for acknowledgment, until 10 do), repairs and
+// acknowledgments without delay.
 std::string writer_qos(const ConnextXml& x) {
   std::string q = "<datawriter_qos>" + endpoint_qos(x, "data_writer");
   q += "<publish_mode><kind>";
   q += x.asynchronous ? "ASYNCHRONOUS_PUBLISH_MODE_QOS" : "SYNCHRONOUS_PUBLISH_MODE_QOS";
   q += "</kind></publish_mode><protocol><rtps_reliable_writer>";
+  q += "<low_watermark>10</low_watermark><high_watermark>100</high_watermark>";
   q += "<heartbeat_period>" + duration(10000000) + "</heartbeat_period>";
   q += "<fast_heartbeat_period>" + duration(1000000) + "</fast_heartbeat_period>";
   q += "<late_joiner_heartbeat_period>" + duration(10000000) + "</late_joiner_heartbeat_period>";
