@@ -66,6 +66,15 @@ int list_adapters() {
   return 0;
 }
 
+// What killed agents of the built-in adapters left, removed where stale: one
+// {"event":"cleaned","mw":NAME,"removed":[...]} line per adapter.
+int clean_stale() {
+  for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e)
+    if (e->make != nullptr)
+      emit(JsonObject().str("event", "cleaned").str("mw", e->name).strs("removed", e->make()->clean_stale()).done());
+  return 0;
+}
+
 int fail(const Options& o, const std::string& message, int code) {
   emit(error_event(o, message));
   return code;
@@ -175,6 +184,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (o.command == "list") return list_adapters();
+  if (o.command == "cleanup") return clean_stale();
   if (o.command == "wakeup") return run_wakeup_probe(o);
   if (o.command == "clock") return run_clock_probe();
   return run(o);

@@ -44,6 +44,7 @@ class AdapterInfo:
     max_readers_per_process: int = 1
     readers_note: str = ""           # why it is limited
     notes: str = ""
+    license: str = ""                # the terms it runs under here, where they are not open source
 
     def honours(self, flag: str) -> bool:
         return flag in self.qos
@@ -80,6 +81,7 @@ class AdapterInfo:
                                      if isinstance(event.get("max_readers_per_process"), int) else 1),
             readers_note=str(event.get("readers_note") or ""),
             notes=str(event.get("notes") or ""),
+            license=str(event.get("license") or ""),
         )
 
     def summary(self) -> str:
@@ -104,6 +106,7 @@ class AdapterInfo:
             "qos": sorted(self.qos), "receives": list(self.receives), "receive": self.receive,
             "waits": list(self.waits), "hosts": self.hosts, "service": self.service,
             "max_subscribers": self.max_subscribers, "max_readers_per_process": self.max_readers_per_process,
+            **({"license": self.license} if self.license else {}),
         }
 
 

@@ -373,3 +373,22 @@ def run_request(qos=None, **options):
     from mwperf.plan.options import RunRequest
 
     return RunRequest(**_fields(options, _LISTS), qos=qos_request(**(qos or {})))
+
+
+# -- ground truth: a namespace that drops every 10th UDP datagram --------------------
+
+@pytest.fixture
+def netns_with_nth_drop():
+    """A namespace of the test's own whose input drops exactly every 10th UDP datagram."""
+    if os.geteuid() != 0 or not all(shutil.which(t) for t in ("ip", "nft")):
+        pytest.skip("needs root, ip and nft")
+    name = f"mwtest-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
+        rules = ("table inet mwtest {\n chain in {\n  type filter hook input priority -300;\n"
+                 "  meta l4proto udp numgen inc mod 10 == 0 counter drop\n }\n}\n")
+        subprocess.run(["ip", "netns", "exec", name, "nft", "-f", "-"], input=rules, text=True, check=True)
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "delete", name], check=False)

@@ -119,6 +119,10 @@ def main():
         for event in description():
             emit(event)
         return 0
+    if command == "cleanup":
+        for event in ADAPTERS:
+            emit({"event": "cleaned", "mw": event["name"], "removed": []})
+        return 0
     if command == "wakeup":
         cpus = [int(c) for c in parse(argv[1:]).get("cpus", "0,1").split(",")]
         p50 = 2000 if cpus[0] == cpus[1] else 20000

@@ -58,6 +58,7 @@ struct Description {
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
   const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
+  const char* license = "";         // the terms the middleware runs under here, where they are not open source
 };
 
 // QoS and transport choices. Empty strings / zero mean "the adapter's default".
@@ -146,6 +147,10 @@ class Adapter {
   // blocked recv() return (thread-safe, may come before the wait).
   virtual bool can_wake() const { return false; }
   virtual void wake() {}
+  // What this middleware leaves when its process is killed (segments, files),
+  // removed where stale (their process gone); returns what was removed. Run by
+  // `mwperf-agent cleanup` (the controller: after every run, and before it).
+  virtual std::vector<std::string> clean_stale() { return {}; }
   // Samples the middleware rejected on this side (resource limits), or -1
   // where it has no such notion. Read once, after the measured phase.
   virtual int64_t rejected() const { return -1; }

@@ -57,11 +57,11 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     if (!to_u64(env, &id) || id > 0xFFFFFFFFULL) return std::string("MWPERF_RUN_ID=") + env + ": must be a 32-bit unsigned integer";
     o->run_id = uint32_t(id);
   }
-  if (argc < 2) return "missing command (run, list, wakeup, version, clock)";
+  if (argc < 2) return "missing command (run, list, wakeup, version, clock, cleanup)";
   o->command = argv[1];
   if (o->command != "run" && o->command != "list" && o->command != "wakeup" && o->command != "version" &&
-      o->command != "clock")
-    return "unknown command '" + o->command + "' (run, list, wakeup, version, clock)";
+      o->command != "clock" && o->command != "cleanup")
+    return "unknown command '" + o->command + "' (run, list, wakeup, version, clock, cleanup)";
 
   std::map<std::string, std::string> kv;
   for (int i = 2; i < argc; ++i) {

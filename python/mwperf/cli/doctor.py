@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.cleanup:
-        return cleanup(sys.stdout)
+        return cleanup(sys.stdout, find_agent(ns.agent))
     return doctor(sys.stdout, ns.agent)
 
 
@@ -108,12 +108,13 @@ def _us(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1000:.1f} us"
 
 
-def cleanup(out: TextIO) -> int:
+def cleanup(out: TextIO, agent: str | None = None) -> int:
     """Remove what crashed runs left: namespaces (by name, their controller
-    gone) and unreferenced middleware shared-memory segments."""
+    gone), unreferenced middleware shared-memory segments, and what the
+    agent's adapters know their middlewares leave."""
     from mwperf.execute.cleanup import clean_leftovers
 
-    left = clean_leftovers()
+    left = clean_leftovers(agent)
     for what, names in (("namespace(s)", left.namespaces), ("shared-memory segment(s)", left.segments)):
         out.write(f"removed {len(names)} {what}{': ' + ', '.join(names) if names else ''}\n")
     if left.services:
@@ -151,6 +152,8 @@ def doctor(out: TextIO, agent_arg: str | None = None, cpu_count: int | None = No
                 say(f"  {info.name:<10} {info.version or '-':<28} max {info.max_size} B  "
                     f"default {info.transport}, {info.reliability}" + (f", {info.receive}" if info.receive else ""))
                 say(f"  {'':<10} supports: {info.summary()}")
+                if info.license:
+                    say(f"  {'':<10} license: {info.license}")
             for name, reason in described.missing:
                 say(f"  {name:<10} NOT BUILT: {reason}")
         except AgentError as exc:

@@ -1,7 +1,7 @@
 """Remove stale middleware shared-memory segments (DEVELOPERS rule: segments
 go after every run, and after a crash at the latest at the start of the next).
 
-Two steps, both safe while other middleware processes run on the host:
+Three steps, all safe while other middleware processes run on the host:
 
 1. ``fastdds shm clean`` when the ``fastdds`` command exists (Debian
    fastdds-tools): Fast DDS's own check, which removes only the zombie
@@ -10,12 +10,16 @@ Two steps, both safe while other middleware processes run on the host:
    process has open (``/proc/*/fd``) or mapped (``/proc/*/maps``). When some
    process cannot be inspected (not root), nothing is removed in this step:
    an unreferenced file cannot be told from one that process uses. Files
-   younger than ``min_age_s`` are kept too (created but not yet opened).
+   younger than ``min_age_s`` are kept too (created but not yet opened);
+3. ``mwperf-agent cleanup``: each adapter removes what its own middleware
+   leaves and it alone knows (Connext's System V segments and semaphores, the
+   connext adapter's XML files), where their process is gone.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import shutil
 import stat
@@ -27,7 +31,7 @@ from pathlib import Path
 from mwperf.execute import netns, services
 
 __all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "Leftovers", "clean_leftovers", "clean_agent_tmp", "AGENT_TMP"]
+           "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_tmp", "AGENT_TMP"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
@@ -138,10 +142,33 @@ class Leftovers:
     services: list[str]
 
 
-def clean_leftovers() -> Leftovers:
+def clean_leftovers(agent: str | None = None) -> Leftovers:
     """Remove what crashed runs left: their namespaces (their controller gone),
-    unreferenced shared-memory segments, what their services left."""
-    return Leftovers(netns.remove_stale(), clean_shm() + clean_agent_tmp(), services.clean_stale())
+    unreferenced shared-memory segments, what their services left, and (given
+    the agent) what its adapters know their middlewares leave."""
+    return Leftovers(netns.remove_stale(), clean_shm() + clean_agent_tmp() + agent_clean_stale(agent),
+                     services.clean_stale())
+
+
+def agent_clean_stale(agent: str | None, timeout: float = 30.0) -> list[str]:
+    """``mwperf-agent cleanup``: what each built adapter removed, as ``mw: what``
+    (nothing when there is no agent, or one that predates the command)."""
+    if agent is None:
+        return []
+    try:
+        done = subprocess.run([agent, "cleanup"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    removed = []
+    for line in done.stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("event") == "cleaned" and isinstance(event.get("removed"), list):
+            removed += [f"{event.get('mw')}: {what}" for what in event["removed"]]
+    return removed
 
 
 def clean_agent_tmp(tmp: Path = TMP_DIR, proc: Path = PROC_DIR) -> list[str]:

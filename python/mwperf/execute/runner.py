@@ -68,7 +68,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     progress = progress or sys.stderr
     earlier = list(earlier or [])
     check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
-    _clean_leftovers(progress, "before the run")
+    _clean_leftovers(progress, "before the run", agent)
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
@@ -95,7 +95,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
                 progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
-                _clean_leftovers(progress, "after the run")
+                _clean_leftovers(progress, "after the run", agent)
 
     everything = earlier + records
     _summarise(everything, records, rundir, out, progress, fmt)
@@ -156,10 +156,10 @@ def _summarise(everything: list[dict], records: list[dict], rundir: RunDir, out:
     out.flush()
 
 
-def _clean_leftovers(progress: TextIO, when: str) -> None:
+def _clean_leftovers(progress: TextIO, when: str, agent: str) -> None:
     """Remove what crashed runs left; never fails the run."""
     try:
-        left = clean_leftovers()
+        left = clean_leftovers(agent)
     except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - /dev/shm unreadable, no ip tool
         progress.write(f"mwperf: warning: clean-up {when} failed: {exc}\n")
         return

@@ -179,6 +179,7 @@ def _provenance_html(run: dict | None) -> str:
         ("adapters", ", ".join(f"{a.get('name')} {a.get('version') or ''}".strip()
                                for a in run.get("adapters") or []) or "-"),
     ]
+    rows += [(f"{a.get('name')} license", a["license"]) for a in run.get("adapters") or [] if a.get("license")]
     if run.get("imported"):
         rows.append(("imported", f"{run['imported'].get('tool')} {run['imported'].get('file')}"))
     return "<table>" + "".join(f'<tr><th class="l">{escape(k)}</th><td class="l">{escape(str(v))}</td></tr>'

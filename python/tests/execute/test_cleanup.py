@@ -137,3 +137,16 @@ def test_what_killed_agents_left_in_tmp_goes_once_no_agent_runs(tmp_path):
         (tmp / "mwperf-ros2-theirs").write_text("x")
         os.chown(tmp / "mwperf-ros2-theirs", 65534, 65534)
         assert clean_agent_tmp(tmp, fake_proc(tmp_path / "idle2", "bash")) == []
+
+
+def test_the_agent_cleans_what_its_adapters_know(tmp_path):
+    """``mwperf-agent cleanup`` lines become ``mw: what`` (an agent that lacks
+    the command, or none at all, cleans nothing and fails nothing)."""
+    agent = write_script(tmp_path / "agent", "#!/bin/sh\n[ \"$1\" = cleanup ] || exit 2\n"
+                         "echo '{\"event\":\"cleaned\",\"mw\":\"udp\",\"removed\":[]}'\n"
+                         "echo 'not json'\n"
+                         "echo '{\"event\":\"cleaned\",\"mw\":\"connext\",\"removed\":[\"shm 0x004023c8\",\"sem 0x008023c8\"]}'\n")
+    assert cleanup.agent_clean_stale(str(agent)) == ["connext: shm 0x004023c8", "connext: sem 0x008023c8"]
+    old = write_script(tmp_path / "old", "#!/bin/sh\necho \"unknown command '$1'\" >&2\nexit 2\n")
+    assert cleanup.agent_clean_stale(str(old)) == []
+    assert cleanup.agent_clean_stale(None) == [] and cleanup.agent_clean_stale(str(tmp_path / "missing")) == []
