@@ -3,8 +3,11 @@
 // mode it lists; its description is consistent. Then what is particular to
 // the raw sockets.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
@@ -172,6 +175,7 @@ TEST_P(EveryAdapter, SeveralReadersInOneProcess) {
   AdapterConfig c;
   c.size = 256;
   c.run_id = next_run_id();
+  c.fan_out = kReaders;  // every reader's stream is made for all of them
   c.role = Role::sub;
   c.receive = "";
   for (const std::string& r : split(d.receives))
@@ -366,5 +370,50 @@ TEST(Iceoryx2, AReliableWriterToAStalledReaderGivesUp) {
   EXPECT_EQ(e, Errc::timeout) << p.pub->last_error();
   EXPECT_GE(took, std::chrono::milliseconds(90));
   EXPECT_LT(took, std::chrono::seconds(2));
+}
+
+// A reliable writer that keeps a one-sample buffer full and a reader that
+// sleeps on iceoryx2's event between samples: every sample wakes the reader,
+// so the writer never waits out its blocking time (a lost wake-up leaves the
+// reader asleep beside a full buffer, and every send after it times out).
+TEST(Iceoryx2, AReaderWaitingForAnEventIsWokenByEverySample) {
+  AdapterConfig c;
+  c.reliability = "reliable";
+  c.history_depth = 1;
+  Pair p = open_pair("iceoryx2", 64, c);
+  constexpr int kSamples = 200000;
+  std::atomic<int> received{0};
+  // Both on one core: a notification's datagram wakes the reader, which runs
+  // before the writer has marked that notification as sent (the window the
+  // lost wake-up needs, otherwise a few nanoseconds wide).
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  cpu_set_t before;
+  pthread_getaffinity_np(pthread_self(), sizeof before, &before);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  std::thread reader([&] {
+    while (received.load() < kSamples) {
+      const uint8_t* d = nullptr;
+      size_t n = 0;
+      const Errc e = p.sub->recv(&d, &n, -1);  // untimed: only a sample (or the wake below) ends it
+      if (e == Errc::ok) received.fetch_add(1);
+      else if (e != Errc::timeout) break;
+      else if (received.load() < 0) break;
+    }
+  });
+  const auto m = pattern(64, 2);
+  int sent = 0;
+  Errc e = Errc::ok;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (; sent < kSamples && std::chrono::steady_clock::now() < end; ++sent)
+    if ((e = p.pub->send(m.data(), m.size())) != Errc::ok) break;
+  EXPECT_EQ(e, Errc::ok) << "send " << sent << " of " << kSamples << ": " << p.pub->last_error();
+  for (int i = 0; i < 100 && received.load() < sent; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(received.load(), sent);
+  received.store(-1'000'000'000);
+  p.sub->wake();
+  reader.join();
+  pthread_setaffinity_np(pthread_self(), sizeof before, &before);
 }
 #endif

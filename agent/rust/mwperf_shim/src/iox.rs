@@ -109,17 +109,30 @@ fn svc_name(s: &str) -> Res<ServiceName> {
     s.try_into().map_err(io("iceoryx2 service name"))
 }
 
+/// Ports of one stream: the data stream has one publisher and `cfg.subscribers` subscribers,
+/// the echo stream the reverse (every subscriber process can answer). Every process asks for
+/// the same, so whoever creates the service, the others can open it. A publisher's data
+/// segment holds a buffer for each subscriber it may serve: sized to the fan-out, not beyond.
+fn ports(name: &str, cfg: &Cfg) -> (usize, usize) {
+    if name.ends_with("/data") { (1, cfg.subscribers) } else { (cfg.subscribers, 1) }
+}
+
+fn max_nodes(cfg: &Cfg) -> usize {
+    cfg.subscribers + 3 // the publisher's, every subscriber's, and room for one that is going away
+}
+
 fn open_pubsub(node: &Node<S>, name: &str, cfg: &Cfg) -> Res<pspf::PortFactory<S, [u8], ()>> {
     let n = svc_name(name)?;
+    let (publishers, subscribers) = ports(name, cfg);
     let mut last = None;
     for _ in 0..200 {
         // both processes race to create: retry "is being created" for up to ~2 s
         match node
             .service_builder(&n)
             .publish_subscribe::<[u8]>()
-            .max_publishers(1)
-            .max_subscribers(1)
-            .max_nodes(4)
+            .max_publishers(publishers)
+            .max_subscribers(subscribers)
+            .max_nodes(max_nodes(cfg))
             .history_size(0)
             .subscriber_max_buffer_size(cfg.queue_depth)
             .subscriber_max_borrowed_samples(2)
@@ -136,11 +149,12 @@ fn open_pubsub(node: &Node<S>, name: &str, cfg: &Cfg) -> Res<pspf::PortFactory<S
     err(MWS_IO, format!("iceoryx2 publish_subscribe '{name}': {}", last.unwrap_or_default()))
 }
 
-fn open_event(node: &Node<S>, name: &str) -> Res<evpf::PortFactory<S>> {
+fn open_event(node: &Node<S>, name: &str, cfg: &Cfg) -> Res<evpf::PortFactory<S>> {
     let n = svc_name(name)?;
+    let ends = cfg.subscribers + 1; // data/ev: the publisher notifies every subscriber; echo/ev the reverse
     let mut last = None;
     for _ in 0..200 {
-        match node.service_builder(&n).event().max_notifiers(2).max_listeners(1).max_nodes(4).open_or_create() {
+        match node.service_builder(&n).event().max_notifiers(ends).max_listeners(ends).max_nodes(max_nodes(cfg)).open_or_create() {
             Ok(s) => return Ok(s),
             Err(e) => {
                 last = Some(format!("{e:?}"));
@@ -165,7 +179,7 @@ fn make_inbound(cfg: &Cfg) -> Res<Inbound> {
     let (ev, listener, lfd) = if cfg.spin {
         (None, None, -1)
     } else {
-        let ev = open_event(&node, &inn_ev)?;
+        let ev = open_event(&node, &inn_ev, cfg)?;
         let l = ev.listener_builder().create().map_err(io("iceoryx2 listener"))?;
         let fd = unsafe { l.file_descriptor().native_handle() };
         (Some(ev), Some(l), fd)
@@ -181,7 +195,19 @@ enum Wait {
 }
 
 /// Waits until the listener fd or the wake eventfd is readable (or the timeout).
+///
+/// The listener is asked first, without blocking: iceoryx2's event skips the socket write
+/// while an earlier notification is still marked pending, and that mark can outlive the
+/// datagram it stood for (a notify between the listener's reset of the mark and its emptying
+/// of the socket). A ppoll on the socket alone then sleeps through every later sample, while
+/// a reliable writer waits for the space this reader never frees (a lost wake-up). try_wait
+/// clears the mark (later notifies write again) and reports what came since.
 fn block_wait(inb: &Inbound, w: &IWaker, timeout_ns: i64) -> Res<Wait> {
+    if let Some(l) = &inb.listener {
+        if l.try_wait(|_| {}).map_err(io("iceoryx2 listener try_wait"))? > 0 {
+            return Ok(Wait::Ready);
+        }
+    }
     let mut fds = [
         libc::pollfd { fd: inb.lfd, events: libc::POLLIN, revents: 0 },
         libc::pollfd { fd: w.efd, events: libc::POLLIN, revents: 0 },
@@ -229,6 +255,7 @@ pub struct Iox {
     waker: Arc<IWaker>,
     push: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
     sent: u64,
+    received: Arc<AtomicU64>, // samples taken in place (pull and push)
     notified: Arc<AtomicU64>,
     info: String,
     _cleanup: DomainCleanup, // last: runs after every port and the node are gone
@@ -255,10 +282,11 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
     let (out, out_ev_name, inn, _) = names(&cfg);
 
     // inbound first (listener + subscriber), so the peer's wait_matched implies our listener
+    let received = Arc::new(AtomicU64::new(0));
     let (inbound, push) = if let Some(cb) = cfg.on_message {
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = std::sync::mpsc::channel::<Result<(), Error>>();
-        let (c2, s2, w2) = (cfg.clone(), stop.clone(), waker.clone());
+        let (c2, s2, w2, r2) = (cfg.clone(), stop.clone(), waker.clone(), received.clone());
         let th = std::thread::Builder::new()
             .name("mws-iox2-rx".into())
             .spawn(move || {
@@ -276,6 +304,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
                 while !s2.load(Ordering::Acquire) {
                     match inb.sub.receive() {
                         Ok(Some(s)) => unsafe {
+                            r2.fetch_add(1, Ordering::Relaxed);
                             let p = s.payload();
                             cb(c2.ctx as *mut c_void, p.as_ptr(), p.len());
                         },
@@ -314,7 +343,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
 
     let out_svc = open_pubsub(&node, &out, &cfg)?;
     let in_svc = open_pubsub(&node, &inn, &cfg)?;
-    let out_ev = open_event(&node, &out_ev_name)?;
+    let out_ev = open_event(&node, &out_ev_name, &cfg)?;
     let notifier = out_ev.notifier_builder().create().map_err(io("iceoryx2 notifier"))?;
     let mut builder = out_svc
         .publisher_builder()
@@ -337,12 +366,13 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
 
     let info = format!(
         "{{\"middleware\":\"iceoryx2\",\"version\":\"0.10.0\",\"out\":\"{out}\",\"in\":\"{inn}\",\"reliability\":\"{}\",\
-         \"backpressure\":\"{}\",\"max_blocking_ms\":{},\"max_slice_len\":{},\"subscriber_buffer\":{},\"wait\":\"{}\",\"receive\":\"{}\"}}",
+         \"backpressure\":\"{}\",\"max_blocking_ms\":{},\"max_slice_len\":{},\"subscriber_buffer\":{},\"max_subscribers\":{},\"wait\":\"{}\",\"receive\":\"{}\"}}",
         if cfg.reliable { "reliable (no safe overflow)" } else { "best-effort (safe overflow)" },
         if cfg.block { "retry-until-delivered" } else { "discard" },
         if cfg.block { MAX_BLOCKING.as_millis() as i64 } else { 0 },
         cfg.max_size,
         cfg.queue_depth,
+        cfg.subscribers,
         if cfg.spin { "spin" } else { "event-listener" },
         if cfg.on_message.is_some() { "callback-thread" } else { "pull" },
     );
@@ -359,6 +389,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
         waker: waker.clone(),
         push,
         sent: 0,
+        received,
         notified: Arc::new(AtomicU64::new(0)),
         info,
         _cleanup: DomainCleanup(run_id),
@@ -379,11 +410,13 @@ impl Backend for Iox {
             if let Some(inb) = &self.inbound {
                 inb.sub.update_connections().map_err(io("iceoryx2 subscriber update_connections"))?;
             }
-            if subs >= 1 && pubs >= 1 {
+            // a publisher waits for every subscriber it serves; a subscriber for the publisher's echo reader
+            let wanted = if self.cfg.is_pub { self.cfg.subscribers } else { 1 };
+            if subs >= wanted && pubs >= 1 {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return err(MWS_TIMEOUT, format!("iceoryx2: subscribers {subs} publishers {pubs}"));
+                return err(MWS_TIMEOUT, format!("iceoryx2: subscribers {subs} of {wanted}, publishers {pubs}"));
             }
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -425,6 +458,7 @@ impl Backend for Iox {
             if let Some(s) = inb.sub.receive().map_err(io("iceoryx2 receive"))? {
                 let p = s.payload();
                 let r = (p.as_ptr(), p.len());
+                self.received.fetch_add(1, Ordering::Relaxed);
                 self.current = Some(s);
                 return Ok(r);
             }
@@ -443,6 +477,19 @@ impl Backend for Iox {
                 std::hint::spin_loop();
             }
         }
+    }
+
+    /// iceoryx2 moves every sample by loan: the writer loans a slice of its shared memory
+    /// (the core's bytes are copied in), the reader reads it where the writer put it.
+    fn data_path(&self) -> String {
+        format!(
+            "{{\"source\":\"iceoryx2 Publisher::loan_slice_uninit (sent), Subscriber::receive in place (received)\",\
+             \"send\":\"{}\",\"receive\":\"{}\",\"sent\":{},\"received\":{}}}",
+            if self.sent > 0 { "loan" } else { "none" },
+            if self.received.load(Ordering::Relaxed) > 0 { "loan" } else { "none" },
+            self.sent,
+            self.received.load(Ordering::Relaxed)
+        )
     }
 
     fn info(&self) -> String {
