@@ -44,6 +44,7 @@ class AdapterInfo:
     max_readers_per_process: int = 1
     readers_note: str = ""           # why it is limited
     notes: str = ""
+    max_size_note: str = ""          # whose limit max_size is, and why
 
     def honours(self, flag: str) -> bool:
         return flag in self.qos
@@ -80,6 +81,7 @@ class AdapterInfo:
                                      if isinstance(event.get("max_readers_per_process"), int) else 1),
             readers_note=str(event.get("readers_note") or ""),
             notes=str(event.get("notes") or ""),
+            max_size_note=str(event.get("max_size_note") or ""),
         )
 
     def summary(self) -> str:

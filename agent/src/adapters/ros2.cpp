@@ -41,6 +41,7 @@ constexpr size_t kMaxSize = 16u << 20;
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not the rmw's (Fast DDS fragments large samples): the reference sweep's largest message";
   d.transports = "udp,shm";
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";

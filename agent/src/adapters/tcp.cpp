@@ -42,6 +42,7 @@ Description describe() {
   Description d;
   d.max_subscribers = 1;  // one unicast peer
   d.max_size = kTcpMax;
+  d.size_note = "mwperf's framing cap: each message is read into one buffer of this size (its 4-byte length prefix could say 4 GiB)";
   d.transports = d.transport = "tcp";
   d.reliabilities = d.reliability = "reliable";
   d.notes = "4-byte length prefix per message; TCP_NODELAY";

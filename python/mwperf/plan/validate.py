@@ -111,9 +111,10 @@ def _sizes(items: tuple[str, ...] | None, mws: tuple[str, ...], agent_info: Agen
         if value < agent_info.header_size:
             raise UsageError("--size", token, f"smaller than the {agent_info.header_size}-byte mwperf header")
         for name in mws:
-            limit = agent_info.adapters[name].max_size
+            limit, why = agent_info.adapters[name].max_size, agent_info.adapters[name].max_size_note
             if value > limit:
-                raise Unsupported("--size", token, f"{name} carries at most {limit} bytes per message", name)
+                raise Unsupported("--size", token, f"{name} carries at most {limit} bytes per message"
+                                  + (f" ({why})" if why else ""), name)
         sizes.append(value)
     return _dedupe(sizes)
 
