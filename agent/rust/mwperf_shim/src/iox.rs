@@ -118,7 +118,7 @@ fn ports(name: &str, cfg: &Cfg) -> (usize, usize) {
 }
 
 fn max_nodes(cfg: &Cfg) -> usize {
-    cfg.subscribers + 3 // the publisher's, every subscriber's, and room for one that is going away
+    2 * (cfg.subscribers + 1) // two nodes in each process (its inbound side's and the rest's)
 }
 
 fn open_pubsub(node: &Node<S>, name: &str, cfg: &Cfg) -> Res<pspf::PortFactory<S, [u8], ()>> {
