@@ -63,7 +63,7 @@ class ZenohAdapter final : public ShimAdapter {
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = cfg.receive.empty() ? "listener" : cfg.receive;
     const std::string congestion = cfg.congestion.empty() ? "block" : cfg.congestion;
-    port_ = cfg.role == Role::sub ? free_port(cfg.host) : cfg.port;
+    port_ = cfg.role == Role::sub && cfg.port == 0 ? free_port(cfg.host) : cfg.port;  // a sub's --port 0: pick one
     if (port_ == 0)
       return fail(Errc::unsupported, cfg.role == Role::sub ? "zenoh: no free port on " + cfg.host
                                                            : std::string("zenoh: --port missing (the port the subscriber reported)"));

@@ -209,6 +209,48 @@ TEST_P(EveryAdapter, SeveralReadersInOneProcess) {
   for (auto& s : subs) s->close();
 }
 
+// A publisher that serves two subscribers is not matched while only one is
+// there (its first samples would reach one reader and not the other), and is
+// once the second comes.
+TEST_P(EveryAdapter, APublisherWaitsForEverySubscriber) {
+  const Description& d = make_adapter(GetParam())->description();
+  if (d.max_subscribers == 1) GTEST_SKIP() << "its publisher serves one subscriber";
+  AdapterConfig c;
+  c.size = 256;
+  c.run_id = next_run_id();
+  c.fan_out = 2;
+  c.role = Role::sub;
+  for (const std::string& r : split(d.receives))
+    if (r != "listener") c.receive = r;
+  auto first = make_adapter(GetParam()), second = make_adapter(GetParam());
+  ASSERT_EQ(first->open(c), Errc::ok) << first->last_error();
+  const uint16_t first_port = first->bound_port();
+  auto pub = make_adapter(GetParam());
+  AdapterConfig pc = c;
+  pc.role = Role::pub;
+  pc.subscribers = 2;
+  // the second's port is not known yet: the publisher is opened after both where ports matter
+  if (first_port != 0) {
+    ASSERT_EQ(second->open(c), Errc::ok) << second->last_error();
+    pc.ports = {first_port, second->bound_port()};
+    pc.port = first_port;
+    second->close();  // there, but gone again: only the first is left
+    second = make_adapter(GetParam());
+  }
+  ASSERT_EQ(pub->open(pc), Errc::ok) << pub->last_error();
+  std::thread m1([&] { EXPECT_EQ(first->wait_matched(10'000'000'000), Errc::ok) << first->last_error(); });
+  EXPECT_EQ(pub->wait_matched(2'000'000'000), Errc::timeout) << "matched with one of two subscribers";
+  m1.join();
+  if (first_port != 0) c.port = pc.ports[1];
+  ASSERT_EQ(second->open(c), Errc::ok) << second->last_error();
+  std::thread m2([&] { EXPECT_EQ(second->wait_matched(10'000'000'000), Errc::ok) << second->last_error(); });
+  EXPECT_EQ(pub->wait_matched(10'000'000'000), Errc::ok) << pub->last_error();
+  m2.join();
+  pub->close();
+  first->close();
+  second->close();
+}
+
 TEST_P(EveryAdapter, ListenerDeliversOnTheMiddlewaresThread) {
   const Description& d = make_adapter(GetParam())->description();
   const auto recs = split(d.receives);
