@@ -139,18 +139,29 @@ def clean_leftovers() -> Leftovers:
     return Leftovers(netns.remove_stale(), clean_shm() + clean_iceoryx2_root(), services.clean_stale())
 
 
+#: What runs the iceoryx2 adapter: the agent (and its companions) and its unit tests.
+AGENT_PROGRAMS = ("mwperf-agent", "mwperf_agent_tests")
+
+
+def _is_agent(pid_dir: Path) -> bool:
+    """A process running an agent, by its program's file name: its comm is no
+    guide (the agent names its main thread mwperf-main; a test binary's name is
+    cut to 15 characters)."""
+    try:
+        argv0 = (pid_dir / "cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return False
+    return os.path.basename(argv0).startswith(AGENT_PROGRAMS)
+
+
 def clean_iceoryx2_root(root: Path = ICEORYX2_ROOT, proc: Path = PROC_DIR) -> list[str]:
     """iceoryx2's node and service files of mwperf's runs, when no agent runs
     (a live one's files are its own)."""
     if not root.exists():
         return []
     for entry in os.listdir(proc):
-        if entry.isdigit():
-            try:
-                if (proc / entry / "comm").read_text().startswith("mwperf-agent"):
-                    return []
-            except OSError:
-                continue
+        if entry.isdigit() and _is_agent(proc / entry):
+            return []
     shutil.rmtree(root, ignore_errors=True)
     return [str(root)]
 

@@ -51,7 +51,7 @@ BAD = [
     (["--mw", "tcp", "--best"], "--best: not supported by tcp"),
     (["--mw", "tcp", "--keyed", "--instances", "5"], "--keyed: not supported by tcp (no keyed topics)"),
     (["--instances", "5"], "--instances 5: needs --keyed"),
-    (["--transport", "shm"], "--transport shm: choose from udp, tcp, default"),
+    (["--transport", "shm"], "--transport shm: choose from udp, tcp, tcp-nagle, default"),
     (["--transport", "tcp"], "--transport tcp: not supported by udp (choose from: udp)"),
     (["--mode", "latency", "--latency-count", "5"], "--latency-count 5: only with --mode throughput"),
     (["--mode", "rate", "--rate", "1e30"], "--rate 1e30: above the 1e+09 Hz"),

@@ -103,3 +103,21 @@ def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
         (tmp_path / name).write_bytes(b"\0" * 4096)
     assert sorted(clean_shm(tmp_path, use_fastdds=False, min_age_s=0)) == ["lttng-ust-wait-8", "lttng-ust-wait-8-0"]
     assert os.listdir(tmp_path) == ["lttng-other"]
+
+
+@pytest.mark.parametrize("argv0, kept", [
+    ("/opt/mwperf/agent/build/mwperf-agent", True),        # its main thread is named mwperf-main
+    ("/opt/mwperf/agent/build/mwperf-agent-ros2", True),
+    ("agent/build/mwperf_agent_tests", True),               # the adapters' unit tests (comm cut to 15 chars)
+    ("/usr/bin/python3", False),
+])
+def test_iceoryx2_files_stay_while_an_agent_runs(tmp_path, argv0, kept):
+    from mwperf.execute.cleanup import clean_iceoryx2_root
+
+    root, proc = tmp_path / "mwperf-iceoryx2", tmp_path / "proc"
+    (root / "services").mkdir(parents=True)
+    (proc / "4242").mkdir(parents=True)
+    (proc / "4242" / "comm").write_text("mwperf-main\n")
+    (proc / "4242" / "cmdline").write_bytes(argv0.encode() + b"\0run\0--mw\0iceoryx2\0")
+    removed = clean_iceoryx2_root(root, proc)
+    assert root.exists() == kept and (removed == []) == kept

@@ -54,12 +54,26 @@ pub const ROOT: &str = "/tmp/mwperf-iceoryx2/";
 /// One iceoryx2 "domain" per run: prefix mwp<run>_ in /dev/shm and ROOT, so a run's
 /// leftovers can be found and removed without touching other iceoryx2 users.
 /// Config::default() also avoids the "No config file was loaded" warning of global_config().
+///
+/// No dead-node clean-up on a node's creation, a service's opening or a node's end: iceoryx2
+/// tells a dead node by its monitor file's fcntl lock (F_GETLK), and fcntl locks belong to
+/// the process: looked at from inside a process that holds two nodes (every agent: its
+/// inbound side has its own), a sibling's lock reads as absent, and closing the monitor file
+/// after the look drops the process's lock on it. Dead nodes are cleaned by the last handle
+/// of a process (DomainCleanup) and by the controller between runs, where no live node of
+/// the looking process is left to misjudge.
 pub fn domain_config(run_id: u32) -> Config {
     let mut c = Config::default();
     c.global.prefix = FileName::new(format!("mwp{run_id}_").as_bytes()).expect("prefix");
     c.global.set_root_path(&Path::new(ROOT.as_bytes()).expect("root path"));
+    c.global.node.cleanup_dead_nodes_on_creation = false;
+    c.global.node.cleanup_dead_nodes_on_destruction = false;
+    c.global.service.cleanup_dead_nodes_on_open = false;
     c
 }
+
+/// iceoryx2 handles open in this process (several readers of one process each have one).
+static OPEN_HANDLES: AtomicU64 = AtomicU64::new(0);
 
 fn node(cfg: &Cfg) -> Res<Node<S>> {
     // Disabled: the C++ agent owns SIGINT/SIGTERM.
@@ -70,12 +84,22 @@ fn node(cfg: &Cfg) -> Res<Node<S>> {
         .map_err(io("iceoryx2 node"))
 }
 
-/// Dropped last (declared last in Iox): removes dead nodes' resources and, when no node of
-/// the domain is alive any more, the persistent global management segment and empty dirs.
+/// Dropped last (declared last in Iox): when it was the process's last iceoryx2 handle (no
+/// live node of this process left to misjudge, see domain_config), removes dead nodes'
+/// resources and, when no node of the domain is alive any more, the persistent global
+/// management segment and empty dirs.
 struct DomainCleanup(u32);
+impl DomainCleanup {
+    fn new(run_id: u32) -> Self {
+        OPEN_HANDLES.fetch_add(1, Ordering::AcqRel);
+        DomainCleanup(run_id)
+    }
+}
 impl Drop for DomainCleanup {
     fn drop(&mut self) {
-        let _ = cleanup_domain(self.0);
+        if OPEN_HANDLES.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _ = cleanup_domain(self.0);
+        }
     }
 }
 
@@ -392,7 +416,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
         received,
         notified: Arc::new(AtomicU64::new(0)),
         info,
-        _cleanup: DomainCleanup(run_id),
+        _cleanup: DomainCleanup::new(run_id),
     };
     Ok((Box::new(b), waker))
 }
