@@ -109,9 +109,10 @@ def test_ros2_with_an_rmw_rcl_cannot_load_is_refused_with_rcls_reason(tmp_path, 
     """RMW_IMPLEMENTATION names an rmw that is not installed: rcl refuses it
     when it is loaded (ROS 2's own check), and mwperf says so in one line,
     naming the rmw asked for and the one rcl runs on."""
-    agent("ros2")
+    path = agent("ros2")
     monkeypatch.setenv("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp")
-    done = mwperf("ros2", "--mode", "latency", "--size", "1k", "--duration", "1s", "--out", str(tmp_path / "run"))
+    done = mwperf("ros2", "--mode", "latency", "--size", "1k", "--duration", "1s", "--out", str(tmp_path / "run"),
+                  agent_path=path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     line = done.stderr.strip().splitlines()[-1]
     assert line.startswith("mwperf: error: --mw ros2: not available:"), line
