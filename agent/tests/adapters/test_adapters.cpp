@@ -229,8 +229,7 @@ TEST_P(EveryAdapter, APublisherWaitsForEverySubscriber) {
   AdapterConfig pc = c;
   pc.role = Role::pub;
   pc.subscribers = 2;
-  // the second's port is not known yet: the publisher is opened after both where ports matter
-  if (first_port != 0) {
+  if (first_port != 0) {  // a port for the second, known to the publisher before the second is there
     ASSERT_EQ(second->open(c), Errc::ok) << second->last_error();
     pc.ports = {first_port, second->bound_port()};
     pc.port = first_port;
@@ -246,9 +245,7 @@ TEST_P(EveryAdapter, APublisherWaitsForEverySubscriber) {
   std::thread m2([&] { EXPECT_EQ(second->wait_matched(10'000'000'000), Errc::ok) << second->last_error(); });
   EXPECT_EQ(pub->wait_matched(10'000'000'000), Errc::ok) << pub->last_error();
   m2.join();
-  pub->close();
-  first->close();
-  second->close();
+  for (auto* a : {&pub, &first, &second}) (*a)->close();
 }
 
 TEST_P(EveryAdapter, ListenerDeliversOnTheMiddlewaresThread) {
@@ -414,10 +411,10 @@ TEST(Iceoryx2, AReliableWriterToAStalledReaderGivesUp) {
   EXPECT_LT(took, std::chrono::seconds(2));
 }
 
-// A reliable writer that keeps a one-sample buffer full and a reader that
-// sleeps on iceoryx2's event between samples: every sample wakes the reader,
-// so the writer never waits out its blocking time (a lost wake-up leaves the
-// reader asleep beside a full buffer, and every send after it times out).
+// A reliable writer that keeps a one-sample buffer full and a reader asleep on
+// iceoryx2's event between samples (both on one core: the datagram wakes the
+// reader before the writer marks it sent): every sample wakes the reader, so
+// no send waits out its blocking time (after a lost wake-up every one does).
 TEST(Iceoryx2, AReaderWaitingForAnEventIsWokenByEverySample) {
   AdapterConfig c;
   c.reliability = "reliable";
@@ -425,31 +422,23 @@ TEST(Iceoryx2, AReaderWaitingForAnEventIsWokenByEverySample) {
   Pair p = open_pair("iceoryx2", 64, c);
   constexpr int kSamples = 200000;
   std::atomic<int> received{0};
-  // Both on one core: a notification's datagram wakes the reader, which runs
-  // before the writer has marked that notification as sent (the window the
-  // lost wake-up needs, otherwise a few nanoseconds wide).
-  cpu_set_t one;
+  cpu_set_t one, before;
   CPU_ZERO(&one);
   CPU_SET(0, &one);
-  cpu_set_t before;
   pthread_getaffinity_np(pthread_self(), sizeof before, &before);
   pthread_setaffinity_np(pthread_self(), sizeof one, &one);
   std::thread reader([&] {
-    while (received.load() < kSamples) {
-      const uint8_t* d = nullptr;
-      size_t n = 0;
-      const Errc e = p.sub->recv(&d, &n, -1);  // untimed: only a sample (or the wake below) ends it
-      if (e == Errc::ok) received.fetch_add(1);
-      else if (e != Errc::timeout) break;
-      else if (received.load() < 0) break;
-    }
+    const uint8_t* d = nullptr;
+    size_t n = 0;
+    for (Errc e = Errc::ok; received.load() >= 0 && received.load() < kSamples && (e == Errc::ok || e == Errc::timeout);)
+      if ((e = p.sub->recv(&d, &n, -1)) == Errc::ok) received.fetch_add(1);  // untimed: a sample or the wake below
   });
   const auto m = pattern(64, 2);
   int sent = 0;
   Errc e = Errc::ok;
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  for (; sent < kSamples && std::chrono::steady_clock::now() < end; ++sent)
-    if ((e = p.pub->send(m.data(), m.size())) != Errc::ok) break;
+  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       sent < kSamples && std::chrono::steady_clock::now() < end && (e = p.pub->send(m.data(), m.size())) == Errc::ok;)
+    ++sent;
   EXPECT_EQ(e, Errc::ok) << "send " << sent << " of " << kSamples << ": " << p.pub->last_error();
   for (int i = 0; i < 100 && received.load() < sent; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(received.load(), sent);

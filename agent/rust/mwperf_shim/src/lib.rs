@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 #[cfg(feature = "iceoryx2")]
 mod iox;
+#[cfg(feature = "iceoryx2")]
+mod iox_services;
 #[cfg(feature = "zenoh")]
 mod zen;
 
