@@ -47,16 +47,22 @@ int list_adapters() {
     }
     // In a companion agent: its own description of the adapter.
     const std::string path = companion_path(e->companion);
-    std::string found;
-    if (FILE* p = popen(("'" + path + "' list 2>/dev/null").c_str(), "r")) {
+    std::string found, said;  // its description, or its last words (e.g. rcl refusing an rmw)
+    if (FILE* p = popen(("'" + path + "' list 2>&1").c_str(), "r")) {
       char buf[8192];
       const std::string want = std::string("\"event\":\"adapter\",\"name\":\"") + e->name + "\"";
-      while (std::fgets(buf, sizeof buf, p))
-        if (std::strstr(buf, want.c_str())) found = std::string(buf).substr(0, std::strcspn(buf, "\n"));
+      while (std::fgets(buf, sizeof buf, p)) {
+        const std::string line = std::string(buf).substr(0, std::strcspn(buf, "\n"));
+        if (line.find(want) != std::string::npos) found = line;
+        else if (line.find_first_not_of(" \t") != std::string::npos && line[0] != '{') said = line;
+      }
       pclose(p);
     }
+    for (char& c : said)
+      if (c == ';') c = ',';  // the list's separator
     if (found.empty()) {
-      missing += std::string(missing.empty() ? "" : ";") + e->name + ": its agent " + path + " does not answer";
+      missing += std::string(missing.empty() ? "" : ";") + e->name + ": its agent " + path + " does not answer" +
+                 (said.empty() ? "" : ": " + said);
     } else {
       lines.push_back(found);
     }

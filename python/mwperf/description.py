@@ -45,6 +45,7 @@ class AdapterInfo:
     readers_note: str = ""           # why it is limited
     notes: str = ""
     license: str = ""                # the terms it runs under here, where they are not open source
+    max_size_note: str = ""          # whose limit max_size is, and why
 
     def honours(self, flag: str) -> bool:
         return flag in self.qos
@@ -82,6 +83,7 @@ class AdapterInfo:
             readers_note=str(event.get("readers_note") or ""),
             notes=str(event.get("notes") or ""),
             license=str(event.get("license") or ""),
+            max_size_note=str(event.get("max_size_note") or ""),
         )
 
     def summary(self) -> str:

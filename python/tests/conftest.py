@@ -53,6 +53,20 @@ def real_agent_path() -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
+def agent_with(mw: str = "udp") -> str:
+    """The built agent's path, when it is built with `mw`; else the test is skipped."""
+    import pytest
+
+    from mwperf.execute.agent import describe
+
+    path = real_agent_path()
+    if path is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    if mw not in describe(str(path)).adapters:
+        pytest.skip(f"the agent is built without {mw}")
+    return str(path)
+
+
 def pid_alive(pid: int) -> bool:
     """True if ``pid`` exists and is not a zombie."""
     try:

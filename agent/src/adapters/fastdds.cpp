@@ -57,6 +57,7 @@ constexpr int32_t kMaxBlockingMs = 100;  // the DDS default
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not Fast DDS's (it fragments large samples): the reference sweep's largest message; the type's payload pool and the shared-memory segment (up to 256 MiB) are sized from it";
   d.transports = "udp,shm";
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
@@ -152,6 +153,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     return d;
   }
   std::string version() const override { return FASTRTPS_VERSION_STR; }
+  std::string versions() const override { return JsonObject().str("fastdds", FASTRTPS_VERSION_STR).done(); }
   std::string effective_config() const override { return config_json_; }
 
   Errc open(const AdapterConfig& cfg) override {

@@ -1,5 +1,6 @@
 // Raw TCP: a length-prefixed stream (4-byte little-endian length, then the
-// message), up to 16 MiB per message. Nagle is off (TCP_NODELAY). Reads go
+// message), up to 16 MiB per message. Nagle is off (TCP_NODELAY) on transport
+// `tcp`, on with `tcp-nagle` (the base of ROS 1's default tcpros). Reads go
 // through a 256 KiB buffer so that small messages cost one syscall per batch
 // and are handed out where they lie; large bodies are read straight into the
 // message buffer.
@@ -42,9 +43,11 @@ Description describe() {
   Description d;
   d.max_subscribers = 1;  // one unicast peer
   d.max_size = kTcpMax;
-  d.transports = d.transport = "tcp";
+  d.size_note = "mwperf's framing cap: each message is read into one buffer of this size (its 4-byte length prefix could say 4 GiB)";
+  d.transports = "tcp,tcp-nagle";
+  d.transport = "tcp";
   d.reliabilities = d.reliability = "reliable";
-  d.notes = "4-byte length prefix per message; TCP_NODELAY";
+  d.notes = "4-byte length prefix per message; TCP_NODELAY on transport tcp, Nagle on with tcp-nagle";
   return d;
 }
 
@@ -58,14 +61,15 @@ class TcpAdapter final : public Adapter {
   }
   std::string version() const override { return kernel_version(); }
   std::string effective_config() const override {
-    return "{\"tcp_nodelay\":true,\"framing\":\"u32 length prefix\",\"send_timeout_ms\":" +
+    return std::string("{\"tcp_nodelay\":") + (nodelay_ ? "true" : "false") + ",\"framing\":\"u32 length prefix\",\"send_timeout_ms\":" +
            std::to_string(kSendTimeoutMs) + ",\"so_rcvbuf\":" +
            std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) +
            ",\"refused_connections\":" + std::to_string(refused_) + "}";
   }
 
   Errc open(const AdapterConfig& cfg) override {
-    transport_ = "tcp";
+    transport_ = cfg.transport.empty() ? "tcp" : cfg.transport;
+    nodelay_ = transport_ != "tcp-nagle";
     reliability_ = "reliable";
     receive_ = "read";
     msg_.resize(std::max<size_t>(cfg.size, 64));
@@ -252,8 +256,8 @@ class TcpAdapter final : public Adapter {
 
   void setup(int fd) {
     fd_ = fd;
-    const int one = 1;
-    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    const int nodelay = nodelay_ ? 1 : 0;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
     rcvbuf_ = set_buffer(fd_, SO_RCVBUF, kWantBuffer);
     sndbuf_ = set_buffer(fd_, SO_SNDBUF, kWantBuffer);
     timeval tv{0, kSendTimeoutMs * 1000};  // a full send buffer ends the send (Errc::timeout) instead of hanging
@@ -286,6 +290,7 @@ class TcpAdapter final : public Adapter {
   uint32_t run_id_ = 0;
   uint64_t refused_ = 0;  // connections that were not this run's publisher
   int rcvbuf_ = 0, sndbuf_ = 0;
+  bool nodelay_ = true;  // transport tcp; tcp-nagle leaves Nagle on
   RecvTimeout timeout_;
   std::vector<uint8_t> rbuf_, msg_;
   size_t rstart_ = 0, rend_ = 0;

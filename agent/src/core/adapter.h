@@ -34,6 +34,7 @@ enum class WaitMode { block, spin };
 // unless it is also named as the default.
 struct Description {
   size_t max_size = 0;              // largest message (header included)
+  const char* size_note = "";       // whose limit max_size is and why (the middleware's, or mwperf's own cap)
   const char* transports = "";      // selectable with --transport
   const char* transport = "";       // in force when none is chosen
   const char* reliabilities = "";   // "reliable,best-effort"
@@ -85,6 +86,7 @@ struct AdapterConfig {
   bool isolated = false;           // a namespace whose only ways out are lo and the link
   uint32_t domain = 0;
   uint32_t subscribers = 1;        // pub: the subscribers wait_matched() waits for
+  uint32_t fan_out = 1;            // both roles: the subscribers the data stream serves (iceoryx2 sizes its services by it)
 };
 
 // What the middleware's thread calls in listen mode. `data` is valid only
@@ -154,6 +156,14 @@ class Adapter {
   // Samples the middleware rejected on this side (resource limits), or -1
   // where it has no such notion. Read once, after the measured phase.
   virtual int64_t rejected() const { return -1; }
+  // The data path each direction took, as the middleware tells it (JSON
+  // object: "send" / "receive" each shm, loan, copy, shm+copy or none, with
+  // the counts read from the middleware), "null" where it cannot tell. Read
+  // after the measured phase.
+  virtual std::string data_path() const { return "null"; }
+  // Every middleware library in use and its version, as a JSON object (e.g.
+  // {"rcl":"9.2.8","rmw_fastrtps_cpp":"8.4.3","fastdds":"2.14.5"}); {} for none.
+  virtual std::string versions() const { return "{}"; }
 
   const std::string& last_error() const { return error_; }
   // What is actually in force after open(): the record states these.

@@ -20,7 +20,8 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
     return "--" + opt + (val.empty() ? "" : " " + val) + ": not supported by " + mw + (why.empty() ? "" : " (" + why + ")");
   };
   if (o.size > d.max_size)
-    return "--size " + std::to_string(o.size) + ": " + mw + " carries at most " + std::to_string(d.max_size) + " bytes";
+    return "--size " + std::to_string(o.size) + ": " + mw + " carries at most " + std::to_string(d.max_size) + " bytes" +
+           (*d.size_note ? std::string(" (") + d.size_note + ")" : std::string());
   if (!c.reliability.empty() && !listed(d.reliabilities, c.reliability)) return no("reliability", c.reliability);
   if ((c.history_depth != 0 || c.keep_all) && !d.history)
     return no("history", c.keep_all ? "keep-all" : "keep-last:" + std::to_string(c.history_depth), "no history QoS");
@@ -57,6 +58,7 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   q.boolean("async", d.async).boolean("batch", d.batch).boolean("congestion", d.congestion);
   JsonObject j;
   j.str("event", "adapter").str("name", name).str("version", version).unum("max_size", d.max_size);
+  j.str("max_size_note", d.size_note);
   j.raw("transports", json_list(d.transports)).str("transport", d.transport);
   j.raw("reliabilities", json_list(d.reliabilities)).str("reliability", d.reliability);
   j.raw("qos", q.done());

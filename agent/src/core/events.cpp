@@ -13,6 +13,7 @@ void common_fields(JsonObject& j, const Options& o, const Adapter& ad, const Foo
   j.unum("size", o.size).str("wait", o.wait == WaitMode::spin ? "spin" : "block").str("clock", to_string(o.clock));
   j.ints("cpu_affinity", current_affinity()).num("pid", getpid());
   j.str("adapter_version", ad.version()).raw("adapter_config", ad.effective_config());
+  j.raw("versions", ad.versions()).raw("data_path", ad.data_path());
   j.str("transport", ad.transport_in_use()).str("reliability", ad.reliability_in_use());
   j.str("receive", ad.receive_in_use());
   j.num("own_kb", f.own_kb).num("rss_before_open_kb", f.rss_before_open_kb);

@@ -1,5 +1,6 @@
 #include "core/options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -299,6 +300,7 @@ AdapterConfig adapter_config(const Options& r) {
   cfg.size = r.size;
   cfg.wait = r.wait;
   cfg.subscribers = r.role == Role::pub ? r.subscribers : 1;
+  cfg.fan_out = std::max(r.subscribers, r.readers);
   return cfg;
 }
 

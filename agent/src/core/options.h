@@ -42,7 +42,7 @@ struct Options {
   uint64_t latency_count = 10000;
   uint64_t demand = 0;            // burst mode: samples written back to back per burst
   int64_t burst_gap_ns = 10'000'000;  // burst mode: the pause after each burst
-  uint32_t subscribers = 1;       // pub: how many subscribers to wait for
+  uint32_t subscribers = 1;       // pub: how many subscribers to wait for; sub: how many the publisher serves
   bool echo = true;               // sub: answer pings (one designated echoer among several subscribers)
   int64_t slow_ns = 0;            // sub: sleep this long after each sample (a slow reader)
   // sub: readers in this one process (--readers), each its own adapter

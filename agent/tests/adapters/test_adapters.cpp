@@ -3,8 +3,11 @@
 // mode it lists; its description is consistent. Then what is particular to
 // the raw sockets.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
@@ -111,6 +114,7 @@ TEST_P(EveryAdapter, SeveralReadersInOneProcess) {
   AdapterConfig c;
   c.size = 256;
   c.run_id = next_run_id();
+  c.fan_out = kReaders;  // every reader's stream is made for all of them
   c.role = Role::sub;
   c.receive = "";
   for (const std::string& r : split(d.receives))
@@ -142,6 +146,45 @@ TEST_P(EveryAdapter, SeveralReadersInOneProcess) {
   }
   pub->close();
   for (auto& s : subs) s->close();
+}
+
+// A publisher that serves two subscribers is not matched while only one is
+// there (its first samples would reach one reader and not the other), and is
+// once the second comes.
+TEST_P(EveryAdapter, APublisherWaitsForEverySubscriber) {
+  const Description& d = make_adapter(GetParam())->description();
+  if (d.max_subscribers == 1) GTEST_SKIP() << "its publisher serves one subscriber";
+  if (d.max_readers_per_process == 1) GTEST_SKIP() << "one reader per process: " << d.readers_note;
+  AdapterConfig c;
+  c.size = 256;
+  c.run_id = next_run_id(), c.fan_out = 2;
+  c.role = Role::sub;
+  for (const std::string& r : split(d.receives))
+    if (r != "listener") c.receive = r;
+  auto first = make_adapter(GetParam()), second = make_adapter(GetParam());
+  ASSERT_EQ(first->open(c), Errc::ok) << first->last_error();
+  const uint16_t first_port = first->bound_port();
+  auto pub = make_adapter(GetParam());
+  AdapterConfig pc = c;
+  pc.role = Role::pub;
+  pc.subscribers = 2;
+  if (first_port != 0) {  // a port for the second, known to the publisher before the second is there
+    ASSERT_EQ(second->open(c), Errc::ok) << second->last_error();
+    pc.ports = {first_port, second->bound_port()};
+    pc.port = first_port;
+    second->close();  // there, but gone again: only the first is left
+    second = make_adapter(GetParam());
+  }
+  ASSERT_EQ(pub->open(pc), Errc::ok) << pub->last_error();
+  std::thread m1([&] { EXPECT_EQ(first->wait_matched(10'000'000'000), Errc::ok) << first->last_error(); });
+  EXPECT_EQ(pub->wait_matched(2'000'000'000), Errc::timeout) << "matched with one of two subscribers";
+  m1.join();
+  if (first_port != 0) c.port = pc.ports[1];
+  ASSERT_EQ(second->open(c), Errc::ok) << second->last_error();
+  std::thread m2([&] { EXPECT_EQ(second->wait_matched(10'000'000'000), Errc::ok) << second->last_error(); });
+  EXPECT_EQ(pub->wait_matched(10'000'000'000), Errc::ok) << pub->last_error();
+  m2.join();
+  for (auto* a : {&pub, &first, &second}) (*a)->close();
 }
 
 TEST_P(EveryAdapter, ListenerDeliversOnTheMiddlewaresThread) {
@@ -305,6 +348,43 @@ TEST(Iceoryx2, AReliableWriterToAStalledReaderGivesUp) {
   EXPECT_EQ(e, Errc::timeout) << p.pub->last_error();
   EXPECT_GE(took, std::chrono::milliseconds(90));
   EXPECT_LT(took, std::chrono::seconds(2));
+}
+
+// A reliable writer that keeps a one-sample buffer full and a reader asleep on
+// iceoryx2's event between samples (both on one core: the datagram wakes the
+// reader before the writer marks it sent): every sample wakes the reader, so
+// no send waits out its blocking time (after a lost wake-up every one does).
+TEST(Iceoryx2, AReaderWaitingForAnEventIsWokenByEverySample) {
+  AdapterConfig c;
+  c.reliability = "reliable";
+  c.history_depth = 1;
+  Pair p = open_pair("iceoryx2", 64, c);
+  constexpr int kSamples = 200000;
+  std::atomic<int> received{0};
+  cpu_set_t one, before;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  pthread_getaffinity_np(pthread_self(), sizeof before, &before);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  std::thread reader([&] {
+    const uint8_t* d = nullptr;
+    size_t n = 0;
+    for (Errc e = Errc::ok; received.load() >= 0 && received.load() < kSamples && (e == Errc::ok || e == Errc::timeout);)
+      if ((e = p.sub->recv(&d, &n, -1)) == Errc::ok) received.fetch_add(1);  // untimed: a sample or the wake below
+  });
+  const auto m = pattern(64, 2);
+  int sent = 0;
+  Errc e = Errc::ok;
+  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       sent < kSamples && std::chrono::steady_clock::now() < end && (e = p.pub->send(m.data(), m.size())) == Errc::ok;)
+    ++sent;
+  EXPECT_EQ(e, Errc::ok) << "send " << sent << " of " << kSamples << ": " << p.pub->last_error();
+  for (int i = 0; i < 100 && received.load() < sent; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(received.load(), sent);
+  received.store(-1'000'000'000);
+  p.sub->wake();
+  reader.join();
+  pthread_setaffinity_np(pthread_self(), sizeof before, &before);
 }
 #endif
 

@@ -150,6 +150,21 @@ def clean_leftovers(agent: str | None = None) -> Leftovers:
                      services.clean_stale())
 
 
+#: What runs an agent: the agent (and its companions) and its unit tests.
+AGENT_PROGRAMS = ("mwperf-agent", "mwperf_agent_tests")
+
+
+def _is_agent(pid_dir: Path) -> bool:
+    """A process running an agent, by its program's file name: its comm is no
+    guide (the agent names its main thread mwperf-main; a test binary's name is
+    cut to 15 characters)."""
+    try:
+        argv0 = (pid_dir / "cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return False
+    return os.path.basename(argv0).startswith(AGENT_PROGRAMS)
+
+
 def agent_clean_stale(agent: str | None, timeout: float = 30.0) -> list[str]:
     """``mwperf-agent cleanup``: what each built adapter removed, as ``mw: what``
     (nothing when there is no agent, or one that predates the command)."""
@@ -198,12 +213,8 @@ def clean_agent_tmp(tmp: Path = TMP_DIR, proc: Path = PROC_DIR) -> list[str]:
 
 def _an_agent_runs(proc: Path) -> bool:
     for entry in os.listdir(proc):
-        if entry.isdigit():
-            try:
-                if (proc / entry / "comm").read_text().startswith("mwperf-agent"):
-                    return True
-            except OSError:
-                continue
+        if entry.isdigit() and _is_agent(proc / entry):
+            return True
     return False
 
 

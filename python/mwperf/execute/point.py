@@ -105,7 +105,7 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
         argv += ["--latency-count", str(opts.latency_count)]
     if point.mode == "burst" and point.demand is not None:
         argv += ["--demand", str(point.demand), "--burst-gap-ns", str(opts.burst_gap_ns)]
-    if point.subscribers > 1 and role == "pub":
+    if point.subscribers > 1:  # the pub waits for them; a sub's middleware may size its stream by them
         argv += ["--subscribers", str(point.subscribers)]
     if role == "sub":
         if threaded(point):

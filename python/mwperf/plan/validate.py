@@ -81,7 +81,8 @@ def default_out(now: datetime | None = None) -> Path:
     return Path("results") / now.strftime("%Y%m%d-%H%M%S")
 
 
-def _middlewares(items: tuple[str, ...] | None, qos: QosOptions, adapters: Mapping[str, AdapterInfo]) -> tuple[str, ...]:
+def _middlewares(items: tuple[str, ...] | None, qos: QosOptions, adapters: Mapping[str, AdapterInfo],
+                 missing: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The chosen middlewares; without --mw, every adapter that honours the QoS options."""
     if items is None:
         mws = tuple(name for name in adapters if refusal(qos, adapters[name]) is None)
@@ -90,6 +91,8 @@ def _middlewares(items: tuple[str, ...] | None, qos: QosOptions, adapters: Mappi
     else:
         mws = _dedupe(items)
         for name in mws:
+            if name not in adapters and name in (missing or {}):
+                raise UsageError("--mw", name, f"not available: {missing[name]}")
             if name not in adapters:
                 raise UsageError("--mw", name, f"unknown middleware (available: {', '.join(adapters) or 'none'})")
     check_supported(qos, mws, adapters)
@@ -111,9 +114,10 @@ def _sizes(items: tuple[str, ...] | None, mws: tuple[str, ...], agent_info: Agen
         if value < agent_info.header_size:
             raise UsageError("--size", token, f"smaller than the {agent_info.header_size}-byte mwperf header")
         for name in mws:
-            limit = agent_info.adapters[name].max_size
+            limit, why = agent_info.adapters[name].max_size, agent_info.adapters[name].max_size_note
             if value > limit:
-                raise Unsupported("--size", token, f"{name} carries at most {limit} bytes per message", name)
+                raise Unsupported("--size", token, f"{name} carries at most {limit} bytes per message"
+                                  + (f" ({why})" if why else ""), name)
         sizes.append(value)
     return _dedupe(sizes)
 
@@ -327,7 +331,7 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
     adapters = agent_info.adapters
     # With --hosts, --nic names an interface of those hosts, not of this one.
     qos = parse_qos(agent_info, request.qos, net_dir=None if request.hosts is not None else NET_DIR)
-    mws = _middlewares(request.mws, qos, adapters)
+    mws = _middlewares(request.mws, qos, adapters, dict(agent_info.missing))
     modes = _modes(request.modes, agent_info)
     sizes = _sizes(request.sizes, mws, agent_info)
     rates = _rates(request.rates, modes, agent_info)

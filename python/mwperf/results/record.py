@@ -136,6 +136,23 @@ def _config(side: dict | None) -> dict | None:
     return config if isinstance(config, dict) else None
 
 
+def _versions(pub: dict | None, sub: dict | None) -> dict | None:
+    """Every middleware library a side ran on, with its version (the agent's ``versions``)."""
+    for side in (pub, sub):
+        versions = _get(side, "versions")
+        if isinstance(versions, dict):
+            return {str(k): str(v) for k, v in versions.items()}
+    return None
+
+
+def _data_path(pub: dict | None, sub: dict | None) -> dict | None:
+    """The data path each side's middleware reports it used (shared memory, loan, copy),
+    read after the measured phase; null where the middleware cannot tell."""
+    paths = {role: _get(side, "data_path") for role, side in (("pub", pub), ("sub", sub))}
+    paths = {role: path if isinstance(path, dict) else None for role, path in paths.items()}
+    return paths if any(paths.values()) else None
+
+
 def _mw_rss(side: dict | None) -> int | None:
     """Peak RSS minus RSS right before the middleware was opened (mwperf's own
     buffers are allocated and touched before that)."""
@@ -423,7 +440,8 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "mw_rss_kb": {"pub": _mw_rss(pub), "sub": _mw_rss(sub)},
         "own_kb": {"pub": _int(_get(pub, "own_kb")), "sub": _int(_get(sub, "own_kb"))},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
-        "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
+        "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config,
+                    "versions": _versions(pub, sub), "data_path": _data_path(pub, sub)},
         "link": outcome.link,
         "clock": _clock(clock, mode, latency, applied_ns, _get(pub, "clock") or _get(sub, "clock")),
         "samples_file": _samples_file(pub, sub, point),

@@ -123,7 +123,7 @@ def test_description_parsing_and_summary(fake_agent):
     assert info.header_size == 32 and info.modes == ("latency", "throughput", "rate", "burst")
     assert info.reliabilities == ("reliable", "best-effort") and info.clocks == ("monotonic", "realtime")
     assert info.limit("max_rate_hz", 0) == 1e9 and info.missing == ()
-    assert info.transports == ("udp", "tcp") and info.receives == ("listener", "waitset")
+    assert info.transports == ("udp", "tcp", "tcp-nagle") and info.receives == ("listener", "waitset")
     assert info.adapters["udp"].summary() == "reliability best-effort; transports udp"
     assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed; "
                                               "receive listener,waitset; transports udp")

@@ -105,11 +105,12 @@ def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
     assert os.listdir(tmp_path) == ["lttng-other"]
 
 
-def fake_proc(tmp_path, *comms: str):
+def fake_proc(tmp_path, *programs: str):
     proc = tmp_path / "proc"
-    for pid, comm in enumerate(comms, 100):
+    for pid, program in enumerate(programs, 100):
         (proc / str(pid)).mkdir(parents=True)
-        (proc / str(pid) / "comm").write_text(comm + "\n")
+        (proc / str(pid) / "comm").write_text("mwperf-main\n" if program.endswith("mwperf-agent") else program + "\n")
+        (proc / str(pid) / "cmdline").write_bytes(program.encode() + b"\0run\0")
     proc.mkdir(exist_ok=True)
     return proc
 
@@ -150,3 +151,21 @@ def test_the_agent_cleans_what_its_adapters_know(tmp_path):
     old = write_script(tmp_path / "old", "#!/bin/sh\necho \"unknown command '$1'\" >&2\nexit 2\n")
     assert cleanup.agent_clean_stale(str(old)) == []
     assert cleanup.agent_clean_stale(None) == [] and cleanup.agent_clean_stale(str(tmp_path / "missing")) == []
+
+
+@pytest.mark.parametrize("argv0, kept", [
+    ("/opt/mwperf/agent/build/mwperf-agent", True),        # its main thread is named mwperf-main
+    ("/opt/mwperf/agent/build/mwperf-agent-ros2", True),
+    ("agent/build/mwperf_agent_tests", True),               # the adapters' unit tests (comm cut to 15 chars)
+    ("/usr/bin/python3", False),
+])
+def test_iceoryx2_files_stay_while_an_agent_runs(tmp_path, argv0, kept):
+    from mwperf.execute.cleanup import clean_agent_tmp
+
+    root, proc = tmp_path / "mwperf-iceoryx2", tmp_path / "proc"
+    (root / "services").mkdir(parents=True)
+    (proc / "4242").mkdir(parents=True)
+    (proc / "4242" / "comm").write_text("mwperf-main\n")
+    (proc / "4242" / "cmdline").write_bytes(argv0.encode() + b"\0run\0--mw\0iceoryx2\0")
+    removed = clean_agent_tmp(tmp_path, proc)
+    assert root.exists() == kept and (removed == []) == kept

@@ -74,7 +74,8 @@ def test_latency_mode():
     assert r["cpu_s"] == {"pub": {"user": 0.25, "sys": 0.5}, "sub": {"user": 0.25, "sys": 0.5}}
     assert r["rss_kb"] == {"pub": 5000, "sub": 5000}
     assert r["transport"] == "udp" and r["reliability"] == "best-effort"
-    assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None}
+    assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None,
+                            "versions": None, "data_path": None}
     assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "receive": None, "congestion": None}
     assert r["mw_rss_kb"] == {"pub": None, "sub": None}  # no rss_before_open_kb from this agent
     assert r["send_lag_us"] is None
@@ -203,7 +204,8 @@ def test_failed_dds_point_records_the_request():
     assert (r["transport"], r["reliability"]) == ("shm", "best-effort")  # requested
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
                         "async": True, "receive": "listener", "congestion": None}
-    assert r["adapter"] == {"name": "fastdds", "version": "2.9.1", "config": None, "sub_config": None}
+    assert r["adapter"] == {"name": "fastdds", "version": "2.9.1", "config": None, "sub_config": None,
+                            "versions": None, "data_path": None}
     point = TestPoint(0, "fastdds", "latency", 1024)
     r = dds_merge(None, None, point, QosOptions(), error="boom")
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
@@ -367,3 +369,17 @@ def test_a_point_with_one_subscriber_says_processes():
               side("sub", mode="latency", received=10, lost=0))
     validate_record(r)
     assert r["subscribers_as"] == "processes" and r["per_subscriber"] is None and r["fanout"] is None
+
+
+def test_the_middlewares_versions_and_each_sides_data_path_are_recorded():
+    """What the agents read from the middleware after the measured phase: the
+    versions of every library in use, and which path each side's samples took."""
+    pub = side("pub", sent=100, versions={"rcl": "9.2.8", "rmw_fastrtps_cpp": "8.4.3", "fastdds": "2.14.5"},
+               data_path={"send": "shm", "receive": "copy", "sent": 100, "sent_shm": 100, "received": 0})
+    sub = side("sub", received=100, lost=0, data_path={"send": "none", "receive": "shm", "received": 100,
+                                                       "received_shm": 100})
+    r = merge("throughput", pub, sub)
+    validate_record(r)
+    assert r["adapter"]["versions"] == {"rcl": "9.2.8", "rmw_fastrtps_cpp": "8.4.3", "fastdds": "2.14.5"}
+    assert r["adapter"]["data_path"]["pub"]["send"] == "shm"
+    assert r["adapter"]["data_path"]["sub"]["receive"] == "shm"
