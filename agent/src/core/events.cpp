@@ -36,7 +36,8 @@ std::string stats_json(const Summary& s) {
     o.real("mean", s.mean).real("std", s.std).num("min", s.min).num("max", s.max);
   }
   const std::pair<const char*, const Pct*> pcts[] = {
-      {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99}, {"p9999", &s.p9999}, {"p999999", &s.p999999}};
+      {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99}, {"p999", &s.p999}, {"p9999", &s.p9999},
+      {"p999999", &s.p999999}};
   for (const auto& [name, p] : pcts) {
     if (p->ok) o.num(name, p->v); else o.null(name);
   }
@@ -44,7 +45,14 @@ std::string stats_json(const Summary& s) {
   auto ci = [](const Interval& i) {
     return i.valid ? "[" + std::to_string(i.lo) + "," + std::to_string(i.hi) + "]" : std::string("null");
   };
-  o.raw("p50_ci", ci(s.p50_ci)).raw("p99_ci", ci(s.p99_ci));
+  const std::pair<const char*, const Interval*> cis[] = {
+      {"p50_ci", &s.p50_ci}, {"p99_ci", &s.p99_ci}, {"p999_ci", &s.p999_ci}};
+  JsonObject why;  // why an interval is null
+  for (const auto& [name, i] : cis) {
+    o.raw(name, ci(*i));
+    if (!i->valid && i->why) why.str(name, i->why);
+  }
+  o.raw("ci_null", why.done()).str("ci_method", "woodruff-batch-means");
   o.real("ci_confidence", s.ci_confidence).unum("ci_batches", s.ci_batches);
   return o.done();
 }

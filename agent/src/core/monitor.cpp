@@ -31,10 +31,10 @@ void Monitor::run() {
     if (precision_ > 0 && !converged() && t - t0_ >= kMinNs && t - last_look_ >= kLookNs &&
         batches_.count() >= Batches::kMinBatches) {
       last_look_ = t;
-      const Summary now = s_.summarize();
+      const uint64_t n = s_.count();
       Interval a, b;
-      const bool done = batches_.converged(now, precision_, confidence_, ++looks_, &a, &b);
-      last_ = Convergence{t - t0_, now.count, batches_.count(), looks_, a, b};
+      const bool done = batches_.converged(s_, precision_, confidence_, ++looks_, &a, &b);
+      last_ = Convergence{t - t0_, n, batches_.count(), looks_, a, b};
       if (done) {
         converged_.store(true, std::memory_order_relaxed);
         if (on_converged_) on_converged_(last_.after_ns);
@@ -50,12 +50,15 @@ void Monitor::stop() {
     quit_ = true;
   }
   cv_.notify_one();
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    thread_.join();
+    batches_.close(s_);  // what arrived since the last batch
+  }
 }
 
 Summary Monitor::summary() const {
   Summary s = s_.summarize();
-  batches_.fill(&s, confidence_);
+  batches_.fill(&s, s_, confidence_);
   return s;
 }
 

@@ -1,6 +1,6 @@
 // The measurement's bookkeeping thread: every kTickNs it closes a batch of
-// the headline statistic when one is full (core/batches.h: at least 1000
-// samples), so a short point still has tens of batches; every kLookNs, with
+// the headline statistic when one is full (core/batches.h: at least 100
+// samples, doubling as batches merge), so a short point still has tens of batches; every kLookNs, with
 // --precision, it decides the adaptive stop. The measuring thread only polls converged() (one relaxed
 // load); nothing of this runs on the send/receive/echo path.
 #pragma once
