@@ -76,6 +76,14 @@ BatchMean batch_mean(const std::vector<double>& c, const std::vector<double>& s)
   return m;
 }
 
+void proportion_bounds(double x, double neff, double df, double confidence, double* lo, double* hi) {
+  const double alpha = 1 - confidence;
+  const double z = normal_quantile(1 - alpha / 2), t = student_t_quantile(1 - alpha / 2, df);
+  const double n = neff * (z / t) * (z / t), k = n * x;
+  *lo = k <= 0 ? 0 : beta_quantile(alpha / 2, k, n - k + 1);
+  *hi = k >= n ? 1 : beta_quantile(1 - alpha / 2, k + 1, n - k);
+}
+
 Batches::Batches(uint64_t min_batch)
     : min_batch_(std::max<uint64_t>(min_batch, 1)), prev_(coarse(2 * LatencyStats::kBuckets - 1) + 1, 0),
       pool_(kPool, Entry{0, 0}), scratch_(2 * prev_.size(), Entry{0, 0}), begin_{0} {
@@ -185,17 +193,14 @@ Interval Batches::interval(const LatencyStats& s, uint64_t ppm, double confidenc
       df = partner.df;
     }
   }
-  // Korn & Graubard: the effective sample size of a Clopper-Pearson interval
-  // shrinks by (z / t)^2 for a variance with df degrees of freedom.
   const double alpha = 1 - confidence, p = double(ppm) / 1e6;
   const double z = normal_quantile(1 - alpha / 2), t = student_t_quantile(1 - alpha / 2, df);
-  neff *= (z / t) * (z / t);
-  if (neff * (1 - p) < 1 || neff * p < 1) {
+  if (neff * (z / t) * (z / t) * (1 - p) < 1 || neff * (z / t) * (z / t) * p < 1) {
     out.why = "fewer than one independent sample beyond it";
     return out;
   }
-  const double x = neff * p;
-  const double p_lo = beta_quantile(alpha / 2, x, neff - x + 1), p_hi = beta_quantile(1 - alpha / 2, x + 1, neff - x);
+  double p_lo = 0, p_hi = 1;
+  proportion_bounds(p, neff, df, confidence, &p_lo, &p_hi);
   const double n = double(s.count());
   const uint64_t r_lo = uint64_t(std::ceil(n * p_lo)), r_hi = uint64_t(std::ceil(n * p_hi));
   if (r_lo <= 1 || r_hi >= s.count()) {
@@ -216,18 +221,66 @@ void Batches::fill(Summary* sum, const LatencyStats& s, double confidence) const
   for (const auto& [ci, ppm] : want) *ci = interval(s, ppm, confidence);
 }
 
-bool Batches::converged(const LatencyStats& s, double precision, double confidence, uint32_t look, Interval* p50,
-                        Interval* p99) const {
-  const double pi2 = 9.869604401089358;
-  const double spent = (1 - confidence) * 6 / (pi2 * double(look) * double(look)) / 2;  // per quantile
-  *p50 = interval(s, 500000, 1 - spent);
-  *p99 = interval(s, 990000, 1 - spent);
-  auto within = [&s, precision](const Interval& i, uint64_t ppm) {
-    const Pct est = s.percentile_ppm(ppm);
-    const double margin = precision * std::fabs(double(est.v));
-    return i.valid && est.ok && double(est.v - i.lo) <= margin && double(i.hi - est.v) <= margin;
+FlowBatches::FlowBatches() {
+  for (auto* v : {&received_, &ns_, &lost_, &expected_}) v->reserve(Batches::kMaxBatches);
+}
+
+void FlowBatches::observe(int64_t t_ns, uint64_t received, uint64_t expected) {
+  if (t_ >= 0 && t_ns > t_) {
+    received_.push_back(double(received - r_));
+    ns_.push_back(double(t_ns - t_));
+    lost_.push_back(double(int64_t(expected - received) - int64_t(e_ - r_)));  // gaps filled late: negative
+    expected_.push_back(double(expected - e_));
+    if (count() >= Batches::kMaxBatches) {
+      for (auto* v : {&received_, &ns_, &lost_, &expected_}) {
+        for (size_t i = 0; i < v->size(); i += 2) (*v)[i / 2] = (*v)[i] + (i + 1 < v->size() ? (*v)[i + 1] : 0);
+        v->resize((v->size() + 1) / 2);
+      }
+    }
+  }
+  t_ = t_ns;
+  r_ = received;
+  e_ = expected;
+}
+
+Range FlowBatches::rate(double confidence) const {
+  Range r;
+  const BatchMean m = batch_mean(received_, ns_);
+  r.est = m.ratio * 1e9;
+  if (m.why) {
+    r.why = m.why;
+    return r;
+  }
+  const double half = student_t_quantile(1 - (1 - confidence) / 2, m.df) * m.se * 1e9;
+  r.lo = std::max(0.0, r.est - half);
+  r.hi = r.est + half;
+  r.valid = true;
+  return r;
+}
+
+Range FlowBatches::loss(double confidence) const {
+  Range r;
+  const BatchMean m = batch_mean(lost_, expected_);
+  r.est = std::clamp(m.ratio, 0.0, 1.0);
+  if (m.why) {
+    r.why = m.why;
+    return r;
+  }
+  double total = 0;
+  for (double e : expected_) total += e;
+  const double v = r.est * (1 - r.est);
+  const double neff = v > 0 && m.se > 0 ? std::min(total, v / (m.se * m.se)) : total;
+  proportion_bounds(r.est, neff, m.df, confidence, &r.lo, &r.hi);
+  r.valid = total > 0;
+  if (!r.valid) r.why = "nothing expected yet";
+  return r;
+}
+
+double spent_alpha(double confidence, int64_t from_ns, int64_t to_ns, int64_t max_ns, int quantities) {
+  auto by = [max_ns](int64_t t) {
+    return std::log(1 + (std::exp(1.0) - 1) * std::clamp(double(t) / double(std::max<int64_t>(max_ns, 1)), 0.0, 1.0));
   };
-  return within(*p50, 500000) && within(*p99, 990000);
+  return (1 - confidence) * (by(to_ns) - by(from_ns)) / quantities;
 }
 
 }  // namespace mwperf

@@ -31,9 +31,8 @@
 // batches, the remaining correlation too long for the run, fewer than one
 // independent sample beyond the quantile, or a bound beyond the samples.
 //
-// The stop rule looks every tick; look j spends alpha * 6/(pi^2 j^2) of the
-// error budget (the sum over all looks is alpha), split over the quantities
-// it watches, so stopping at the first look that passes keeps the stated
+// The stop rule (core/monitor.h) spends the error over its looks
+// (spent_alpha), so stopping at the first look that passes keeps the stated
 // confidence. All of this runs on the monitor thread, never on the
 // measurement path; the batches' memory is allocated at construction.
 #pragma once
@@ -54,6 +53,42 @@ struct BatchMean {
   const char* why = nullptr;  // set when there is no estimate
 };
 BatchMean batch_mean(const std::vector<double>& c, const std::vector<double>& s);
+
+// The Clopper-Pearson bounds of a proportion x seen in an effective sample of
+// neff, whose variance has df degrees of freedom (Korn & Graubard: neff
+// shrinks by (z / t)^2).
+void proportion_bounds(double x, double neff, double df, double confidence, double* lo, double* hi);
+
+// What a look of a stop rule watching `quantities` figures may spend of
+// alpha = 1 - confidence on each, looking at to_ns into a measurement of at
+// most max_ns whose previous look was at from_ns: Lan & DeMets' Pocock-type
+// spending, alpha ln(1 + (e - 1) t / max) by time t, all of it by the
+// maximum; so all the looks together keep the confidence.
+double spent_alpha(double confidence, int64_t from_ns, int64_t to_ns, int64_t max_ns, int quantities);
+
+// An estimate and its interval (the flow's rate and loss).
+struct Range {
+  double est = 0, lo = 0, hi = 0;
+  bool valid = false;
+  const char* why = nullptr;
+};
+
+// The received rate (samples/s) and the loss of a flow, from what had
+// arrived at each tick: a batch per tick (merged pairwise at kMaxBatches).
+class FlowBatches {
+ public:
+  FlowBatches();
+  // received: unique samples so far; expected: samples the newest one says were sent.
+  void observe(int64_t t_ns, uint64_t received, uint64_t expected);
+  uint32_t count() const { return uint32_t(ns_.size()); }
+  Range rate(double confidence) const;
+  Range loss(double confidence) const;
+
+ private:
+  std::vector<double> received_, ns_, lost_, expected_;  // per batch
+  int64_t t_ = -1;
+  uint64_t r_ = 0, e_ = 0;
+};
 
 class Batches {
  public:
@@ -79,11 +114,6 @@ class Batches {
   // Adds the intervals of p50, p99 and p99.9 (at `confidence`) to sum.
   void fill(Summary* sum, const LatencyStats& s, double confidence) const;
 
-  // The stop rule at look `look` (1, 2, ...): p50 and p99 both known to
-  // within `precision` of their estimates (each interval inside [est (1 -
-  // precision), est (1 + precision)]) at the look's share of 1 - confidence.
-  bool converged(const LatencyStats& s, double precision, double confidence, uint32_t look, Interval* p50,
-                 Interval* p99) const;
 
  private:
   struct Entry {

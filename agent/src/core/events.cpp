@@ -60,11 +60,27 @@ std::string stats_json(const Summary& s) {
 std::string convergence_json(const Convergence& c, int64_t divisor) {
   if (c.after_ns < 0) return "null";
   auto ci = [divisor](const Interval& i) {
-    return "[" + std::to_string(i.lo / divisor) + "," + std::to_string(i.hi / divisor) + "]";
+    return i.valid ? "[" + std::to_string(i.lo / divisor) + "," + std::to_string(i.hi / divisor) + "]"
+                   : std::string("null");
   };
-  JsonObject o;
+  JsonObject o, why;
   o.num("after_ns", c.after_ns).unum("count", c.count).unum("batches", c.batches).unum("look", c.look);
   o.raw("p50_ci", ci(c.p50)).raw("p99_ci", ci(c.p99));
+  if (c.flow) {  // the estimates, and their intervals where they have one
+    for (const auto& [name, r] : {std::pair<const char*, const Range&>{"rate", c.rate}, {"loss", c.loss}}) {
+      JsonObject v;
+      v.real("est", r.est);
+      if (r.valid) v.real("lo", r.lo).real("hi", r.hi); else v.null("lo").null("hi");
+      o.raw(name, v.done());
+    }
+  }
+  o.num("needed_ns", c.needed_ns);
+  const std::pair<const char*, const char*> whys[] = {
+      {"batches", c.why}, {"p50_ci", c.flow ? nullptr : c.p50.why}, {"p99_ci", c.flow ? nullptr : c.p99.why},
+      {"rate", c.flow ? c.rate.why : nullptr}, {"loss", c.flow ? c.loss.why : nullptr}};
+  for (const auto& [name, reason] : whys)
+    if (reason) why.str(name, reason);
+  o.raw("why", why.done());
   return o.done();
 }
 
