@@ -422,7 +422,7 @@ class Publisher final : public Session {
       j.null("scheduled").null("unsent");
       j.real("achieved_hz", elapsed > 0 ? double(sent_) * 1e9 / double(elapsed) : 0.0);
     }
-    j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
+    j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_).num("ping_timeout_ns", o_.ping_timeout_ns);
     j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("send_timeouts", send_timeouts_);
     j.unum("foreign", foreign_);
     j.num("discovery_ns", discovery_ns).boolean("stopped_early", stop_.requested());
