@@ -188,7 +188,11 @@ Interval Batches::interval(const LatencyStats& s, uint64_t ppm, double confidenc
   for (uint64_t less = 1000000 - 10 * (1000000 - ppm); ppm >= 990000 && less >= 900000;
        less = 1000000 - 10 * (1000000 - less)) {
     const BatchMean partner = cdf_at(s, less);
-    if (!partner.why && effective(partner) < neff) {
+    if (partner.why) {  // what a less extreme quantile cannot support, a more extreme one cannot either
+      out.why = partner.why;
+      return out;
+    }
+    if (effective(partner) < neff) {
       neff = effective(partner);
       df = partner.df;
     }

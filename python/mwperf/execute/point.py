@@ -289,8 +289,9 @@ def _ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
-    """Rate mode's adaptive stop: the subscriber owns the one-way latency and
-    says `converged`; the publisher is told to stop."""
+    """The adaptive stop of rate and throughput mode: the subscriber owns what
+    it watches (the one-way latency; the received rate and loss) and says
+    `converged`; the publisher is told to stop."""
     relayed = False
 
     def tick() -> None:
@@ -350,7 +351,8 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
             _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
         _tell(pub, "go", close=False)
         outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
-                              tick=_relay_converged(sub, pub) if opts.precision and point.mode == "rate" else None)
+                              tick=_relay_converged(sub, pub) if opts.precision and point.mode in ("rate", "throughput")
+                              else None)
         _check_exit(pub, timeouts.after_result + slack)
 
         sent = outcome.pub.get("sent")
