@@ -340,6 +340,28 @@ TEST(Tcp, PeerCloseIsReported) {
 }
 #endif
 
+#ifdef MWPERF_WITH_FASTDDS
+// 4 294 968 instances of keep-last 1000: their product (2^32 + 704 samples)
+// is no int32; computed as one it wrapped to 704, fewer than one instance's
+// history, and the writer held at most 704 samples. As the writer has it now:
+// no limit (and 10 x 10 stays 100).
+TEST(FastDds, ManyInstancesOfADeepHistoryHaveNoWrappedLimit) {
+  AdapterConfig c;
+  c.instances = 10;
+  c.history_depth = 10;
+  EXPECT_NE(open_pair("fastdds", 64, c).pub->effective_config().find("\"max_samples\":100,"), std::string::npos);
+  c.instances = 4'294'968;
+  c.history_depth = 1000;
+  Pair p = open_pair("fastdds", 64, c);
+  EXPECT_NE(p.pub->effective_config().find("\"max_samples\":-1,"), std::string::npos) << p.pub->effective_config();
+  const auto m = pattern(64, 5);
+  ASSERT_EQ(p.pub->send(m.data(), m.size()), Errc::ok) << p.pub->last_error();
+  std::vector<uint8_t> got;
+  ASSERT_EQ(recv_one(*p.sub, &got), Errc::ok) << p.sub->last_error();
+  EXPECT_EQ(got, m);
+}
+#endif
+
 #ifdef MWPERF_WITH_ICEORYX2
 // A reliable writer whose reader stopped taking: iceoryx2 retries a full
 // buffer, but gives up after its blocking time (a send timeout, as DDS's
