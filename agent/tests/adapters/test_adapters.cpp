@@ -331,6 +331,22 @@ TEST(Tcp, OversizedMessageIsSkippedAndTheStreamGoesOn) {
   EXPECT_EQ(std::vector<uint8_t>(d, d + n), small);
 }
 
+// The reader stops reading: a 16 MiB message goes in part, then stalls. It
+// is given up within 1 s (the controller waits 2 s for a blocked send, not
+// the 10 s it once took), and the broken stream fails every later send at once.
+TEST(Tcp, AMessageStalledHalfWayIsGivenUpWithinTheControllersDeadline) {
+  Pair p = open_pair("tcp", 16u << 20);
+  const auto big = pattern(16u << 20, 7);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.pub->send(big.data(), big.size()), Errc::io);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(took, std::chrono::milliseconds(900));
+  EXPECT_LT(took, std::chrono::milliseconds(2000));
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.pub->send(big.data(), 64), Errc::io) << p.pub->last_error();
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(50));
+}
+
 TEST(Tcp, PeerCloseIsReported) {
   Pair p = open_pair("tcp", 64);
   p.pub->close();
