@@ -107,6 +107,10 @@ class Batches {
 
   uint32_t count() const { return uint32_t(sizes_.size()); }
   uint64_t batch_size() const { return min_batch_; }
+  // What its batches hold, allocated (and touched) at construction.
+  size_t memory_bytes() const {
+    return (pool_.capacity() + scratch_.capacity()) * sizeof(Entry) + prev_.capacity() * sizeof(uint64_t);
+  }
 
   // The interval of the quantile `ppm` (500000 = p50) of s at `confidence`;
   // invalid, with `why`, where the data cannot support one.

@@ -87,6 +87,7 @@ class Monitor {
   void stop();
   bool converged() const { return converged_.load(std::memory_order_relaxed); }
   const Batches& batches() const { return batches_; }
+  size_t memory_bytes() const { return sizeof(*this) + batches_.memory_bytes(); }
   // Where the stop was reached (its look), or after_ns -1.
   const Convergence& at() const {
     static const Convergence none;

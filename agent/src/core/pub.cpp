@@ -51,7 +51,7 @@ class Publisher final : public Session {
 
   ~Publisher() override { stop_threads(); }
 
-  size_t own_bytes() const override { return tx_.size() + rtt_.memory_bytes() + lag_.memory_bytes(); }
+  size_t own_bytes() const override { return tx_.size() + rtt_.memory_bytes() + lag_.memory_bytes() + monitor_.memory_bytes(); }
 
   // The core's handler of everything that comes back (pongs).
   void on_message(const uint8_t* data, size_t len) {

@@ -51,7 +51,8 @@ class Subscriber final : public Session {
   }
 
   size_t own_bytes() const override {
-    return echo_.size() + oneway_.memory_bytes() + (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
+    return echo_.size() + oneway_.memory_bytes() + monitor_.memory_bytes() +
+           (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
   }
 
   // The receive path.

@@ -440,7 +440,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "point_key": planned.key,
         "samples": opts.samples or None,
         "elapsed_s": _elapsed_s(pub),
-        "adaptive": _adaptive(opts.precision, opts.confidence, pub, sub),
+        "adaptive": _adaptive(opts.precision, opts.confidence, pub, sub, mode),
         "status": "ok" if error is None else "failed",
         "error": error,
     }
@@ -495,8 +495,8 @@ def _look(pub: dict | None, sub: dict | None, key: str) -> dict | None:
     return out
 
 
-def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | None) -> dict | None:
-    """Adaptive duration: the precision asked for, and when (if) p50 and p99 reached it."""
+def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | None, mode: str) -> dict | None:
+    """Adaptive duration: the precision asked for, and when (if) what the point watches reached it."""
     if not precision:
         return None
     after = [v for v in (_get(pub, "converged_after_ns"), _get(sub, "converged_after_ns"))
@@ -514,7 +514,8 @@ def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | N
         "last_look": last,
         # not reached: how long it would need, extrapolated from its last look; or why that is not known
         "needed_s": None if reached or last is None else last["needed_s"],
-        "needed_note": None if reached else "no look: too few samples" if last is None else
+        "needed_note": None if reached else "burst mode runs its duration (no stop cuts a burst pattern)"
+        if mode == "burst" else "no look: too few samples" if last is None else
         "; ".join(f"{k}: {v}" for k, v in last["why"].items()) or None,
         # the publisher ended before the maximum duration: told to stop (rate
         # mode, on the subscriber's word) or converged itself (latency, throughput)
