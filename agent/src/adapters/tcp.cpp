@@ -30,7 +30,11 @@ constexpr size_t kReadBuf = 256u << 10;
 constexpr size_t kDirect = 64u << 10;  // read bodies this large straight into the message buffer
 constexpr int kWantBuffer = 4 << 20;
 constexpr int kSendTimeoutMs = 100;  // as a DDS writer's default max_blocking_time
-constexpr int kMaxStalls = 100;      // send timeouts in a row within one message: 10 s
+// A message begun must be finished within this (the controller allows a send
+// 2 s past the measured phase: Timeouts.blocked); if not, the stream is
+// broken (a message cut in two breaks the framing): this send and every
+// later one fail, and the point fails with the reason.
+constexpr int64_t kMidMessageNs = 1'000'000'000;
 constexpr uint32_t kHelloMagic = 0x5450574Du;  // "MWPT" in memory (little-endian): the publisher's hello
 constexpr int kHelloWaitMs = 1000;
 
@@ -145,7 +149,8 @@ class TcpAdapter final : public Adapter {
     m.msg_iovlen = 2;
     const size_t total = sizeof n32 + len;
     size_t left = total;
-    int stalls = 0;
+    if (broken_) return fail(Errc::io, "tcp: the stream broke in the middle of a message (the peer stopped reading)");
+    int64_t finish_by = 0;
     while (left > 0) {
       const ssize_t w = sendmsg(fd_, &m, MSG_NOSIGNAL);
       if (w < 0) {
@@ -153,10 +158,12 @@ class TcpAdapter final : public Adapter {
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
           // Nothing of this message went within the send timeout: not sent (as a
           // DDS writer's max_blocking_time). Once part of it is in the stream,
-          // the rest must follow, or the framing breaks.
+          // the rest must follow within kMidMessageNs, or the framing breaks.
           if (left == total) return fail(Errc::timeout, "tcp: the send buffer stayed full for 100 ms");
-          if (++stalls < kMaxStalls) continue;
-          return fail(Errc::io, "tcp: the peer stopped reading in the middle of a message");
+          if (finish_by == 0) finish_by = now_ns() + kMidMessageNs;
+          if (now_ns() < finish_by) continue;
+          broken_ = true;
+          return fail(Errc::io, "tcp: the peer stopped reading in the middle of a message (1 s): the stream is broken");
         }
         if (errno == EPIPE || errno == ECONNRESET) return fail(Errc::closed, "tcp: peer closed");
         return fail(Errc::io, errno_text("tcp send"));
@@ -294,7 +301,7 @@ class TcpAdapter final : public Adapter {
   RecvTimeout timeout_;
   std::vector<uint8_t> rbuf_, msg_;
   size_t rstart_ = 0, rend_ = 0;
-  bool have_len_ = false, discard_ = false;
+  bool have_len_ = false, discard_ = false, broken_ = false;
   size_t body_len_ = 0, body_got_ = 0;
 };
 

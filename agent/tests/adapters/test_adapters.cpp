@@ -313,12 +313,50 @@ TEST(Tcp, OversizedMessageIsSkippedAndTheStreamGoesOn) {
   EXPECT_EQ(std::vector<uint8_t>(d, d + n), small);
 }
 
+// The reader stops reading: a 16 MiB message goes in part, then stalls. It
+// is given up within 1 s (the controller waits 2 s for a blocked send, not
+// the 10 s it once took), and the broken stream fails every later send at once.
+TEST(Tcp, AMessageStalledHalfWayIsGivenUpWithinTheControllersDeadline) {
+  Pair p = open_pair("tcp", 16u << 20);
+  const auto big = pattern(16u << 20, 7);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.pub->send(big.data(), big.size()), Errc::io);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(took, std::chrono::milliseconds(900));
+  EXPECT_LT(took, std::chrono::milliseconds(2000));
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.pub->send(big.data(), 64), Errc::io) << p.pub->last_error();
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(50));
+}
+
 TEST(Tcp, PeerCloseIsReported) {
   Pair p = open_pair("tcp", 64);
   p.pub->close();
   const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.sub->recv(&d, &n, 2'000'000'000), Errc::closed);
+}
+#endif
+
+#ifdef MWPERF_WITH_FASTDDS
+// 4 294 968 instances of keep-last 1000: their product (2^32 + 704 samples)
+// is no int32; computed as one it wrapped to 704, fewer than one instance's
+// history, and the writer held at most 704 samples. As the writer has it now:
+// no limit (and 10 x 10 stays 100).
+TEST(FastDds, ManyInstancesOfADeepHistoryHaveNoWrappedLimit) {
+  AdapterConfig c;
+  c.instances = 10;
+  c.history_depth = 10;
+  EXPECT_NE(open_pair("fastdds", 64, c).pub->effective_config().find("\"max_samples\":100,"), std::string::npos);
+  c.instances = 4'294'968;
+  c.history_depth = 1000;
+  Pair p = open_pair("fastdds", 64, c);
+  EXPECT_NE(p.pub->effective_config().find("\"max_samples\":-1,"), std::string::npos) << p.pub->effective_config();
+  const auto m = pattern(64, 5);
+  ASSERT_EQ(p.pub->send(m.data(), m.size()), Errc::ok) << p.pub->last_error();
+  std::vector<uint8_t> got;
+  ASSERT_EQ(recv_one(*p.sub, &got), Errc::ok) << p.sub->last_error();
+  EXPECT_EQ(got, m);
 }
 #endif
 

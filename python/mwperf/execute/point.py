@@ -315,8 +315,9 @@ def _ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
-    """Rate mode's adaptive stop: the subscriber owns the one-way latency and
-    says `converged`; the publisher is told to stop."""
+    """The adaptive stop of rate and throughput mode: the subscriber owns what
+    it watches (the one-way latency; the received rate and loss) and says
+    `converged`; the publisher is told to stop."""
     relayed = False
 
     def tick() -> None:
@@ -395,7 +396,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         for each in subs:
             _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
         _tell(pub, "go", close=False)
-        ticks = [_relay_converged(sub, pub)] if opts.precision and point.mode == "rate" else []
+        ticks = [_relay_converged(sub, pub)] if opts.precision and point.mode in ("rate", "throughput") else []
         if point.mode == "burst":  # a burst still being written at the deadline is cut there
             ticks.append(_stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
         outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",

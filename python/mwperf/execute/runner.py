@@ -26,7 +26,7 @@ from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, ru
 from mwperf.execute.progress import Progress
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
-from mwperf.export.tables import Tables, point_summary
+from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
@@ -186,5 +186,13 @@ def adaptive_saving(records: list[dict]) -> str | None:
     used = sum(min(r["elapsed_s"], r["duration_s"]) for r in adaptive)
     converged = sum(1 for r in adaptive if r["adaptive"]["converged_after_s"] is not None)
     pct = 100.0 * (full - used) / full if full else 0.0
-    return (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "
+    line = (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "
             f"{used:.1f} s instead of {full:.1f} s at fixed duration (saved {full - used:.1f} s, {pct:.0f} %)")
+    short = [r for r in adaptive if r["adaptive"]["converged_after_s"] is None]
+    needs = sorted(r["adaptive"].get("needed_s") for r in short if r["adaptive"].get("needed_s") is not None)
+    if needs:  # what the others would need, from their own batches
+        line += (f"; the other {len(short)} would need ~{format_seconds(needs[len(needs) // 2])} (median of "
+                 f"{len(needs)}), up to {format_seconds(needs[-1])}")
+    if len(needs) < len(short):
+        line += f"; {len(short) - len(needs)} without an interval to extrapolate from (see adaptive.needed_note)"
+    return line

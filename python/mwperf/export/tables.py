@@ -47,6 +47,7 @@ _MODE_ORDER = {"latency": 0, "throughput": 1, "rate": 2, "burst": 3}
 class Row:
     cells: list[str]
     failure: str | None = None  # "FAILED: reason" rows keep only their leading cells
+    note: str | None = None  # said under the table (a latency censored at the ping timeout)
 
 
 @dataclass
@@ -215,7 +216,7 @@ def build_sections(records: Iterable[dict], anchors: Anchors | None = None) -> l
                     reason = " ".join(str(record.get("error") or "unknown error").split())
                     section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
                 else:
-                    section.rows.append(Row(cells))
+                    section.rows.append(Row(cells, note=censored(record)))
             sections.append(section)
     return sections
 
@@ -228,11 +229,25 @@ def floor_sections(floor: dict | None) -> list[Section]:
             for t in floor_tables(floor)]
 
 
+def censored(record: dict) -> str | None:
+    """What a latency measured with pings does not show: the pings whose pong
+    did not come back within the timeout (their round trips are not in it)."""
+    lost = record.get("ping_lost")
+    if not lost:
+        return None
+    late = record.get("late_pongs") or 0
+    return (f"{lost} ping(s) without a pong within {record.get('ping_timeout_s') or 1:g} s"
+            f"{f' ({late} came back later)' if late else ''}: the latency is censored there, those round trips "
+            "are not in it")
+
+
 def _render_text_section(section: Section) -> list[str]:
     """The title, the table (a failed row shows FAILED after its leading
     cells), then each failure's reason on a line of its own."""
     rows, reasons = [], []
     for row in section.rows:
+        if row.note:
+            reasons.append(f"  {' '.join(row.cells[:section_lead(section)])}: {row.note}")
         if row.failure is None:
             rows.append(row.cells)
         else:
@@ -240,6 +255,11 @@ def _render_text_section(section: Section) -> list[str]:
             rows.append(lead + ["FAILED"] + [""] * (len(row.cells) - len(lead) - 1))
             reasons.append(f"  {' '.join(lead)}: {row.failure}")
     return [f"== {section.title} ==", table_text(section.headers, rows, left=section.left).rstrip("\n"), *reasons]
+
+
+def section_lead(section: Section) -> int:
+    """The cells that name a row (size, and rate where it has one)."""
+    return 2 if section.mode in ("rate", "burst") else 1
 
 
 def render_text(sections: list[Section]) -> str:
@@ -264,7 +284,8 @@ def render_markdown(sections: list[Section]) -> str:
                 lead = [c for c in row.cells if c]
                 cells = lead + [_md_escape(row.failure)] + [""] * (len(row.cells) - len(lead) - 1)
             lines.append("| " + " | ".join(cells) + " |")
-        blocks.append("\n".join(lines))
+        notes = [f"* {' '.join(r.cells[:section_lead(section)])}: {_md_escape(r.note)}" for r in section.rows if r.note]
+        blocks.append("\n".join(lines + ([""] + notes if notes else [])))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
@@ -274,21 +295,49 @@ def render(records: Iterable[dict], fmt: str = "text") -> str:
 
 
 def point_summary(record: dict) -> str:
-    """The tail of a progress line: 'ok p50 4.1 us' or 'FAILED: reason'."""
+    """The tail of a progress line: 'ok p50 4.1 us' or 'FAILED: reason',
+    then what the adaptive stop found and pings lost to the timeout."""
     if record.get("status") != "ok":
         return printable(f"FAILED: {record.get('error') or 'unknown error'}")
     mode = record.get("mode")
-    if mode == "latency":
-        return f"ok p50 {_us(_stat(record, 'p50'))} us, p99 {_us(_stat(record, 'p99'))} us"
     loss = "-" if record.get("loss_rate") is None else f"{record['loss_rate'] * 100:.2f}%"
-    if mode == "throughput":
-        return (f"ok {_fixed(record.get('samples_per_s'), 0)} pkt/s, {_fixed(record.get('mbps'), 1)} Mbps,"
+    if mode == "latency":
+        text = f"ok p50 {_us(_stat(record, 'p50'))} us, p99 {_us(_stat(record, 'p99'))} us"
+    elif mode == "throughput":
+        text = (f"ok {_fixed(record.get('samples_per_s'), 0)} pkt/s, {_fixed(record.get('mbps'), 1)} Mbps,"
                 f" lost {loss}")
-    if mode == "burst":
-        return (f"ok {_fixed(record.get('samples_per_s'), 0)} samples/s, lost {loss}, rejected "
+    elif mode == "burst":
+        text = (f"ok {_fixed(record.get('samples_per_s'), 0)} samples/s, lost {loss}, rejected "
                 f"{_int(record.get('rejected'))}, latency p50 {_us(_stat(record, 'p50'))} us")
-    return (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
-            f" latency ave {_us(_stat(record, 'mean'))} us")
+    else:
+        text = (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
+                f" latency ave {_us(_stat(record, 'mean'))} us")
+    if record.get("ping_lost"):
+        text += f"; {record['ping_lost']} ping(s) beyond the {record.get('ping_timeout_s') or 1:g} s timeout (censored)"
+    return text + adaptive_note(record)
+
+
+def adaptive_note(record: dict) -> str:
+    """'; +-5% after 1.2 s', or, not reached: '; +-5% would need ~42 s' (or why unknown)."""
+    adaptive = record.get("adaptive") or {}
+    if not adaptive.get("precision"):
+        return ""
+    within = f"+-{adaptive['precision'] * 100:g}%"
+    if adaptive.get("converged_after_s") is not None:
+        return f"; {within} after {adaptive['converged_after_s']:.1f} s"
+    if adaptive.get("needed_s") is not None:
+        return f"; {within} not reached, would need ~{format_seconds(adaptive['needed_s'])}"
+    return f"; {within} not reached ({adaptive.get('needed_note') or 'no look'})"
+
+
+def format_seconds(seconds: float) -> str:
+    """42.3 -> '42 s', 3725 -> '1h02m', 0.4 -> '0.4 s'."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 600:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60}h{minutes % 60:02d}m" if minutes >= 60 else f"{minutes} min"
 
 
 class Tables(Exporter):

@@ -28,9 +28,12 @@ own buffers are allocated before that, and stated as ``own_kb``).
 Percentiles come from the agent's log-linear histogram over every sample
 (``relative_error`` 0.1 %); one that its sample count cannot support (p99
 under 100 samples, p99.9999 under 10^6) is null, never the maximum in
-disguise. ``p50_ci``/``p99_ci`` are batch-quantile intervals at
-``ci_confidence`` over ``ci_batches`` batches (they hold for correlated
-samples), null with fewer than 10 batches.
+disguise. ``p50_ci``/``p99_ci``/``p999_ci`` (``ci_method``, README's
+Statistics) keep ``ci_confidence`` for correlated samples, as the agent's
+seeded simulation shows, lie in [min, max], and are null where the data
+cannot support one (why: ``ci_null``); one launch's, they say nothing of the
+spread between launches. Pings without a pong within ``ping_timeout_s`` are
+lost (``ping_lost``, ``late_pongs``): round trips are censored there.
 
 Between two clocks (``clock``), the one-way figures have the estimated offset
 subtracted (by the subscriber, per sample) and carry the estimate's
@@ -54,9 +57,9 @@ __all__ = ["SCHEMA_VERSION", "STAT_FIELDS", "QOS_FIELDS", "PointOutcome", "stats
 
 SCHEMA_VERSION = 1
 STAT_FIELDS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
-_INTERVALS = ("p50_ci", "p99_ci")
+_INTERVALS = ("p50_ci", "p99_ci", "p999_ci")
 QOS_FIELDS = ("history", "durability", "instances", "async", "receive", "congestion")
-_NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
+_NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p999", "p9999", "p999999")
 
 
 @dataclass
@@ -101,6 +104,8 @@ def stats_us(stats: dict | None, shift_ns: int = 0) -> dict | None:
         out["relative_error"] = stats.get("relative_error")
         out["ci_confidence"] = stats.get("ci_confidence")
         out["ci_batches"] = _int(stats.get("ci_batches"))
+    if "ci_method" in stats:
+        out["ci_method"], out["ci_null"] = stats.get("ci_method"), stats.get("ci_null") or {}
     return out
 
 
@@ -343,6 +348,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
     mode = point.mode
 
     sent, received, lost, samples_per_s, latency, rtt = _delivery(mode, pub, sub)
+    pings = mode in ("latency", "throughput")
     # One-way figures across two clocks: the subscriber subtracted the
     # estimated offset; the raw ones are the same shifted back.
     applied_ns = int(_get(sub, "clock_offset_ns") or 0) if mode == "rate" else 0
@@ -420,6 +426,9 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "scheduled": scheduled,
         "unsent": _int(_get(pub, "unsent")) if mode == "rate" else None,
         "send_timeouts": _int(_get(pub, "send_timeouts")),
+        # pings without a pong within the timeout: lost, their round trip censored (not measured)
+        **{k: _int(_get(pub, k)) if pings else None for k in ("ping_lost", "late_pongs")},
+        "ping_timeout_s": _get(pub, "ping_timeout_ns") / 1e9 if pings and _get(pub, "ping_timeout_ns") else None,
         "rejected": _int(_get(sub, "rejected")),
         "demand": point.demand if mode == "burst" else None,
         "burst_gap_s": opts.burst_gap_ns / 1e9 if mode == "burst" else None,
@@ -449,7 +458,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "point_key": planned.key,
         "samples": opts.samples or None,
         "elapsed_s": _elapsed_s(pub),
-        "adaptive": _adaptive(opts.precision, opts.confidence, pub, sub),
+        "adaptive": _adaptive(opts.precision, opts.confidence, pub, sub, mode),
         "status": "ok" if error is None else "failed",
         "error": error,
     }
@@ -484,25 +493,33 @@ def _elapsed_s(pub: dict | None) -> float | None:
 
 
 def _look(pub: dict | None, sub: dict | None, key: str) -> dict | None:
-    """A look of the adaptive stop (from whichever side decides it), intervals in µs."""
+    """A look of the adaptive stop (from whichever side decides it): intervals
+    in µs (a throughput point's: its rate and loss), the time it would need."""
     look = next((c for c in (_get(pub, key), _get(sub, key)) if isinstance(c, dict)), None)
-    return None if look is None else {
+    if look is None:
+        return None
+    needed = look.get("needed_ns")
+    out = {
         "after_s": look["after_ns"] / 1e9 if isinstance(look.get("after_ns"), int) else None,
         "kept": _int(look.get("count")),
         "batches": _int(look.get("batches")),
         "look": _int(look.get("look")),
-        "p50_ci": [float(v) / 1000.0 for v in look.get("p50_ci", [])],
-        "p99_ci": [float(v) / 1000.0 for v in look.get("p99_ci", [])],
+        **{q: [float(v) / 1000.0 for v in look[q]] if isinstance(look.get(q), list) else None
+           for q in ("p50_ci", "p99_ci")},
+        "needed_s": needed / 1e9 if isinstance(needed, int) and needed >= 0 else None,
+        "why": look.get("why") or {},
     }
+    out.update({q: look[q] for q in ("rate", "loss") if isinstance(look.get(q), dict)})
+    return out
 
 
-def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | None) -> dict | None:
-    """Adaptive duration: the precision asked for, and when (if) p50 and p99 reached it."""
+def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | None, mode: str) -> dict | None:
+    """Adaptive duration: the precision asked for, and when (if) what the point watches reached it."""
     if not precision:
         return None
     after = [v for v in (_get(pub, "converged_after_ns"), _get(sub, "converged_after_ns"))
              if isinstance(v, (int, float)) and v >= 0]
-    reached = _look(pub, sub, "convergence")
+    reached, last = _look(pub, sub, "convergence"), _look(pub, sub, "last_look")
     return {
         "precision": precision,
         "confidence": float(confidence),
@@ -512,7 +529,12 @@ def _adaptive(precision: float, confidence: str, pub: dict | None, sub: dict | N
         "at_convergence": reached,
         # the last look the stop rule made (the converging one, if it converged): a point
         # that ran its full duration shows here how far its intervals were from the precision
-        "last_look": _look(pub, sub, "last_look"),
+        "last_look": last,
+        # not reached: how long it would need, extrapolated from its last look; or why that is not known
+        "needed_s": None if reached or last is None else last["needed_s"],
+        "needed_note": None if reached else "burst mode runs its duration (no stop cuts a burst pattern)"
+        if mode == "burst" else "no look: too few samples" if last is None else
+        "; ".join(f"{k}: {v}" for k, v in last["why"].items()) or None,
         # the publisher ended before the maximum duration: told to stop (rate
         # mode, on the subscriber's word) or converged itself (latency, throughput)
         "stopped_early": bool(_get(pub, "stopped_early")) or (_get(pub, "converged_after_ns") or -1) >= 0,
