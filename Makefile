@@ -19,6 +19,7 @@ setup: deps venv agent link
 deps:
 	@scripts/install-deps.sh
 	@scripts/install-ros2.sh
+	@scripts/install-connext.sh
 
 $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)

@@ -22,7 +22,7 @@ import sys
 
 from common import PLACEMENTS, built, median, mwperf
 
-ORDER = ("udp", "tcp", "cyclonedds", "fastdds", "iceoryx", "iceoryx2", "zenoh", "ros1", "ros2")
+ORDER = ("udp", "tcp", "cyclonedds", "fastdds", "connext", "iceoryx", "iceoryx2", "zenoh", "ros1", "ros2")
 
 
 def describe_waits() -> dict[str, tuple[str, ...]]:

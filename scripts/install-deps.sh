@@ -14,6 +14,7 @@ pkgs=(
   iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
   openssh-client openssh-server                               # --hosts over ssh, and its test
   chromium                                                    # the report's browser test; draws the SVG/PNG figure files (kaleido)
+  postgresql                                                  # the results store's tests start a throw-away server
 )
 
 missing=()

@@ -15,19 +15,19 @@ if(NOT EXISTS "${MWPERF_ROS2_PREFIX}/include/rcl/rcl/rcl.h")
 endif()
 file(GLOB ros2_includes LIST_DIRECTORIES true "${MWPERF_ROS2_PREFIX}/include/*")
 list(FILTER ros2_includes EXCLUDE REGEX "/python3")
-list(APPEND ros2_includes "${MWPERF_ROS2_PREFIX}/include")  # fastrtps/config.h: the wheel's, not Debian's
-set(ros2_libraries)
-foreach(lib rcl rmw rmw_fastrtps_cpp rcutils rosidl_runtime_c std_msgs__rosidl_generator_c std_msgs__rosidl_typesupport_c)
-  find_library(MWPERF_ROS2_LIB_${lib} NAMES ${lib} PATHS "${MWPERF_ROS2_PREFIX}/lib" NO_DEFAULT_PATH)
-  if(NOT MWPERF_ROS2_LIB_${lib})
-    mwperf_adapter_missing(ros2 "lib${lib}.so not found under ${MWPERF_ROS2_PREFIX}/lib")
-    return()
-  endif()
-  list(APPEND ros2_libraries ${MWPERF_ROS2_LIB_${lib}})
-endforeach()
+list(APPEND ros2_includes "${MWPERF_ROS2_PREFIX}/include")
+# No rmw implementation is linked here: rcl brings the one it loads (RMW_IMPLEMENTATION).
+mwperf_find_libraries(ros2 "${MWPERF_ROS2_PREFIX}/lib" ros2_libraries rcl rmw rcutils rosidl_runtime_c
+                      std_msgs__rosidl_generator_c std_msgs__rosidl_typesupport_c)
+if(NOT ros2_libraries)
+  return()
+endif()
 mwperf_adapter(ros2 src/adapters/ros2.cpp)
 target_include_directories(mwperf_adapter_ros2 SYSTEM PRIVATE ${ros2_includes})
 target_link_libraries(mwperf_adapter_ros2 PUBLIC ${ros2_libraries} ${CMAKE_DL_LIBS})
+get_filename_component(ros2_prefix_real "${MWPERF_ROS2_PREFIX}" REALPATH)
+# Where the ament index of the installed rmw implementations is (next to AMENT_PREFIX_PATH's).
+target_compile_definitions(mwperf_adapter_ros2 PRIVATE MWPERF_ROS2_PREFIX="${ros2_prefix_real}")
 
 # The companion agent: the wheels' own library folders on its DT_RPATH (their
 # RUNPATHs point elsewhere, and DT_RPATH also reaches the libraries rcutils

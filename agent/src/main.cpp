@@ -16,6 +16,7 @@
 
 #include "adapters/registry.h"
 #include "core/description.h"
+#include "core/floor.h"
 #include "core/options.h"
 #include "core/session.h"
 #include "util/clock.h"
@@ -46,16 +47,22 @@ int list_adapters() {
     }
     // In a companion agent: its own description of the adapter.
     const std::string path = companion_path(e->companion);
-    std::string found;
-    if (FILE* p = popen(("'" + path + "' list 2>/dev/null").c_str(), "r")) {
+    std::string found, said;  // its description, or its last words (e.g. rcl refusing an rmw)
+    if (FILE* p = popen(("'" + path + "' list 2>&1").c_str(), "r")) {
       char buf[8192];
       const std::string want = std::string("\"event\":\"adapter\",\"name\":\"") + e->name + "\"";
-      while (std::fgets(buf, sizeof buf, p))
-        if (std::strstr(buf, want.c_str())) found = std::string(buf).substr(0, std::strcspn(buf, "\n"));
+      while (std::fgets(buf, sizeof buf, p)) {
+        const std::string line = std::string(buf).substr(0, std::strcspn(buf, "\n"));
+        if (line.find(want) != std::string::npos) found = line;
+        else if (line.find_first_not_of(" \t") != std::string::npos && line[0] != '{') said = line;
+      }
       pclose(p);
     }
+    for (char& c : said)
+      if (c == ';') c = ',';  // the list's separator
     if (found.empty()) {
-      missing += std::string(missing.empty() ? "" : ";") + e->name + ": its agent " + path + " does not answer";
+      missing += std::string(missing.empty() ? "" : ";") + e->name + ": its agent " + path + " does not answer" +
+                 (said.empty() ? "" : ": " + said);
     } else {
       lines.push_back(found);
     }
@@ -66,12 +73,25 @@ int list_adapters() {
   return 0;
 }
 
+// What killed agents of the built-in adapters left, removed where stale: one
+// {"event":"cleaned","mw":NAME,"removed":[...]} line per adapter.
+int clean_stale() {
+  for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e)
+    if (e->make != nullptr)
+      emit(JsonObject().str("event", "cleaned").str("mw", e->name).strs("removed", e->make()->clean_stale()).done());
+  return 0;
+}
+
 int fail(const Options& o, const std::string& message, int code) {
   emit(error_event(o, message));
   return code;
 }
 
-int run(const Options& o) {
+int run(Options o) {
+  if (o.key_from_stdin) {  // first: nothing is sent or accepted before the run's key is known
+    const std::string e = read_run_key(&o.key);
+    if (!e.empty()) return fail(o, e, 3);
+  }
   const std::string pin_error = pin_to_cpu(o.cpu);  // the readers' threads inherit it
   if (!pin_error.empty()) return fail(o, pin_error, 3);
   const int64_t t_start = now_ns();  // discovery time runs from here to matched
@@ -141,6 +161,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "floor") == 0) return run_floor_command(argc, argv);  // core/floor.h
   Options o;
   std::string err = parse_options(argc, argv, &o);
   if (err.empty() && o.command == "run") {
@@ -171,6 +192,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (o.command == "list") return list_adapters();
+  if (o.command == "cleanup") return clean_stale();
   if (o.command == "wakeup") return run_wakeup_probe(o);
   if (o.command == "clock") return run_clock_probe();
   return run(o);

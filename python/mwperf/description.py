@@ -52,6 +52,7 @@ class AdapterInfo:
     #: what it may leave behind: glob patterns of files (absolute paths)
     leftovers: tuple[str, ...] = ()
     notes: str = ""
+    license: str = ""                # the terms it runs under here, where they are not open source
 
     def honours(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -65,6 +66,11 @@ class AdapterInfo:
     @property
     def max_size(self) -> int:
         return self.limit("max_size")
+
+    @property
+    def max_size_note(self) -> str:
+        """Whose limit max_size is, and why ("" when the adapter does not say)."""
+        return self.limit_notes.get("max_size", "")
 
     @property
     def transports(self) -> tuple[str, ...]:
@@ -108,6 +114,7 @@ class AdapterInfo:
             remote_transport=event.get("remote_transport") or None,
             leftovers=_strings(event.get("leftovers")),
             notes=str(event.get("notes") or ""),
+            license=str(event.get("license") or ""),
         )
 
     def summary(self) -> str:
@@ -129,7 +136,8 @@ class AdapterInfo:
     def as_dict(self) -> dict:
         return {"name": self.name, "version": self.version,
                 "capabilities": {k: list(v) for k, v in self.capabilities.items()}, "defaults": dict(self.defaults),
-                "limits": dict(self.limits), "hosts": self.hosts, "service": self.service}
+                "limits": dict(self.limits), "hosts": self.hosts, "service": self.service,
+                **({"license": self.license} if self.license else {})}
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
 GOLDEN = TESTS / "golden"
 FAKE_AGENT = TESTS / "fake_agent.py"
+
+#: The results store's fixtures (store_url: the same test on DuckDB and on a PostgreSQL server of the session's own).
+pytest_plugins = ("store_fixtures",)
 REAL_AGENT = TESTS.parents[1] / "agent" / "build" / "mwperf-agent"
 
 
@@ -48,6 +51,20 @@ def fake_agent(tmp_path) -> Path:
 def real_agent_path() -> Path | None:
     path = Path(os.environ.get("MWPERF_TEST_AGENT", REAL_AGENT))
     return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def agent_with(mw: str = "udp") -> str:
+    """The built agent's path, when it is built with `mw`; else the test is skipped."""
+    import pytest
+
+    from mwperf.execute.agent import describe
+
+    path = real_agent_path()
+    if path is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    if mw not in describe(str(path)).adapters:
+        pytest.skip(f"the agent is built without {mw}")
+    return str(path)
 
 
 def pid_alive(pid: int) -> bool:
@@ -384,3 +401,22 @@ def run_request(qos=None, **options):
         else:
             values[row.name] = (str(value),)
     return RunRequest(values=values, **own)
+
+
+# -- ground truth: a namespace that drops every 10th UDP datagram --------------------
+
+@pytest.fixture
+def netns_with_nth_drop():
+    """A namespace of the test's own whose input drops exactly every 10th UDP datagram."""
+    if os.geteuid() != 0 or not all(shutil.which(t) for t in ("ip", "nft")):
+        pytest.skip("needs root, ip and nft")
+    name = f"mwtest-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
+        rules = ("table inet mwtest {\n chain in {\n  type filter hook input priority -300;\n"
+                 "  meta l4proto udp numgen inc mod 10 == 0 counter drop\n }\n}\n")
+        subprocess.run(["ip", "netns", "exec", name, "nft", "-f", "-"], input=rules, text=True, check=True)
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "delete", name], check=False)

@@ -14,9 +14,13 @@ Faults are injected through the environment:
   after ready), ``child`` (leaves a sleeping child in its process group),
   ``bad-exit`` (result, then exit 5), ``portless`` (sub: ready without a
   port, like a DDS adapter), ``deaf`` (sub: receives nothing; pub: no pong),
-  ``garbled`` (sub: a result the record schema refuses, a thread's negative CPU time);
+  ``garbled`` (sub: a result the record schema refuses, a thread's negative CPU time),
+  ``spoofed`` (sub: more received than sent, a sequence number past the last),
+  ``spoofed-seq`` (sub: a sequence number past the last only),
+  ``overrun`` (pub: writes until told ``stop``, as a burst longer than the run);
 * ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
-* ``FAKE_AGENT_LOG`` = append each run's argv and pid (JSON) to this file.
+* ``FAKE_AGENT_LOG`` = append each run's argv, pid, the key it read on stdin
+  (``--key stdin``) and its MWPERF_* environment (JSON) to this file.
 
 ``list`` prints what the real agent printed (``fixtures/agent-list.jsonl``,
 which a test keeps equal to the real agent's description), with its
@@ -115,6 +119,10 @@ def main():
         for event in description():
             emit(event)
         return 0
+    if command == "cleanup":
+        for event in ADAPTERS:
+            emit({"event": "cleaned", "mw": event["name"], "removed": []})
+        return 0
     if command == "wakeup":
         cpus = [int(c) for c in parse(argv[1:]).get("cpus", "0,1").split(",")]
         p50 = 2000 if cpus[0] == cpus[1] else 20000
@@ -126,9 +134,17 @@ def main():
 
     opts = parse(argv[1:])
     role = opts["role"]
+    key = None
+    if opts.get("key") == "stdin":  # the run's key: the first control line
+        line = sys.stdin.readline().split()
+        if len(line) != 2 or line[0] != "key" or len(line[1]) != 32:
+            emit({"event": "error", "role": role, "error": f"fake: expected 'key HEX', got {line!r}"})
+            return 3
+        key = line[1]
     if os.environ.get("FAKE_AGENT_LOG"):
         with open(os.environ["FAKE_AGENT_LOG"], "a") as log:
-            log.write(json.dumps({"pid": os.getpid(), "argv": argv}) + "\n")
+            log.write(json.dumps({"pid": os.getpid(), "argv": argv, "key": key,
+                                  "env": {k: v for k, v in os.environ.items() if k.startswith("MWPERF")}}) + "\n")
     fault = os.environ.get("FAKE_AGENT_FAULT", "")
     only_size = os.environ.get("FAKE_AGENT_FAULT_SIZE")
     if only_size and opts.get("size") != only_size:
@@ -177,9 +193,13 @@ def main():
         received = sent if known < 0 else known
         if mine == "deaf":
             received = 0
+        span = received  # sequence numbers 0 .. received - 1
+        if mine.startswith("spoofed"):  # what another sender's datagrams do: more than sent, numbers past the last
+            received, span = received + (463 if mine == "spoofed" else 0), 10**9 + 1
         for reader in reversed(range(readers)):  # the controller orders them by "reader"
             result = common("sub", opts)
-            result.update({"received": received, "lost": (known - received) if known >= 0 else 0,
+            result.update({"received": received, "seq_span": span,
+                           "lost": max(known - received, 0) if known >= 0 else 0,
                            "duplicates": 0, "out_of_order": 0, "warmup_received": 10,
                            "first_rx_ns": 1, "last_rx_ns": 1_000_000_001, "rx_elapsed_ns": 1_000_000_000,
                            "samples_per_s": float(received), "clock_offset_ns": int(opts.get("clock-offset", 0)),
@@ -203,6 +223,10 @@ def main():
         return 3
     if mine == "hang-result":
         hang()
+    if mine == "overrun":  # a burst that outlasts the run: goes on until told to stop
+        line = sys.stdin.readline()
+        if line.split() != ["stop"]:
+            hang()
     time.sleep(min(0.2, int(opts.get("duration", 5_000_000_000)) / 1e9))
     rate = float(opts.get("rate", 0))
     result = common("pub", opts)

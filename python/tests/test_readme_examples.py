@@ -53,6 +53,7 @@ HOW = {
     "mwperf report results/mine": "as written",
     "mwperf report results/mine --format md": "as written",
     "mwperf doctor": "as written",
+    "mwperf floor --cpu 0,0 --cpu 0,1 --size 32,1k,63000": "as written",
     "mwperf ls results/": "as written",
     "mwperf sweep plans/rate-matrix.yaml --dry-run": "as written",
     "mwperf sweep plans/rate-matrix.yaml --out results/matrix": "interrupted",
@@ -68,6 +69,12 @@ HOW = {
     "mwperf export results/mine --format perftest-csv": "as written",
     "mwperf import perftest connext-tables.txt --mw connext": "as written",
     "mwperf import ddsperf ddsperf-ping.txt": "as written",
+    "mwperf db ingest results/mine": "as written",
+    "mwperf db info": "as written",
+    "mwperf history --mw udp --size 1k": "as written",
+    "mwperf report results/mine --db": "as written",
+    "mwperf check budgets/quick.yaml results/mine": "as written",
+    "mwperf check budgets/quick.yaml --db": "as written",
     "mwperf run --mw cyclonedds,fastdds --mode throughput --size 1k,64k --reliability reliable,best-effort": "shortened",
     "mwperf run --mw fastdds --transport udp,shm --mode latency --size 32,63000": "shortened",
     "mwperf run --mw cyclonedds --keyed --instances 100000 --mode rate --rate 1000 --size 64": "shortened",
@@ -85,6 +92,10 @@ EXIT = {
     "mwperf compare results/before results/after --fail-if-slower 5 --fail-if-lossier 1": (0, 1),
     # results/mine is the README's rate run: perftest-csv has latency and throughput tables only
     "mwperf export results/mine --format perftest-csv": (0, 1),
+    # budgets/quick.yaml is for make run's points; results/mine is the README's udp rate run, so some of its
+    # budgets match no point (exit 1); the command working is what is checked here
+    "mwperf check budgets/quick.yaml results/mine": (0, 1),
+    "mwperf check budgets/quick.yaml --db": (0, 1),
 }
 
 
@@ -159,6 +170,7 @@ def test_the_readme_examples_run(tmp_path):
         pytest.skip("the --link netns examples need root")
     env = dict(os.environ, MWPERF_AGENT=str(agent))
     (tmp_path / "plans").symlink_to(REPO / "plans")
+    (tmp_path / "budgets").symlink_to(REPO / "budgets")
     shutil.copy(FIXTURES / "perftest-docs.txt", tmp_path / "connext-tables.txt")
     shutil.copy(FIXTURES / "ddsperf-ping.txt", tmp_path / "ddsperf-ping.txt")
     failures = []

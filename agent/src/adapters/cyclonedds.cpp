@@ -36,6 +36,7 @@ std::string dds_error(const char* what, dds_return_t rc) {
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not Cyclone's (Cyclone fragments a sample of any size): the reference sweep's largest message; a keep-last:10 history holds 10 of them per reader";
   d.transports = d.transport = "udp";  // iceoryx SHM in 0.10 carries fixed-size types only; our payload is unbounded
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
@@ -99,6 +100,7 @@ class CycloneAdapter final : public Adapter {
     return d;
   }
   std::string version() const override { return DDS_VERSION; }
+  std::string versions() const override { return JsonObject().str("cyclonedds", DDS_VERSION).done(); }
   std::string effective_config() const override { return config_json_; }
 
   Errc open(const AdapterConfig& cfg) override {

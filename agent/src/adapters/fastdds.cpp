@@ -57,6 +57,7 @@ constexpr int32_t kMaxBlockingMs = 100;  // the DDS default
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not Fast DDS's (it fragments large samples): the reference sweep's largest message; the type's payload pool and the shared-memory segment (up to 256 MiB) are sized from it";
   d.transports = "udp,shm";
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
@@ -154,6 +155,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     return d;
   }
   std::string version() const override { return FASTRTPS_VERSION_STR; }
+  std::string versions() const override { return JsonObject().str("fastdds", FASTRTPS_VERSION_STR).done(); }
   std::string effective_config() const override { return config_json_; }
 
   Errc open(const AdapterConfig& cfg) override {
@@ -233,8 +235,10 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     for (auto* rl : {&wq.resource_limits(), &rq.resource_limits()}) {
       rl->max_instances = cfg.instances > 0 ? int32_t(cfg.instances) : 1;
       rl->max_samples_per_instance = cfg.keep_all ? dds::LENGTH_UNLIMITED : depth_;
-      rl->max_samples = cfg.keep_all ? dds::LENGTH_UNLIMITED : rl->max_instances * depth_;
-      rl->allocated_samples = std::min(100, cfg.keep_all ? 100 : rl->max_samples);
+      // instances x depth, computed wide: beyond an int32 it is no limit (it would wrap negative)
+      const int64_t all = int64_t(rl->max_instances) * depth_;
+      rl->max_samples = cfg.keep_all || all > INT32_MAX ? dds::LENGTH_UNLIMITED : int32_t(all);
+      rl->allocated_samples = rl->max_samples == dds::LENGTH_UNLIMITED ? 100 : std::min(100, rl->max_samples);
     }
     dds::Publisher* pub = participant_->create_publisher(dds::PUBLISHER_QOS_DEFAULT);
     dds::Subscriber* sub = participant_->create_subscriber(dds::SUBSCRIBER_QOS_DEFAULT);
@@ -253,6 +257,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     j.str("initial_peer", transport_ == "shm" ? "" : cfg.peer).str("reliability", reliability_);
     j.str("durability", durability_).str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     j.str("resource_limits", cfg.keep_all ? "unlimited" : "depth per instance");
+    j.num("max_samples", writer_->get_qos().resource_limits().max_samples);  // as the writer has it (-1: no limit)
     j.num("max_blocking_ms", kMaxBlockingMs).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
     j.num("instances", cfg.instances).str("receive", receive_).boolean("async", cfg.async);
     j.str("history_memory_policy", "PREALLOCATED_WITH_REALLOC").str("topic_out", out).str("topic_in", in);

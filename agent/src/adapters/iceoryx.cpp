@@ -7,8 +7,13 @@
 //
 // Reliable: the publisher waits for a subscriber whose queue is full
 // (WAIT_FOR_CONSUMER + BLOCK_PRODUCER); best effort: the oldest sample goes.
-// keep-last:N is the subscriber's queue (at most 256 in iceoryx 2.0);
-// transient-local is the publisher's history (at most 16).
+// keep-last:N is the subscriber's queue, at most MAX_SUBSCRIBER_QUEUE_CAPACITY
+// (256 in iceoryx 2.0); keep-all is that largest queue, under reliable only
+// (the publisher waits while it is full, so nothing is dropped: what keep-all
+// promises); transient-local is the publisher's history, at most
+// MAX_PUBLISHER_HISTORY (16). Beyond these the run is refused, with the limit.
+// A subscriber's data is RouDi's chunk, shared by every subscriber of the
+// publisher: read-only (the core echoes from a copy of its own).
 // Receiving: `waitset` (default) on the agent's thread with a user trigger to
 // wake it, `listener` on iceoryx's listener thread, --wait spin polls take().
 #include "iceoryx_hoofs/log/logmanager.hpp"
@@ -21,6 +26,11 @@
 #include "iceoryx_posh/runtime/posh_runtime.hpp"
 #include "iceoryx_versions.hpp"
 
+#include "iceoryx_posh/runtime/service_discovery.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -36,7 +46,7 @@ namespace {
 // The largest chunk of the RouDi configuration the controller starts (its
 // 16 MiB pool); a loan above it would abort the process.
 constexpr size_t kMaxSize = 16u << 20;
-constexpr uint64_t kMaxQueue = 256, kMaxHistory = 16;
+constexpr uint64_t kMaxQueue = iox::MAX_SUBSCRIBER_QUEUE_CAPACITY, kMaxHistory = iox::MAX_PUBLISHER_HISTORY;
 
 Description describe() {
   Description d;
@@ -50,13 +60,28 @@ Description describe() {
   d.multi_host = false;
   d.service = "roudi";
   d.service_config = "roudi.toml";  // configure_file()d next to the agent
-  d.notes = "zero-copy chunks of a RouDi-managed shared memory; queue depth at most 256, history at most 16";
+  d.max_subscribers = iox::MAX_SUBSCRIBERS_PER_PUBLISHER;
+  d.writable_data = false;  // RouDi's chunk, shared by every subscriber
+  d.size_note = "the largest chunk of RouDi's memory pools (roudi.toml, next to the agent)";
+  d.notes = "zero-copy chunks of a RouDi-managed shared memory; queue depth at most 256 (keep-all: that queue, "
+            "reliable only), transient-local history at most 16";
   return d;
 }
 
+iox::capro::IdString_t id(const std::string& s) { return iox::capro::IdString_t(iox::cxx::TruncateToCapacity, s); }
+
 iox::capro::ServiceDescription service(const char* event, uint32_t run_id) {
-  auto id = [](const std::string& s) { return iox::capro::IdString_t(iox::cxx::TruncateToCapacity, s); };
   return iox::capro::ServiceDescription{id("mwperf"), id(event), id(std::to_string(run_id))};
+}
+
+// A subscriber's presence: offered once its data subscription is connected,
+// so that a publisher can count its subscribers through RouDi's service
+// discovery (iceoryx 2.0 tells a publisher only whether it has any).
+constexpr const char* kPresence = "mwperf-sub";
+iox::capro::ServiceDescription presence(uint32_t run_id) {
+  static std::atomic<uint32_t> instances{0};  // --readers: several subscribers in one process
+  return iox::capro::ServiceDescription{id(kPresence), id(std::to_string(run_id)),
+                                        id(std::to_string(getpid()) + "." + std::to_string(instances++))};
 }
 
 class IceoryxAdapter final : public Adapter {
@@ -67,6 +92,16 @@ class IceoryxAdapter final : public Adapter {
     return d;
   }
   std::string version() const override { return ICEORYX_LATEST_RELEASE_VERSION; }
+  std::string versions() const override { return JsonObject().str("iceoryx", ICEORYX_LATEST_RELEASE_VERSION).done(); }
+  // Every sample moves by loan: the writer loans a chunk of RouDi's memory (the
+  // core's bytes copied in), the reader reads it where the writer put it.
+  std::string data_path() const override {
+    const uint64_t sent = loaned_.load(), taken = taken_.load();
+    JsonObject j;
+    j.str("source", "iceoryx UntypedPublisher::loan (sent), UntypedSubscriber::take in place (received)");
+    j.str("send", sent > 0 ? "loan" : "none").str("receive", taken > 0 ? "loan" : "none");
+    return j.unum("sent", sent).unum("received", taken).done();
+  }
   std::string effective_config() const override { return config_json_; }
 
   Errc open(const AdapterConfig& cfg) override {
@@ -74,17 +109,31 @@ class IceoryxAdapter final : public Adapter {
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = cfg.receive.empty() ? "waitset" : cfg.receive;
     if (cfg.size > kMaxSize) return fail(Errc::unsupported, "iceoryx: size above the 16 MiB chunks of RouDi's pools");
+    const bool reliable = reliability_ == "reliable";
+    if (cfg.keep_all && !reliable)
+      return fail(Errc::unsupported, "iceoryx: --history keep-all with best-effort: a subscriber queue holds at most " +
+                                         std::to_string(kMaxQueue) + " samples and drops the oldest when full "
+                                         "(choose reliable, or keep-last:N)");
     const uint64_t depth = cfg.keep_all ? kMaxQueue : uint64_t(cfg.history_depth);
     if (depth > kMaxQueue)
       return fail(Errc::unsupported, "iceoryx: --history keep-last:" + std::to_string(depth) +
-                                         ": a subscriber queue holds at most 256 samples");
+                                         ": a subscriber queue holds at most " + std::to_string(kMaxQueue) + " samples");
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;
-    const uint64_t history = durability_ == "transient-local" ? std::min(depth, kMaxHistory) : 0;
-    const bool reliable = reliability_ == "reliable";
+    if (durability_ == "transient-local" && depth > kMaxHistory)
+      return fail(Errc::unsupported, "iceoryx: --durability transient-local with " +
+                                         (cfg.keep_all ? std::string("keep-all") : "keep-last:" + std::to_string(depth)) +
+                                         ": a publisher keeps at most " + std::to_string(kMaxHistory) +
+                                         " samples of history (choose keep-last:N, N <= " +
+                                         std::to_string(kMaxHistory) + ")");
+    const uint64_t history = durability_ == "transient-local" ? depth : 0;
+    subscribers_ = cfg.subscribers;
+    run_id_ = cfg.run_id;
 
     iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kWarn);
+    // One runtime per process, named after it: RouDi aborts a second process
+    // that registers a name already in use (fan-out: N subscriber processes).
     const std::string name = std::string("mwperf-iox-") + std::to_string(cfg.run_id) +
-                             (cfg.role == Role::pub ? "-pub" : "-sub");
+                             (cfg.role == Role::pub ? "-pub-" : "-sub-") + std::to_string(getpid());
     // Waits for RouDi (the controller has started it); aborts after 60 s without.
     iox::runtime::PoshRuntime::initRuntime(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, name));
 
@@ -100,6 +149,11 @@ class IceoryxAdapter final : public Adapter {
     so.requiresPublisherHistorySupport = history > 0;
     pub_.emplace(service(cfg.role == Role::pub ? "data" : "echo", cfg.run_id), po);
     sub_.emplace(service(cfg.role == Role::pub ? "echo" : "data", cfg.run_id), so);
+    if (cfg.role == Role::sub) {
+      iox::popo::PublisherOptions announce;
+      announce.offerOnCreate = false;
+      presence_.emplace(presence(cfg.run_id), announce);
+    }
     if (receive_ == "waitset") {
       trigger_.emplace();
       waitset_.emplace();
@@ -109,7 +163,8 @@ class IceoryxAdapter final : public Adapter {
     }
     JsonObject j;
     j.str("runtime", name).str("reliability", reliability_).str("durability", durability_);
-    j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth));
+    j.str("history", cfg.keep_all ? "keep-all (a queue of " + std::to_string(depth) + "; the publisher waits while it is full)"
+                                  : "keep-last:" + std::to_string(depth));
     j.unum("queue_capacity", depth).unum("history_capacity", history);
     j.str("queue_full_policy", reliable ? "BLOCK_PRODUCER" : "DISCARD_OLDEST_DATA");
     j.str("receive", receive_).str("service", std::string("mwperf/") + (cfg.role == Role::pub ? "data" : "echo") + "/" +
@@ -118,16 +173,27 @@ class IceoryxAdapter final : public Adapter {
     return Errc::ok;
   }
 
-  // A subscriber of ours counts only once a publisher has it (its own state
-  // says SUBSCRIBED before any publisher exists).
+  // A subscriber: its echo publisher has the publisher's echo subscriber and
+  // its data subscription is connected; then it says so (its presence). A
+  // publisher: its data has subscribers and as many are present as it serves.
   Errc wait_matched(int64_t timeout_ns) override {
     const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns);
-    while (!pub_->hasSubscribers()) {
+    std::optional<iox::runtime::ServiceDiscovery> discovery;
+    if (!presence_) discovery.emplace();
+    for (;;) {
+      const bool connected = pub_->hasSubscribers();
+      if (presence_ && connected && sub_->getSubscriptionState() == iox::SubscribeState::SUBSCRIBED) {
+        presence_->offer();
+        return Errc::ok;
+      }
+      const uint32_t present = discovery ? count_present(*discovery) : 0;
+      if (discovery && connected && present >= subscribers_) return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
-        return fail(Errc::timeout, "iceoryx: no subscriber of ours within " + std::to_string(timeout_ns / 1000000000) + " s");
+        return fail(Errc::timeout, presence_ ? "iceoryx: no publisher of ours within " + std::to_string(timeout_ns / 1000000000) + " s"
+                                             : "iceoryx: " + std::to_string(present) + " of " + std::to_string(subscribers_) +
+                                                   " subscriber(s) within " + std::to_string(timeout_ns / 1000000000) + " s");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    return Errc::ok;
   }
 
   Errc send(const uint8_t* data, size_t len) override {
@@ -135,11 +201,12 @@ class IceoryxAdapter final : public Adapter {
     if (chunk.has_error()) return fail(Errc::timeout, "iceoryx: no chunk to loan (the pool is used up)");
     std::memcpy(chunk.value(), data, len);
     pub_->publish(chunk.value());
+    loaned_.fetch_add(1, std::memory_order_relaxed);
     return Errc::ok;
   }
 
-  // The chunk stays ours until the next receive: the core reads it (and may
-  // change one header byte of a ping before it echoes) where the publisher put it.
+  // The chunk stays ours until the next receive: the core reads it where the
+  // publisher put it (read-only: every subscriber of the publisher shares it).
   Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     release();
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -169,6 +236,7 @@ class IceoryxAdapter final : public Adapter {
   }
 
   void close() override {
+    presence_.reset();
     if (listener_) listener_->detachEvent(*sub_, iox::popo::SubscriberEvent::DATA_RECEIVED);
     listener_.reset();
     release();
@@ -183,9 +251,17 @@ class IceoryxAdapter final : public Adapter {
     auto chunk = sub_->take();
     if (chunk.has_error()) return false;
     held_ = chunk.value();
+    taken_.fetch_add(1, std::memory_order_relaxed);
     *data = static_cast<const uint8_t*>(held_);
     *len = iox::mepoo::ChunkHeader::fromUserPayload(held_)->userPayloadSize();
     return true;
+  }
+
+  uint32_t count_present(iox::runtime::ServiceDiscovery& discovery) const {
+    uint32_t n = 0;
+    discovery.findService(id(kPresence), id(std::to_string(run_id_)), iox::cxx::nullopt,
+                          [&n](const iox::capro::ServiceDescription&) { ++n; }, iox::popo::MessagingPattern::PUB_SUB);
+    return n;
   }
 
   void release() {
@@ -207,12 +283,15 @@ class IceoryxAdapter final : public Adapter {
 
   std::optional<iox::popo::UntypedPublisher> pub_;
   std::optional<iox::popo::UntypedSubscriber> sub_;
+  std::optional<iox::popo::UntypedPublisher> presence_;  // a subscriber's: offered once connected
   std::optional<iox::popo::WaitSet<>> waitset_;
   std::optional<iox::popo::Listener> listener_;
   std::optional<iox::popo::UserTrigger> trigger_;
   const void* held_ = nullptr;
   Receiver* receiver_ = nullptr;
   SerialDrain drain_;
+  uint32_t subscribers_ = 1, run_id_ = 0;
+  std::atomic<uint64_t> loaned_{0}, taken_{0};
   std::string durability_, config_json_;
 };
 

@@ -18,6 +18,7 @@ constexpr size_t kMaxSize = 16u << 20;
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not iceoryx2's: the publisher's slice (initial_max_slice_len) is sized from it, and its shared memory holds the subscriber's buffer plus two loans of it";
   d.transports = d.transport = "shm";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
@@ -26,7 +27,7 @@ Description describe() {
   d.receives = "waitset,listener";
   d.receive = "waitset";
   d.multi_host = false;
-  d.max_subscribers = 1;
+  d.max_subscribers = 0;  // iceoryx2's own limit is a service setting: sized to the point's fan-out
   d.writable_data = d.concurrent_recv = false;
   d.notes = "[u8] slices loaned from the publisher's shared memory; keep-last:N is the subscriber's buffer";
   return d;
@@ -55,6 +56,7 @@ class Iceoryx2Adapter final : public ShimAdapter {
     c.run_id = cfg.run_id;
     c.max_size = cfg.size;
     c.queue_depth = depth;
+    c.subscribers = cfg.fan_out;
     JsonObject j;
     j.str("reliability", reliability_).str("history", "keep-last:" + std::to_string(depth));
     j.str("backpressure", c.reliable ? "retry-until-delivered" : "discard (safe overflow)");

@@ -9,6 +9,7 @@ std::unique_ptr<Adapter> make_udp_adapter();
 std::unique_ptr<Adapter> make_tcp_adapter();
 std::unique_ptr<Adapter> make_cyclonedds_adapter();
 std::unique_ptr<Adapter> make_fastdds_adapter();
+std::unique_ptr<Adapter> make_connext_adapter();
 std::unique_ptr<Adapter> make_ros2_adapter();
 std::unique_ptr<Adapter> make_iceoryx_adapter();
 std::unique_ptr<Adapter> make_ros1_adapter();
@@ -28,6 +29,9 @@ const AdapterEntry kAdapters[] = {
 #endif
 #ifdef MWPERF_WITH_FASTDDS
     {"fastdds", make_fastdds_adapter, nullptr},
+#endif
+#ifdef MWPERF_WITH_CONNEXT
+    {"connext", make_connext_adapter, nullptr},
 #endif
 #ifdef MWPERF_WITH_ICEORYX
     {"iceoryx", make_iceoryx_adapter, nullptr},

@@ -122,6 +122,7 @@ constexpr int kLingerMs = 3000;
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap; roscpp itself refuses a message over 1 GB";
   d.transports = "tcpros,tcpros-nodelay";
   d.transport = "tcpros";
   d.reliabilities = d.reliability = "reliable";
@@ -162,6 +163,7 @@ class Ros1Adapter final : public Adapter {
     return "roscpp " + std::to_string(ROS_VERSION_MAJOR) + "." + std::to_string(ROS_VERSION_MINOR) + "." +
            std::to_string(ROS_VERSION_PATCH);
   }
+  std::string versions() const override { return JsonObject().str("roscpp", version().substr(7)).done(); }
   std::string effective_config() const override { return config_json_; }
 
   Errc open(const AdapterConfig& cfg) override {

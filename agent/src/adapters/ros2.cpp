@@ -1,5 +1,11 @@
-// ROS 2 through the rcl C API (what rclcpp sits on), with the rmw the process
-// is linked to or RMW_IMPLEMENTATION names. Messages are
+// ROS 2 through the rcl C API (what rclcpp sits on), with the rmw rcl loads:
+// RMW_IMPLEMENTATION names it, as in any ROS 2 program, and this adapter links
+// none of its own. rcl refuses an rmw it cannot load when it is loaded itself,
+// before main (ROS 2's rmw_implementation: the library is not installed; the
+// PyPI wheels' rcl, bound to rmw_fastrtps_cpp: any other name), with its
+// reason on stderr, which the agent's `list` passes on. The record names the
+// rmw and the versions of rcl, the rmw (its package.xml in the ament index)
+// and its DDS (the library loaded in the process). Messages are
 // std_msgs/msg/UInt8MultiArray: the core's bytes are its `data` (published
 // from the core's buffer without a copy by mwperf; rmw serializes them),
 // taken with rcl_take as a ROS node would (rmw deserializes into the message).
@@ -12,7 +18,12 @@
 // whitelisted to the --nic address with unicast peers, and/or shared memory),
 // with rcl's automatic discovery range left to that profile. Cyclone DDS
 // (rmw_cyclonedds_cpp): CYCLONEDDS_URI on the interface, multicast off, unicast
-// peer. Any other rmw is refused: no way to keep it on this machine is known.
+// peer. Any other installed rmw: ROS 2's own rmw-independent confinement
+// (automatic discovery range LOCALHOST) on one host; refused across a link.
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <rcl/error_handling.h>
 #include <rcl/rcl.h>
 #include <rcl/version.h>
@@ -20,7 +31,7 @@
 #include <std_msgs/msg/u_int8_multi_array.h>
 #include <unistd.h>
 
-#include <fastrtps/config.h>  // the Fast DDS version rmw_fastrtps_cpp was built with
+#include <fastrtps/config.h>  // the wheel's Fast DDS (its include folder comes first)
 
 #include <chrono>
 #include <cstdio>
@@ -28,6 +39,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "adapters/socket_util.h"
 #include "core/adapter.h"
@@ -41,18 +53,119 @@ constexpr size_t kMaxSize = 16u << 20;
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not the rmw's (Fast DDS fragments large samples): the reference sweep's largest message";
   d.transports = "udp,shm";
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
   d.honours = "history,durability,nic";
   d.remote_transport = "udp";  // its Fast DDS default (shm+udp) would keep to shared memory on one host
-  // Fast DDS's segments, and the wait segments of the LTTng-UST tracing library rcl loads
-  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*,/dev/shm/lttng-ust-wait-*";
+  // Fast DDS's segments, the wait segments of the LTTng-UST tracing library
+  // rcl loads, and the Fast DDS profile each agent writes (open(), below)
+  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*,/dev/shm/lttng-ust-wait-*,"
+                "/tmp/mwperf-ros2-*";
   d.receives = d.receive = "waitset";
   d.notes = "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
             "before the payload";
   return d;
+}
+
+// The identifier of the rmw rcl runs on, asked of whatever rcl loaded into the
+// process (rmw_implementation's proxy, or the rmw the wheels' rcl is bound to):
+// this adapter links no rmw of its own.
+const char* rmw_name() {
+  using Get = const char* (*)();
+  static const Get get = reinterpret_cast<Get>(dlsym(RTLD_DEFAULT, "rmw_get_implementation_identifier"));
+  return get != nullptr ? get() : "unknown";
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d))
+      if (e->d_name[0] != '.') out.push_back(e->d_name);
+    closedir(d);
+  }
+  return out;
+}
+
+// The prefixes an rmw may be installed in: AMENT_PREFIX_PATH's, then the one
+// this adapter was built against.
+std::vector<std::string> ament_prefixes() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("AMENT_PREFIX_PATH");
+  for (std::string rest = env ? env : ""; !rest.empty();) {
+    const size_t colon = rest.find(':');
+    if (colon != 0) out.push_back(rest.substr(0, colon));
+    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+  }
+  out.push_back(MWPERF_ROS2_PREFIX);
+  return out;
+}
+
+// The prefix whose ament index lists `rmw` as an rmw implementation, or "".
+std::string rmw_prefix(const std::string& rmw) {
+  for (const std::string& p : ament_prefixes())
+    if (access((p + "/share/ament_index/resource_index/rmw_typesupport/" + rmw).c_str(), F_OK) == 0) return p;
+  return "";
+}
+
+// Every rmw implementation the ament indexes list (but the proxy).
+std::string installed_rmws() {
+  std::string out;
+  for (const std::string& p : ament_prefixes()) {
+    const std::string dir = p + "/share/ament_index/resource_index/rmw_typesupport";
+    for (const std::string& name : list_dir(dir))
+      if (name != "rmw_implementation" && out.find(name) == std::string::npos) out += (out.empty() ? "" : ", ") + name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+// <version> of a package, from its package.xml in `prefix`, or "".
+std::string package_version(const std::string& prefix, const std::string& package) {
+  FILE* f = std::fopen((prefix + "/share/" + package + "/package.xml").c_str(), "r");
+  if (f == nullptr) return "";
+  char line[512];
+  std::string version;
+  while (version.empty() && std::fgets(line, sizeof line, f) != nullptr) {
+    const char* open = std::strstr(line, "<version>");
+    const char* close = open ? std::strstr(open, "</version>") : nullptr;
+    if (close != nullptr) version.assign(open + 9, close);
+  }
+  std::fclose(f);
+  return version;
+}
+
+// The version in the file name of a library loaded in this process whose name
+// starts with `stem` (e.g. "libfastrtps.so" -> "2.14.5" from libfastrtps.so.2.14.5), or "".
+std::string loaded_version(const char* stem) {
+  struct Look {
+    const char* stem;
+    std::string version;
+  } look{stem, ""};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* l = static_cast<Look*>(data);
+        char real[PATH_MAX];
+        if (info->dlpi_name == nullptr || realpath(info->dlpi_name, real) == nullptr) return 0;
+        const char* base = std::strrchr(real, '/');
+        base = base ? base + 1 : real;
+        const size_t n = std::strlen(l->stem);
+        if (std::strncmp(base, l->stem, n) != 0 || base[n] != '.') return 0;
+        l->version = base + n + 1;
+        return 1;
+      },
+      &look);
+  return look.version;
+}
+
+// The Fast DDS loaded in the process ("" when none): its file name says
+// major.minor (libfastrtps.so.2.14); the full version is the wheel's header's
+// when it agrees, the built-against prefix being where the library comes from.
+std::string fastdds_version() {
+  const std::string loaded = loaded_version("libfastrtps.so");
+  const std::string built = FASTRTPS_VERSION_STR;
+  return !loaded.empty() && built.compare(0, loaded.size(), loaded) == 0 ? built : loaded;
 }
 
 // Tearing down: what an rcl call returns changes nothing any more.
@@ -72,8 +185,23 @@ class Ros2Adapter final : public Adapter {
     return d;
   }
   std::string version() const override {
-    return std::string("rcl ") + RCL_VERSION_STR + ", " + rmw_get_implementation_identifier() + ", Fast DDS " +
-           FASTRTPS_VERSION_STR;
+    std::string v = std::string("rcl ") + RCL_VERSION_STR + ", " + rmw_name();
+    const std::string rmw_version = package_version(prefix_, rmw_name());
+    if (!rmw_version.empty()) v += " " + rmw_version;
+    const std::string dds = fastdds_version(), cyclone = loaded_version("libddsc.so");
+    if (!dds.empty()) v += ", Fast DDS " + dds;
+    if (!cyclone.empty()) v += ", Cyclone DDS " + cyclone;
+    return v;
+  }
+  // rcl, the rmw rcl runs on and its DDS: what is loaded, not what was built against.
+  std::string versions() const override {
+    JsonObject j;
+    j.str("rcl", RCL_VERSION_STR).str("rmw", rmw_name());
+    j.str("rmw_version", package_version(prefix_, rmw_name()));
+    const std::string dds = fastdds_version(), cyclone = loaded_version("libddsc.so");
+    if (!dds.empty()) j.str("fastdds", dds);
+    if (!cyclone.empty()) j.str("cyclonedds", cyclone);
+    return j.done();
   }
   std::string effective_config() const override { return config_json_; }
 
@@ -83,13 +211,17 @@ class Ros2Adapter final : public Adapter {
     receive_ = "waitset";
     subscribers_ = cfg.subscribers;
     const char* wanted = std::getenv("RMW_IMPLEMENTATION");
-    rmw_ = wanted && *wanted ? wanted : rmw_get_implementation_identifier();
-    if (rmw_ != "rmw_fastrtps_cpp" && rmw_ != "rmw_cyclonedds_cpp")
-      return fail(Errc::unsupported, "ros2: RMW_IMPLEMENTATION=" + rmw_ +
-                                         ": no way to keep it on this machine is known to mwperf "
-                                         "(rmw_fastrtps_cpp and rmw_cyclonedds_cpp are)");
-    if (rmw_ == "rmw_cyclonedds_cpp" && transport_ != "udp")
-      return fail(Errc::unsupported, "ros2: rmw_cyclonedds_cpp: --transport udp only");
+    rmw_ = wanted && *wanted ? wanted : rmw_name();
+    if (rmw_ != rmw_name())  // rcl checks this when it is loaded; said here too, should it not
+      return fail(Errc::unsupported, "ros2: RMW_IMPLEMENTATION=" + rmw_ + ": rcl runs on " + rmw_name() +
+                                         " (installed: " + installed_rmws() + ")");
+    prefix_ = rmw_prefix(rmw_);
+    known_ = rmw_ == "rmw_fastrtps_cpp" || rmw_ == "rmw_cyclonedds_cpp";
+    if (!known_ && cfg.peer != "127.0.0.1")
+      return fail(Errc::unsupported, "ros2: " + rmw_ + ": only on one host (mwperf keeps an rmw it has no "
+                                         "configuration for on this host with ROS 2's LOCALHOST discovery range)");
+    if (rmw_ != "rmw_fastrtps_cpp" && transport_ != "udp")
+      return fail(Errc::unsupported, "ros2: " + rmw_ + ": --transport udp only (shm selects Fast DDS's transports)");
     const std::string ip = cfg.nic.empty() || cfg.nic == "lo" ? "127.0.0.1" : interface_ipv4(cfg.nic);
     if (ip.empty()) return fail(Errc::unsupported, "ros2: --nic " + cfg.nic + ": no IPv4 address on that interface");
     const Errc confined = confine(cfg, ip);
@@ -100,8 +232,9 @@ class Ros2Adapter final : public Adapter {
     if (rcl_init_options_set_domain_id(&io, cfg.domain) != RCL_RET_OK) return fail(Errc::io, rcl_error("domain"));
     // The profile above decides where Fast DDS goes: rcl's LOCALHOST range
     // would add Fast DDS's builtin transports on every interface.
+    // Another installed rmw is kept on this host by ROS 2's own setting.
     rcl_init_options_get_rmw_init_options(&io)->discovery_options.automatic_discovery_range =
-        RMW_AUTOMATIC_DISCOVERY_RANGE_SYSTEM_DEFAULT;
+        known_ ? RMW_AUTOMATIC_DISCOVERY_RANGE_SYSTEM_DEFAULT : RMW_AUTOMATIC_DISCOVERY_RANGE_LOCALHOST;
     const rcl_ret_t init = rcl_init(0, nullptr, &io, &context_);
     teardown(rcl_init_options_fini(&io));
     if (init != RCL_RET_OK) return fail(Errc::io, rcl_error("rcl_init"));
@@ -142,14 +275,15 @@ class Ros2Adapter final : public Adapter {
     messages_ = true;
 
     JsonObject j;
-    j.str("rmw", rmw_get_implementation_identifier()).str("rmw_requested", rmw_).str("rcl", RCL_VERSION_STR);
-    j.str("fastdds", FASTRTPS_VERSION_STR).str("message_type", "std_msgs/msg/UInt8MultiArray");
+    j.str("rmw", rmw_name()).str("rmw_requested", rmw_).str("rcl", RCL_VERSION_STR);
+    j.str("rmw_prefix", prefix_).str("message_type", "std_msgs/msg/UInt8MultiArray");
     j.str("transport", transport_).str("reliability", reliability_).str("durability", durability_);
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     linger_ = linger_ns(cfg.role, reliability_);
     j.str("receive", receive_).str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
     j.num("linger_ms", linger_ / 1000000);
-    j.str("discovery_range", "system default (the profile confines it)").str("confinement", confinement_);
+    j.str("discovery_range", known_ ? "system default (the profile confines it)" : "localhost");
+    j.str("confinement", known_ ? confinement_ : "ROS 2 automatic discovery range LOCALHOST");
     config_json_ = j.done();
     return Errc::ok;
   }
@@ -300,7 +434,8 @@ class Ros2Adapter final : public Adapter {
   int64_t linger_ = 0;
   int depth_ = 10;
   size_t subscribers_ = 1;
-  std::string rmw_, durability_, config_json_, profile_, confinement_;
+  std::string rmw_, durability_, config_json_, profile_, confinement_, prefix_ = MWPERF_ROS2_PREFIX;
+  bool known_ = true;  // an rmw mwperf writes a confinement for (Fast DDS, Cyclone DDS)
 };
 
 }  // namespace

@@ -35,6 +35,16 @@ class ShimAdapter : public Adapter {
     receiver_.store(r, std::memory_order_release);  // the shim's callback delivers from then on
     return Errc::ok;
   }
+  // Read live from the shim's counters (the effective configuration is taken at open).
+  std::string data_path() const override { return handle_ != nullptr ? mws_data_path(handle_) : "null"; }
+  // "zenoh 1.10.2" -> {"zenoh":"1.10.2"}
+  std::string versions() const override {
+    const std::string v = version();
+    const size_t space = v.find(' ');
+    if (space == std::string::npos) return "{}";
+    const std::string name = v.substr(0, space);
+    return JsonObject().str(name.c_str(), v.substr(space + 1)).done();
+  }
   bool can_wake() const override { return handle_ != nullptr; }
   void wake() override {
     if (handle_ != nullptr) mws_wake(handle_);

@@ -21,6 +21,7 @@ Description describe() {
   Description d;
   d.max_subscribers = 1;  // one unicast peer
   d.max_size = kUdpMax;
+  d.size_note = "the largest UDP payload over IPv4: 65535 - 8 (UDP header) - 20 (IPv4 header)";
   d.transports = d.transport = "udp";
   d.reliabilities = d.reliability = "best-effort";
   d.notes = "one datagram per message; no retransmission";

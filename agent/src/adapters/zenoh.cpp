@@ -24,6 +24,7 @@ constexpr uint32_t kQueue = 1024;  // the pull channel between zenoh's callback 
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not zenoh's (it fragments a payload of any size): the reference sweep's largest message; the shared-memory pools are sized from it (4x and 8x)";
   d.transports = (mws_features() & MWS_FEATURE_ZENOH_SHM) ? "tcp,shm" : "tcp";
   d.transport = "tcp";
   d.reliabilities = "reliable,best-effort";
@@ -63,7 +64,7 @@ class ZenohAdapter final : public ShimAdapter {
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = cfg.receive.empty() ? "listener" : cfg.receive;
     const std::string congestion = cfg.congestion.empty() ? "block" : cfg.congestion;
-    port_ = cfg.role == Role::sub ? free_port(cfg.host) : cfg.port;
+    port_ = cfg.role == Role::sub && cfg.port == 0 ? free_port(cfg.host) : cfg.port;  // a sub's --port 0: pick one
     if (port_ == 0)
       return fail(Errc::unsupported, cfg.role == Role::sub ? "zenoh: no free port on " + cfg.host
                                                            : std::string("zenoh: --port missing (the port the subscriber reported)"));
@@ -83,6 +84,7 @@ class ZenohAdapter final : public ShimAdapter {
     c.run_id = cfg.run_id;
     c.max_size = cfg.size;
     c.queue_depth = kQueue;
+    c.subscribers = cfg.fan_out;
     (cfg.role == Role::sub ? c.listen : c.connect) = endpoint.c_str();
     JsonObject j;
     j.str("mode", "peer").str("scouting", "off (multicast, gossip)").str(cfg.role == Role::sub ? "listen" : "connect", endpoint);

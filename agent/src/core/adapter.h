@@ -36,6 +36,7 @@ enum class WaitMode { block, spin };
 // not the default unless it is also named as the default.
 struct Description {
   size_t max_size = 0;              // largest message (header included)
+  const char* size_note = "";       // whose limit max_size is and why (the middleware's, or mwperf's own cap)
   const char* transports = "";      // selectable with --transport
   const char* transport = "";       // in force when none is chosen
   const char* reliabilities = "";   // "reliable,best-effort"
@@ -61,12 +62,14 @@ struct Description {
   // default does not cross hosts (shared memory), "" when it does.
   const char* remote_transport = "";
   // What the middleware may leave behind after a crash: comma-separated glob
-  // patterns of absolute paths (files of /dev/shm, a folder), removed when
-  // nothing uses them.
+  // patterns of absolute paths: files of /dev/shm, removed when no process
+  // has them open or mapped; files or folders elsewhere (/tmp), removed when
+  // no agent runs. What globs cannot name (System V objects) is clean_stale()'s.
   const char* leftovers = "";
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
   const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
+  const char* license = "";         // the terms the middleware runs under here, where they are not open source
 
   // Capability `name` of an option row: nullptr when the adapter lacks it,
   // else the values it takes ("" = any the option takes).
@@ -104,6 +107,7 @@ struct AdapterConfig {
   bool isolated = false;           // a namespace whose only ways out are lo and the link
   uint32_t domain = 0;
   uint32_t subscribers = 1;        // pub: the subscribers wait_matched() waits for
+  uint32_t fan_out = 1;            // both roles: the subscribers the data stream serves (iceoryx2 sizes its services by it)
 };
 
 // What the middleware's thread calls in listen mode. `data` is valid only
@@ -166,9 +170,21 @@ class Adapter {
   // blocked recv() return (thread-safe, may come before the wait).
   virtual bool can_wake() const { return false; }
   virtual void wake() {}
+  // What this middleware leaves when its process is killed (segments, files),
+  // removed where stale (their process gone); returns what was removed. Run by
+  // `mwperf-agent cleanup` (the controller: after every run, and before it).
+  virtual std::vector<std::string> clean_stale() { return {}; }
   // Samples the middleware rejected on this side (resource limits), or -1
   // where it has no such notion. Read once, after the measured phase.
   virtual int64_t rejected() const { return -1; }
+  // The data path each direction took, as the middleware tells it (JSON
+  // object: "send" / "receive" each shm, loan, copy, shm+copy or none, with
+  // the counts read from the middleware), "null" where it cannot tell. Read
+  // after the measured phase.
+  virtual std::string data_path() const { return "null"; }
+  // Every middleware library in use and its version, as a JSON object (e.g.
+  // {"rcl":"9.2.8","rmw_fastrtps_cpp":"8.4.3","fastdds":"2.14.5"}); {} for none.
+  virtual std::string versions() const { return "{}"; }
 
   const std::string& last_error() const { return error_; }
   // What is actually in force after open(): the record states these.

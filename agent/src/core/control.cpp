@@ -10,6 +10,16 @@
 
 namespace mwperf {
 
+std::string read_run_key(RunKey* key) {
+  char line[128];
+  if (std::fgets(line, sizeof line, stdin) == nullptr) return "--key stdin: no key line on stdin";
+  std::string text(line);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text.rfind("key ", 0) != 0 || !parse_run_key(text.substr(4), key))
+    return "--key stdin: the first line on stdin is not 'key' and 32 hexadecimal digits";
+  return "";
+}
+
 void StopSignal::start_stdin_reader(bool eof_is_stop) {
   std::thread([this, eof_is_stop] {
     pthread_setname_np(pthread_self(), "mwperf-control");

@@ -1,6 +1,7 @@
 // The agents' side of the control channel, and the gate through which a
 // middleware's own thread enters the core.
 //
+// read_run_key: the run's key, handed over on stdin before anything else.
 // StopSignal: a thread reads `go` and `stop [SENT]` lines from stdin (EOF may
 // count as `stop -1`) and raises a flag the measuring code polls with one
 // relaxed load. `go` is the start barrier: the publisher sends its first
@@ -13,10 +14,17 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 #include "core/adapter.h"
+#include "core/header.h"
 
 namespace mwperf {
+
+// `--key stdin`: the run's key, the first line the controller writes
+// (`key <32 hex digits>`), read before anything else is. "" when read, else
+// why not (the caller fails with it).
+std::string read_run_key(RunKey* key);
 
 class StopSignal {
  public:

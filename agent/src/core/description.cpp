@@ -30,6 +30,7 @@ uint64_t Description::limit(const std::string& name) const {
 }
 
 const char* Description::limit_note(const std::string& name) const {
+  if (name == "max_size") return size_note;
   return name == "max_readers_per_process" ? readers_note : "";
 }
 
@@ -125,6 +126,7 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   if (*d.service_config) j.str("service_config", dir + d.service_config); else j.null("service_config");
   j.boolean("writable_data", d.writable_data).boolean("concurrent_recv", d.concurrent_recv);
   j.str("notes", d.notes);
+  if (*d.license) j.str("license", d.license);
   return j.done();
 }
 

@@ -13,6 +13,7 @@ void common_fields(JsonObject& j, const Options& o, const Adapter& ad, const Foo
   j.unum("size", o.size).str("wait", o.wait == WaitMode::spin ? "spin" : "block").str("clock", to_string(o.clock));
   j.ints("cpu_affinity", current_affinity()).num("pid", getpid());
   j.str("adapter_version", ad.version()).raw("adapter_config", ad.effective_config());
+  j.raw("versions", ad.versions()).raw("data_path", ad.data_path());
   j.str("transport", ad.transport_in_use()).str("reliability", ad.reliability_in_use());
   j.str("receive", ad.receive_in_use());
   j.num("own_kb", f.own_kb).num("rss_before_open_kb", f.rss_before_open_kb);
@@ -36,7 +37,8 @@ std::string stats_json(const Summary& s) {
     o.real("mean", s.mean).real("std", s.std).num("min", s.min).num("max", s.max);
   }
   const std::pair<const char*, const Pct*> pcts[] = {
-      {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99}, {"p9999", &s.p9999}, {"p999999", &s.p999999}};
+      {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99}, {"p999", &s.p999}, {"p9999", &s.p9999},
+      {"p999999", &s.p999999}};
   for (const auto& [name, p] : pcts) {
     if (p->ok) o.num(name, p->v); else o.null(name);
   }
@@ -44,7 +46,14 @@ std::string stats_json(const Summary& s) {
   auto ci = [](const Interval& i) {
     return i.valid ? "[" + std::to_string(i.lo) + "," + std::to_string(i.hi) + "]" : std::string("null");
   };
-  o.raw("p50_ci", ci(s.p50_ci)).raw("p99_ci", ci(s.p99_ci));
+  const std::pair<const char*, const Interval*> cis[] = {
+      {"p50_ci", &s.p50_ci}, {"p99_ci", &s.p99_ci}, {"p999_ci", &s.p999_ci}};
+  JsonObject why;  // why an interval is null
+  for (const auto& [name, i] : cis) {
+    o.raw(name, ci(*i));
+    if (!i->valid && i->why) why.str(name, i->why);
+  }
+  o.raw("ci_null", why.done()).str("ci_method", "woodruff-batch-means");
   o.real("ci_confidence", s.ci_confidence).unum("ci_batches", s.ci_batches);
   return o.done();
 }
@@ -52,11 +61,27 @@ std::string stats_json(const Summary& s) {
 std::string convergence_json(const Convergence& c, int64_t divisor) {
   if (c.after_ns < 0) return "null";
   auto ci = [divisor](const Interval& i) {
-    return "[" + std::to_string(i.lo / divisor) + "," + std::to_string(i.hi / divisor) + "]";
+    return i.valid ? "[" + std::to_string(i.lo / divisor) + "," + std::to_string(i.hi / divisor) + "]"
+                   : std::string("null");
   };
-  JsonObject o;
+  JsonObject o, why;
   o.num("after_ns", c.after_ns).unum("count", c.count).unum("batches", c.batches).unum("look", c.look);
   o.raw("p50_ci", ci(c.p50)).raw("p99_ci", ci(c.p99));
+  if (c.flow) {  // the estimates, and their intervals where they have one
+    for (const auto& [name, r] : {std::pair<const char*, const Range&>{"rate", c.rate}, {"loss", c.loss}}) {
+      JsonObject v;
+      v.real("est", r.est);
+      if (r.valid) v.real("lo", r.lo).real("hi", r.hi); else v.null("lo").null("hi");
+      o.raw(name, v.done());
+    }
+  }
+  o.num("needed_ns", c.needed_ns);
+  const std::pair<const char*, const char*> whys[] = {
+      {"batches", c.why}, {"p50_ci", c.flow ? nullptr : c.p50.why}, {"p99_ci", c.flow ? nullptr : c.p99.why},
+      {"rate", c.flow ? c.rate.why : nullptr}, {"loss", c.flow ? c.loss.why : nullptr}};
+  for (const auto& [name, reason] : whys)
+    if (reason) why.str(name, reason);
+  o.raw("why", why.done());
   return o.done();
 }
 

@@ -82,7 +82,7 @@ std::vector<OptionRow> make_rows() {
           .sets([](Options& o, const Value& v) {
             o.clock = v.s == "realtime" ? StampClock::realtime : StampClock::monotonic;
           }),
-      OptionRow("match-timeout", K::ns, G::measure).range(0, kMaxNs).by_default("10000000000")
+      OptionRow("match-timeout", K::ns, G::measure).range(0, 3600 * kSecond).by_default("10000000000")
           .says("how long the sides wait for each other (discovery), and the publisher for `go`")
           .sets([](Options& o, const Value& v) { o.match_timeout_ns = v.i; }),
       // -- the middleware's QoS (a point's QoS label, in this order) ------------
@@ -155,6 +155,10 @@ std::vector<OptionRow> make_rows() {
       OptionRow("run-id", K::count, G::control).range(0, 4294967295.0)
           .says("the run id every message carries (default: $MWPERF_RUN_ID)")
           .sets([](Options& o, const Value& v) { o.run_id = uint32_t(v.u); }),
+      OptionRow("key", K::choice, G::control).among("stdin")
+          .says("the key of every message's tag comes as the first line on stdin (`key <32 hex digits>`), never on "
+                "the command line (without it: derived from the run id)")
+          .sets([](Options& o, const Value&) { o.key_from_stdin = true; }),
       OptionRow("seq-start", K::count, G::control).range(0, 18446744073709551615.0).by_default("0")
           .says("the first sequence number")
           .sets([](Options& o, const Value& v) { o.seq_start = v.u; }),

@@ -1,5 +1,6 @@
 #include "core/options.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/option_table.h"
@@ -80,11 +81,11 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       return std::string("MWPERF_RUN_ID=") + env + ": must be a 32-bit unsigned integer";
     o->run_id = uint32_t(v.u);
   }
-  if (argc < 2) return "missing command (run, list, wakeup, version, clock)";
+  if (argc < 2) return "missing command (run, list, wakeup, version, clock, cleanup)";
   o->command = argv[1];
   if (o->command != "run" && o->command != "list" && o->command != "wakeup" && o->command != "version" &&
-      o->command != "clock")
-    return "unknown command '" + o->command + "' (run, list, wakeup, version, clock)";
+      o->command != "clock" && o->command != "cleanup")
+    return "unknown command '" + o->command + "' (run, list, wakeup, version, clock, cleanup)";
 
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -101,6 +102,7 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     row->set(*o, v);
     o->given.emplace_back(row, text);
   }
+  o->key = key_of_run_id(o->run_id);  // until --key stdin hands the run's own over
   return o->command == "run" ? check_run(*o) : "";
 }
 
@@ -144,6 +146,7 @@ AdapterConfig adapter_config(const Options& r) {
   cfg.size = r.size;
   cfg.wait = r.wait;
   cfg.subscribers = r.role == Role::pub ? r.subscribers : 1;
+  cfg.fan_out = std::max(r.subscribers, r.readers);
   return cfg;
 }
 

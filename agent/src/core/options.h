@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/adapter.h"
+#include "core/header.h"
 
 namespace mwperf {
 
@@ -31,7 +32,7 @@ struct OptionRow;
 struct Options {
   Options();
 
-  std::string command;  // run | list | wakeup | version | clock
+  std::string command;  // run | list | wakeup | version | clock | cleanup
   Role role = Role::pub;
   std::string mw;
   Mode mode = Mode::latency;
@@ -59,7 +60,12 @@ struct Options {
   std::vector<uint16_t> ports;  // --port P[,P...]: every subscriber's (fan-out); port = the first
   int cpu = -1;
   WaitMode wait = WaitMode::block;
-  uint32_t run_id = 1;
+  uint32_t run_id = 1;            // names the run's topics, ports and segments
+  // The key of every message's tag (core/header.h): from the run id unless
+  // --key stdin, when the controller hands it over as the first line on
+  // stdin (`key <32 hex digits>`; read_run_key in core/control.h).
+  RunKey key = key_of_run_id(1);
+  bool key_from_stdin = false;
   int64_t ping_timeout_ns = 0;
   int64_t match_timeout_ns = 0;
   // sub: after the stop, how long the data path may be quiet before what is

@@ -40,9 +40,10 @@ class Publisher final : public Session {
  public:
   Publisher(const Options& o, Adapter& ad, StopSignal& stop)
       : o_(o), ad_(ad), stop_(stop), tx_(o.size), rtt_(pings() ? o.samples_max : 0), lag_(0),
-        monitor_(rtt_, pings() ? o.precision : 0, o.confidence), gate_(*this),
+        // the stop of a throughput point watches the subscriber's flow, not the pings
+        monitor_(rtt_, o.mode == Mode::latency ? o.precision : 0, o.confidence, o.duration_ns), gate_(*this),
         base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0) {
-    hdr_ = Header{kMagic, kHeaderVersion, 0, 0, o.run_id, uint32_t(o.size), 0, 0};
+    hdr_ = Header{kMagic, kHeaderVersion, 0, {}, uint32_t(o.size), 0, 0};
     for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
     seq_ = o.seq_start;
     warm_seq_ = o.seq_start + kWarmSeqOffset;
@@ -50,26 +51,26 @@ class Publisher final : public Session {
 
   ~Publisher() override { stop_threads(); }
 
-  size_t own_bytes() const override { return tx_.size() + rtt_.memory_bytes() + lag_.memory_bytes(); }
+  size_t own_bytes() const override { return tx_.size() + rtt_.memory_bytes() + lag_.memory_bytes() + monitor_.memory_bytes(); }
 
   // The core's handler of everything that comes back (pongs).
   void on_message(const uint8_t* data, size_t len) {
     const int64_t t = now_ns();
     Header h;
-    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
+    if (decode_header(data, len, o_.key, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
       ++foreign_;
       return;
     }
     uint64_t s = h.seq;
+    // Past the ping timeout its ping is lost, whether or not the watchdog has looked yet: censored, not measured.
+    const bool late = t - ping_at_.load(std::memory_order_relaxed) >= o_.ping_timeout_ns;
     if (outstanding_.load(std::memory_order_relaxed) != s ||
         !outstanding_.compare_exchange_strong(s, kNone, std::memory_order_acq_rel)) {
       ++late_pongs_;
       return;
     }
-    if (!(h.flags & kFlagWarmup)) {
-      rtt_.add(stamp(t) - h.send_ns);
-      ++pongs_;
-    }
+    late_pongs_ += late;
+    if (!(h.flags & kFlagWarmup)) late ? ++ping_lost_ : (rtt_.add(stamp(t) - h.send_ns), ++pongs_);
     if (drive_) next_ping();
   }
 
@@ -125,7 +126,7 @@ class Publisher final : public Session {
     hdr_.flags = flags;
     hdr_.seq = seq;
     hdr_.send_ns = stamp_ns;
-    encode_header(hdr_, tx_.data());
+    encode_header(hdr_, o_.key, tx_.data());
     const Errc e = ad_.send(tx_.data(), tx_.size());
     if (e == Errc::ok) {
       // With write batching only flat-out data may wait for a full packet.
@@ -421,7 +422,7 @@ class Publisher final : public Session {
       j.null("scheduled").null("unsent");
       j.real("achieved_hz", elapsed > 0 ? double(sent_) * 1e9 / double(elapsed) : 0.0);
     }
-    j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_);
+    j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_).num("ping_timeout_ns", o_.ping_timeout_ns);
     j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("send_timeouts", send_timeouts_);
     j.unum("foreign", foreign_);
     j.num("discovery_ns", discovery_ns).boolean("stopped_early", stop_.requested());

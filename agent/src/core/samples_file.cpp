@@ -1,7 +1,12 @@
 // --samples-out: the headline latency samples of a point, for the report's
 // histogram and time series and for compare's significance test. Written once,
 // after the measured phase, never from the hot loop.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "core/session.h"
 
@@ -9,9 +14,17 @@ namespace mwperf {
 
 void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64_t divisor) {
   if (o.samples_out.empty()) return;
-  std::FILE* f = std::fopen(o.samples_out.c_str(), "wb");
+  // A new file, never written through a link or another name of an existing
+  // file planted in the run directory: what was there is removed first.
+  if (::unlink(o.samples_out.c_str()) != 0 && errno != ENOENT) {
+    j.str("samples_error", "cannot write " + o.samples_out + ": " + std::strerror(errno));
+    return;
+  }
+  const int fd = ::open(o.samples_out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
   if (f == nullptr) {
-    j.str("samples_error", "cannot write " + o.samples_out);
+    j.str("samples_error", "cannot write " + o.samples_out + ": " + std::strerror(errno));
+    if (fd >= 0) ::close(fd);
     return;
   }
   const size_t n = s.write_samples(f, divisor);

@@ -49,14 +49,43 @@ uint64_t LatencyStats::bucket_mid(size_t idx) {
   return (((uint64_t(1) << kSubBits) + m) << (g - 1)) + (width - 1) / 2;
 }
 
-size_t LatencyStats::lowest_position() const {
-  const int64_t v = min();
+uint64_t LatencyStats::bucket_low(size_t idx) {
+  const size_t g = idx >> kSubBits;
+  if (g == 0) return idx;
+  return ((uint64_t(1) << kSubBits) + (idx & ((size_t(1) << kSubBits) - 1))) << (g - 1);
+}
+
+uint64_t LatencyStats::bucket_high(size_t idx) {
+  const size_t g = idx >> kSubBits;
+  return g == 0 ? idx : bucket_low(idx) + (uint64_t(1) << (g - 1)) - 1;
+}
+
+size_t LatencyStats::position(int64_t v) {
   return v < 0 ? kBuckets - 1 - index(uint64_t(0) - uint64_t(v)) : kBuckets + index(uint64_t(v));
 }
 
-size_t LatencyStats::highest_position() const {
-  const int64_t v = max();
-  return v < 0 ? kBuckets - 1 - index(uint64_t(0) - uint64_t(v)) : kBuckets + index(uint64_t(v));
+size_t LatencyStats::lowest_position() const { return position(min()); }
+
+size_t LatencyStats::highest_position() const { return position(max()); }
+
+size_t LatencyStats::position_of_rank(uint64_t rank) const {
+  uint64_t seen = 0;
+  const size_t lo = lowest_position(), hi = highest_position();
+  for (size_t p = lo; p <= hi; ++p) {
+    seen += count_at(p);
+    if (seen >= rank) return p;
+  }
+  return hi;
+}
+
+int64_t LatencyStats::low_at(size_t p) const {
+  const int64_t v = p < kBuckets ? -int64_t(bucket_high(kBuckets - 1 - p)) : int64_t(bucket_low(p - kBuckets));
+  return std::clamp(v, min(), max());
+}
+
+int64_t LatencyStats::high_at(size_t p) const {
+  const int64_t v = p < kBuckets ? -int64_t(bucket_low(kBuckets - 1 - p)) : int64_t(bucket_high(p - kBuckets));
+  return std::clamp(v, min(), max());
 }
 
 uint64_t LatencyStats::count_at(size_t p) const {
@@ -94,6 +123,7 @@ Summary LatencyStats::summarize() const {
   s.p50 = percentile_ppm(500000);
   s.p90 = percentile_ppm(900000);
   s.p99 = percentile_ppm(990000);
+  s.p999 = percentile_ppm(999000);
   s.p9999 = percentile_ppm(999900);
   s.p999999 = percentile_ppm(999999);
   return s;
@@ -126,8 +156,8 @@ Summary halve(const Summary& r) {
   s.std = r.std / 2;
   s.min = r.min / 2;
   s.max = r.max / 2;
-  for (Pct* p : {&s.p50, &s.p90, &s.p99, &s.p9999, &s.p999999}) p->v /= 2;
-  for (Interval* i : {&s.p50_ci, &s.p99_ci}) {
+  for (Pct* p : {&s.p50, &s.p90, &s.p99, &s.p999, &s.p9999, &s.p999999}) p->v /= 2;
+  for (Interval* i : {&s.p50_ci, &s.p99_ci, &s.p999_ci}) {
     i->lo /= 2;
     i->hi /= 2;
   }

@@ -4,8 +4,9 @@
 // * a log-linear histogram (HdrHistogram-style: 512 buckets per power of two,
 //   exact below 512 ns) from which every percentile is read; a percentile is
 //   the midpoint of the bucket that holds its nearest rank, clamped to
-//   [min, max]: within 0.1 % of the exact value (kRelativeError). Negative
-//   values (one-way latency between two clocks) have a mirror half;
+//   [min, max]: within 0.1 % of the exact value (kRelativeError). Every int64
+//   has its bucket (up to 2^63 ns); negative values (one-way latency between
+//   two clocks) have a mirror half;
 // * at most `strided` samples kept evenly strided over the run, in arrival
 //   order, for the samples file (histogram, time series, U test).
 //
@@ -34,15 +35,16 @@ struct Pct {
 struct Interval {
   int64_t lo = 0, hi = 0;
   bool valid = false;
+  const char* why = nullptr;  // why there is none (when not valid)
 };
 
 struct Summary {
   uint64_t count = 0;
   double mean = 0, std = 0;
   int64_t min = 0, max = 0;
-  Pct p50, p90, p99, p9999, p999999;
-  // Batch-quantile confidence intervals (core/batches.h) at ci_confidence.
-  Interval p50_ci, p99_ci;
+  Pct p50, p90, p99, p999, p9999, p999999;
+  // Confidence intervals (core/batches.h) at ci_confidence.
+  Interval p50_ci, p99_ci, p999_ci;
   double ci_confidence = 0;
   uint32_t ci_batches = 0;
 };
@@ -50,7 +52,10 @@ struct Summary {
 class LatencyStats {
  public:
   static constexpr int kSubBits = 9;
-  static constexpr int kMaxExp = 45;  // bucketed up to 2^45 ns (9.8 h); beyond, the last bucket (max stays exact)
+  // Magnitudes below 2^kMaxExp have a bucket each (groups of 2^kSubBits
+  // buckets: [0, 512), then one group a power of two); only INT64_MIN's,
+  // 2^63, shares the last.
+  static constexpr int kMaxExp = 63;
   static constexpr size_t kBuckets = size_t(kMaxExp - kSubBits + 1) << kSubBits;
   static constexpr double kRelativeError = 1.0 / (1 << (kSubBits + 1));
 
@@ -91,16 +96,24 @@ class LatencyStats {
   static size_t index(uint64_t magnitude) {
     if (magnitude < (uint64_t(1) << kSubBits)) return size_t(magnitude);
     const int e = 63 - __builtin_clzll(magnitude);
-    if (e > kMaxExp) return kBuckets - 1;
+    if (e >= kMaxExp) return kBuckets - 1;
     return (size_t(e - kSubBits + 1) << kSubBits) + size_t((magnitude >> (e - kSubBits)) & ((1u << kSubBits) - 1));
   }
   static uint64_t bucket_mid(size_t idx);  // midpoint of a bucket's magnitudes
+  static uint64_t bucket_low(size_t idx);  // its smallest magnitude
+  static uint64_t bucket_high(size_t idx);  // its largest
   // Signed position in [0, 2*kBuckets): negative values below (most negative
   // first), then the non-negative ones; count_at() reads it.
   size_t lowest_position() const;
   size_t highest_position() const;
   uint64_t count_at(size_t position) const;
   int64_t value_at(size_t position) const;  // bucket midpoint, signed
+  static size_t position(int64_t v);
+  // The position holding the rank-th smallest sample (1-based), and the
+  // smallest and largest value it stands for, clamped to [min, max].
+  size_t position_of_rank(uint64_t rank) const;
+  int64_t low_at(size_t position) const;
+  int64_t high_at(size_t position) const;
 
   // Writes the kept samples (little-endian int64, each divided by `divisor`)
   // in arrival order, evenly strided; returns how many.

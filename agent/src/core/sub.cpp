@@ -32,12 +32,15 @@ class Subscriber final : public Session {
   Subscriber(const Options& o, Adapter& ad, StopSignal& stop)
       : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency || !o.echo), tracker_(o.seq_start),
         oneway_(measure_oneway_ ? o.samples_max : 0),
-        monitor_(oneway_, o.mode == Mode::rate ? o.precision : 0, o.confidence,
+        // The stop watches the one-way latency (rate mode) or the flow (throughput mode).
+        monitor_(oneway_, o.mode == Mode::rate || o.mode == Mode::throughput ? o.precision : 0, o.confidence,
+                 o.duration_ns,
                  [reader = o.reader](int64_t after) {
                    // Reader 0's word stops the run, as subscriber 0's does with processes.
                    if (reader == 0)
                      emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
-                 }),
+                 },
+                 o.mode == Mode::throughput ? Flow{&received_, &missing_} : Flow{}),
         gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns),
         writable_(ad.description().writable_data) {
     if (!writable_) echo_.assign(o.size, 0);
@@ -48,7 +51,8 @@ class Subscriber final : public Session {
   }
 
   size_t own_bytes() const override {
-    return echo_.size() + oneway_.memory_bytes() + (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
+    return echo_.size() + oneway_.memory_bytes() + monitor_.memory_bytes() +
+           (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
   }
 
   // The receive path.
@@ -67,7 +71,7 @@ class Subscriber final : public Session {
 
   Outcome run(int64_t, const Footprint& footprint) override {
     cpu_watch_ = std::thread([this] { watch_cpu(); });
-    monitor_.start(now_ns());
+    monitor_.start(-1);  // measured from the first measured sample: the warm-up is not
     if (listening_) {  // armed before `matched`: the middleware's thread delivers
       while (error_.empty() && !stop_.wait(100'000'000)) {
       }
@@ -90,7 +94,7 @@ class Subscriber final : public Session {
   // a foreign message or a duplicate (nothing a slow reader lingers over).
   bool take(const uint8_t* data, size_t len, int64_t t) {
     Header h;
-    if (decode_header(data, len, o_.run_id, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) return foreign();
+    if (decode_header(data, len, o_.key, &h) != HeaderCheck::ok || (h.flags & kFlagPong)) return foreign();
     // A stamp from before this agent started or from the future (beyond what
     // two clocks can disagree by) is no sample of this run, whatever it claims.
     const int64_t oneway = t + base_ - offset_ - h.send_ns;
@@ -101,7 +105,11 @@ class Subscriber final : public Session {
       const SeqTracker::Verdict v = tracker_.on_seq(h.seq);
       if (v == SeqTracker::Verdict::before_first) return foreign();
       received_.store(tracker_.unique(), std::memory_order_relaxed);
+      missing_.store(tracker_.missing(), std::memory_order_relaxed);
       if (v != SeqTracker::Verdict::fresh) return false;  // a duplicate is counted, never measured twice
+      // How far the sequence numbers reach: never past what the publisher sent.
+      const uint64_t span = h.seq - o_.seq_start + 1;
+      if (span > seq_span_) seq_span_ = span;
       if (first_rx_ == 0) first_rx_ = t;
       last_rx_ = t;
       if (measure_oneway_) {
@@ -186,7 +194,7 @@ class Subscriber final : public Session {
     j.str("event", "result");
     common_fields(j, o_, ad_, footprint);
     if (o_.mode == Mode::rate) write_samples(j, o_, oneway_, 1);
-    j.unum("received", n).unum("lost", tracker_.lost(sent)).num("sent_known", sent);
+    j.unum("received", n).unum("lost", tracker_.lost(sent)).num("sent_known", sent).unum("seq_span", seq_span_);
     j.unum("duplicates", tracker_.duplicates()).unum("out_of_order", tracker_.out_of_order());
     j.unum("foreign", foreign_).unum("warmup_received", warmup_received_).unum("echo_errors", echo_errors_);
     j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1))
@@ -223,7 +231,7 @@ class Subscriber final : public Session {
   const int64_t base_, offset_;
   const bool writable_;
   std::vector<uint8_t> echo_;  // the pong, when the data delivered is not ours to change
-  std::atomic<uint64_t> received_{0};
+  std::atomic<uint64_t> received_{0}, missing_{0};  // for the flow's monitor
   std::atomic<int64_t> last_any_{0};
   std::atomic<bool> quit_{false};
   bool listening_ = false;  // armed: the listener delivers
@@ -232,6 +240,7 @@ class Subscriber final : public Session {
   int64_t cpu_t0_ = 0, stop_seen_ = 0;
   const int64_t started_ = now_ns();  // no sample of this run was sent before
   int64_t first_rx_ = 0, last_rx_ = 0;
+  uint64_t seq_span_ = 0;  // highest measured sequence number received, from the first, + 1
   uint64_t foreign_ = 0, warmup_received_ = 0, echo_errors_ = 0;
   std::string error_;
 };

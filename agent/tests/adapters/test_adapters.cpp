@@ -3,8 +3,11 @@
 // mode it lists; its description is consistent. Then what is particular to
 // the raw sockets.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +20,7 @@
 
 #include "adapters/registry.h"
 #include "core/description.h"
+#include "pairs.h"
 
 using namespace mwperf;
 
@@ -40,68 +44,6 @@ std::vector<std::string> split(const std::string& list) {
   }
   return out;
 }
-
-struct Pair {
-  std::unique_ptr<Adapter> pub, sub;
-};
-
-uint32_t next_run_id() {
-  // A fresh topic per pair: nothing left from a previous test, and nothing
-  // shared with a test running at the same time in another process (ctest -j).
-  static uint32_t id = uint32_t(getpid()) << 10;
-  return ++id;
-}
-
-Pair open_pair(const std::string& mw, size_t size, AdapterConfig c = {}) {
-  Pair p{make_adapter(mw), make_adapter(mw)};
-  c.size = size;
-  c.run_id = next_run_id();
-  c.role = Role::sub;
-  EXPECT_EQ(p.sub->open(c), Errc::ok) << p.sub->last_error();
-  c.role = Role::pub;
-  c.port = p.sub->bound_port();
-  EXPECT_EQ(p.pub->open(c), Errc::ok) << p.pub->last_error();
-  std::thread m([&] { EXPECT_EQ(p.sub->wait_matched(10'000'000'000), Errc::ok) << p.sub->last_error(); });
-  EXPECT_EQ(p.pub->wait_matched(10'000'000'000), Errc::ok) << p.pub->last_error();
-  m.join();
-  return p;
-}
-
-std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
-  std::vector<uint8_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = uint8_t(i * 31 + seed);
-  return v;
-}
-
-// Receives one message within 5 s (polling adapters are asked repeatedly).
-Errc recv_one(Adapter& a, std::vector<uint8_t>* out) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  for (;;) {
-    const uint8_t* d = nullptr;
-    size_t n = 0;
-    const Errc e = a.recv(&d, &n, 100'000'000);
-    if (e == Errc::ok) {
-      out->assign(d, d + n);
-      return e;
-    }
-    if (e != Errc::timeout || std::chrono::steady_clock::now() > end) return e;
-  }
-}
-
-struct Collector final : Receiver {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<std::vector<uint8_t>> got;
-  void on_message(const uint8_t* data, size_t len) override {
-    std::lock_guard<std::mutex> lk(mu);
-    got.emplace_back(data, data + len);
-    cv.notify_all();
-  }
-  bool wait_for(size_t n) {
-    std::unique_lock<std::mutex> lk(mu);
-    return cv.wait_for(lk, std::chrono::seconds(10), [&] { return got.size() >= n; });
-  }
-};
 
 // An adapter whose middleware needs a daemon (the description's service) is
 // tested where the harness started one for it (MWPERF_TEST_SERVICE_<NAME>=1,
@@ -173,6 +115,7 @@ TEST_P(EveryAdapter, SeveralReadersInOneProcess) {
   AdapterConfig c;
   c.size = 256;
   c.run_id = next_run_id();
+  c.fan_out = kReaders;  // every reader's stream is made for all of them
   c.role = Role::sub;
   c.receive = "";
   for (const std::string& r : split(d.receives))
@@ -204,6 +147,45 @@ TEST_P(EveryAdapter, SeveralReadersInOneProcess) {
   }
   pub->close();
   for (auto& s : subs) s->close();
+}
+
+// A publisher that serves two subscribers is not matched while only one is
+// there (its first samples would reach one reader and not the other), and is
+// once the second comes.
+TEST_P(EveryAdapter, APublisherWaitsForEverySubscriber) {
+  const Description& d = make_adapter(GetParam())->description();
+  if (d.max_subscribers == 1) GTEST_SKIP() << "its publisher serves one subscriber";
+  if (d.max_readers_per_process == 1) GTEST_SKIP() << "one reader per process: " << d.readers_note;
+  AdapterConfig c;
+  c.size = 256;
+  c.run_id = next_run_id(), c.fan_out = 2;
+  c.role = Role::sub;
+  for (const std::string& r : split(d.receives))
+    if (r != "listener") c.receive = r;
+  auto first = make_adapter(GetParam()), second = make_adapter(GetParam());
+  ASSERT_EQ(first->open(c), Errc::ok) << first->last_error();
+  const uint16_t first_port = first->bound_port();
+  auto pub = make_adapter(GetParam());
+  AdapterConfig pc = c;
+  pc.role = Role::pub;
+  pc.subscribers = 2;
+  if (first_port != 0) {  // a port for the second, known to the publisher before the second is there
+    ASSERT_EQ(second->open(c), Errc::ok) << second->last_error();
+    pc.ports = {first_port, second->bound_port()};
+    pc.port = first_port;
+    second->close();  // there, but gone again: only the first is left
+    second = make_adapter(GetParam());
+  }
+  ASSERT_EQ(pub->open(pc), Errc::ok) << pub->last_error();
+  std::thread m1([&] { EXPECT_EQ(first->wait_matched(10'000'000'000), Errc::ok) << first->last_error(); });
+  EXPECT_EQ(pub->wait_matched(2'000'000'000), Errc::timeout) << "matched with one of two subscribers";
+  m1.join();
+  if (first_port != 0) c.port = pc.ports[1];
+  ASSERT_EQ(second->open(c), Errc::ok) << second->last_error();
+  std::thread m2([&] { EXPECT_EQ(second->wait_matched(10'000'000'000), Errc::ok) << second->last_error(); });
+  EXPECT_EQ(pub->wait_matched(10'000'000'000), Errc::ok) << pub->last_error();
+  m2.join();
+  for (auto* a : {&pub, &first, &second}) (*a)->close();
 }
 
 TEST_P(EveryAdapter, ListenerDeliversOnTheMiddlewaresThread) {
@@ -332,12 +314,50 @@ TEST(Tcp, OversizedMessageIsSkippedAndTheStreamGoesOn) {
   EXPECT_EQ(std::vector<uint8_t>(d, d + n), small);
 }
 
+// The reader stops reading: a 16 MiB message goes in part, then stalls. It
+// is given up within 1 s (the controller waits 2 s for a blocked send, not
+// the 10 s it once took), and the broken stream fails every later send at once.
+TEST(Tcp, AMessageStalledHalfWayIsGivenUpWithinTheControllersDeadline) {
+  Pair p = open_pair("tcp", 16u << 20);
+  const auto big = pattern(16u << 20, 7);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.pub->send(big.data(), big.size()), Errc::io);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(took, std::chrono::milliseconds(900));
+  EXPECT_LT(took, std::chrono::milliseconds(2000));
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_EQ(p.pub->send(big.data(), 64), Errc::io) << p.pub->last_error();
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(50));
+}
+
 TEST(Tcp, PeerCloseIsReported) {
   Pair p = open_pair("tcp", 64);
   p.pub->close();
   const uint8_t* d;
   size_t n;
   EXPECT_EQ(p.sub->recv(&d, &n, 2'000'000'000), Errc::closed);
+}
+#endif
+
+#ifdef MWPERF_WITH_FASTDDS
+// 4 294 968 instances of keep-last 1000: their product (2^32 + 704 samples)
+// is no int32; computed as one it wrapped to 704, fewer than one instance's
+// history, and the writer held at most 704 samples. As the writer has it now:
+// no limit (and 10 x 10 stays 100).
+TEST(FastDds, ManyInstancesOfADeepHistoryHaveNoWrappedLimit) {
+  AdapterConfig c;
+  c.instances = 10;
+  c.history_depth = 10;
+  EXPECT_NE(open_pair("fastdds", 64, c).pub->effective_config().find("\"max_samples\":100,"), std::string::npos);
+  c.instances = 4'294'968;
+  c.history_depth = 1000;
+  Pair p = open_pair("fastdds", 64, c);
+  EXPECT_NE(p.pub->effective_config().find("\"max_samples\":-1,"), std::string::npos) << p.pub->effective_config();
+  const auto m = pattern(64, 5);
+  ASSERT_EQ(p.pub->send(m.data(), m.size()), Errc::ok) << p.pub->last_error();
+  std::vector<uint8_t> got;
+  ASSERT_EQ(recv_one(*p.sub, &got), Errc::ok) << p.sub->last_error();
+  EXPECT_EQ(got, m);
 }
 #endif
 
@@ -368,4 +388,42 @@ TEST(Iceoryx2, AReliableWriterToAStalledReaderGivesUp) {
   EXPECT_GE(took, std::chrono::milliseconds(90));
   EXPECT_LT(took, std::chrono::seconds(2));
 }
+
+// A reliable writer that keeps a one-sample buffer full and a reader asleep on
+// iceoryx2's event between samples (both on one core: the datagram wakes the
+// reader before the writer marks it sent): every sample wakes the reader, so
+// no send waits out its blocking time (after a lost wake-up every one does).
+TEST(Iceoryx2, AReaderWaitingForAnEventIsWokenByEverySample) {
+  AdapterConfig c;
+  c.reliability = "reliable";
+  c.history_depth = 1;
+  Pair p = open_pair("iceoryx2", 64, c);
+  constexpr int kSamples = 200000;
+  std::atomic<int> received{0};
+  cpu_set_t one, before;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  pthread_getaffinity_np(pthread_self(), sizeof before, &before);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  std::thread reader([&] {
+    const uint8_t* d = nullptr;
+    size_t n = 0;
+    for (Errc e = Errc::ok; received.load() >= 0 && received.load() < kSamples && (e == Errc::ok || e == Errc::timeout);)
+      if ((e = p.sub->recv(&d, &n, -1)) == Errc::ok) received.fetch_add(1);  // untimed: a sample or the wake below
+  });
+  const auto m = pattern(64, 2);
+  int sent = 0;
+  Errc e = Errc::ok;
+  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       sent < kSamples && std::chrono::steady_clock::now() < end && (e = p.pub->send(m.data(), m.size())) == Errc::ok;)
+    ++sent;
+  EXPECT_EQ(e, Errc::ok) << "send " << sent << " of " << kSamples << ": " << p.pub->last_error();
+  for (int i = 0; i < 100 && received.load() < sent; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(received.load(), sent);
+  received.store(-1'000'000'000);
+  p.sub->wake();
+  reader.join();
+  pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+}
 #endif
+

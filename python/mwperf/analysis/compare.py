@@ -20,13 +20,18 @@ Significance of a latency difference (p50):
 * otherwise (imported points) the distribution-free 95 % confidence
   intervals of the two p50s: disjoint intervals differ significantly,
   overlapping ones do not;
-* fewer than MIN_SAMPLES latency samples on a side, or no interval: the
-  difference is not tested ("too few samples").
+* fewer than MIN_SAMPLES latency samples on a side: the difference is not
+  tested ("too few samples");
+* no sample count, no samples and no interval (a Perftest or ddsperf table
+  gives only its percentiles): "untested".
 
 Gates: ``--fail-if-slower PCT`` fails (exit 1) when a point's p50 latency is
-more than PCT % above the baseline's and the difference is significant;
-``--fail-if-lossier PCT`` when its loss rate is more than PCT percentage points
-above. Runs whose points were measured under different CPU placements or wait
+more than PCT % above the baseline's and the difference is significant, or
+cannot be tested at all ("untested": imported numbers are gated on their
+ratio); ``--fail-if-lossier PCT`` when its loss rate is more than PCT
+percentage points above. With a gate, a baseline point the other run lacks
+(not measured, failed, or its record unusable) fails it too: a gate never
+passes on what it did not see. Runs whose points were measured under different CPU placements or wait
 strategies, or with agents of different build types, are refused unless
 ``--force``: their numbers do not measure the same thing.
 """
@@ -35,9 +40,10 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from mwperf.errors import UsageError
 from mwperf.export.derived import source_section, subscribers, subscribers_as
@@ -46,11 +52,14 @@ from mwperf.results.labels import field, qos_label
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 from mwperf.table import snapshot
 
-__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "MIN_SAMPLES", "MIN_REPETITIONS"]
+__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "point_key", "point_label", "placement_of",
+           "MIN_SAMPLES", "MIN_REPETITIONS"]
 
 MIN_SAMPLES = 100
 MIN_REPETITIONS = 5
 ALPHA = 0.05
+#: The verdict on numbers that carry nothing to test a difference with (imported tables).
+UNTESTED = "untested (no sample count, samples or intervals)"
 
 
 def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
@@ -100,12 +109,15 @@ def _others(r: dict) -> tuple:
     return tuple(out)
 
 
-def _key(r: dict) -> tuple:
+def point_key(r: dict) -> tuple:
+    """What a point is, across runs: the key compare matches points on (and
+    ``mwperf history`` follows a point over time by)."""
     return (r["mw"], r["mode"], r["size"], r["rate_hz"], qos_label(r), r["demand"], subscribers(r),
             source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes", _others(r))
 
 
-def _label(key: tuple) -> str:
+def point_label(key: tuple) -> str:
+    """A point key as a reader sees it: ``udp latency 64 B (best-effort, udp)``."""
     mw, mode, size, rate, qos, demand, fan, section, how, others = key
     text = f"{mw} {mode} {size} B"
     if rate is not None:
@@ -125,21 +137,27 @@ class Run:
     build_type: str | None
 
 
-def _load(directory: str) -> Run:
+def _load(directory: str, warn: Callable[[str], None]) -> Run:
     path = Path(directory)
     if not (path / RESULTS_JSONL).is_file():
         raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
     points: dict[tuple, list[dict]] = {}
-    for r in read_records(path):
+    for r in read_records(path, warn=warn):
         if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size")):
-            points.setdefault(_key(r), []).append(r)
+            points.setdefault(point_key(r), []).append(r)
     doc = RunDir(path).read_run_json() or {}
     return Run(path, points, (doc.get("agent") or {}).get("build_type"))
 
 
+def placement_of(r: dict) -> tuple:
+    """Where and how a point ran (CPU placement, the cores, the wait strategy):
+    points that differ in it do not measure the same thing."""
+    cpu = r.get("cpu") or {}
+    return cpu.get("placement"), cpu.get("pub"), cpu.get("sub"), r.get("wait")
+
+
 def _setup(records: list[dict]) -> set[tuple]:
-    return {((r.get("cpu") or {}).get("placement"), (r.get("cpu") or {}).get("pub"), (r.get("cpu") or {}).get("sub"),
-             r.get("wait")) for r in records}
+    return {placement_of(r) for r in records}
 
 
 def _p50(r: dict) -> float | None:
@@ -156,7 +174,7 @@ def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
         _, p = mann_whitney_u(pa, pb)
         return f"{'significant' if p < ALPHA else 'not significant'} (U test p={p:.3f})"
     la, lb = a[0].get("latency_us") or {}, b[0].get("latency_us") or {}
-    if (la.get("count") or 0) < MIN_SAMPLES or (lb.get("count") or 0) < MIN_SAMPLES:
+    if any(c is not None and c < MIN_SAMPLES for c in (la.get("count"), lb.get("count"))):
         return "too few samples"
     sa, sb = read_samples(dir_a, a[0]), read_samples(dir_b, b[0])
     if sa and sb and len(sa) >= MIN_SAMPLES and len(sb) >= MIN_SAMPLES:
@@ -164,7 +182,7 @@ def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
         return f"{'significant' if p < ALPHA else 'not significant'} (U test on {len(sa)}+{len(sb)} samples, p={p:.3g})"
     ca, cb = la.get("p50_ci"), lb.get("p50_ci")
     if not ca or not cb:
-        return "too few samples"
+        return UNTESTED if la.get("count") is None or lb.get("count") is None else "too few samples"
     disjoint = ca[1] < cb[0] or cb[1] < ca[0]
     return "significant (95 % CIs apart)" if disjoint else "not significant (95 % CIs overlap)"
 
@@ -183,10 +201,13 @@ def _ratio(b: float | None, a: float | None) -> float | None:
 
 
 def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
-                 fail_if_lossier: float | None = None, force: bool = False) -> int:
+                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None) -> int:
+    """Each run after the first against the first; the tables to ``out``,
+    unusable records named on ``err`` (default stderr). Exit code: 1 when a gate fails."""
     if len(dirs) < 2:
         raise UsageError("compare", None, "give two run directories or more (the first is the baseline)")
-    runs = [_load(d) for d in dirs]
+    err = err or sys.stderr
+    runs = [_load(d, lambda m: err.write(f"mwperf: warning: {m}\n")) for d in dirs]
     base = runs[0]
     failures: list[str] = []
     for other in runs[1:]:
@@ -199,7 +220,7 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
         for key in common:
             sa, sb = _setup(base.points[key]), _setup(other.points[key])
             if sa != sb:
-                problems.append(f"{_label(key)}: CPU placement / wait {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
+                problems.append(f"{point_label(key)}: CPU placement / wait {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
         if problems and not force:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise UsageError("compare", f"{base.path} {other.path}",
@@ -218,19 +239,23 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             ci = bootstrap_ratio_ci([v for v in map(_p50, a) if v is not None], [v for v in map(_p50, b) if v is not None])
             if ci is not None:  # over repetitions: 95 % bootstrap interval of the ratio
                 ratio_text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
-            rows.append([_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, _fmt(ta, 0), _fmt(tb, 0),
+            rows.append([point_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, _fmt(ta, 0), _fmt(tb, 0),
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
                          _fmt(None if lossb is None else 100 * lossb, 2) + "%"])
-            if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith("significant")
+            if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith(("significant", "untested"))
                     and lat_ratio > 1 + fail_if_slower / 100):
-                failures.append(f"{_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)")
+                failures.append(f"{point_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)"
+                                + (", untested" if verdict == UNTESTED else ""))
             if (fail_if_lossier is not None and lossa is not None and lossb is not None
                     and (lossb - lossa) * 100 > fail_if_lossier):
-                failures.append(f"{_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
+                failures.append(f"{point_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
         out.write(table_text(header, rows, left=(0, 4)))
-        only = len(base.points) - len(common)
-        if only:
-            out.write(f"({only} baseline point(s) not in {other.path})\n")
+        missing = [k for k in base.points if k not in other.points]
+        if missing:
+            out.write(f"({len(missing)} baseline point(s) not in {other.path})\n")
+        if fail_if_slower is not None or fail_if_lossier is not None:
+            failures += [f"{point_label(k)}: no usable ok point in {other.path} (not measured, failed or unreadable)"
+                         for k in missing]
         out.write("\n")
     for failure in failures:
         out.write(f"REGRESSION: {failure}\n")

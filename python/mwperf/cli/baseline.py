@@ -27,6 +27,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.execute import lock
     from mwperf.execute.baseline import measure
     from mwperf.execute.netns import NetnsPair
+    from mwperf.interrupts import sigterm_as_interrupt
     from mwperf.results.rundir import RunDir
 
     NetnsPair.check_possible()
@@ -35,7 +36,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         seconds = parse_duration_ns(ns.duration) / 1e9
     except UnitError as exc:
         raise UsageError("--duration", ns.duration, str(exc)) from None
-    with lock.hold(ns.out, force=ns.force, argv=argv):
+    with lock.hold(ns.out, force=ns.force, argv=argv), sigterm_as_interrupt():  # a hang-up: the namespaces go
         doc = measure(profile, seconds)
         path = RunDir(ns.out).write_baseline(doc)
     tcp, udp = doc["tcp"], doc["udp"]

@@ -111,12 +111,13 @@ def _us(ns: float | None) -> str:
 
 def cleanup(out: TextIO, agent_arg: str | None = None) -> int:
     """Remove what crashed runs left: namespaces (by name, their controller
-    gone) and unreferenced middleware shared-memory segments (of what the
-    agent's adapters say they may leave; none without a built agent)."""
+    gone), unreferenced middleware shared-memory segments and files (of what
+    the agent's adapters say they may leave), and what the adapters alone
+    know how to find (``mwperf-agent cleanup``); none without a built agent."""
     from mwperf.execute.cleanup import clean_leftovers
 
     found = described_agent(agent_arg)
-    left = clean_leftovers(found[1].leftovers if found else ())
+    left = clean_leftovers(found[1].leftovers, found[0]) if found else clean_leftovers()
     for what, names in (("namespace(s)", left.namespaces), ("shared-memory segment(s)", left.segments)):
         out.write(f"removed {len(names)} {what}{': ' + ', '.join(names) if names else ''}\n")
     if left.services:
@@ -154,6 +155,8 @@ def doctor(out: TextIO, agent_arg: str | None = None, cpu_count: int | None = No
                 say(f"  {info.name:<10} {info.version or '-':<28} max {info.max_size} B  "
                     f"default {info.transport}, {info.reliability}" + (f", {info.receive}" if info.receive else ""))
                 say(f"  {'':<10} supports: {info.summary()}")
+                if info.license:
+                    say(f"  {'':<10} license: {info.license}")
             for name, reason in described.missing:
                 say(f"  {name:<10} NOT BUILT: {reason}")
         except AgentError as exc:

@@ -1,5 +1,5 @@
-"""Command line: ``mwperf run | sweep | doctor | report | ls | baseline |
-compare | export | import | completion``, one module per command in this
+"""Command line: ``mwperf run | sweep | floor | doctor | report | ls | baseline |
+compare | history | check | db | export | import | completion``, one module per command in this
 folder.
 
 A thin layer: parse -> validate into typed options -> run -> export. Every
@@ -18,14 +18,15 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf import __version__
-from mwperf.cli import baseline, compare, completion, doctor, export, imports, ls, report, run, sweep
+from mwperf.cli import baseline, check, compare, completion, db, doctor, export, floor, history, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
+from mwperf.display import PrintableStream, printable
 from mwperf.errors import AgentError, BadInput
 
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, doctor, report, ls, baseline, compare, export, imports, completion)
+COMMANDS = (run, sweep, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
@@ -36,8 +37,12 @@ EXAMPLES = """examples:
   mwperf report results/mine                           tables again; report.html (open it in a browser)
   mwperf report results/mine --format svg              every figure as results/mine/plots/*.svg
   mwperf compare results/before results/after --fail-if-slower 5
+  mwperf db ingest results/*/                          runs into the results store (results/mwperf.duckdb)
+  mwperf history --mw cyclonedds --size 1k             a point over time, change points marked
+  mwperf check budgets.yaml results/mine               budgets as a CI gate (exit 1 when one is broken)
   mwperf export results/matrix --format parquet        for pandas, DuckDB, Arrow
   mwperf import perftest connext-tables.txt --mw connext
+  mwperf floor --cpu 0,0 --cpu 0,1 --size 32,63000     what no middleware can beat here
   mwperf doctor                                        adapters, wake-up cost, kernel knobs
   source <(mwperf completion bash)                     tab completion
 
@@ -99,25 +104,61 @@ def _glue_dash_values(parser: argparse.ArgumentParser, args: list[str]) -> list[
     return out
 
 
+def _undecodable(args: list[str]) -> str | None:
+    """The first argument that is not UTF-8 text (bytes the locale could not
+    decode), as its bytes would be written; None when every one is."""
+    for arg in args:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            try:
+                return repr(os.fsencode(arg))[1:]
+            except UnicodeEncodeError:
+                return ascii(arg)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code (``sys.exit(main())``)."""
+    """Entry point; returns the exit code (``sys.exit(main())``). What it
+    prints on stdout and stderr is :func:`~mwperf.display.printable` (a record
+    field or a directory name cannot drive the terminal)."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (s if isinstance(s, PrintableStream) else PrintableStream(s) for s in streams)
+    try:
+        return _main(argv)
+    finally:
+        if isinstance(sys.stdout, PrintableStream) and sys.stdout.raw is streams[0]:
+            sys.stdout = streams[0]
+        if isinstance(sys.stderr, PrintableStream) and sys.stderr.raw is streams[1]:
+            sys.stderr = streams[1]
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"{PROG}: error: {printable(' '.join(message.split()))}\n")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     command_line = list(sys.argv) if argv is None else [PROG, *args]
+    bad = _undecodable(args)
+    if bad is not None:  # it would go into run.json and the records, which are UTF-8
+        _error(f"{bad}: not UTF-8 text (mwperf keeps its command line and paths as UTF-8); rename it")
+        return 2
     parser = build_parser()
     try:
         ns = parser.parse_args(_glue_dash_values(parser, args))
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, doctor, report, ls, baseline, compare, export, import or completion (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, floor, doctor, report, ls, baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)
     except BadInput as exc:
-        sys.stderr.write(f"{PROG}: error: {' '.join(str(exc).split())}\n")
+        _error(str(exc))
         return 2
     except AgentError as exc:
-        sys.stderr.write(f"{PROG}: error: the agent does not work: {exc}\n")
+        _error(f"the agent does not work: {exc}")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted\n")

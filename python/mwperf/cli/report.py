@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from mwperf.display import shown
 from mwperf.errors import UsageError
 
 __all__ = ["add_parser", "command", "report"]
@@ -28,15 +29,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--point", metavar="N", type=int,
                         help="the point whose latency histogram and time series are shown (default: the first "
                              "latency point)")
+    report.add_argument("--db", metavar="STORE", nargs="?", const="",
+                        help="add the history of the run's points from the results store (default store: "
+                             "$MWPERF_DB, else results/mwperf.duckdb)")
     report.set_defaults(func=command)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
-    return report(ns.dir, ns.format, point=ns.point)
+    return report(ns.dir, ns.format, point=ns.point, db=ns.db)
 
 
 def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: TextIO | None = None,
-           point: int | None = None) -> int:
+           point: int | None = None, db: str | None = None) -> int:
     from mwperf.export.csv import RESULTS_CSV, ResultsCsv
     from mwperf.export.html import REPORT_HTML, HtmlReport
     from mwperf.export.plots import PlotFiles
@@ -59,16 +63,23 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
         err.write(f"mwperf: warning: cannot rewrite {RESULTS_CSV}: {exc.strerror or exc}\n")
     run = rundir.read_run_json()
     if point is not None and not any(r.get("point") == point for r in usable):
-        raise UsageError("--point", str(point), f"no such point in {directory} (points 0-{len(records) - 1})")
+        have = sorted(r["point"] for r in usable if type(r.get("point")) is int)
+        there = f"points {have[0]}-{have[-1]}" if have else "it holds no usable point"
+        raise UsageError("--point", str(point), f"no such point in {directory} ({there})")
     if run and run.get("status") not in (None, "complete"):
-        err.write(f"mwperf: note: this run is '{run.get('status')}'\n")
+        err.write(f"mwperf: note: this run is '{shown(run.get('status'), 40)}'\n")
     if fmt in ("svg", "png"):
         for file in PlotFiles(fmt, point).write(usable, rundir):
             out.write(f"{file}\n")
     else:
         Tables(fmt, out).write(usable, rundir)
+    history = []
+    if db is not None:
+        from mwperf.cli.db import history_for, reading_store
+
+        history = history_for(reading_store(db or None), usable, (run or {}).get("hostname"))
     try:
-        (html,) = HtmlReport(point).write(usable, rundir)
+        (html,) = HtmlReport(point, history).write(usable, rundir)
     except OSError as exc:
         err.write(f"mwperf: warning: cannot write {REPORT_HTML}: {exc.strerror or exc}\n")
     else:

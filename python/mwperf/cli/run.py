@@ -85,6 +85,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--agent", metavar="PATH",
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    run.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
+                     "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
+    run.add_argument("--no-floor", action="store_true",
+                     help="skip the floor (memcpy, socket and shared-memory ping-pongs at the run's sizes, a few "
+                          "seconds before the first point; run.json records the skip)")
     run.add_argument("--force", action="store_true",
                      help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     run.set_defaults(func=command)
@@ -112,7 +117,9 @@ def request(ns: argparse.Namespace) -> RunRequest:
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
+    from mwperf.cli.db import check_run_store, ingest_after_run
     from mwperf.execute import lock
+    from mwperf.execute.point import check_placement
     from mwperf.execute.runner import run
 
     found = described_agent(ns.agent)
@@ -120,9 +127,12 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return no_agent()
     agent, agent_info = found
     opts = build_run_options(request(ns), agent_info, agent=agent)
+    check_placement(opts)  # before the run directory is made
+    store = check_run_store(ns.db, opts.out)  # a store given that cannot be used: now, not after measuring
     try:
         opts.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
-        return run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine)
+        return ingest_after_run(store, opts.out, run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine,
+                                                     floor=not ns.no_floor))

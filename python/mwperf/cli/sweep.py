@@ -12,6 +12,7 @@ measured and recorded: it is not run again).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -24,7 +25,9 @@ from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import default_out
 from mwperf.plan.sweep_plan import Plan, expand, load_plan
 from mwperf.execute import lock
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, check_new_dir, read_records, write_atomic
+from mwperf.execute.point import check_placement
+from mwperf.results.confined import refuse_link
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records, write_atomic
 from mwperf.results.upgrade import OLD_KEY_PREFIX
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
@@ -44,6 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
+    sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
+                       "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
+    sweep.add_argument("--no-floor", action="store_true",
+                       help="skip the floor measured before the first point (run.json records the skip)")
     sweep.add_argument("--force", action="store_true",
                        help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
     sweep.set_defaults(func=command)
@@ -61,10 +68,18 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     agent, agent_info = found
     if ns.dry_run:
         return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
+    from mwperf.cli.db import check_run_store, ingest_after_run
+
+    out = Path(ns.resume or ns.out or default_out())
+    store = check_run_store(ns.db, out)
     if ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
-            return _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine)
-    return _sweep(ns.plan, ns.out, agent, agent_info, argv, ns.format, ns.max_points, ns.force)
+            code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,
+                           floor=not ns.no_floor)
+    else:
+        code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
+                      floor=not ns.no_floor)
+    return ingest_after_run(store, out, code)
 
 
 def _positive(text: str) -> int:
@@ -111,11 +126,17 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
     """PlanError for a plan that does not parse, UsageError for a directory that holds no sweep."""
     if plan_path is not None:
         load_plan(plan_path)
+    if resume_dir is None:
+        return
     try:
-        if resume_dir is not None and not (Path(resume_dir) / PLAN_FILE).is_file():
-            raise UsageError("--resume", resume_dir, f"no {PLAN_FILE} there (not a sweep's run directory)")
+        os.close(open_inside(resume_dir, PLAN_FILE))  # no link out of it: its content is never shown
+    except FileNotFoundError:
+        raise UsageError("--resume", resume_dir, f"no {PLAN_FILE} there (not a sweep's run directory)") from None
+    except UnsafeFile as exc:
+        raise UsageError("--resume", resume_dir, str(exc)) from None
     except OSError as exc:  # a name too long, a directory not searchable
         raise UsageError("--resume", resume_dir, f"not usable: {exc.strerror or exc}") from None
+    refuse_link(Path(resume_dir) / RESULTS_JSONL)  # the records would be appended through it
 
 
 def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO,
@@ -127,7 +148,8 @@ def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: Text
 
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
-           argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False) -> int:
+           argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
+           floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -138,6 +160,7 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
     points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points)
+    check_placement(*(p.opts for p in points))  # before the run directory is made
     with lock.hold(out, force=force, argv=argv) as held:
         if (out / RESULTS_JSONL).exists():  # another sweep began there meanwhile
             raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")
@@ -145,11 +168,12 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, fmt=fmt, leftovers=agent_info.leftovers)
+        return execute(points, RunDir(out), agent, doc, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
-            fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None) -> int:
+            fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None,
+            floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.results.record import utc_now_iso
@@ -174,7 +198,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, leftovers=agent_info.leftovers)
+    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
 
 
 def _plan_doc(plan: Plan, count: int) -> dict:

@@ -38,6 +38,10 @@ __all__ = [
 ]
 
 ENV_AGENT = "MWPERF_AGENT"
+#: What an agent may print: a one-shot query in all, a point's agent in one
+#: line (a description or a result is some kilobytes). Beyond, it is broken.
+MAX_QUERY_BYTES = 16 << 20
+MAX_LINE_BYTES = 4 << 20
 REPO_ROOT = Path(__file__).resolve().parents[3]
 REPO_AGENT = REPO_ROOT / "agent" / "build" / AGENT_NAME
 
@@ -103,9 +107,7 @@ def query(agent: str, args: list[str], timeout: float = 10.0) -> list[dict]:
     except OSError as exc:
         raise AgentError(f"cannot run {agent}: {exc.strerror or exc}") from None
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise AgentError(f"'{AGENT_NAME} {' '.join(args)}' did not finish within {timeout:g} s") from None
+        out, err = _bounded_output(proc, timeout, f"'{AGENT_NAME} {' '.join(args)}'")
     finally:
         _kill_group(proc)
     events = []
@@ -124,6 +126,36 @@ def query(agent: str, args: list[str], timeout: float = 10.0) -> list[dict]:
         raise AgentError(f"'{AGENT_NAME} {' '.join(args)}' {describe_exit(proc.returncode)}"
                          + (f": {last}" if last else ""))
     return events
+
+
+def _bounded_output(proc: subprocess.Popen, timeout: float, what: str) -> tuple[bytes, bytes]:
+    """(stdout, stderr) of ``proc`` once it ends; AgentError when it runs past
+    ``timeout`` or prints more than MAX_QUERY_BYTES (an agent printing
+    endlessly must not take all memory)."""
+    chunks: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
+    total = 0
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for name, stream in (("stdout", proc.stdout), ("stderr", proc.stderr)):
+            selector.register(stream, selectors.EVENT_READ, name)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AgentError(f"{what} did not finish within {timeout:g} s")
+            for key, _ in selector.select(remaining):
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                total += len(chunk)
+                if total > MAX_QUERY_BYTES:
+                    raise AgentError(f"{what} printed more than {MAX_QUERY_BYTES >> 20} MiB (not an mwperf agent?)")
+                chunks[key.data].append(chunk)
+    try:
+        proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+    except subprocess.TimeoutExpired:
+        raise AgentError(f"{what} did not finish within {timeout:g} s") from None
+    return b"".join(chunks["stdout"]), b"".join(chunks["stderr"])
 
 
 def _last_line(text: str) -> str:
@@ -211,6 +243,9 @@ class AgentProcess:
             else:
                 data = self._buffers[name] + chunk
                 *chunk_lines, self._buffers[name] = data.split(b"\n")
+                if len(self._buffers[name]) > MAX_LINE_BYTES:  # a line without end: not the protocol's
+                    self._buffers[name] = b""
+                    chunk_lines.append(f"(a line of more than {MAX_LINE_BYTES >> 20} MiB, dropped)".encode())
             for raw in chunk_lines:
                 self._take_line(name, raw.decode(errors="replace").strip())
 

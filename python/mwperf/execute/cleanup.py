@@ -1,7 +1,7 @@
 """Remove stale middleware shared-memory segments (DEVELOPERS rule: segments
 go after every run, and after a crash at the latest at the start of the next).
 
-Two steps, both safe while other middleware processes run on the host:
+Four steps, all safe while other middleware processes run on the host:
 
 1. ``fastdds shm clean`` when the ``fastdds`` command exists (Debian
    fastdds-tools): Fast DDS's own check, which removes only the zombie
@@ -14,14 +14,22 @@ Two steps, both safe while other middleware processes run on the host:
    root), nothing is removed in this step: an unreferenced file cannot be
    told from one that process uses. Files younger than ``min_age_s`` are
    kept too (created but not yet opened);
-3. the folders they name (iceoryx2's root), when no agent runs.
+3. the files and folders they name elsewhere (iceoryx2's root folder, the
+   Fast DDS profile a ros2 agent writes in /tmp), this user's own, when no
+   agent runs;
+4. ``mwperf-agent cleanup``: each adapter removes what its own middleware
+   leaves and globs cannot name (Connext's System V segments and semaphores,
+   the connext adapter's XML files), where their process is gone.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import glob
+import json
 import os
 import shutil
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -31,7 +39,7 @@ from typing import Iterable
 from mwperf.execute import netns, services
 
 __all__ = ["SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "Leftovers", "clean_leftovers", "shm_patterns"]
+           "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files", "shm_patterns"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
@@ -134,32 +142,82 @@ class Leftovers:
     services: list[str]
 
 
-def clean_leftovers(leftovers: Iterable[str] = ()) -> Leftovers:
+def clean_leftovers(leftovers: Iterable[str] = (), agent: str | None = None) -> Leftovers:
     """Remove what crashed runs left: their namespaces (their controller gone),
-    unreferenced shared-memory segments and the folders of ``leftovers`` (what
-    the adapters say they may leave), what their services left."""
+    unreferenced shared-memory segments and the other files of ``leftovers``
+    (what the adapters say they may leave), what their services left, and
+    (given the agent) what its adapters alone know how to find."""
     leftovers = tuple(leftovers)
-    folders = [Path(p) for p in leftovers if os.path.dirname(p) != str(SHM_DIR)]
-    return Leftovers(netns.remove_stale(), clean_shm(shm_patterns(leftovers)) + clean_folders(folders),
-                     services.clean_stale())
+    return Leftovers(netns.remove_stale(), clean_shm(shm_patterns(leftovers)) + clean_agent_files(leftovers)
+                     + agent_clean_stale(agent), services.clean_stale())
 
 
-def clean_folders(folders: Iterable[Path], proc: Path = PROC_DIR) -> list[str]:
-    """Folders a middleware keeps its runs' files in (iceoryx2's root), when no
-    agent runs (a live one's files are its own)."""
-    present = [f for f in folders if f.is_dir()]
-    if not present:
+#: What runs an agent: the agent (and its companions) and its unit tests.
+AGENT_PROGRAMS = ("mwperf-agent", "mwperf_agent_tests")
+
+
+def _is_agent(pid_dir: Path) -> bool:
+    """A process running an agent, by its program's file name: its comm is no
+    guide (the agent names its main thread mwperf-main; a test binary's name is
+    cut to 15 characters)."""
+    try:
+        argv0 = (pid_dir / "cmdline").read_bytes().split(b"\0", 1)[0].decode(errors="replace")
+    except OSError:
+        return False
+    return os.path.basename(argv0).startswith(AGENT_PROGRAMS)
+
+
+def agent_clean_stale(agent: str | None, timeout: float = 30.0) -> list[str]:
+    """``mwperf-agent cleanup``: what each built adapter removed, as ``mw: what``
+    (nothing when there is no agent, or one that predates the command)."""
+    if agent is None:
         return []
-    for entry in os.listdir(proc):
-        if entry.isdigit():
-            try:
-                if (proc / entry / "comm").read_text().startswith("mwperf-agent"):
-                    return []
-            except OSError:
+    try:
+        done = subprocess.run([agent, "cleanup"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    removed = []
+    for line in done.stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("event") == "cleaned" and isinstance(event.get("removed"), list):
+            removed += [f"{event.get('mw')}: {what}" for what in event["removed"]]
+    return removed
+
+
+def clean_agent_files(leftovers: Iterable[str], proc: Path = PROC_DIR, shm_dir: Path = SHM_DIR) -> list[str]:
+    """The files and folders of ``leftovers`` outside ``shm_dir`` (absolute
+    globs: iceoryx2's root, a ros2 agent's profile), this user's own only,
+    when no agent runs (a live one's files are its own)."""
+    patterns = [p for p in leftovers if os.path.dirname(p) != str(shm_dir)]
+    found = sorted({Path(f) for p in patterns for f in glob.glob(p)})
+    if not found or _an_agent_runs(proc):
+        return []
+    removed = []
+    for path in found:
+        try:
+            st = path.lstat()
+            if st.st_uid != os.geteuid():
                 continue
-    for folder in present:
-        shutil.rmtree(folder, ignore_errors=True)
-    return [str(f) for f in present]
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(path)
+            else:
+                path.unlink()  # a link is removed, never followed
+            removed.append(str(path))
+        except OSError:
+            continue
+    return removed
+
+
+def _an_agent_runs(proc: Path) -> bool:
+    try:
+        entries = os.listdir(proc)
+    except OSError:
+        return True  # cannot tell: keep what may be a live agent's
+    return any(entry.isdigit() and _is_agent(proc / entry) for entry in entries)
 
 
 def fastdds_shm_clean(timeout: float = 20.0) -> bool:

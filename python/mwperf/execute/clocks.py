@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
 import time
 
 __all__ = ["EXCHANGES", "side_offset", "estimate", "sync_status"]
@@ -33,34 +34,58 @@ def side_offset(argv: list[str], exchanges: int = EXCHANGES, timeout: float = 10
     monotonic or realtime."""
     ours = time.monotonic_ns if kind == "monotonic" else time.time_ns
     field = "mono_ns" if kind == "monotonic" else "real_ns"
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, bufsize=1)
-    best: tuple[int, int] | None = None
-    deadline = time.monotonic() + timeout
-    try:
-        for _ in range(exchanges):
-            t0 = ours()
-            proc.stdin.write("t\n")
-            proc.stdin.flush()
-            line = proc.stdout.readline()
-            t1 = ours()
-            if not line or time.monotonic() > deadline:
-                raise OSError(f"clock exchange with {' '.join(argv[-1:])} failed")
-            theirs = json.loads(line)[field]
-            rtt = t1 - t0
-            if best is None or rtt < best[1] * 2:
-                best = (theirs - (t0 + t1) // 2, rtt // 2)
-    finally:
+    with tempfile.TemporaryFile() as errors:  # what ssh (or the agent) says when it fails
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=errors, text=True, bufsize=1)
+        best: tuple[int, int] | None = None
+        deadline = time.monotonic() + timeout
         try:
-            proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            for _ in range(exchanges):
+                t0 = ours()
+                try:
+                    proc.stdin.write("t\n")
+                    proc.stdin.flush()
+                except OSError:
+                    pass  # gone: its reason is on stderr
+                line = proc.stdout.readline()
+                t1 = ours()
+                if not line or time.monotonic() > deadline:
+                    raise OSError(f"clock exchange with '{' '.join(argv[-1:])}' failed{_reason(proc, errors)}")
+                try:
+                    theirs = int(json.loads(line)[field])
+                except (ValueError, KeyError, TypeError):
+                    raise OSError(f"clock exchange with '{' '.join(argv[-1:])}': not a clock reading: "
+                                  f"{line.strip()[:80]!r}") from None
+                rtt = t1 - t0
+                if best is None or rtt < best[1] * 2:
+                    best = (theirs - (t0 + t1) // 2, rtt // 2)
+        finally:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
     assert best is not None
     return best
+
+
+def _reason(proc: subprocess.Popen, errors) -> str:
+    """': <its last stderr line>' (ssh's own reason: refused, unknown host, key), or its exit."""
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    errors.seek(0, 2)
+    errors.seek(max(errors.tell() - 4096, 0))
+    lines = [line.strip() for line in errors.read().decode(errors="replace").splitlines() if line.strip()]
+    if lines:
+        return f": {lines[-1]}"
+    return f": exit {proc.returncode}" if proc.returncode else ""
 
 
 def sync_status() -> dict:
@@ -75,8 +100,13 @@ def sync_status() -> dict:
 def estimate(pub_argv: list[str], sub_argv: list[str], same_clock: bool, exchanges: int = EXCHANGES,
              kind: str = "monotonic") -> dict:
     """The record's ``clock`` object (µs)."""
-    pub_off, pub_err = side_offset(pub_argv, exchanges, kind=kind)
-    sub_off, sub_err = side_offset(sub_argv, exchanges, kind=kind)
+    offsets = []
+    for role, argv in (("pub", pub_argv), ("sub", sub_argv)):
+        try:
+            offsets.append(side_offset(argv, exchanges, kind=kind))
+        except OSError as exc:
+            raise OSError(f"{role} host: {exc}") from None
+    (pub_off, pub_err), (sub_off, sub_err) = offsets
     return {
         "offset_us": (sub_off - pub_off) / 1000.0,
         "uncertainty_us": (pub_err + sub_err) / 1000.0,

@@ -39,7 +39,7 @@ from typing import Iterator, TextIO
 from mwperf.errors import Busy, StorageError
 from mwperf.results.rundir import LOCK_FILE, RunDir, lock_owner_alive, loads_strict, process_start, shown
 
-__all__ = ["hold", "machine_lock_path", "owner_text", "ENV_LOCK_DIR", "MACHINE_LOCK", "LOCK_FILE"]
+__all__ = ["hold", "measuring", "machine_lock_path", "owner_text", "ENV_LOCK_DIR", "MACHINE_LOCK", "LOCK_FILE"]
 
 ENV_LOCK_DIR = "MWPERF_LOCK_DIR"
 MACHINE_LOCK = "mwperf-measure.lock"
@@ -219,6 +219,18 @@ def hold(directory: Path | str, *, measure: bool = True, force: bool = False, co
         if machine is not None:
             machine.release()
         run_lock.release()
+
+
+@contextmanager
+def measuring(*, force: bool = False, argv: list[str] | None = None, err: TextIO | None = None) -> Iterator[str]:
+    """Be the one measurement on this machine, writing no run directory
+    (``mwperf floor`` without --out); yields how the machine is held."""
+    machine, how = _machine(_me(argv, None), force, err)
+    try:
+        yield how
+    finally:
+        if machine is not None:
+            machine.release()
 
 
 def _machine(me: dict, force: bool, err: TextIO | None) -> tuple[_FileLock | None, str]:

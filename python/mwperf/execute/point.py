@@ -20,6 +20,7 @@ and taken down after it); a middleware that needs a helper process gets its
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -37,7 +38,7 @@ from mwperf.description import AgentInfo
 from mwperf.results.record import PointOutcome
 from mwperf.results.rundir import samples_path
 
-__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "placement_for", "run_point"]
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_placement", "placement_for", "run_point"]
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
             argv += [row.flag, row.argv(value)]
     core = opts.cpu.pub if role == "pub" else opts.cpu.sub
     argv += ["--cpu", str(-1 if core is None else core), "--port", str(port),
-             "--samples-out", str(opts.out / samples_path(point.index))]
+             "--samples-out", str(opts.out / samples_path(point.index)),
+             "--key", "stdin"]  # the key of every message's tag: the first control line, never here
     if role == "sub":
         if sub_index:
             argv += ["--subscriber-index", str(sub_index)]
@@ -128,6 +130,13 @@ def placement_for(opts: RunOptions, index: int) -> Placement:
     if opts.hosts is not None:
         return SshHosts(opts.hosts)
     return Local()
+
+
+def check_placement(*options: RunOptions) -> None:
+    """UsageError, before anything runs, when a placement the options chose
+    cannot be made here (``--link netns`` as another user than root)."""
+    for link in {opts.link for opts in options if opts.link is not None}:
+        NetnsPair.check_possible(link)
 
 
 def run_point(opts: RunOptions, point: TestPoint, agent: str,
@@ -238,6 +247,23 @@ def _salvage_subs(subs: list[AgentProcess], outcome: PointOutcome, seconds: floa
         outcome.subs = results
 
 
+def _check_delivery(results: list[dict | None], sent) -> None:
+    """PointFailed when a subscriber took more samples than were sent, or
+    sequence numbers past the last sent: messages that are not this
+    publisher's reached it, and none of its numbers can be trusted."""
+    if not isinstance(sent, int) or isinstance(sent, bool) or sent < 0:
+        return
+    for index, result in enumerate(results):
+        received, span = (result or {}).get("received"), (result or {}).get("seq_span")
+        name = "sub" if index == 0 else f"sub{index}"
+        if isinstance(received, int) and received > sent:
+            raise PointFailed(f"{name}: received {received} samples of {sent} sent: messages that are not this "
+                              "publisher's reached it (spoofed?); its numbers are not trusted")
+        if isinstance(span, int) and span > sent:
+            raise PointFailed(f"{name}: a sequence number {span - 1} past the {sent} sent: messages that are not "
+                              "this publisher's reached it (spoofed?); its numbers are not trusted")
+
+
 def _reader_slot(event: dict, base: int, readers: int, fallback: int) -> int:
     """Where a reader's result goes among one process's: by its ``reader`` index."""
     reader = event.get("reader")
@@ -264,8 +290,9 @@ def _ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
 
 
 def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
-    """Rate mode's adaptive stop: the subscriber owns the one-way latency and
-    says `converged`; the publisher is told to stop."""
+    """The adaptive stop of rate and throughput mode: the subscriber owns what
+    it watches (the one-way latency; the received rate and loss) and says
+    `converged`; the publisher is told to stop."""
     relayed = False
 
     def tick() -> None:
@@ -277,17 +304,35 @@ def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]
     return tick
 
 
+def _stop_at(pub: AgentProcess, deadline: float) -> Callable[[], None]:
+    """Burst mode: a burst runs until its last sample, however long that
+    takes (--demand 10000000 in a 1 s run); past the measured phase's end the
+    publisher is told to stop, so that it reports instead of counting as hung."""
+    told = False
+
+    def tick() -> None:
+        nonlocal told
+        if not told and time.monotonic() >= deadline:
+            told = True
+            pub.send_line("stop", close=False)
+
+    return tick
+
+
 def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, placement: Placement,
                 service: Service, clock_offset_ns: int = 0) -> PointOutcome:
     """The protocol of one point; never raises for agent trouble (see outcome.error)."""
     run_id = random.getrandbits(32)
+    # The key of every message's tag: only the agents' stdin sees it (another
+    # local process can read their command line and, as root, environment).
+    key = secrets.token_hex(16)
 
     def start(role: str, ports: str, index: int = 0) -> AgentProcess:
         argv = agent_argv(agent, role, point, opts, ports, two_hosts=placement.two_hosts,
                           one_clock=placement.same_clock,
                           clock_offset_ns=clock_offset_ns if role == "sub" else 0, sub_index=index)
-        # The run id that every message carries goes in the environment, where other
-        # users cannot read it (a command line is world-readable in /proc).
+        # The run id (topic, port and segment names) goes in the environment, where other
+        # users cannot read it (a command line is world-readable in /proc); the key, on stdin.
         env = {RUN_ID_ENV: str(run_id), **service.agent_env(role)}
         if not placement.carries_env():
             argv = ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
@@ -295,7 +340,9 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         name = role if index == 0 else f"{role}{index}"
         info = opts.adapters.get(point.mw)
         nic = info is None or info.honours("nic")  # the link's interface, for a middleware that chooses one
-        return AgentProcess(placement.wrap(role, argv + service.agent_args(role), nic=nic), name, env=env)
+        process = AgentProcess(placement.wrap(role, argv + service.agent_args(role), nic=nic), name, env=env)
+        _tell(process, f"key {key}", close=False)
+        return process
 
     outcome = PointOutcome()
     slack = opts.point_timeout_ns / 1e9
@@ -326,8 +373,11 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         for each in subs:
             _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
         _tell(pub, "go", close=False)
+        ticks = [_relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
+        if point.mode == "burst":  # a burst still being written at the deadline is cut there
+            ticks.append(_stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
         outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
-                              tick=_relay_converged(sub, pub) if point.get("precision") and point.mode == "rate" else None)
+                              tick=(lambda: [tick() for tick in ticks]) if ticks else None)
         _check_exit(pub, timeouts.after_result + slack)
 
         sent = outcome.pub.get("sent")
@@ -344,6 +394,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
                 got[slot] = event
             _check_exit(each, timeouts.after_result + slack)
             results += got
+        _check_delivery(results, sent)
         outcome.sub = results[0]
         if len(results) > 1:
             outcome.subs = results

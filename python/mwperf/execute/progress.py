@@ -19,6 +19,8 @@ import atexit
 import time
 from typing import Callable, TextIO
 
+from mwperf.display import unfiltered
+
 __all__ = ["Progress", "format_eta", "POINT_OVERHEAD_S"]
 
 #: Start-up and teardown of one point (agents, discovery), on top of warm-up + duration.
@@ -84,7 +86,8 @@ class Progress:
             from rich.console import Console
             from rich.progress import BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
 
-            console = Console(file=self.stream, highlight=False, markup=False, emoji=False)
+            # the bar's own cursor control reaches the terminal (its labels are printable already)
+            console = Console(file=unfiltered(self.stream), highlight=False, markup=False, emoji=False)
             self._bar = RichProgress(BarColumn(bar_width=BAR_WIDTH), TextColumn("{task.description}"),
                                      TimeElapsedColumn(), console=console, auto_refresh=False, transient=True)
             self._task = self._bar.add_task("", total=self.total)

@@ -5,7 +5,7 @@ Each point (:mod:`mwperf.execute.point`) is merged into a record
 measured, results.csv regenerated; a progress line per point goes to stderr,
 and at the end the tables to stdout and report.html to the directory.
 Exit code: 0 all points ok, 1 some point failed, 130 interrupted (Ctrl-C or
-SIGTERM: the results so far are kept and run.json says so). What crashed
+SIGTERM or SIGHUP: the results so far are kept and run.json says so). What crashed
 runs left (namespaces, shared-memory segments, services) is removed before
 the first point and, in a ``finally``, after the last
 (:mod:`mwperf.execute.cleanup`).
@@ -18,15 +18,18 @@ import sys
 from dataclasses import replace
 from typing import TextIO
 
+from mwperf.display import shown
 from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
-from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, run_point
+from mwperf.execute.floor import measure_run_floor, skipped
+from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
-from mwperf.export.tables import Tables, point_summary
+from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
+from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
 from mwperf.results.rundir import RunDir, read_records
 from mwperf.results.schema import record_errors, record_ok
@@ -36,9 +39,10 @@ __all__ = ["run", "execute", "adaptive_saving"]
 
 def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = None,
         progress: TextIO | None = None, fmt: str = "text",
-        timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None) -> int:
+        timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None, floor: bool = False) -> int:
     """Run every point of ``opts``; returns the exit code (0 ok, 1 a point failed, 130 interrupted).
-    ``machine_lock``: how the machine was held (execute.lock.Held), kept in run.json."""
+    ``machine_lock``: how the machine was held (execute.lock.Held), kept in run.json; ``floor``:
+    measure the floor first (:mod:`mwperf.execute.floor`)."""
     doc = provenance.collect(run_id=opts.run_id, argv=argv, options=opts.as_dict(), agent=agent,
                              started=utc_now_iso())
     if machine_lock is not None:
@@ -49,21 +53,24 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
         jobs = [PlannedPoint(o, replace(job.point, index=2 * job.point.index + k))
                 for job in jobs for k, o in enumerate((opts, back))]
     return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts,
-                   leftovers=opts.agent.leftovers)
+                   leftovers=opts.agent.leftovers, floor=floor)
 
 
 def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
             out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
-            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = ()) -> int:
+            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False) -> int:
     """Run ``jobs`` into ``rundir`` (created if new), appending each record as
     soon as it is measured; ``doc`` is run.json (provenance), kept up to date.
     ``earlier`` are the records already there (a resumed sweep): they count in
     the totals and the tables. ``leftovers``: what the adapters may leave
-    behind (the agent's description), removed before and after. Returns the exit code."""
+    behind (the agent's description), removed before and after. ``floor``:
+    measure the floor before the first point, unless the directory has one
+    (run.json says which). Returns the exit code."""
     out = out or sys.stdout
     progress = progress or sys.stderr
     earlier = list(earlier or [])
-    _clean_leftovers(progress, "before the run", leftovers)
+    check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
+    _clean_leftovers(progress, "before the run", leftovers, agent)
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
@@ -72,6 +79,11 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     status = "running"
     with sigterm_as_interrupt():
         try:
+            if floor and jobs and not (rundir.path / FLOOR_JSON).exists():
+                doc["floor"] = measure_run_floor(jobs, rundir, agent, progress)
+                rundir.write_run_json(doc)
+            elif not floor:
+                doc.setdefault("floor", skipped("--no-floor"))
             _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.point.planned_s for job in jobs]), records)
             status = "complete"
         except KeyboardInterrupt:
@@ -85,7 +97,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
                 progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
-                _clean_leftovers(progress, "after the run", leftovers)
+                _clean_leftovers(progress, "after the run", leftovers, agent)
 
     everything = earlier + records
     _summarise(everything, records, rundir, out, progress, fmt)
@@ -146,10 +158,10 @@ def _summarise(everything: list[dict], records: list[dict], rundir: RunDir, out:
     out.flush()
 
 
-def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...]) -> None:
+def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...], agent: str) -> None:
     """Remove what crashed runs left; never fails the run."""
     try:
-        left = clean_leftovers(leftovers)
+        left = clean_leftovers(leftovers, agent)
     except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - /dev/shm unreadable, no ip tool
         progress.write(f"mwperf: warning: clean-up {when} failed: {exc}\n")
         return
@@ -160,7 +172,7 @@ def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...]) ->
         progress.write(f"mwperf: removed what {len(left.services)} service(s) of a crashed run left: "
                        f"{', '.join(left.services)}\n")
     if left.segments:
-        removed = sorted(left.segments)
+        removed = [shown(name) for name in sorted(left.segments)]  # names anyone could have given them
         progress.write(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
                        f"{', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}\n")
         progress.flush()
@@ -176,5 +188,13 @@ def adaptive_saving(records: list[dict]) -> str | None:
     used = sum(min(r["elapsed_s"], r["duration_s"]) for r in adaptive)
     converged = sum(1 for r in adaptive if r["adaptive"]["converged_after_s"] is not None)
     pct = 100.0 * (full - used) / full if full else 0.0
-    return (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "
+    line = (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "
             f"{used:.1f} s instead of {full:.1f} s at fixed duration (saved {full - used:.1f} s, {pct:.0f} %)")
+    short = [r for r in adaptive if r["adaptive"]["converged_after_s"] is None]
+    needs = sorted(r["adaptive"].get("needed_s") for r in short if r["adaptive"].get("needed_s") is not None)
+    if needs:  # what the others would need, from their own batches
+        line += (f"; the other {len(short)} would need ~{format_seconds(needs[len(needs) // 2])} (median of "
+                 f"{len(needs)}), up to {format_seconds(needs[-1])}")
+    if len(needs) < len(short):
+        line += f"; {len(short) - len(needs)} without an interval to extrapolate from (see adaptive.needed_note)"
+    return line

@@ -14,9 +14,11 @@ from pathlib import Path
 
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
+from mwperf.export.floor import Anchors, floor_figure
+from mwperf.export.history_figures import HISTORY_SECTION
 from mwperf.export.sections import Section
 from mwperf.export.summaries import headline, summaries
-from mwperf.export.tables import build_sections
+from mwperf.export.tables import build_sections, floor_sections
 from mwperf.results.rundir import RunDir, write_atomic
 
 __all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport", "PLOTLY_CONFIG", "plotly_js"]
@@ -74,7 +76,7 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
     if busy_read == 0:
         out.append("net.core.busy_read is 0: latency at low publish rates includes the interrupt wake-up "
                    "(the reference sweep saw large gains with busy_read=50, at the cost of a busy core).")
-    if run.get("git", {}).get("dirty"):
+    if (run.get("git") or {}).get("dirty"):
         out.append("The mwperf tree had uncommitted changes: the git sha does not identify the code that measured.")
     noisy = [r for r in records if r.get("status") == "ok" and (r.get("latency_us") or {}).get("p50")
              and ((r["latency_us"].get("p99") or 0) > 5 * r["latency_us"]["p50"])]
@@ -117,8 +119,23 @@ def _section_html(section: Section, title: bool = True) -> str:
     return "\n".join(out)
 
 
-def _tables_html(records: list[dict]) -> str:
-    return "\n".join(_section_html(s) for s in build_sections(records) + summaries(records))
+def _tables_html(records: list[dict], anchors: Anchors | None) -> str:
+    return "\n".join(_section_html(s) for s in build_sections(records, anchors) + summaries(records))
+
+
+def _floor_html(floor: dict | None) -> str:
+    """The floor section: what no middleware can beat here, and how to read "x floor"."""
+    if floor is None:
+        return ('<section id="floor"><h2>The floor</h2><p>Not measured for this run (--no-floor, or a run '
+                "made before mwperf measured it; <code>mwperf floor --out DIR</code> adds it).</p></section>")
+    figure = floor_figure(floor)
+    return ('<section id="floor"><h2>The floor</h2><p class="hint">What no middleware can beat on this machine, '
+            "measured before the first point at the run's sizes, CPU placements and wait strategies: memcpy of one "
+            "message, and ping-pongs between two processes over a Unix socket, UDP on loopback and shared memory "
+            "(futex when the run blocks, a spin when it spins). The tables' <b>x floor</b> is a point's one-way p50 "
+            "over the lowest ping-pong p50 here at the same size, placement and wait; <b>% memcpy</b> its Mbit/s "
+            "over memcpy's.</p>" + "\n".join(_section_html(s) for s in floor_sections(floor))
+            + (figure_html(figure) if figure else "") + "</section>")
 
 
 def _headline_html(records: list[dict]) -> str:
@@ -150,7 +167,7 @@ def _provenance_html(run: dict | None) -> str:
     rows = [
         ("command", " ".join(run.get("command") or []) or "-"),
         ("started / finished", f"{run.get('started', '-')} / {run.get('finished', '-')} ({run.get('status', '-')})"),
-        ("mwperf", f"{run.get('mwperf_version', '-')}, git {(run.get('git') or {}).get('sha', '-')}"),
+        ("mwperf", f"{run.get('mwperf_version', '-')}, git {(run.get('git') or {}).get('sha') or '-'}"),
         ("host", f"{run.get('hostname', '-')}, kernel {run.get('kernel', '-')}"),
         ("CPU", f"{run.get('cpu_model', '-')}, {run.get('vcpus', '-')} vCPUs, governor "
                 f"{run.get('governor') or run.get('governor_note') or '-'}, clocksource {run.get('clocksource', '-')}"),
@@ -160,6 +177,7 @@ def _provenance_html(run: dict | None) -> str:
         ("adapters", ", ".join(f"{a.get('name')} {a.get('version') or ''}".strip()
                                for a in run.get("adapters") or []) or "-"),
     ]
+    rows += [(f"{a.get('name')} license", a["license"]) for a in run.get("adapters") or [] if a.get("license")]
     if run.get("imported"):
         rows.append(("imported", f"{run['imported'].get('tool')} {run['imported'].get('file')}"))
     return "<table>" + "".join(f'<tr><th class="l">{escape(k)}</th><td class="l">{escape(str(v))}</td></tr>'
@@ -178,8 +196,10 @@ def _baseline_html(baseline: dict) -> str:
 
 
 def render_html(records: list[dict], run: dict | None, title: str,
-                extra_figures: list[Figure] = (), baseline: dict | None = None, *, script: str | None = None) -> str:
-    """The page. ``script`` replaces plotly.js (the golden test keeps the page without its 4.8 MB)."""
+                extra_figures: list[Figure] = (), baseline: dict | None = None, *, script: str | None = None,
+                anchors: Anchors | None = None) -> str:
+    """The page. ``script`` replaces plotly.js (the golden test keeps the page without its 4.8 MB);
+    ``anchors``: the run's floor (a section of its own, "x floor" in the tables) and baseline."""
     placements = sorted({f"{(r.get('cpu') or {}).get('placement')} / wait {r.get('wait')}" for r in records})
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
              f"<style>{CSS}</style><script type=\"text/javascript\">{plotly_js() if script is None else script}"
@@ -194,17 +214,19 @@ def render_html(records: list[dict], run: dict | None, title: str,
     headline = _headline_html(records)
     if headline:
         parts.append(headline)
+    if anchors is not None:
+        parts.append(_floor_html(anchors.floor))
     if baseline:
         parts.append(_baseline_html(baseline))
     figures = run_figures(records) + list(extra_figures)
-    for key, heading in SECTIONS:
+    for key, heading in SECTIONS + (HISTORY_SECTION,):
         mine = [f for f in figures if f.section == key]
         if mine:
             parts.append(f'<section id="{key}"><h2>{escape(heading)}</h2>'
                          '<p class="hint">Hover a point for its value and samples; drag to zoom, double-click to '
                          "reset; click a legend entry to hide it; the camera saves the figure as SVG.</p>"
                          + "\n".join(figure_html(f) for f in mine) + "</section>")
-    parts.append(f'<section id="tables"><h2>Tables</h2>{_tables_html(records)}</section>')
+    parts.append(f'<section id="tables"><h2>Tables</h2>{_tables_html(records, anchors)}</section>')
     parts.append(f"<p>{len(records)} point(s); results.jsonl is the source of truth.</p></body></html>")
     return "\n".join(parts) + "\n"
 
@@ -214,12 +236,15 @@ class HtmlReport(Exporter):
 
     name = "html"
 
-    def __init__(self, point: int | None = None):
+    def __init__(self, point: int | None = None, history: list[Figure] = ()):
         self.point = point  # the point whose samples are plotted (default: the first latency point)
+        self.history = list(history)  # the points over the stored runs (export.history_figures), when given
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+        anchors = Anchors.of(rundir.path)
         html = render_html(records, rundir.read_run_json(), f"mwperf run {rundir.path.name}",
-                           point_figures(rundir.path, records, self.point), baseline=rundir.read_baseline())
+                           point_figures(rundir.path, records, self.point) + self.history,
+                           baseline=rundir.read_baseline(), anchors=anchors)
         target = rundir.path / REPORT_HTML
         write_atomic(target, html)
         return [target]

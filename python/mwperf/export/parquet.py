@@ -10,6 +10,7 @@ from pathlib import Path
 from mwperf.export.exporter import Exporter
 from mwperf.export.frame import for_parquet, points_frame, subscribers_frame
 from mwperf.export.derived import subscribers
+from mwperf.results.confined import atomic_file, make_dirs
 from mwperf.results.rundir import RunDir
 
 __all__ = ["Parquet", "RESULTS_PARQUET", "SUBSCRIBERS_PARQUET"]
@@ -25,11 +26,11 @@ class Parquet(Exporter):
         self.directory = directory  # default: the run directory
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
-        directory = self.directory or rundir.path
-        directory.mkdir(parents=True, exist_ok=True)
-        written = [directory / RESULTS_PARQUET]
-        for_parquet(points_frame(records)).to_parquet(written[0], engine="pyarrow", index=False)
+        directory = make_dirs(self.directory or rundir.path)
+        frames = {RESULTS_PARQUET: points_frame}
         if any(subscribers(r) > 1 for r in records):
-            written.append(directory / SUBSCRIBERS_PARQUET)
-            for_parquet(subscribers_frame(records)).to_parquet(written[1], engine="pyarrow", index=False)
-        return written
+            frames[SUBSCRIBERS_PARQUET] = subscribers_frame
+        for name, frame in frames.items():
+            with atomic_file(directory, name) as handle:
+                for_parquet(frame(records)).to_parquet(handle, engine="pyarrow", index=False)
+        return [directory / name for name in frames]

@@ -16,10 +16,14 @@ from typing import Iterable
 
 from mwperf.export.derived import source_section, subscribers
 from mwperf.export.exporter import Exporter
+from mwperf.results.confined import make_dirs, write_inside
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RunDir
 
-__all__ = ["LATENCY_HEADER", "THROUGHPUT_HEADER", "perftest_tables", "PerftestCsv"]
+__all__ = ["LATENCY_HEADER", "THROUGHPUT_HEADER", "perftest_tables", "PerftestCsv", "PERFTEST_DIR"]
+
+#: The tables' folder in the run directory (unless --out names another).
+PERFTEST_DIR = "perftest"
 
 LATENCY_HEADER = ("Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)", "99% (us)",
                   "99.99% (us)", "99.9999% (us)")
@@ -80,11 +84,7 @@ class PerftestCsv(Exporter):
         self.directory = directory
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
-        directory = self.directory or rundir.path / "perftest"
-        directory.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name, text in sorted(perftest_tables(records).items()):
-            path = directory / name
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
-        return written
+        root, folder = (self.directory, "") if self.directory else (rundir.path, PERFTEST_DIR)
+        make_dirs(root, folder)
+        return [write_inside(root, str(Path(folder, name)), text)
+                for name, text in sorted(perftest_tables(records).items())]

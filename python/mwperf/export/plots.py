@@ -11,14 +11,19 @@ refuses every connection, so no request can leave the machine.
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 from mwperf.errors import UsageError
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import WIDTH, Figure, point_figures, run_figures
+from mwperf.results.confined import make_dirs, write_inside
 from mwperf.results.rundir import RunDir
 
-__all__ = ["PlotFiles", "write_figures", "NO_NETWORK_PROXY"]
+__all__ = ["PlotFiles", "write_figures", "NO_NETWORK_PROXY", "PLOTS_DIR"]
+
+#: The figure files' folder in the run directory.
+PLOTS_DIR = "plots"
 
 #: A proxy nothing listens on (the discard port of loopback): any request Chromium makes fails here.
 NO_NETWORK_PROXY = "http://127.0.0.1:9"
@@ -40,23 +45,29 @@ def _for_paper(figure: Figure):
     return fig
 
 
-def write_figures(figures: list[Figure], directory: Path, fmt: str) -> list[Path]:
-    """``directory/ID.fmt`` for each figure, in one Chromium session; PNG at twice the pixels (print)."""
+def write_figures(figures: list[Figure], directory: Path, fmt: str, folder: str = "") -> list[Path]:
+    """``directory/folder/ID.fmt`` for each figure, in one Chromium session; PNG at twice the pixels (print).
+    Chromium draws into a private folder; the files reach ``folder`` through
+    :mod:`mwperf.results.confined` (never through a link)."""
+    if not figures:
+        return []
+    make_dirs(directory, folder)
+    with tempfile.TemporaryDirectory(prefix="mwperf-plots-") as drawn:
+        names = [f"{figure.id}.{fmt}" for figure in figures]
+        _draw(figures, [Path(drawn, name) for name in names], fmt)
+        return [write_inside(directory, str(Path(folder, name)), Path(drawn, name).read_bytes()) for name in names]
+
+
+def _draw(figures: list[Figure], paths: list[Path], fmt: str) -> None:
+    """Each figure to its path, by kaleido in one Chromium session; UsageError in one line otherwise."""
     import kaleido
     from plotly.offline import get_plotlyjs  # noqa: F401 - plotly's presence; its file is what kaleido loads
     import plotly
 
-    if not figures:
-        return []
-    directory.mkdir(parents=True, exist_ok=True)
     plotly_js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    jobs, paths = [], []
-    for figure in figures:
-        path = directory / f"{figure.id}.{fmt}"
-        jobs.append({"fig": _for_paper(figure), "path": path,
-                     "opts": {"format": fmt, "width": WIDTH, "height": int(figure.fig.layout.height or 500),
-                              "scale": 2 if fmt == "png" else 1}})
-        paths.append(path)
+    jobs = [{"fig": _for_paper(figure), "path": path,
+             "opts": {"format": fmt, "width": WIDTH, "height": int(figure.fig.layout.height or 500),
+                      "scale": 2 if fmt == "png" else 1}} for figure, path in zip(figures, paths)]
     try:
         kaleido.write_fig_from_object_sync(jobs, kopts={"mathjax": False, "plotlyjs": str(plotly_js),
                                                         "path": _browser(), "proxy_server": NO_NETWORK_PROXY})
@@ -67,7 +78,6 @@ def write_figures(figures: list[Figure], directory: Path, fmt: str) -> list[Path
     missing = [p for p in paths if not p.is_file()]
     if missing:
         raise UsageError("--format", fmt, f"chromium drew no {missing[0].name}")
-    return paths
 
 
 class PlotFiles(Exporter):
@@ -79,4 +89,4 @@ class PlotFiles(Exporter):
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
         figures = run_figures(records) + point_figures(rundir.path, records, self.point)
-        return write_figures(figures, rundir.path / "plots", self.name)
+        return write_figures(figures, rundir.path, self.name, PLOTS_DIR)

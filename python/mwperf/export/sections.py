@@ -17,6 +17,7 @@ __all__ = ["Row", "Section", "section_key"]
 class Row:
     cells: list[str]
     failure: str | None = None  # "FAILED: reason" rows keep only their leading cells
+    note: str | None = None  # said under the table (a latency censored at the ping timeout)
 
 
 @dataclass

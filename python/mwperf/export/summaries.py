@@ -27,8 +27,12 @@ from mwperf.units import format_rate_hz, format_size
 
 __all__ = ["headline", "ros_overhead", "fanout", "threads", "summaries", "ROS_PAIRS"]
 
-#: (the ROS layer, the transport it runs on)
-ROS_PAIRS = (("ros2", "fastdds"), ("ros1", "tcp"))
+#: (the ROS layer, the base it runs on, the base's transport for each of the ROS
+#: layer's, the middleware whose version both must share): ros2 over the Fast DDS
+#: its rmw runs on (the same version, the same transport), ros1's tcpros (Nagle on)
+#: over tcp-nagle and tcpros-nodelay over tcp (TCP_NODELAY).
+ROS_PAIRS = (("ros2", "fastdds", {"shm+udp": "shm+udp", "udp": "udp", "shm": "shm"}, "fastdds"),
+             ("ros1", "tcp", {"tcpros": "tcp-nagle", "tcpros-nodelay": "tcp"}, None))
 
 
 def _median(values: Iterable) -> float | None:
@@ -103,40 +107,61 @@ def _ros_key(r: dict) -> tuple:
             subscribers(r))
 
 
+def _version(r: dict, middleware: str | None) -> str | None:
+    """The version of `middleware` a point ran on: the record's ``adapter.versions``
+    (a version-1 record's are worked out when it is read, mwperf.results.upgrade)."""
+    versions = (r.get("adapter") or {}).get("versions")
+    if middleware is None or not isinstance(versions, dict) or not versions.get(middleware):
+        return None
+    return str(versions[middleware])
+
+
 def _ratio(a: float | None, b: float | None) -> str:
     return "-" if a is None or not b else f"{a / b:.2f}"
 
 
 def ros_overhead(records: list[dict]) -> list[Section]:
-    """For each (ROS, base) pair measured at the same points: p50 latency and
-    samples/s side by side, and ROS / base (medians over repetitions)."""
+    """For each (ROS, base) pair measured at the same points, on the same
+    version of the middleware underneath and the matching transport: p50
+    latency and samples/s side by side, and ROS / base (medians over
+    repetitions). Points on another version or transport are never paired;
+    each table's title names the pair it compares."""
     ok = [r for r in records if r.get("status") == "ok" and r.get("source") is None]
     sections = []
-    for ros, base in ROS_PAIRS:
-        mine: dict[tuple, list[dict]] = {}
-        theirs: dict[tuple, list[dict]] = {}
+    for ros, base, transports, underneath in ROS_PAIRS:
+        mine: dict[tuple, dict[tuple, list[dict]]] = {}  # (base transport, version) -> point -> records
+        theirs: dict[tuple, dict[tuple, list[dict]]] = {}
         for r in ok:
-            if r["mw"] == ros:
-                mine.setdefault(_ros_key(r), []).append(r)
+            if r["mw"] == ros and r.get("transport") in transports:
+                pair = (transports[r["transport"]], _version(r, underneath))
+                mine.setdefault(pair, {}).setdefault(_ros_key(r), []).append(r)
             elif r["mw"] == base:
-                theirs.setdefault(_ros_key(r), []).append(r)
-        common = sorted(set(mine) & set(theirs), key=lambda k: (k[0], k[1], k[2] or 0, str(k[3]), k[4]))
-        if not common:
-            continue
-        section = Section(ros, "ros-overhead", f"ROS overhead: {ros} over {base} (what the ROS layer costs; "
-                                               f"ratio = {ros} / {base}, medians over repetitions)",
-                          list(ROS_HEADERS), left=(0, 3, 4))
-        for key in common:
-            mode, size, rate, reliability, placement, _, _ = key
-            la = _median(stat(r, "p50") for r in mine[key])
-            lb = _median(stat(r, "p50") for r in theirs[key])
-            ta = _median(r.get("samples_per_s") for r in mine[key])
-            tb = _median(r.get("samples_per_s") for r in theirs[key])
-            section.rows.append(Row([mode, str(size), format_rate_hz(rate) if rate else "-", reliability or "-",
-                                     placement, _num(la), _num(lb), _ratio(la, lb), _num(ta, 0), _num(tb, 0),
-                                     _ratio(ta, tb)]))
-        sections.append(section)
+                pair = (r.get("transport"), _version(r, underneath))
+                theirs.setdefault(pair, {}).setdefault(_ros_key(r), []).append(r)
+        for pair in sorted(set(mine) & set(theirs), key=str):
+            section = _ros_section(ros, base, pair, mine[pair], theirs[pair], underneath)
+            if section.rows:
+                sections.append(section)
     return sections
+
+
+def _ros_section(ros: str, base: str, pair: tuple, mine: dict, theirs: dict, underneath: str | None) -> Section:
+    base_transport, version = pair
+    ros_transport = next(iter(mine.values()))[0].get("transport")
+    on = f", {underneath} {version}" if underneath else ""
+    section = Section(ros, "ros-overhead", f"ROS overhead: {ros} ({ros_transport}{on}) over {base} "
+                                           f"({base_transport}{on}) (what the ROS layer costs; ratio = {ros} / "
+                                           f"{base}, medians over repetitions)", list(ROS_HEADERS), left=(0, 3, 4))
+    for key in sorted(set(mine) & set(theirs), key=lambda k: (k[0], k[1], k[2] or 0, str(k[3]), k[4])):
+        mode, size, rate, reliability, placement, _, _ = key
+        la = _median(stat(r, "p50") for r in mine[key])
+        lb = _median(stat(r, "p50") for r in theirs[key])
+        ta = _median(r.get("samples_per_s") for r in mine[key])
+        tb = _median(r.get("samples_per_s") for r in theirs[key])
+        section.rows.append(Row([mode, str(size), format_rate_hz(rate) if rate else "-", reliability or "-",
+                                 placement, _num(la), _num(lb), _ratio(la, lb), _num(ta, 0), _num(tb, 0),
+                                 _ratio(ta, tb)]))
+    return section
 
 
 FANOUT_HEADERS = ["Subscribers", "p50 median (us)", "p50 worst (us)", "p99 median (us)", "p99 worst (us)",

@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from mwperf.display import printable
 from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers, subscribers_as, subscribers_label
 from mwperf.export.exporter import Exporter
+from mwperf.export.floor import Anchors, floor_tables
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.export.summaries import headline, summaries
 from mwperf.export.terminal import table_text
@@ -20,7 +22,8 @@ from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
 
-__all__ = ["Row", "Section", "Tables", "build_sections", "render_text", "render_markdown", "render", "point_summary"]
+__all__ = ["Row", "Section", "Tables", "build_sections", "floor_sections", "render_text", "render_markdown", "render",
+           "point_summary"]
 
 LATENCY_HEADERS = ["Size", "Ave (us)", "Std (us)", "Min (us)", "Max (us)", "50% (us)", "90% (us)",
                    "99% (us)", "99.99% (us)", "99.9999% (us)", "Samples"]
@@ -42,15 +45,20 @@ _MODE_ORDER = {"latency": 0, "throughput": 1, "rate": 2, "burst": 3}
 
 
 def _us(value) -> str:
-    return "-" if value is None else f"{value:.1f}"
+    return _fixed(value, 1)
 
 
 def _int(value) -> str:
-    return "-" if value is None else str(int(value))
+    return "-" if value is None else _fixed(value, 0) if abs(value) >= _HUGE else str(int(value))
+
+
+#: Beyond this a number is shown in three digits and an exponent, not in
+#: hundreds of digits (a record may carry any finite number).
+_HUGE = 1e12
 
 
 def _fixed(value, digits: int) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None else f"{value:.{digits}f}" if abs(value) < _HUGE else f"{value:.3g}"
 
 
 def _stat(record: dict, key: str, stat: str = "latency_us"):
@@ -152,8 +160,10 @@ def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
     return f"{name}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
 
 
-def build_sections(records: Iterable[dict]) -> list[Section]:
-    """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run."""
+def build_sections(records: Iterable[dict], anchors: Anchors | None = None) -> list[Section]:
+    """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run;
+    with ``anchors``, the columns they add (x floor, % memcpy, % iperf3)."""
+    anchors = anchors or Anchors()
     records = list(records)
     mw_order: dict[str, int] = {}
     qos_order: dict[tuple, int] = {}
@@ -170,17 +180,37 @@ def build_sections(records: Iterable[dict]) -> list[Section]:
         members = sorted(groups[key], key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("demand") or 0,
                                                      r.get("point", 0)))
         for part, headers, row_of, lead in _BUILDERS.get(mode, _BUILDERS["latency"]):
-            section = Section(mw, mode, _title(mw, mode, members, part), list(headers), qos=qos_label(members[0]),
-                              source=source_section(members[0]))
+            section = Section(mw, mode, _title(mw, mode, members, part), list(headers) + anchors.headers(mode),
+                              qos=qos_label(members[0]), source=source_section(members[0]))
             for record in members:
-                cells = row_of(record)
+                cells = row_of(record) + anchors.cells(record, mode)
                 if record.get("status") != "ok":
                     reason = " ".join(str(record.get("error") or "unknown error").split())
                     section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
                 else:
-                    section.rows.append(Row(cells))
+                    section.rows.append(Row(cells, note=censored(record)))
             sections.append(section)
     return sections
+
+
+def floor_sections(floor: dict | None) -> list[Section]:
+    """The run's floor (DIR/floor.json) as tables, one per placement and wait."""
+    return [Section("", "floor", t["title"], t["headers"],
+                    [Row(r) for r in t["rows"]] or ([Row(["all"] + [""] * (len(t["headers"]) - 1), f"FAILED: {t['failure']}")]
+                                                    if t["failure"] else []))
+            for t in floor_tables(floor)]
+
+
+def censored(record: dict) -> str | None:
+    """What a latency measured with pings does not show: the pings whose pong
+    did not come back within the timeout (their round trips are not in it)."""
+    lost = record.get("ping_lost")
+    if not lost:
+        return None
+    late = record.get("late_pongs") or 0
+    return (f"{lost} ping(s) without a pong within {record.get('ping_timeout_s') or 1:g} s"
+            f"{f' ({late} came back later)' if late else ''}: the latency is censored there, those round trips "
+            "are not in it")
 
 
 def _render_text_section(section: Section) -> list[str]:
@@ -188,6 +218,8 @@ def _render_text_section(section: Section) -> list[str]:
     cells), then each failure's reason on a line of its own."""
     rows, reasons = [], []
     for row in section.rows:
+        if row.note:
+            reasons.append(f"  {' '.join(row.cells[:section_lead(section)])}: {row.note}")
         if row.failure is None:
             rows.append(row.cells)
         else:
@@ -195,6 +227,11 @@ def _render_text_section(section: Section) -> list[str]:
             rows.append(lead + ["FAILED"] + [""] * (len(row.cells) - len(lead) - 1))
             reasons.append(f"  {' '.join(lead)}: {row.failure}")
     return [f"== {section.title} ==", table_text(section.headers, rows, left=section.left).rstrip("\n"), *reasons]
+
+
+def section_lead(section: Section) -> int:
+    """The cells that name a row (size, and rate where it has one)."""
+    return 2 if section.mode in ("rate", "burst") else 1
 
 
 def render_text(sections: list[Section]) -> str:
@@ -219,7 +256,8 @@ def render_markdown(sections: list[Section]) -> str:
                 lead = [c for c in row.cells if c]
                 cells = lead + [_md_escape(row.failure)] + [""] * (len(row.cells) - len(lead) - 1)
             lines.append("| " + " | ".join(cells) + " |")
-        blocks.append("\n".join(lines))
+        notes = [f"* {' '.join(r.cells[:section_lead(section)])}: {_md_escape(r.note)}" for r in section.rows if r.note]
+        blocks.append("\n".join(lines + ([""] + notes if notes else [])))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
@@ -229,21 +267,49 @@ def render(records: Iterable[dict], fmt: str = "text") -> str:
 
 
 def point_summary(record: dict) -> str:
-    """The tail of a progress line: 'ok p50 4.1 us' or 'FAILED: reason'."""
+    """The tail of a progress line: 'ok p50 4.1 us' or 'FAILED: reason',
+    then what the adaptive stop found and pings lost to the timeout."""
     if record.get("status") != "ok":
-        return f"FAILED: {record.get('error') or 'unknown error'}"
+        return printable(f"FAILED: {record.get('error') or 'unknown error'}")
     mode = record.get("mode")
-    if mode == "latency":
-        return f"ok p50 {_us(_stat(record, 'p50'))} us, p99 {_us(_stat(record, 'p99'))} us"
     loss = "-" if record.get("loss_rate") is None else f"{record['loss_rate'] * 100:.2f}%"
-    if mode == "throughput":
-        return (f"ok {_fixed(record.get('samples_per_s'), 0)} pkt/s, {_fixed(record.get('mbps'), 1)} Mbps,"
+    if mode == "latency":
+        text = f"ok p50 {_us(_stat(record, 'p50'))} us, p99 {_us(_stat(record, 'p99'))} us"
+    elif mode == "throughput":
+        text = (f"ok {_fixed(record.get('samples_per_s'), 0)} pkt/s, {_fixed(record.get('mbps'), 1)} Mbps,"
                 f" lost {loss}")
-    if mode == "burst":
-        return (f"ok {_fixed(record.get('samples_per_s'), 0)} samples/s, lost {loss}, rejected "
+    elif mode == "burst":
+        text = (f"ok {_fixed(record.get('samples_per_s'), 0)} samples/s, lost {loss}, rejected "
                 f"{_int(record.get('rejected'))}, latency p50 {_us(_stat(record, 'p50'))} us")
-    return (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
-            f" latency ave {_us(_stat(record, 'mean'))} us")
+    else:
+        text = (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
+                f" latency ave {_us(_stat(record, 'mean'))} us")
+    if record.get("ping_lost"):
+        text += f"; {record['ping_lost']} ping(s) beyond the {record.get('ping_timeout_s') or 1:g} s timeout (censored)"
+    return text + adaptive_note(record)
+
+
+def adaptive_note(record: dict) -> str:
+    """'; +-5% after 1.2 s', or, not reached: '; +-5% would need ~42 s' (or why unknown)."""
+    adaptive = record.get("adaptive") or {}
+    if not record.get("precision") or not adaptive:
+        return ""
+    within = f"+-{record['precision'] * 100:g}%"
+    if adaptive.get("converged_after_s") is not None:
+        return f"; {within} after {adaptive['converged_after_s']:.1f} s"
+    if adaptive.get("needed_s") is not None:
+        return f"; {within} not reached, would need ~{format_seconds(adaptive['needed_s'])}"
+    return f"; {within} not reached ({adaptive.get('needed_note') or 'no look'})"
+
+
+def format_seconds(seconds: float) -> str:
+    """42.3 -> '42 s', 3725 -> '1h02m', 0.4 -> '0.4 s'."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 600:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60}h{minutes % 60:02d}m" if minutes >= 60 else f"{minutes} min"
 
 
 class Tables(Exporter):
@@ -257,8 +323,9 @@ class Tables(Exporter):
         self.headline = headline
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
-        sections = build_sections(records) + summaries(records)
+        anchors = Anchors.of(rundir.path)
+        sections = floor_sections(anchors.floor) + build_sections(records, anchors) + summaries(records)
         if self.headline:
             sections += headline(records)
-        self.out.write(render_markdown(sections) if self.name == "md" else render_text(sections))
+        self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
         return []

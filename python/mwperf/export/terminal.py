@@ -15,6 +15,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from mwperf.display import printable
+
 __all__ = ["table_text", "RULE"]
 
 #: A header, a rule of dashes under it, no frame: what Perftest's tables look like.
@@ -38,7 +40,7 @@ def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left: S
         table.add_column(header, justify="left" if i in left else "right", no_wrap=True,
                          style=(styles or {}).get(i))
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(printable(cell) for cell in row))  # a cell from a run directory cannot drive the terminal
     buffer = io.StringIO()
     Console(file=buffer, width=100_000, no_color=True, highlight=False, soft_wrap=False, emoji=False,
             markup=False).print(table)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from mwperf.imports.point import NUM, ImportedPoint, checked
+from mwperf.imports.point import NUM, ImportedPoint, checked, checked_size
 
 __all__ = ["parse_ddsperf"]
 
@@ -30,16 +30,18 @@ def parse_ddsperf(text: str) -> list[ImportedPoint]:
     for number, line in enumerate(text.splitlines(), 1):
         m = _DDS_LAT.search(line)
         if m:
-            size = int(m.group(1))
+            size = int(checked_size(m.group(1), number))
             # (mean, min, p50, p90, p99, max, cnt)
+            cnt = int(checked(m.group(8), number, "cnt"))
             lat.setdefault(size, []).append(tuple(checked(v, number, name) for v, name in zip(
-                m.groups()[1:7], ("mean", "min", "50%", "90%", "99%", "max"))) + (int(m.group(8)),))
+                m.groups()[1:7], ("mean", "min", "50%", "90%", "99%", "max"))) + (cnt,))
             continue
         m = _DDS_SUB.search(line.strip())
         if m:
             t, size, total, lost, rate, mbps = m.groups()
-            sub.setdefault(int(size), []).append((float(t), int(total), int(checked(lost, number, "lost")),
-                                                  checked(rate, number, "rate"), checked(mbps, number, "Mb/s")))
+            counts = int(checked(total, number, "total")), int(checked(lost, number, "lost"))
+            sub.setdefault(int(checked_size(size, number)), []).append(
+                (float(t), *counts, checked(rate, number, "rate"), checked(mbps, number, "Mb/s")))
     points: list[ImportedPoint] = []
     for size, rows in sorted(lat.items()):
         count = sum(r[6] for r in rows)

@@ -10,6 +10,8 @@ null.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 from mwperf.errors import UsageError
@@ -27,6 +29,8 @@ __all__ = ["import_file", "TOOLS", "LAT_KEYS"]
 #: tool -> its parser
 TOOLS = {"perftest": parse_perftest, "ddsperf": parse_ddsperf}
 LAT_KEYS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
+#: Perftest's output of a long run (300,000 lines) is some 30 MB.
+MAX_IMPORT_BYTES = 256 << 20
 
 
 def _stats(latency: dict) -> dict | None:
@@ -55,6 +59,22 @@ def _record(p: ImportedPoint, index: int, run_id: str, tool: str, mw: str, sourc
     return record
 
 
+def _read(what: str, path: str) -> str:
+    """The file's text: a regular file (not a device, not a FIFO that would
+    hang) of at most MAX_IMPORT_BYTES; UsageError naming ``what`` otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise UsageError("import", what, "not a regular file (a tool's output saved to a file)")
+            data = handle.read(MAX_IMPORT_BYTES + 1)
+    except OSError as exc:
+        raise UsageError("import", what, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_IMPORT_BYTES:
+        raise UsageError("import", what, f"larger than {MAX_IMPORT_BYTES >> 20} MiB: no tool's output is")
+    return data.decode("utf-8", errors="replace")
+
+
 def import_file(tool: str, path: str, out: str | None, mw: str | None) -> tuple[Path, int]:
     """Parse ``path`` with ``tool``'s parser and write a run directory; (dir, points).
 
@@ -63,10 +83,7 @@ def import_file(tool: str, path: str, out: str | None, mw: str | None) -> tuple[
     results.csv once: a file of 300,000 lines imports in seconds."""
     if tool not in TOOLS:
         raise UsageError("import", tool, f"unknown tool (choose from {', '.join(TOOLS)})")
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise UsageError("import", f"{tool} {path}", f"cannot read: {exc.strerror or exc}") from None
+    text = _read(f"{tool} {path}", path)
     try:
         points = TOOLS[tool](text)
     except BadValue as exc:

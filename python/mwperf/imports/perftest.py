@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from mwperf.imports.point import NUM, BadValue, ImportedPoint, checked
+from mwperf.imports.point import NUM, BadValue, ImportedPoint, checked, checked_size
 
 __all__ = ["parse_perftest", "section_titles"]
 
@@ -55,7 +55,7 @@ def _point(kind: str, fields: list[str | None], headers: list[str], values: list
     """A row as a point; None when it is not a row of numbers (the table has
     ended); BadValue for a negative or non-finite number."""
     try:
-        size = checked(values[0], lines[0], "size")
+        size = checked_size(values[0], lines[0])
         nums = [checked(v, n, h) for v, n, h in zip(values[1:1 + len(fields)], lines[1:1 + len(fields)], headers)]
     except BadValue:
         raise
@@ -147,13 +147,14 @@ def parse_perftest(text: str) -> list[ImportedPoint]:
         if m:
             size, packets, pps, mbps, lost = m.groups()
             n = i + 1
-            add(ImportedPoint("throughput", int(size), packets=int(packets), pps=checked(pps, n, "Packets/s(ave)"),
-                              mbps=checked(mbps, n, "Mbps(ave)"), lost=int(checked(lost, n, "Lost")), line=n), i)
+            add(ImportedPoint("throughput", int(checked_size(size, n)), packets=int(checked(packets, n, "Packets")),
+                              pps=checked(pps, n, "Packets/s(ave)"), mbps=checked(mbps, n, "Mbps(ave)"),
+                              lost=int(checked(lost, n, "Lost")), line=n), i)
             i += 1
             continue
         m = _SUMMARY_LAT.search(line)
         if m:
-            p = ImportedPoint("latency", int(m.group(1)), line=i + 1)
+            p = ImportedPoint("latency", int(checked_size(m.group(1), i + 1)), line=i + 1)
             for name, value in _SUMMARY_FIELD.findall(m.group(2)):
                 p.latency[_LAT_CELLS[name.lower()]] = checked(value, i + 1, name)
             if len(p.latency) >= 4:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["ImportedPoint", "NUM", "BadValue", "checked"]
+__all__ = ["ImportedPoint", "NUM", "BadValue", "checked", "checked_size", "MAX_VALUE", "MAX_SIZE"]
 
 #: A number as the tools print it.
 NUM = r"[-+]?\d+(?:\.\d+)?"
+#: Above any measurement a tool prints (µs: 31 years; counts, rates, Mbit/s).
+MAX_VALUE = 1e15
+#: Above any message a middleware carries (Perftest's own limit is 2^31 - 1 bytes).
+MAX_SIZE = 1 << 32
 
 
 class BadValue(ValueError):
@@ -27,7 +31,21 @@ def checked(text: str, line: int, column: str) -> float:
         raise BadValue(line, text.strip(), f"not a finite number (column '{column}')")
     if value < 0:
         raise BadValue(line, text.strip(), f"negative (column '{column}')")
+    if value > MAX_VALUE:
+        raise BadValue(line, _short(text), f"larger than any measurement (column '{column}')")
     return value
+
+
+def checked_size(text: str, line: int, column: str = "size") -> float:
+    """A message size: ``checked``, and no larger than any message is (MAX_SIZE)."""
+    if math.isfinite(float(text)) and float(text) > MAX_SIZE:
+        raise BadValue(line, _short(text), f"larger than any message ({MAX_SIZE >> 30} GiB, column '{column}')")
+    return checked(text, line, column)
+
+
+def _short(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= 24 else f"{text[:12]}...({len(text)} digits)"
 
 
 @dataclass

@@ -10,7 +10,9 @@ it is bounded before anything else happens:
 * a key written twice in one mapping is refused (YAML would silently keep
   the last value);
 * nesting is bounded (:data:`MAX_DEPTH`), so no input reaches Python's
-  recursion limit.
+  recursion limit;
+* a text that is no Unicode (an escaped lone surrogate, ``"\\ud800"``) is
+  refused: it could be written nowhere.
 
 Each refusal is a :class:`~mwperf.errors.PlanError` naming the plan and the
 line.
@@ -19,6 +21,7 @@ line.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -62,6 +65,9 @@ def read_plan_text(path: str | Path, source: str | None = None) -> str:
         raise PlanError(source, None, None, "not a text (UTF-8) file") from None
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 class _Refused(Exception):
     def __init__(self, mark, reason: str):
         super().__init__(reason)
@@ -89,6 +95,12 @@ def _loader_class():
                 return super().compose_node(parent, index)
             finally:
                 self.depth -= 1
+
+        def construct_scalar(self, node):
+            value = super().construct_scalar(node)
+            if isinstance(value, str) and _SURROGATE.search(value):  # "\ud800": no UTF-8 file can hold it
+                raise _Refused(node.start_mark, f"{ascii(value)[1:-1][:60]}: not valid Unicode text")
+            return value
 
         def construct_mapping(self, node, deep=False):
             seen: dict[Any, int] = {}

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from mwperf.description import AgentInfo
+from mwperf.display import shown
 from mwperf.errors import PlanError, UnitError, Unsupported, UsageError
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest, TestPoint
 from mwperf.plan.plan_file import load_yaml, read_plan_text
@@ -228,9 +229,13 @@ def count_points(plan: Plan) -> int:
 
 
 def max_points_default() -> int:
-    """The point limit: $MWPERF_MAX_POINTS when it is a whole number, else MAX_POINTS."""
+    """The point limit: $MWPERF_MAX_POINTS when set (UsageError when it is no whole number), else MAX_POINTS."""
     text = os.environ.get(ENV_MAX_POINTS, "").strip()
-    return int(text) if text.isdigit() and int(text) > 0 else MAX_POINTS
+    if not text:
+        return MAX_POINTS
+    if not (text.isascii() and text.isdigit() and int(text) > 0):
+        raise UsageError(f"{ENV_MAX_POINTS}={shown(text, 40)}", None, "must be a whole number of points, 1 or more")
+    return int(text)
 
 
 def check_size(plan: Plan, max_points: int | None = None, note: Callable[[str], None] | None = None) -> int:

@@ -105,7 +105,10 @@ def _middlewares(values: dict[str, tuple], agent: AgentInfo, check: bool) -> tup
     names = values.get("mw")
     if names is None:
         names = tuple(n for n, a in adapters.items() if refused_option(table, values, a) is None) or tuple(adapters)
+    missing = dict(agent.missing)
     for name in names:
+        if name not in adapters and name in missing:
+            raise UsageError("--mw", name, f"not available: {missing[name]}")
         if name not in adapters:
             raise UsageError("--mw", name, f"unknown middleware (available: {', '.join(adapters) or 'none'})")
         problem = refused_option(table, values, adapters[name]) if check else None

@@ -12,8 +12,8 @@ from mwperf.results.rundir import samples_path
 __all__ = ["get", "to_int", "stats_us", "cpu_side", "cpu_pct", "window_s", "threads", "mw_rss", "affinity",
            "clock_record", "samples_file", "elapsed_s", "adaptive"]
 
-_NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
-_INTERVALS = ("p50_ci", "p99_ci")
+_NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p999", "p9999", "p999999")
+_INTERVALS = ("p50_ci", "p99_ci", "p999_ci")
 
 
 def get(side: dict | None, key: str):
@@ -41,6 +41,7 @@ def stats_us(stats: dict | None, shift_ns: int = 0) -> dict | None:
     out["relative_error"] = stats.get("relative_error")
     out["ci_confidence"] = stats.get("ci_confidence")
     out["ci_batches"] = to_int(stats.get("ci_batches"))
+    out["ci_method"], out["ci_null"] = stats.get("ci_method"), stats.get("ci_null") or {}
     return out
 
 
@@ -121,32 +122,46 @@ def elapsed_s(pub: dict | None) -> float | None:
 
 
 def _look(pub: dict | None, sub: dict | None, key: str) -> dict | None:
-    """A look of the adaptive stop (from whichever side decides it), intervals in µs."""
+    """A look of the adaptive stop (from whichever side decides it): intervals
+    in µs (a throughput point's: its rate and loss), the time it would need."""
     look = next((c for c in (get(pub, key), get(sub, key)) if isinstance(c, dict)), None)
-    return None if look is None else {
+    if look is None:
+        return None
+    needed = look.get("needed_ns")
+    return {
         "after_s": look["after_ns"] / 1e9 if isinstance(look.get("after_ns"), int) else None,
         "count": to_int(look.get("count")),
         "batches": to_int(look.get("batches")),
         "look": to_int(look.get("look")),
-        "p50_ci": [float(v) / 1000.0 for v in look.get("p50_ci", [])],
-        "p99_ci": [float(v) / 1000.0 for v in look.get("p99_ci", [])],
+        **{q: [float(v) / 1000.0 for v in look[q]] if isinstance(look.get(q), list) else None
+           for q in ("p50_ci", "p99_ci")},
+        "needed_s": needed / 1e9 if isinstance(needed, int) and needed >= 0 else None,
+        "why": look.get("why") or {},
+        # a throughput point watches its received rate and loss (their intervals)
+        **{q: look[q] if isinstance(look.get(q), dict) else None for q in ("rate", "loss")},
     }
 
 
-def adaptive(precision: float | None, pub: dict | None, sub: dict | None) -> dict | None:
-    """Adaptive duration: when (if) p50 and p99 reached the precision asked for."""
+def adaptive(precision: float | None, pub: dict | None, sub: dict | None, mode: str) -> dict | None:
+    """Adaptive duration: when (if) what the point watches reached the precision asked for."""
     if not precision:
         return None
     after = [v for v in (get(pub, "converged_after_ns"), get(sub, "converged_after_ns"))
              if isinstance(v, (int, float)) and v >= 0]
+    reached, last = _look(pub, sub, "convergence"), _look(pub, sub, "last_look")
     return {
         "converged_after_s": min(after) / 1e9 if after else None,
         # the samples and intervals that met the precision when the stop was decided
         # (the statistics of the record cover every sample, including those after)
-        "at_convergence": _look(pub, sub, "convergence"),
+        "at_convergence": reached,
         # the last look the stop rule made (the converging one, if it converged): a point
         # that ran its full duration shows here how far its intervals were from the precision
-        "last_look": _look(pub, sub, "last_look"),
+        "last_look": last,
+        # not reached: how long it would need, extrapolated from its last look; or why that is not known
+        "needed_s": None if reached or last is None else last["needed_s"],
+        "needed_note": None if reached else "burst mode runs its duration (no stop cuts a burst pattern)"
+        if mode == "burst" else "no look: too few samples" if last is None else
+        "; ".join(f"{k}: {v}" for k, v in last["why"].items()) or None,
         # the publisher ended before the maximum duration: told to stop (rate
         # mode, on the subscriber's word) or converged itself (latency, throughput)
         "stopped_early": bool(get(pub, "stopped_early")) or (get(pub, "converged_after_ns") or -1) >= 0,

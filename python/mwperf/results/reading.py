@@ -13,8 +13,6 @@ is skipped with one warning naming its line; nothing read raises.
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 import os
 import re
 import stat
@@ -22,13 +20,15 @@ import struct
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from mwperf.display import shown
 from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok
+from mwperf.results.strict_json import loads_strict
 from mwperf.results.upgrade import add_missing_options, upgrade
 
 __all__ = ["read_records", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
-           "shown", "loads_strict", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",
+           "open_inside", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",
            "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON", "LOCK_FILE", "MAX_LINE_BYTES",
-           "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES", "TMP_SUFFIX"]
+           "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
 RESULTS_JSONL = "results.jsonl"
 SAMPLES_DIR = "samples"
@@ -46,8 +46,6 @@ MAX_DOC_BYTES = 4 << 20
 MAX_SAMPLES = 1 << 20
 #: What a record's samples_file.path may be.
 SAMPLES_FILE_RE = re.compile(r"^samples/[0-9]{5,9}\.i64$")
-#: Temporary files of write_atomic a killed writer may have left.
-TMP_SUFFIX = ".tmp"
 
 Warn = Callable[[str], None]
 
@@ -59,22 +57,11 @@ def samples_path(index: int) -> str:
 
 # -- reading, untrusted ---------------------------------------------------------------
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def shown(value: Any, limit: int = 80) -> str:
-    """A value from a run directory as it may be printed: control characters
-    (ANSI escapes) escaped, at most ``limit`` characters."""
-    text = value if isinstance(value, str) else repr(value)
-    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 class UnsafeFile(Exception):
     """A file of a run directory that is not read: why, one line."""
 
 
-def _open_inside(directory: Path | str, relative: str) -> int:
+def open_inside(directory: Path | str, relative: str) -> int:
     """A read-only descriptor of ``directory/relative``, which must be a regular
     file inside the directory (after symlinks). UnsafeFile or OSError otherwise."""
     base = os.path.realpath(directory)
@@ -96,28 +83,12 @@ def _open_inside(directory: Path | str, relative: str) -> int:
 
 def _read_bounded(directory: Path | str, relative: str, limit: int) -> bytes:
     """The whole file, refused (UnsafeFile) when larger than ``limit``."""
-    fd = _open_inside(directory, relative)
+    fd = open_inside(directory, relative)
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise UnsafeFile(f"{relative} is larger than {limit >> 20} MiB")
     return data
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number out of range: {text[:20]}")
-    return value
-
-
-def _non_finite(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def loads_strict(data: bytes | str) -> Any:
-    """JSON without NaN or Infinity (nor numbers too large for a double)."""
-    return json.loads(data, parse_float=_finite_float, parse_constant=_non_finite)
 
 
 def _record_problem(record: Any) -> str | None:
@@ -188,7 +159,7 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
             warn(message)
 
     try:
-        fd = _open_inside(directory, name)
+        fd = open_inside(directory, name)
     except FileNotFoundError:
         return []
     except (UnsafeFile, OSError) as exc:
@@ -234,7 +205,7 @@ def read_samples(directory: Path | str, record: dict) -> list[float] | None:
     if not (type(count) is int and count > 0):
         return None
     try:
-        fd = _open_inside(directory, relative)
+        fd = open_inside(directory, relative)
     except (UnsafeFile, OSError):
         return None
     with os.fdopen(fd, "rb") as handle:
@@ -249,7 +220,7 @@ def read_samples(directory: Path | str, record: dict) -> list[float] | None:
 #: run.json: what the report and the runner read, and of what type. A value
 #: of another type is dropped on reading (it would break what reads it).
 RUN_JSON_TYPES: dict[str, tuple] = {
-    **{k: (dict,) for k in ("agent", "sysctl", "git", "imported", "points", "options", "plan_doc")},
+    **{k: (dict,) for k in ("agent", "sysctl", "git", "imported", "points", "options", "plan_doc", "floor")},
     **{k: (list,) for k in ("command", "adapters", "resumed")},
     **{k: (str,) for k in ("status", "started", "finished", "run_id", "mwperf_version", "hostname", "kernel",
                            "cpu_model", "governor", "governor_note", "clocksource")},
@@ -277,11 +248,16 @@ def _shape(doc: Any, types: dict[str, tuple]) -> dict | None:
     return out
 
 
-def read_doc(directory: Path, name: str, types: dict[str, tuple]) -> dict | None:
+def read_doc(directory: Path | str, name: str, types: dict[str, tuple] | None = None) -> Any:
+    """The JSON document ``name`` of the run directory, read as untrusted
+    (inside it, a regular file, at most MAX_DOC_BYTES, strict JSON); with
+    ``types``, an object with every known key of the wrong type dropped (see
+    :data:`RUN_JSON_TYPES`). None when it is missing or unusable."""
     try:
-        return _shape(loads_strict(_read_bounded(directory, name, MAX_DOC_BYTES)), types)
+        doc = loads_strict(_read_bounded(directory, name, MAX_DOC_BYTES))
     except (OSError, UnsafeFile, ValueError, RecursionError):
         return None
+    return doc if types is None else _shape(doc, types)
 
 
 # -- the lock file's contents (the locking itself is mwperf.execute.lock's) ----------------

@@ -32,9 +32,12 @@ stated as ``own_kb``).
 Percentiles come from the agent's log-linear histogram over every sample
 (``relative_error`` 0.1 %); one that its sample count cannot support (p99
 under 100 samples, p99.9999 under 10^6) is null, never the maximum in
-disguise. ``p50_ci``/``p99_ci`` are batch-quantile intervals at
-``ci_confidence`` over ``ci_batches`` batches (they hold for correlated
-samples), null with fewer than 10 batches.
+disguise. ``p50_ci``/``p99_ci``/``p999_ci`` (``ci_method``, README's
+Statistics) keep ``ci_confidence`` for correlated samples, as the agent's
+seeded simulation shows, lie in [min, max], and are null where the data
+cannot support one (why: ``ci_null``); one launch's, they say nothing of the
+spread between launches. Pings without a pong within ``ping_timeout_s`` are
+lost (``ping_lost``, ``late_pongs``): round trips are censored there.
 
 Between two clocks (``clock``), the one-way figures have the estimated offset
 subtracted (by the subscriber, per sample) and carry the estimate's
@@ -159,6 +162,23 @@ def _config(side: dict | None) -> dict | None:
     return config if isinstance(config, dict) else None
 
 
+def _versions(pub: dict | None, sub: dict | None) -> dict | None:
+    """Every middleware library a side ran on, with its version (the agent's ``versions``)."""
+    for side in (pub, sub):
+        versions = m.get(side, "versions")
+        if isinstance(versions, dict):
+            return {str(k): str(v) for k, v in versions.items()}
+    return None
+
+
+def _data_path(pub: dict | None, sub: dict | None) -> dict | None:
+    """The data path each side's middleware reports it used (shared memory, loan, copy),
+    read after the measured phase; null where the middleware cannot tell."""
+    paths = {role: m.get(side, "data_path") for role, side in (("pub", pub), ("sub", sub))}
+    paths = {role: path if isinstance(path, dict) else None for role, path in paths.items()}
+    return paths if any(paths.values()) else None
+
+
 def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, time: str) -> dict:
     """One schema-v2 record; status is "failed" when the outcome has an
     error, a side's result is missing, or every sample was lost."""
@@ -168,6 +188,8 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
     mode = point.mode
 
     sent, received, lost, samples_per_s, latency, rtt = _delivery(mode, pub, sub)
+    pings = mode in ("latency", "throughput")
+    ping_timeout_ns = m.get(pub, "ping_timeout_ns") if pings else None
     # One-way figures across two clocks: the subscriber subtracted the
     # estimated offset; the raw ones are the same shifted back.
     applied_ns = int(m.get(sub, "clock_offset_ns") or 0) if mode == "rate" else 0
@@ -219,6 +241,9 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "scheduled": scheduled,
         "unsent": m.to_int(m.get(pub, "unsent")) if mode == "rate" else None,
         "send_timeouts": m.to_int(m.get(pub, "send_timeouts")),
+        # pings without a pong within the timeout: lost, their round trip censored (not measured)
+        **{k: m.to_int(m.get(pub, k)) if pings else None for k in ("ping_lost", "late_pongs")},
+        "ping_timeout_s": ping_timeout_ns / 1e9 if ping_timeout_ns else None,
         "rejected": m.to_int(m.get(sub, "rejected")),
         "bursts": m.to_int(m.get(pub, "bursts")) if mode == "burst" else None,
         "burst_first_us": m.stats_us(m.get(sub, "burst_first_ns")) if mode == "burst" else None,
@@ -234,7 +259,8 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "mw_rss_kb": {"pub": m.mw_rss(pub), "sub": m.mw_rss(sub)},
         "own_kb": {"pub": m.to_int(m.get(pub, "own_kb")), "sub": m.to_int(m.get(sub, "own_kb"))},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
-        "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config},
+        "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config,
+                    "versions": _versions(pub, sub), "data_path": _data_path(pub, sub)},
         "source": None,
         "link": outcome.link,
         "clock": m.clock_record(clock, mode, latency, applied_ns),
@@ -242,7 +268,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "repetition": planned.repetition,
         "point_key": planned.key,
         "elapsed_s": m.elapsed_s(pub),
-        "adaptive": m.adaptive(point.get("precision"), pub, sub),
+        "adaptive": m.adaptive(point.get("precision"), pub, sub, mode),
         "status": "ok" if error is None else "failed",
         "error": error,
     }

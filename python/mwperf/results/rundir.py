@@ -8,6 +8,7 @@
   at the end;
 * ``samples/NNNNN.i64``: each point's headline latency samples;
 * ``baseline.json``: the link's raw capacity (``mwperf baseline``);
+* ``floor.json``: what no middleware can beat here (:mod:`mwperf.results.floor`);
 * ``.mwperf.lock``: while a run writes the directory, its owner
   (:mod:`mwperf.execute.lock`).
 
@@ -15,7 +16,8 @@ Ctrl-C and SIGTERM are held back while a record is being written, so a
 record is never half-written by an interrupt. A write that fails (disk full,
 read-only) leaves nothing behind: the part of a record already written is
 cut off again, a temporary file is removed, and the error is one line
-(:class:`~mwperf.errors.StorageError`).
+(:class:`~mwperf.errors.StorageError`). Every file is written through
+:mod:`mwperf.results.confined`, never through a link.
 
 Reading one is untrusted (:mod:`mwperf.results.reading`: bounded, every
 record checked and upgraded to the current version); its names are re-exported here.
@@ -28,55 +30,25 @@ import json
 import os
 from pathlib import Path
 
+from mwperf.display import shown
 from mwperf.errors import StorageError, UsageError
 from mwperf.interrupts import signals_deferred
+from mwperf.results.confined import TMP_SUFFIX, make_dirs, open_append, refuse_link, utf8, write_atomic
 from mwperf.results.reading import (
     BASELINE_JSON, BASELINE_TYPES, LOCK_FILE, MAX_DOC_BYTES, MAX_LINE_BYTES, MAX_RESULTS_BYTES, MAX_SAMPLES,
-    RESULTS_JSONL, RUN_JSON, RUN_JSON_TYPES, SAMPLES_DIR, TMP_SUFFIX, loads_strict, lock_owner_alive, process_start,
-    read_doc, read_lock, read_records, read_samples, samples_path, shown,
+    RESULTS_JSONL, RUN_JSON, RUN_JSON_TYPES, SAMPLES_DIR, UnsafeFile, lock_owner_alive, open_inside, process_start,
+    read_doc, read_lock, read_records, read_samples, samples_path,
 )
 from mwperf.results.schema import validate_record
+from mwperf.results.strict_json import loads_strict
 
-__all__ = ["RunDir", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir",
-           "read_lock", "lock_owner_alive", "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON",
-           "LOCK_FILE", "MAX_LINE_BYTES", "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES", "loads_strict",
-           "process_start", "shown"]
-
-
-# -- writing ---------------------------------------------------------------------------
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+__all__ = ["RunDir", "loads_strict", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir",
+           "open_inside", "UnsafeFile", "read_lock", "lock_owner_alive", "process_start", "shown", "RESULTS_JSONL",
+           "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON", "LOCK_FILE", "read_doc", "MAX_LINE_BYTES",
+           "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` at once: a reader sees the old file or the
-    new one. StorageError when it cannot be written; no temporary file is left."""
-    path = Path(path)
-    tmp = path.with_name(path.name + TMP_SUFFIX)
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise StorageError(path, exc) from None
-    _fsync_dir(path.parent)
-
+# -- writing (every file through mwperf.results.confined: never through a link) ----------------
 
 def check_new_dir(path: Path | str, option: str = "--out", *, fresh: bool = True) -> Path:
     """``path`` as a run directory to write: UsageError when it cannot be one
@@ -108,13 +80,10 @@ class RunDir:
 
     def create(self, samples: bool = False) -> "RunDir":
         """The directory (and its parents; ``samples``: and its samples folder);
-        StorageError when it cannot be made."""
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            if samples:
-                (self.path / SAMPLES_DIR).mkdir(exist_ok=True)
-        except OSError as exc:
-            raise StorageError(self.path, exc) from None
+        StorageError when it cannot be made, or when its samples folder or
+        results.jsonl is a link (what is written there would go elsewhere)."""
+        make_dirs(self.path, SAMPLES_DIR if samples else "")
+        refuse_link(self.jsonl)
         return self
 
     def remove_stale_temps(self) -> list[str]:
@@ -137,11 +106,10 @@ class RunDir:
         """Validate, append as one line (fsync'ed). On a failed write the part
         written is cut off again (no torn record) and StorageError is raised."""
         validate_record(record)
-        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-                + "\n").encode("utf-8")
+        line = utf8(json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n", self.jsonl)
         with signals_deferred():
             try:
-                fd = os.open(self.jsonl, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                fd = open_append(self.jsonl)
             except OSError as exc:
                 raise StorageError(self.jsonl, exc) from None
             end = None

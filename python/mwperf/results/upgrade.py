@@ -13,6 +13,12 @@ Version 2 against version 1:
   the adapter's own words (Cyclone's ``write_batch``, zenoh's ``express`` and
   ``congestion_control``, Fast DDS's ``publish_mode``), read here once;
 * one unit per kind: ``slow_subscriber_ms`` is ``slow_subscriber_s``;
+* the fields added to version 1 last (``ping_lost``, ``late_pongs``,
+  ``ping_timeout_s``, the statistics' ``p999``, ``p999_ci``, ``ci_method``
+  and ``ci_null``, the looks' ``needed_s``, ``why``, ``rate`` and ``loss``,
+  ``adaptive.needed_s`` and ``needed_note``, ``adapter.data_path``) are
+  kept where a record has them and null where it does not;
+  ``adapter.versions`` of a record without them is its adapter's version;
 * what readers used to work out from older records themselves is worked out
   here, once: ``cpu_pct`` from ``cpu_s`` and the measured window, a fan-out's
   ``fanout.cpu_s`` and ``cpu_pct`` from its subscribers' (processes, each its own);
@@ -30,6 +36,7 @@ asked for): :func:`add_missing_options`.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from mwperf.results.schema import load_schema
@@ -92,6 +99,17 @@ def _qos_from_config(qos: dict, config: dict) -> None:
         qos["congestion"] = config["congestion_control"]
 
 
+def _versions(adapter: dict, mw: Any) -> dict | None:
+    """The middleware libraries a version-1 record from before ``adapter.versions``
+    ran on: its adapter's version is its middleware's, and a ROS 2 adapter's
+    names the Fast DDS beneath it (``rcl 9.2.8, ..., Fast DDS 2.14.5``)."""
+    text = str(adapter.get("version") or "")
+    found = re.search(r"Fast DDS ([0-9][0-9.]*)", text)
+    if found and mw != "fastdds":
+        return {"fastdds": found.group(1)}
+    return {str(mw): text} if text and mw else None
+
+
 def _cpu_pct(r: dict) -> dict:
     """CPU % of one core per side, for a record from before ``cpu_pct``: user +
     sys over the side's window (else the measured phase, else the duration)."""
@@ -143,6 +161,9 @@ def upgrade(record: dict) -> dict:
     r = copy.deepcopy(record)
     r["schema_version"] = 2
     own = not isinstance(r.get("source"), dict)
+    adapter = r.get("adapter")
+    if isinstance(adapter, dict) and adapter.get("versions") is None and own:
+        adapter["versions"] = _versions(adapter, r.get("mw"))
     config = (r.get("adapter") or {}).get("config") or {}
     qos = r.setdefault("qos", {})
     if isinstance(qos, dict) and isinstance(config, dict):

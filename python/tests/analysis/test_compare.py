@@ -192,3 +192,41 @@ def test_batched_and_unbatched_points_are_kept_apart(tmp_path):
     assert compare_runs([a, b], out) == 0
     text = out.getvalue()
     assert "batch, listener, udp" in text and text.count("cyclonedds throughput 64 B") == 2
+
+
+def test_a_gate_fails_on_baseline_points_the_other_run_lacks_or_cannot_read(tmp_path, capsys):
+    a = run_dir(tmp_path, "a", [point(30.0, [29.5, 30.5]), point(30.0, [29.5, 30.5], index=1)])
+    a_other = json.loads((tmp_path / "a" / "results.jsonl").read_text().splitlines()[1])
+    a_other["size"] = 128
+    (tmp_path / "a" / "results.jsonl").write_text(
+        (tmp_path / "a" / "results.jsonl").read_text().splitlines()[0] + "\n" + json.dumps(a_other) + "\n")
+    b = run_dir(tmp_path, "b", [point(30.0, [29.5, 30.5])])
+    assert main(["compare", a, b]) == 0  # no gate: said, not failed
+    assert "(1 baseline point(s) not in" in capsys.readouterr().out
+    assert main(["compare", a, b, "--fail-if-slower", "5"]) == 1
+    out = capsys.readouterr().out
+    assert f"REGRESSION: udp latency 128 B (best-effort, udp): no usable ok point in {b}" in out
+    # the same point there, but its record corrupted: named on stderr, and the gate fails
+    good = (tmp_path / "b" / "results.jsonl").read_text()
+    corrupt = json.dumps({**a_other, "run_id": "b", "sent": "many"})
+    (tmp_path / "b" / "results.jsonl").write_text(good + corrupt + "\n")
+    assert main(["compare", a, b, "--fail-if-lossier", "1"]) == 1
+    captured = capsys.readouterr()
+    assert "results.jsonl:2: sent: 'many' is not of type" in captured.err
+    assert "REGRESSION: udp latency 128 B (best-effort, udp): no usable ok point" in captured.out
+
+
+def test_imported_perftest_latency_is_gated_on_its_ratio(tmp_path, capsys):
+    table = ("One-Way Latency Results:\n"
+             "Length (Bytes), Ave (us), Std (us), Min (us), Max (us), 50% (us), 90% (us), 99% (us), 99.99% (us), "
+             "99.9999% (us)\n"
+             "32, {p}, 1.0, 9.0, 30.0, {p}, 12.0, 14.0, 20.0, 30.0\n")
+    for name, p50 in (("a", 10.0), ("b", 12.0)):
+        (tmp_path / f"{name}.txt").write_text(table.format(p=p50))
+        assert main(["import", "perftest", str(tmp_path / f"{name}.txt"), "--out", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--fail-if-slower", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "untested (no sample count, samples or intervals)" in out
+    assert "REGRESSION: perftest latency 32 B" in out and "p50 12.0 us vs 10.0 us (+20.0 %), untested" in out
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--fail-if-slower", "25"]) == 0

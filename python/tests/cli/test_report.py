@@ -21,3 +21,13 @@ def test_report_markdown(tmp_path, capsys):
     assert captured.out.startswith((GOLDEN / "tables.md").read_text())
     check_golden("report.md", captured.out)
     assert "interrupted" in captured.err
+
+
+def test_a_point_that_is_not_there_names_the_points_that_are(tmp_path, capsys):
+    (tmp_path / "results.jsonl").write_text("not a record\n")  # no usable point left
+    assert main(["report", str(tmp_path), "--point", "3"]) == 2
+    assert capsys.readouterr().err.endswith(f"mwperf: error: --point 3: no such point in {tmp_path} "
+                                            "(it holds no usable point)\n")
+    shutil.copy(FIXTURES / "results.jsonl", tmp_path / "results.jsonl")
+    assert main(["report", str(tmp_path), "--point", "99"]) == 2
+    assert capsys.readouterr().err.endswith(f"no such point in {tmp_path} (points 0-15)\n")

@@ -1,9 +1,9 @@
 """``mwperf sweep`` end to end with the real agent on loopback: a small sweep,
-a sweep killed mid-way and resumed (every point exactly once), the adaptive
-stop, and the command line's errors."""
+a sweep killed mid-way and resumed (every point exactly once), what the
+adaptive stop says of a point that cannot reach its precision, and the
+command line's errors."""
 
 import json
-import math
 import os
 import re
 import signal
@@ -12,7 +12,6 @@ import sys
 import time
 
 import pytest
-import scipy.stats
 
 from conftest import real_agent_path
 from mwperf.results.rundir import read_records
@@ -114,55 +113,36 @@ def test_killed_sweep_resumes_every_point_exactly_once(tmp_path):
 
 
 @pytest.mark.e2e
-def test_adaptive_stop_honours_its_precision(tmp_path):
+def test_a_point_that_cannot_reach_its_precision_says_what_it_would_need(tmp_path):
+    """What this machine cannot change: at 0.01 % no point of 1.5 s stops
+    early; each runs its full duration and says, in its record and on screen,
+    how long it would need, or why that is not known; and every interval of
+    every record lies within [min, max]. (That the rule stops when its
+    intervals meet the precision, and keeps its confidence when it does, is
+    tested on seeded series: agent/tests/core/test_stop.cpp.)"""
     agent = agent_or_skip()
     plan = tmp_path / "a.yaml"
-    plan.write_text("mw: udp\nmode: [latency, rate]\nrate: 5000\nsize: 32\ncpu: '0,0'\n"
-                    "duration: 20s\nwarmup: 100ms\nprecision: 25%\n")  # p99's tail converges slowly: 25 %
+    plan.write_text("mw: udp\nmode: [latency, rate, throughput]\nrate: 2000\nsize: 32\ncpu: '0,0'\n"
+                    "duration: 1500ms\nwarmup: 100ms\nprecision: 0.01%\n")
     out = tmp_path / "run"
     done = mwperf("sweep", str(plan), "--out", str(out), "--agent", agent)
     assert done.returncode == 0, done.stderr[-2000:]
     records = read_records(out)
-    assert len(records) == 2
-    reached_precision = 0
+    assert [r["mode"] for r in records] == ["latency", "rate", "throughput"]
     for r in records:
+        a = r["adaptive"]
+        assert r["precision"] == 0.0001 and a["converged_after_s"] is None and not a["stopped_early"], a
+        assert r["elapsed_s"] == pytest.approx(1.5, abs=0.2)
+        last = a["last_look"]
+        assert last is not None and last["after_s"] >= 0.5, a
+        # it would need longer than it had, or it says why it cannot tell
+        assert (a["needed_s"] is not None and a["needed_s"] > 1.5) or a["needed_note"], a
         stats = r["latency_us"]
-        assert r["precision"] == 0.25 and r["confidence"] == 0.95
-        for q in ("p50", "p99"):  # the record's own interval covers every sample, including those after the stop
-            assert stats[f"{q}_ci"][0] <= stats[q] <= stats[f"{q}_ci"][1]
-        if r["adaptive"]["converged_after_s"] is None:
-            # This VM stalls for milliseconds now and then, so a rate point's p99 may not settle in
-            # 20 s: then it runs its full duration, and its final interval shows why it went on.
-            assert r["mode"] == "rate", r
-            assert not r["adaptive"]["stopped_early"] and r["elapsed_s"] == pytest.approx(20, abs=0.2)
-            # Its last look shows why: one interval, at that look's share of the error
-            # (5 % x 6/(pi^2 j^2), split over p50 and p99), was wider than 25 % ...
-            last = r["adaptive"]["last_look"]
-            assert last is not None and last["look"] >= 1 and last["after_s"] > 19, last
-            assert max((hi - lo) / (hi + lo) for lo, hi in (last["p50_ci"], last["p99_ci"])) > 0.25 - 1e-3, last
-            # ... and so is the record's final 95 % interval, widened to that look's level with
-            # scipy's t quantile (the last 250 ms of samples may have narrowed it a little).
-            spent = 0.05 * 6 / (math.pi ** 2 * last["look"] ** 2) / 2
-            df = stats["ci_batches"] - 1
-            widen = scipy.stats.t.ppf(1 - spent / 2, df) / scipy.stats.t.ppf(0.975, df)
-            widths = [(hi - lo) / 2 / stats[q] for q in ("p50", "p99") for lo, hi in [stats[f"{q}_ci"]]]
-            assert max(widths) * widen > 0.25 * 0.8, (widths, widen)
-            continue
-        reached_precision += 1
-        # a latency-mode point stops itself; a rate point is stopped by the controller on the sub's word
-        assert r["elapsed_s"] < 19 and r["adaptive"]["stopped_early"]
-        if r["mode"] == "rate":  # judged on the sends it made before it was stopped
-            assert r["loop_rate"] == pytest.approx(1.0, abs=0.05)
-        # when the stop was decided, both intervals were within 25 % of their estimates,
-        # which lie inside them (so within 25 % of the upper end; + rounding of RTT/2)
-        reached = r["adaptive"]["at_convergence"]
-        assert r["adaptive"]["last_look"] == reached  # the converging look was the last
-        assert 0 < reached["count"] <= stats["count"]
-        for q in ("p50", "p99"):
-            lo, hi = reached[f"{q}_ci"]
-            assert lo <= hi and (hi - lo) / 2 <= 0.25 * hi + 0.001
-    assert records[0]["mode"] == "latency" and records[0]["adaptive"]["converged_after_s"] is not None
-    assert f"adaptive duration: {reached_precision}/2 points reached their precision" in done.stdout
+        for q in ("p50", "p99", "p999"):
+            ci = stats.get(f"{q}_ci")
+            assert ci is None or stats["min"] <= ci[0] <= stats[q] <= ci[1] <= stats["max"], (q, stats)
+    assert done.stderr.count("+-0.01% not reached") == 3, done.stderr
+    assert "adaptive duration: 0/3 points reached their precision" in done.stdout
 
 
 def test_dry_run_prints_points_and_count(tmp_path):

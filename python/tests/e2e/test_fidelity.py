@@ -92,23 +92,6 @@ def test_a_stopped_side_shows_up_as_latency_from_the_intended_send_time(tmp_path
         assert r["send_lag_us"]["max"] == pytest.approx(stopped * 1e6, abs=0.25e6)
 
 
-@pytest.fixture
-def netns_with_nth_drop():
-    """A namespace of the test's own whose input drops exactly every 10th UDP datagram."""
-    if not ROOT:
-        pytest.skip("needs root, ip and nft")
-    name = f"mwtest-{os.getpid()}"
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
-        rules = ("table inet mwtest {\n chain in {\n  type filter hook input priority -300;\n"
-                 "  meta l4proto udp numgen inc mod 10 == 0 counter drop\n }\n}\n")
-        subprocess.run(["ip", "netns", "exec", name, "nft", "-f", "-"], input=rules, text=True, check=True)
-        yield name
-    finally:
-        subprocess.run(["ip", "netns", "delete", name], check=False)
-
-
 def test_every_tenth_datagram_dropped_is_a_tenth_lost(tmp_path, netns_with_nth_drop):
     out = tmp_path / "run"
     proc = mwperf(out, "--mw", "udp", "--mode", "rate", "--rate", "2000", "--size", "256", "--duration", "2s",

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import count_leaving_packets, real_agent_path
+from conftest import agent_with, count_leaving_packets, real_agent_path
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
@@ -23,13 +23,7 @@ from mwperf.results.schema import validate_record
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_shm_leftovers")]
 
 
-def agent(mw: str = "udp") -> str:
-    path = real_agent_path()
-    if path is None:
-        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
-    if mw not in describe(str(path)).adapters:
-        pytest.skip(f"the agent is built without {mw}")
-    return str(path)
+agent = agent_with
 
 
 def run(tmp_path, mw, *args, points=1, timeout=300):

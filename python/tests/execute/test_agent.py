@@ -124,7 +124,7 @@ def test_description_parsing_and_summary(fake_agent):
     assert info.table["reliability"].choices == ("reliable", "best-effort")
     assert info.table["clock"].choices == ("monotonic", "realtime")
     assert info.table["rate"].max == 1e9 and info.missing == ()
-    assert info.vocabulary("transport") == ("udp", "tcp") and info.vocabulary("receive") == ("listener", "waitset")
+    assert info.vocabulary("transport") == ("udp", "tcp", "tcp-nagle") and info.vocabulary("receive") == ("listener", "waitset")
     assert info.timing_s("linger_ns") == 4.0
     assert info.adapters["udp"].summary() == "reliability best-effort; transports udp"
     assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed, nic, whc; "
@@ -220,3 +220,30 @@ def test_an_agent_with_another_option_table_is_refused(tmp_path):
     agent = write_script(tmp_path / "agent", f"#!/bin/sh\ncat {tmp_path / 'list.jsonl'}\n")
     with pytest.raises(AgentError, match=r"another option table than this mwperf \(batch differ\)"):
         describe(str(agent))
+
+
+def test_an_agent_that_prints_endlessly_is_one_error_in_bounded_memory(tmp_path):
+    """`--agent` naming something that prints without end (yes(1), /dev/zero):
+    an AgentError once it printed more than any agent does, at once, never a
+    MemoryError (the address space is limited to make sure)."""
+    for body in ('exec yes "lots of output"', 'exec tr "\\0" x < /dev/zero'):
+        agent = write_script(tmp_path / "endless", f"#!/bin/sh\n{body}\n")
+        code = ("import resource, sys\n"
+                "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+                "from mwperf.errors import AgentError\n"
+                "from mwperf.execute.agent import describe\n"
+                "try:\n"
+                f"    describe({str(agent)!r}, timeout=30)\n"
+                "except AgentError as exc:\n"
+                "    print(exc)\n")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == "'mwperf-agent list' printed more than 16 MiB (not an mwperf agent?)", done.stderr
+
+
+def test_a_point_agent_line_without_end_is_dropped_not_kept():
+    code = "import sys\nwhile True: sys.stdout.write('x' * 65536)\n"
+    with AgentProcess(py(code), "sub") as agent:
+        with pytest.raises(TimeoutError):
+            agent.next_event(time.monotonic() + 1.5)
+        assert len(agent._buffers["stdout"]) <= 4 << 20
+        assert any("dropped" in line for line in agent.noise)

@@ -106,3 +106,70 @@ def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
         (tmp_path / name).write_bytes(b"\0" * 4096)
     assert sorted(clean_shm(PATTERNS, tmp_path, use_fastdds=False, min_age_s=0)) == ["lttng-ust-wait-8", "lttng-ust-wait-8-0"]
     assert os.listdir(tmp_path) == ["lttng-other"]
+
+
+def fake_proc(tmp_path, *programs: str):
+    proc = tmp_path / "proc"
+    for pid, program in enumerate(programs, 100):
+        (proc / str(pid)).mkdir(parents=True)
+        (proc / str(pid) / "comm").write_text("mwperf-main\n" if program.endswith("mwperf-agent") else program + "\n")
+        (proc / str(pid) / "cmdline").write_bytes(program.encode() + b"\0run\0")
+    proc.mkdir(exist_ok=True)
+    return proc
+
+
+def test_what_killed_agents_left_in_tmp_goes_once_no_agent_runs(tmp_path):
+    """A killed ros2 agent leaves its Fast DDS profile (/tmp/mwperf-ros2-*), a
+    killed iceoryx2 one its root folder: both go, but not while an agent runs
+    (its own), and never another user's or through a link."""
+    from mwperf.execute.cleanup import clean_agent_files
+
+    tmp = tmp_path / "tmp"
+    mine = (str(tmp / "mwperf-iceoryx2"), str(tmp / "mwperf-ros2-*"), "/dev/shm/fastrtps_*")  # as adapters say
+    tmp.mkdir()
+    (tmp / "mwperf-ros2-a1B2c3").write_text("<dds/>")
+    (tmp / "mwperf-iceoryx2" / "services").mkdir(parents=True)
+    (tmp / "elsewhere").mkdir()
+    (tmp / "elsewhere" / "keep").write_text("x")
+    (tmp / "mwperf-ros2-link").symlink_to(tmp / "elsewhere")
+    (tmp / "mwperf-other").write_text("x")
+    assert clean_agent_files(mine, fake_proc(tmp_path / "busy", "bash", "mwperf-agent")) == []
+    assert clean_agent_files(mine, fake_proc(tmp_path / "idle", "bash")) == [
+        str(tmp / n) for n in ("mwperf-iceoryx2", "mwperf-ros2-a1B2c3", "mwperf-ros2-link")]
+    assert sorted(os.listdir(tmp)) == ["elsewhere", "mwperf-other"]
+    assert (tmp / "elsewhere" / "keep").exists()
+    if os.geteuid() == 0:
+        (tmp / "mwperf-ros2-theirs").write_text("x")
+        os.chown(tmp / "mwperf-ros2-theirs", 65534, 65534)
+        assert clean_agent_files(mine, fake_proc(tmp_path / "idle2", "bash")) == []
+
+
+def test_the_agent_cleans_what_its_adapters_know(tmp_path):
+    """``mwperf-agent cleanup`` lines become ``mw: what`` (an agent that lacks
+    the command, or none at all, cleans nothing and fails nothing)."""
+    agent = write_script(tmp_path / "agent", "#!/bin/sh\n[ \"$1\" = cleanup ] || exit 2\n"
+                         "echo '{\"event\":\"cleaned\",\"mw\":\"udp\",\"removed\":[]}'\n"
+                         "echo 'not json'\n"
+                         "echo '{\"event\":\"cleaned\",\"mw\":\"connext\",\"removed\":[\"shm 0x004023c8\",\"sem 0x008023c8\"]}'\n")
+    assert cleanup.agent_clean_stale(str(agent)) == ["connext: shm 0x004023c8", "connext: sem 0x008023c8"]
+    old = write_script(tmp_path / "old", "#!/bin/sh\necho \"unknown command '$1'\" >&2\nexit 2\n")
+    assert cleanup.agent_clean_stale(str(old)) == []
+    assert cleanup.agent_clean_stale(None) == [] and cleanup.agent_clean_stale(str(tmp_path / "missing")) == []
+
+
+@pytest.mark.parametrize("argv0, kept", [
+    ("/opt/mwperf/agent/build/mwperf-agent", True),        # its main thread is named mwperf-main
+    ("/opt/mwperf/agent/build/mwperf-agent-ros2", True),
+    ("agent/build/mwperf_agent_tests", True),               # the adapters' unit tests (comm cut to 15 chars)
+    ("/usr/bin/python3", False),
+])
+def test_iceoryx2_files_stay_while_an_agent_runs(tmp_path, argv0, kept):
+    from mwperf.execute.cleanup import clean_agent_files
+
+    root, proc = tmp_path / "mwperf-iceoryx2", tmp_path / "proc"
+    (root / "services").mkdir(parents=True)
+    (proc / "4242").mkdir(parents=True)
+    (proc / "4242" / "comm").write_text("mwperf-main\n")
+    (proc / "4242" / "cmdline").write_bytes(argv0.encode() + b"\0run\0--mw\0iceoryx2\0")
+    removed = clean_agent_files((str(root),), proc)
+    assert root.exists() == kept and (removed == []) == kept

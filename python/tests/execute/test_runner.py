@@ -120,12 +120,13 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
 
 def test_run_cleans_shared_memory_before_and_after(tmp_path, fake_agent, log, monkeypatch):
     calls = []
-    monkeypatch.setattr("mwperf.execute.runner.clean_leftovers", lambda leftovers: calls.append("clean") or Leftovers([], ["fastrtps_dead"], []))
+    monkeypatch.setattr("mwperf.execute.runner.clean_leftovers",
+                        lambda leftovers, agent: calls.append(agent) or Leftovers([], ["fastrtps_dead"], []))
     monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-error")
     progress = io.StringIO()
     opts = options(tmp_path)
     assert run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=progress, timeouts=FAST) == 1
-    assert calls == ["clean", "clean"]
+    assert calls == [str(fake_agent)] * 2  # the agent's adapters clean what they know too
     assert progress.getvalue().count("removed 1 stale shared-memory segment(s)") == 2
 
 
@@ -347,3 +348,39 @@ def test_total_loss_fails_the_point(tmp_path, fake_agent, log, monkeypatch, faul
     assert record["sent"] == 1000 and record["received"] == 0 and record["lost"] == 1000
     assert f"FAILED: {reason}" in progress.getvalue()
     assert_all_gone(log)
+
+
+def test_the_key_reaches_the_agents_on_stdin_only(tmp_path, fake_agent, log):
+    opts = options(tmp_path, size="32,64")
+    assert run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(), timeouts=FAST) == 0
+    runs = [json.loads(line) for line in log.read_text().splitlines() if "argv" in line]
+    keys = [r["key"] for r in runs]
+    assert len(runs) == 4 and all(k and len(k) == 32 and int(k, 16) >= 0 for k in keys)
+    assert keys[0] == keys[1] and keys[2] == keys[3] and keys[0] != keys[2]  # one per point, both sides
+    for r in runs:
+        assert r["key"] not in " ".join(r["argv"]) + json.dumps(r["env"])
+
+
+@pytest.mark.parametrize("fault, error", [
+    ("sub-spoofed", "sub: received 1463 samples of 1000 sent: messages that are not this publisher's reached it "
+                    "(spoofed?); its numbers are not trusted"),
+    ("sub-spoofed-seq", "sub: a sequence number 1000000000 past the 1000 sent: messages that are not this "
+                        "publisher's reached it (spoofed?); its numbers are not trusted"),
+])
+def test_more_received_than_sent_fails_the_point(tmp_path, fake_agent, log, monkeypatch, fault, error):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", fault)
+    opts = options(tmp_path, mode="rate", rate="100")
+    assert run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(), timeouts=FAST) == 1
+    (record,) = read_records(opts.out)
+    assert record["status"] == "failed" and record["error"] == error
+
+
+def test_a_burst_longer_than_the_run_is_stopped_not_called_hung(tmp_path, fake_agent, log, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_FAULT", "pub-overrun")
+    opts = options(tmp_path, mode="burst", demands="10000000", duration="200ms")
+    started = time.monotonic()
+    code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(),
+               timeouts=Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=1.0, blocked=1.0))
+    (record,) = read_records(opts.out)
+    assert code == 0 and record["status"] == "ok", record["error"]
+    assert time.monotonic() - started < 5

@@ -217,3 +217,12 @@ def test_warnings_say_what_to_do():
     assert warnings_for([r for r in records if r["status"] == "ok" and r["latency_us"] and
                          (r["latency_us"]["p99"] or 0) <= 5 * (r["latency_us"]["p50"] or 1)],
                         {"agent": {"build_type": "Release"}}) == []
+
+
+def test_provenance_names_the_license_an_adapter_runs_under():
+    run = {"adapters": [{"name": "udp", "version": "linux"},
+                        {"name": "connext", "version": "Connext DDS 6.1.2.21",
+                         "license": "RTI Software License for Non-Commercial Use #4040"}]}
+    html = render_html(all_records(), run, "mwperf run fixture", script="")
+    assert "<th class=\"l\">connext license</th><td class=\"l\">RTI Software License for Non-Commercial Use #4040" in html
+    assert "udp license" not in html

@@ -21,7 +21,8 @@ def rows(section):
 
 def test_ros_overhead_pairs_ros2_with_fastdds_and_ros1_with_tcp():
     ros2, ros1 = ros_overhead(load())
-    assert ros2.title.startswith("ROS overhead: ros2 over fastdds")
+    assert ros2.title.startswith("ROS overhead: ros2 (udp, fastdds 2.14.5) over fastdds (udp, fastdds 2.14.5)")
+    assert ros1.title.startswith("ROS overhead: ros1 (tcpros-nodelay) over tcp (tcp)")
     # p50: ros2 90 / fastdds 40 at 64 B, 110 / 50 at 1 KiB; samples/s 5000 / 12000
     assert rows(ros2) == [["latency", "64", "-", "reliable", "cross-core 0,1", "90.0", "40.0", "2.25", "5000", "12000",
                            "0.42"],
@@ -38,6 +39,32 @@ def test_ros_overhead_needs_the_same_point_on_both():
             r["cpu"]["sub"] = 0  # same-core: not the fastdds points' placement
             r["cpu"]["placement"] = "same-core"
     assert ros_overhead(records) == []
+
+
+@pytest.mark.parametrize("mw, field, value", [
+    ("fastdds", ("adapter", "versions"), {"fastdds": "2.9.1"}),  # Debian's Fast DDS under the base, 2.14.5 under ros2
+    ("fastdds", ("transport",), "shm"),                          # shared memory against ros2's UDP
+    ("ros1", ("transport",), "tcpros"),                          # Nagle on against tcp with TCP_NODELAY
+])
+def test_ros_overhead_never_pairs_another_version_or_transport(mw, field, value):
+    records = load()
+    for r in records:
+        if r["mw"] == mw:
+            target = r
+            for key in field[:-1]:
+                target = target[key]
+            target[field[-1]] = value
+    tables = {s.mw for s in ros_overhead(records)}
+    assert ("ros2" if mw == "fastdds" else "ros1") not in tables
+
+
+def test_ros1_with_nagle_pairs_with_tcp_with_nagle():
+    records = load()
+    for r in records:
+        if r["mw"] in ("ros1", "tcp"):
+            r["transport"] = "tcpros" if r["mw"] == "ros1" else "tcp-nagle"
+    (ros1,) = [s for s in ros_overhead(records) if s.mw == "ros1"]
+    assert ros1.title.startswith("ROS overhead: ros1 (tcpros) over tcp (tcp-nagle)")
 
 
 def test_fanout_median_and_worst_over_subscribers():

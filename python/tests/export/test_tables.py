@@ -105,3 +105,29 @@ def test_text_tables_hold_the_cells_of_the_sections():
         for line, row in zip(lines[3:], section.rows):
             expected = row.cells if row.failure is None else [c for c in row.cells if c] + ["FAILED"]
             assert line.split() == expected
+
+
+def test_a_latency_censored_at_the_ping_timeout_is_said():
+    records = load()
+    latency = dict(next(r for r in records if (r["mw"], r["mode"], r["status"]) == ("udp", "latency", "ok")),
+                   ping_lost=3, late_pongs=2, ping_timeout_s=1.0)
+    text = render_text(build_sections([latency]))
+    size = latency["size"]
+    assert (f"  {size}: 3 ping(s) without a pong within 1 s (2 came back later): the latency is censored there, "
+            "those round trips are not in it") in text
+    assert f"* {size}: 3 ping(s) without a pong within 1 s" in render_markdown(build_sections([latency]))
+    assert point_summary(latency).endswith("; 3 ping(s) beyond the 1 s timeout (censored)")
+    assert "censored" not in render_text(build_sections([dict(latency, ping_lost=0)]))
+
+
+def test_the_progress_line_says_what_the_adaptive_stop_found():
+    base = next(r for r in load() if (r["mw"], r["mode"], r["status"]) == ("udp", "rate", "ok"))
+    def adaptive(**a):
+        return dict(base, adaptive={"precision": 0.05, "converged_after_s": None, "needed_s": None,
+                                    "needed_note": None, **a})
+    assert point_summary(adaptive(converged_after_s=1.25)).endswith("; +-5% after 1.2 s")
+    assert point_summary(adaptive(needed_s=42.4)).endswith("; +-5% not reached, would need ~42 s")
+    assert point_summary(adaptive(needed_s=7300.0)).endswith("would need ~2h02m")
+    assert point_summary(adaptive(needed_note="p99_ci: correlation too long for the run")).endswith(
+        "; +-5% not reached (p99_ci: correlation too long for the run)")
+    assert "+-" not in point_summary(dict(base, adaptive=None))

@@ -7,6 +7,7 @@ machine (fixtures/ddsperf-*.txt)."""
 import csv
 import io
 import json
+import os
 
 import pytest
 
@@ -206,3 +207,40 @@ def test_300000_lines_import_in_seconds(tmp_path):
     records = read_records(tmp_path / "o")
     assert [(r["size"], r["received"], r["lost"]) for r in records] == [
         (s, 503906, 975) for s in (32, 64, 128, 256, 512, 1024)]
+
+
+HOSTILE_TABLE = ("One-Way Latency Results:\n"
+                 "Length (Bytes), Ave (us), Std (us), Min (us), Max (us), 50% (us), 90% (us), 99% (us), "
+                 "99.99% (us), 99.9999% (us)\n{size}, 1, 1, 1, 1, {p50}, 1, 1, 1, 1\n")
+
+
+@pytest.mark.parametrize("size, p50, expected", [
+    ("1" + "0" * 30, "2", "page.txt:3: 100000000000...(31 digits): larger than any message (4 GiB, column 'size')"),
+    ("32", "1e308", "page.txt:3: 1e308: larger than any measurement (column '50% (us)')"),
+])
+def test_values_beyond_any_measurement_are_refused_with_their_line(tmp_path, capsys, size, p50, expected):
+    page = tmp_path / "page.txt"
+    page.write_text(HOSTILE_TABLE.format(size=size, p50=p50))
+    assert main(["import", "perftest", str(page), "--out", str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err == f"mwperf: error: import perftest {tmp_path}/{expected}\n"
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_device_a_fifo_or_a_huge_file_is_one_line(tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.txt"
+    with open(huge, "wb") as handle:
+        handle.truncate(300 << 20)  # sparse: no disk used
+    for path, reason in (("/dev/zero", "not a regular file (a tool's output saved to a file)"),
+                         (str(fifo), "not a regular file (a tool's output saved to a file)"),
+                         (str(huge), "larger than 256 MiB: no tool's output is")):
+        assert main(["import", "perftest", path, "--out", str(tmp_path / "run")]) == 2
+        assert capsys.readouterr().err == f"mwperf: error: import perftest {path}: {reason}\n"
+
+
+def test_a_huge_number_in_a_record_is_shown_short(tmp_path):
+    record = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])
+    record["latency_us"]["p50"] = 1e308
+    text = render([record])
+    assert "1e+308" in text and "0" * 30 not in text

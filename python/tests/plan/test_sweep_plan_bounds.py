@@ -197,6 +197,11 @@ def test_the_cap_can_be_raised_and_lowered(tmp_path, fake_agent):
     assert done.returncode == 2 and "more than the 10 " in done.stderr
     done = mwperf("sweep", str(plan), "--dry-run", "--agent", str(fake_agent), "--max-points", "0")
     assert done.returncode == 2 and "--max-points: 0: expected a whole number" in done.stderr
+    for bad in ("abc", "0", "-5", "1e6"):  # never silently the default
+        done = mwperf("sweep", str(plan), "--dry-run", "--agent", str(fake_agent),
+                      env=dict(os.environ, MWPERF_MAX_POINTS=bad))
+        assert done.returncode == 2 and done.stderr == (f"mwperf: error: MWPERF_MAX_POINTS={bad}: must be a whole "
+                                                        "number of points, 1 or more\n"), done.stderr
 
 
 def test_a_large_plan_says_its_count_before_expanding(tmp_path, fake_agent):

@@ -82,7 +82,8 @@ def test_latency_mode():
     assert r["cpu_s"] == {"pub": {"user": 0.25, "sys": 0.5}, "sub": {"user": 0.25, "sys": 0.5}}
     assert r["rss_kb"] == {"pub": 5000, "sub": 5000}
     assert r["transport"] == "udp" and r["reliability"] == "best-effort"
-    assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None}
+    assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None,
+                            "versions": None, "data_path": None}
     assert r["qos"] == UDP_QOS  # raw sockets have no QoS to choose
     assert (r["stamp_clock"], r["latency_count"], r["precision"], r["confidence"]) == ("monotonic", None, None, 0.95)
     assert r["mw_rss_kb"] == {"pub": None, "sub": None}  # no rss_before_open_kb from this agent
@@ -214,7 +215,7 @@ def test_failed_dds_point_records_the_request():
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
                         "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
     assert r["adapter"] == {"name": "fastdds", "version": AGENT.adapters["fastdds"].version, "config": None,
-                            "sub_config": None}
+                            "sub_config": None, "versions": None, "data_path": None}
     r = dds_merge(None, None, dict(mode="latency"), error="boom")
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
     # the table's defaults where the middleware has the capability, the adapter's own else; null where it has none
@@ -272,28 +273,72 @@ def test_adaptive_point_records_precision_and_early_stop():
                convergence=None, last_look=None)
     r = record(pub, sub, warmup="0", repetition=2, key="abc", precision="5%", confidence="0.99", index=0)
     validate_record(r)
-    reached = {"after_s": 0.75, "count": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1]}
+    reached = {"after_s": 0.75, "count": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1],
+               "needed_s": None, "why": {}, "rate": None, "loss": None}
     assert (r["precision"], r["confidence"]) == (0.05, 0.99)
     assert r["adaptive"] == {"converged_after_s": 0.75, "stopped_early": True, "at_convergence": reached,
-                             "last_look": reached}
+                             "last_look": reached, "needed_s": None, "needed_note": None}
     assert (r["repetition"], r["point_key"], r["samples"]) == (2, "abc", None)
     assert r["elapsed_s"] == pytest.approx(0.7501)
 
 
 def test_an_adaptive_point_that_ran_its_full_duration_shows_its_last_look():
     """Rate mode: the subscriber decides; it never converged, and its last look
-    (after 9.75 s, look 38) had a p99 interval of +-50 %."""
+    (after 9.75 s, look 38) had a p99 interval of +-50 %: it would need 62 s."""
     pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None,
                converged_after_ns=-1, convergence=None, last_look=None, stopped_early=False)
     sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000), converged_after_ns=-1,
                convergence=None, last_look={"after_ns": 9_750_000_000, "count": 48000, "batches": 40, "look": 38,
-                                            "p50_ci": [9000, 11000], "p99_ci": [20000, 60000]})
+                                            "p50_ci": [9000, 11000], "p99_ci": [20000, 60000],
+                                            "needed_ns": 62_000_000_000, "why": {}})
     r = record(pub, sub, mode="rate", rate="100", duration="10s", warmup="0", precision="10%", index=0)
     validate_record(r)
     a = r["adaptive"]
     assert a["converged_after_s"] is None and a["at_convergence"] is None and not a["stopped_early"]
     assert a["last_look"] == {"after_s": 9.75, "count": 48000, "batches": 40, "look": 38, "p50_ci": [9.0, 11.0],
-                              "p99_ci": [20.0, 60.0]}
+                              "p99_ci": [20.0, 60.0], "needed_s": 62.0, "why": {}, "rate": None, "loss": None}
+    assert a["needed_s"] == 62.0 and a["needed_note"] is None
+
+
+def test_an_adaptive_point_without_an_interval_says_why_it_would_need_more():
+    """A throughput point: the subscriber watches the flow, whose loss had no
+    interval at its last look: no need extrapolated, but the reason."""
+    pub = side("pub", mode="throughput", sent=1000, pongs=1, rtt_ns=stats(3000), latency_ns=stats(1500),
+               converged_after_ns=-1, convergence=None, last_look=None, stopped_early=False)
+    look = {"after_ns": 1_500_000_000, "count": 900, "batches": 12, "look": 2, "p50_ci": None, "p99_ci": None,
+            "rate": {"est": 5000.0, "lo": 4800.0, "hi": 5200.0}, "loss": {"est": 0.1, "lo": None, "hi": None},
+            "needed_ns": -1, "why": {"loss": "correlation too long for the run"}}
+    sub = side("sub", mode="throughput", received=900, lost=100, latency_ns=stats(2000), converged_after_ns=-1,
+               convergence=None, last_look=look)
+    r = record(pub, sub, mode="throughput", precision="5%", index=0)
+    validate_record(r)
+    a = r["adaptive"]
+    assert a["needed_s"] is None and a["needed_note"] == "loss: correlation too long for the run"
+    assert a["last_look"]["rate"] == {"est": 5000.0, "lo": 4800.0, "hi": 5200.0}
+    assert a["last_look"]["p50_ci"] is None
+
+
+def test_pings_lost_to_the_timeout_are_in_the_record():
+    pub = side("pub", mode="latency", sent=100, pongs=97, ping_lost=3, late_pongs=2, ping_timeout_ns=1_000_000_000,
+               rtt_ns=stats(3000), latency_ns=stats(1500))
+    sub = side("sub", mode="latency", received=100, lost=0, latency_ns=None)
+    r = merge("latency", pub, sub)
+    validate_record(r)
+    assert (r["ping_lost"], r["late_pongs"], r["ping_timeout_s"]) == (3, 2, 1.0)
+    rate = merge("rate", side("pub", mode="rate", sent=10, scheduled=10, ping_lost=0, late_pongs=0),
+                 side("sub", mode="rate", received=10, lost=0, latency_ns=stats(100)), rate=10.0)
+    assert (rate["ping_lost"], rate["late_pongs"], rate["ping_timeout_s"]) == (None, None, None)
+
+
+def test_intervals_and_why_there_is_none():
+    st = dict(stats(2500), p999=None, p999_ci=None, ci_method="woodruff-batch-means",
+              ci_null={"p999_ci": "fewer than one independent sample beyond it"})
+    r = merge("latency", side("pub", mode="latency", sent=40, pongs=40, rtt_ns=st, latency_ns=st),
+              side("sub", mode="latency", received=40, lost=0, latency_ns=None))
+    validate_record(r)
+    lat = r["latency_us"]
+    assert lat["p50_ci"] == [2.4, 2.6] and lat["p999_ci"] is None and lat["ci_method"] == "woodruff-batch-means"
+    assert lat["ci_null"] == {"p999_ci": "fewer than one independent sample beyond it"}
 
 
 @pytest.mark.parametrize("same_clock, uncertainty, flagged", [(False, 20.0, True), (False, 5.0, False),
@@ -372,3 +417,17 @@ def test_a_point_with_one_subscriber_says_processes():
               side("sub", mode="latency", received=10, lost=0))
     validate_record(r)
     assert r["subscribers_as"] == "processes" and r["per_subscriber"] is None and r["fanout"] is None
+
+
+def test_the_middlewares_versions_and_each_sides_data_path_are_recorded():
+    """What the agents read from the middleware after the measured phase: the
+    versions of every library in use, and which path each side's samples took."""
+    pub = side("pub", sent=100, versions={"rcl": "9.2.8", "rmw_fastrtps_cpp": "8.4.3", "fastdds": "2.14.5"},
+               data_path={"send": "shm", "receive": "copy", "sent": 100, "sent_shm": 100, "received": 0})
+    sub = side("sub", received=100, lost=0, data_path={"send": "none", "receive": "shm", "received": 100,
+                                                       "received_shm": 100})
+    r = merge("throughput", pub, sub)
+    validate_record(r)
+    assert r["adapter"]["versions"] == {"rcl": "9.2.8", "rmw_fastrtps_cpp": "8.4.3", "fastdds": "2.14.5"}
+    assert r["adapter"]["data_path"]["pub"]["send"] == "shm"
+    assert r["adapter"]["data_path"]["sub"]["receive"] == "shm"

@@ -51,6 +51,10 @@ typedef struct mws_config {
    * mode, scouting off, the endpoints above), e.g. "transport/unicast/lowlatency=true;
    * transport/unicast/qos/enabled=false". NULL/"" = none. */
   const char* zenoh_config;
+  /* Subscribers the data stream serves (fan-out), both roles; 0 = 1. The publisher's
+   * mws_wait_matched waits until this many are matched; iceoryx2 sizes its services by it
+   * (a publisher's data segment holds a buffer for each subscriber it may serve). */
+  uint32_t subscribers;
 } mws_config;
 
 typedef struct MwsHandle mws_handle; /* opaque */
@@ -72,6 +76,10 @@ int32_t mws_recv(mws_handle* h, const uint8_t** data, size_t* len, int64_t timeo
 void mws_wake(mws_handle* h);           /* thread-safe; remembered if no wait is in progress */
 const char* mws_info(mws_handle* h);    /* effective config + counters, JSON, valid until close */
 const char* mws_stats(mws_handle* h);   /* counters + config, JSON, thread-local buffer */
+/* The data path each direction took so far, read live from the middleware's counters:
+ * {"send":"shm|loan|copy|shm+copy|none","receive":...,"sent":N,"received":N,...}, JSON,
+ * thread-local buffer (as mws_stats). */
+const char* mws_data_path(mws_handle* h);
 void mws_close(mws_handle* h);          /* drops everything; NULL is fine */
 
 /* iceoryx2: each run is its own iceoryx2 domain (files /dev/shm/mwp<run_id>_* and

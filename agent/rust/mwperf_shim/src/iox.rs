@@ -12,7 +12,7 @@ use iceoryx2::service::port_factory::{event as evpf, publish_subscribe as pspf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-type S = ipc::Service;
+use crate::iox_services::*;
 
 struct IWaker {
     flag: AtomicBool,
@@ -48,114 +48,6 @@ struct Inbound {
     lfd: i32,
 }
 
-/// Root of all iceoryx2 files of mwperf (instead of /tmp/iceoryx2).
-pub const ROOT: &str = "/tmp/mwperf-iceoryx2/";
-
-/// One iceoryx2 "domain" per run: prefix mwp<run>_ in /dev/shm and ROOT, so a run's
-/// leftovers can be found and removed without touching other iceoryx2 users.
-/// Config::default() also avoids the "No config file was loaded" warning of global_config().
-pub fn domain_config(run_id: u32) -> Config {
-    let mut c = Config::default();
-    c.global.prefix = FileName::new(format!("mwp{run_id}_").as_bytes()).expect("prefix");
-    c.global.set_root_path(&Path::new(ROOT.as_bytes()).expect("root path"));
-    c
-}
-
-fn node(cfg: &Cfg) -> Res<Node<S>> {
-    // Disabled: the C++ agent owns SIGINT/SIGTERM.
-    NodeBuilder::new()
-        .config(&domain_config(cfg.run_id))
-        .signal_handling_mode(SignalHandlingMode::Disabled)
-        .create::<S>()
-        .map_err(io("iceoryx2 node"))
-}
-
-/// Dropped last (declared last in Iox): removes dead nodes' resources and, when no node of
-/// the domain is alive any more, the persistent global management segment and empty dirs.
-struct DomainCleanup(u32);
-impl Drop for DomainCleanup {
-    fn drop(&mut self) {
-        let _ = cleanup_domain(self.0);
-    }
-}
-
-/// Returns (alive nodes, dead nodes cleaned).
-pub fn cleanup_domain(run_id: u32) -> (i64, i64) {
-    let config = domain_config(run_id);
-    let (mut alive, mut cleaned) = (0i64, 0i64);
-    let _ = Node::<S>::list(&config, |state| {
-        match state {
-            NodeState::Dead(view) => {
-                if view.try_remove_stale_resources().is_ok() {
-                    cleaned += 1;
-                }
-            }
-            _ => alive += 1,
-        }
-        CallbackProgression::Continue
-    });
-    if alive == 0 {
-        // SAFETY: no node of this domain (prefix mwp<run>_) is alive.
-        let _ = unsafe { iceoryx2::testing::remove_global_mgmt_segment::<S>(&config) };
-        let dir = format!("{ROOT}");
-        for sub in ["services", "nodes", ""] {
-            let _ = std::fs::remove_dir(format!("{dir}{sub}")); // only when empty
-        }
-    }
-    (alive, cleaned)
-}
-
-fn svc_name(s: &str) -> Res<ServiceName> {
-    s.try_into().map_err(io("iceoryx2 service name"))
-}
-
-fn open_pubsub(node: &Node<S>, name: &str, cfg: &Cfg) -> Res<pspf::PortFactory<S, [u8], ()>> {
-    let n = svc_name(name)?;
-    let mut last = None;
-    for _ in 0..200 {
-        // both processes race to create: retry "is being created" for up to ~2 s
-        match node
-            .service_builder(&n)
-            .publish_subscribe::<[u8]>()
-            .max_publishers(1)
-            .max_subscribers(1)
-            .max_nodes(4)
-            .history_size(0)
-            .subscriber_max_buffer_size(cfg.queue_depth)
-            .subscriber_max_borrowed_samples(2)
-            .enable_safe_overflow(!cfg.reliable)
-            .open_or_create()
-        {
-            Ok(s) => return Ok(s),
-            Err(e) => {
-                last = Some(format!("{e:?}"));
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-    }
-    err(MWS_IO, format!("iceoryx2 publish_subscribe '{name}': {}", last.unwrap_or_default()))
-}
-
-fn open_event(node: &Node<S>, name: &str) -> Res<evpf::PortFactory<S>> {
-    let n = svc_name(name)?;
-    let mut last = None;
-    for _ in 0..200 {
-        match node.service_builder(&n).event().max_notifiers(2).max_listeners(1).max_nodes(4).open_or_create() {
-            Ok(s) => return Ok(s),
-            Err(e) => {
-                last = Some(format!("{e:?}"));
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-    }
-    err(MWS_IO, format!("iceoryx2 event '{name}': {}", last.unwrap_or_default()))
-}
-
-fn names(cfg: &Cfg) -> (String, String, String, String) {
-    let out = format!("mwperf/{}/{}", cfg.run_id, cfg.out_topic());
-    let inn = format!("mwperf/{}/{}", cfg.run_id, cfg.in_topic());
-    (out.clone(), format!("{out}/ev"), inn.clone(), format!("{inn}/ev"))
-}
 
 fn make_inbound(cfg: &Cfg) -> Res<Inbound> {
     let node = node(cfg)?;
@@ -165,7 +57,7 @@ fn make_inbound(cfg: &Cfg) -> Res<Inbound> {
     let (ev, listener, lfd) = if cfg.spin {
         (None, None, -1)
     } else {
-        let ev = open_event(&node, &inn_ev)?;
+        let ev = open_event(&node, &inn_ev, cfg)?;
         let l = ev.listener_builder().create().map_err(io("iceoryx2 listener"))?;
         let fd = unsafe { l.file_descriptor().native_handle() };
         (Some(ev), Some(l), fd)
@@ -181,7 +73,19 @@ enum Wait {
 }
 
 /// Waits until the listener fd or the wake eventfd is readable (or the timeout).
+///
+/// The listener is asked first, without blocking: iceoryx2's event skips the socket write
+/// while an earlier notification is still marked pending, and that mark can outlive the
+/// datagram it stood for (a notify between the listener's reset of the mark and its emptying
+/// of the socket). A ppoll on the socket alone then sleeps through every later sample, while
+/// a reliable writer waits for the space this reader never frees (a lost wake-up). try_wait
+/// clears the mark (later notifies write again) and reports what came since.
 fn block_wait(inb: &Inbound, w: &IWaker, timeout_ns: i64) -> Res<Wait> {
+    if let Some(l) = &inb.listener {
+        if l.try_wait(|_| {}).map_err(io("iceoryx2 listener try_wait"))? > 0 {
+            return Ok(Wait::Ready);
+        }
+    }
     let mut fds = [
         libc::pollfd { fd: inb.lfd, events: libc::POLLIN, revents: 0 },
         libc::pollfd { fd: w.efd, events: libc::POLLIN, revents: 0 },
@@ -229,6 +133,7 @@ pub struct Iox {
     waker: Arc<IWaker>,
     push: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
     sent: u64,
+    received: Arc<AtomicU64>, // samples taken in place (pull and push)
     notified: Arc<AtomicU64>,
     info: String,
     _cleanup: DomainCleanup, // last: runs after every port and the node are gone
@@ -255,10 +160,11 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
     let (out, out_ev_name, inn, _) = names(&cfg);
 
     // inbound first (listener + subscriber), so the peer's wait_matched implies our listener
+    let received = Arc::new(AtomicU64::new(0));
     let (inbound, push) = if let Some(cb) = cfg.on_message {
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = std::sync::mpsc::channel::<Result<(), Error>>();
-        let (c2, s2, w2) = (cfg.clone(), stop.clone(), waker.clone());
+        let (c2, s2, w2, r2) = (cfg.clone(), stop.clone(), waker.clone(), received.clone());
         let th = std::thread::Builder::new()
             .name("mws-iox2-rx".into())
             .spawn(move || {
@@ -276,6 +182,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
                 while !s2.load(Ordering::Acquire) {
                     match inb.sub.receive() {
                         Ok(Some(s)) => unsafe {
+                            r2.fetch_add(1, Ordering::Relaxed);
                             let p = s.payload();
                             cb(c2.ctx as *mut c_void, p.as_ptr(), p.len());
                         },
@@ -314,7 +221,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
 
     let out_svc = open_pubsub(&node, &out, &cfg)?;
     let in_svc = open_pubsub(&node, &inn, &cfg)?;
-    let out_ev = open_event(&node, &out_ev_name)?;
+    let out_ev = open_event(&node, &out_ev_name, &cfg)?;
     let notifier = out_ev.notifier_builder().create().map_err(io("iceoryx2 notifier"))?;
     let mut builder = out_svc
         .publisher_builder()
@@ -337,12 +244,13 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
 
     let info = format!(
         "{{\"middleware\":\"iceoryx2\",\"version\":\"0.10.0\",\"out\":\"{out}\",\"in\":\"{inn}\",\"reliability\":\"{}\",\
-         \"backpressure\":\"{}\",\"max_blocking_ms\":{},\"max_slice_len\":{},\"subscriber_buffer\":{},\"wait\":\"{}\",\"receive\":\"{}\"}}",
+         \"backpressure\":\"{}\",\"max_blocking_ms\":{},\"max_slice_len\":{},\"subscriber_buffer\":{},\"max_subscribers\":{},\"wait\":\"{}\",\"receive\":\"{}\"}}",
         if cfg.reliable { "reliable (no safe overflow)" } else { "best-effort (safe overflow)" },
         if cfg.block { "retry-until-delivered" } else { "discard" },
         if cfg.block { MAX_BLOCKING.as_millis() as i64 } else { 0 },
         cfg.max_size,
         cfg.queue_depth,
+        cfg.subscribers,
         if cfg.spin { "spin" } else { "event-listener" },
         if cfg.on_message.is_some() { "callback-thread" } else { "pull" },
     );
@@ -359,9 +267,10 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
         waker: waker.clone(),
         push,
         sent: 0,
+        received,
         notified: Arc::new(AtomicU64::new(0)),
         info,
-        _cleanup: DomainCleanup(run_id),
+        _cleanup: DomainCleanup::new(run_id),
     };
     Ok((Box::new(b), waker))
 }
@@ -379,11 +288,13 @@ impl Backend for Iox {
             if let Some(inb) = &self.inbound {
                 inb.sub.update_connections().map_err(io("iceoryx2 subscriber update_connections"))?;
             }
-            if subs >= 1 && pubs >= 1 {
+            // a publisher waits for every subscriber it serves; a subscriber for the publisher's echo reader
+            let wanted = if self.cfg.is_pub { self.cfg.subscribers } else { 1 };
+            if subs >= wanted && pubs >= 1 {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return err(MWS_TIMEOUT, format!("iceoryx2: subscribers {subs} publishers {pubs}"));
+                return err(MWS_TIMEOUT, format!("iceoryx2: subscribers {subs} of {wanted}, publishers {pubs}"));
             }
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -425,6 +336,7 @@ impl Backend for Iox {
             if let Some(s) = inb.sub.receive().map_err(io("iceoryx2 receive"))? {
                 let p = s.payload();
                 let r = (p.as_ptr(), p.len());
+                self.received.fetch_add(1, Ordering::Relaxed);
                 self.current = Some(s);
                 return Ok(r);
             }
@@ -443,6 +355,19 @@ impl Backend for Iox {
                 std::hint::spin_loop();
             }
         }
+    }
+
+    /// iceoryx2 moves every sample by loan: the writer loans a slice of its shared memory
+    /// (the core's bytes are copied in), the reader reads it where the writer put it.
+    fn data_path(&self) -> String {
+        format!(
+            "{{\"source\":\"iceoryx2 Publisher::loan_slice_uninit (sent), Subscriber::receive in place (received)\",\
+             \"send\":\"{}\",\"receive\":\"{}\",\"sent\":{},\"received\":{}}}",
+            if self.sent > 0 { "loan" } else { "none" },
+            if self.received.load(Ordering::Relaxed) > 0 { "loan" } else { "none" },
+            self.sent,
+            self.received.load(Ordering::Relaxed)
+        )
     }
 
     fn info(&self) -> String {

@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 #[cfg(feature = "iceoryx2")]
 mod iox;
+#[cfg(feature = "iceoryx2")]
+mod iox_services;
 #[cfg(feature = "zenoh")]
 mod zen;
 
@@ -44,6 +46,7 @@ pub struct MwsConfig {
     pub on_message: OnMessage,
     pub on_message_ctx: *mut c_void,
     pub zenoh_config: *const c_char,
+    pub subscribers: u32,
 }
 
 /// Plain-Rust view of the configuration, validated.
@@ -65,6 +68,7 @@ pub(crate) struct Cfg {
     pub on_message: OnMessage,
     pub ctx: usize, // *mut c_void carried as usize so Cfg is Send
     pub zenoh_config: Vec<(String, String)>,
+    pub subscribers: usize, // the data stream's subscribers (fan-out), >= 1
 }
 
 impl Cfg {
@@ -97,6 +101,9 @@ pub(crate) trait Backend {
     /// Returns a view valid until the next recv/close.
     fn recv(&mut self, timeout_ns: i64) -> Res<(*const u8, usize)>;
     fn info(&self) -> String;
+    /// JSON object: the data path each direction took (shared memory, loan, copy), read
+    /// from the middleware's own counters at the time of the call.
+    fn data_path(&self) -> String;
 }
 pub(crate) trait Waker: Send + Sync {
     fn wake(&self);
@@ -214,6 +221,7 @@ pub unsafe extern "C" fn mws_open(cfg: *const MwsConfig, out: *mut *mut MwsHandl
             run_id: c.run_id,
             max_size: c.max_size as usize,
             queue_depth: if c.queue_depth == 0 { 16 } else { c.queue_depth as usize },
+            subscribers: c.subscribers.max(1) as usize,
             listen: split_list(c.listen),
             connect: split_list(c.connect),
             on_message: c.on_message,
@@ -293,6 +301,16 @@ pub unsafe extern "C" fn mws_info(h: *mut MwsHandle) -> *const c_char {
 #[no_mangle]
 pub unsafe extern "C" fn mws_stats(h: *mut MwsHandle) -> *const c_char {
     let s = CString::new(backend(h).info()).unwrap_or_default();
+    STATS.with(|e| {
+        *e.borrow_mut() = s;
+        e.borrow().as_ptr()
+    })
+}
+
+/// The data path each direction took so far (JSON, read live), into a thread-local buffer.
+#[no_mangle]
+pub unsafe extern "C" fn mws_data_path(h: *mut MwsHandle) -> *const c_char {
+    let s = CString::new(backend(h).data_path()).unwrap_or_default();
     STATS.with(|e| {
         *e.borrow_mut() = s;
         e.borrow().as_ptr()

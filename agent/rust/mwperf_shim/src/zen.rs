@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::time::{Duration, Instant};
 use zenoh::bytes::ZBytes;
+use zenoh::liveliness::LivelinessToken;
 use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::qos::{CongestionControl, Reliability};
 use zenoh::sample::Sample;
@@ -55,6 +56,8 @@ struct Counters {
     borrow_waits: AtomicU64,
     received: AtomicU64,
     shm_rx: AtomicU64, // payloads that arrived as zenoh SHM buffers
+    sent: AtomicU64,
+    shm_tx: AtomicU64, // payloads put as zenoh SHM buffers
 }
 
 pub struct Zen {
@@ -70,7 +73,9 @@ pub struct Zen {
     #[cfg(feature = "zenoh-shm")]
     shm: Option<ShmProvider<PosixShmProviderBackend>>,
     info: String,
-    session: Session, // dropped last
+    present_key: String,
+    _present: Option<LivelinessToken>, // a subscriber's: declared after its subscriber
+    session: Session,                  // dropped last
 }
 
 fn endpoints_json(v: &[String]) -> Res<String> {
@@ -169,6 +174,17 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
         (sub, Some(rx), Arc::new(ZWaker { flag: AtomicBool::new(false), tx: Some(tx) }))
     };
 
+    // A subscriber says it is there once its subscriber is declared (declarations reach a
+    // peer in order): the publisher counts these tokens, as zenoh's matching status only
+    // tells whether there is any subscriber.
+    let present_key = format!("mwperf/{}/present", cfg.run_id);
+    let present = if cfg.is_pub {
+        None
+    } else {
+        let zid = session.zid();
+        Some(session.liveliness().declare_token(format!("{present_key}/{zid}")).wait().map_err(io("zenoh liveliness token"))?)
+    };
+
     #[cfg(feature = "zenoh-shm")]
     let shm = if cfg.shm {
         let pool = (cfg.max_size * 8).max(32 << 20);
@@ -205,6 +221,8 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
         #[cfg(feature = "zenoh-shm")]
         shm,
         info,
+        present_key,
+        _present: present,
         session,
     };
     Ok((Box::new(b), waker))
@@ -236,11 +254,16 @@ impl Backend for Zen {
         let deadline = Instant::now() + Duration::from_nanos(timeout_ns.max(0) as u64);
         loop {
             let m = self.publisher.matching_status().wait().map_err(io("zenoh matching_status"))?;
-            if m.matching() {
+            let present = if self.cfg.is_pub && m.matching() { self.present()? } else { 0 };
+            if m.matching() && (!self.cfg.is_pub || present >= self.cfg.subscribers) {
                 return Ok(());
             }
             if Instant::now() >= deadline {
-                return err(MWS_TIMEOUT, "zenoh: no matching subscriber");
+                return if self.cfg.is_pub {
+                    err(MWS_TIMEOUT, format!("zenoh: {present} of {} subscriber(s) matched", self.cfg.subscribers))
+                } else {
+                    err(MWS_TIMEOUT, "zenoh: no matching subscriber")
+                };
             }
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -255,11 +278,14 @@ impl Backend for Zen {
                 .wait()
                 .map_err(io("zenoh shm alloc"))?;
             buf[..data.len()].copy_from_slice(data);
+            self.counters.sent.fetch_add(1, Ordering::Relaxed);
             if data.len() == 0 {
                 return self.publisher.put(ZBytes::new()).wait().map_err(io("zenoh put"));
             }
+            self.counters.shm_tx.fetch_add(1, Ordering::Relaxed);
             return self.publisher.put(buf).wait().map_err(io("zenoh put (shm)"));
         }
+        self.counters.sent.fetch_add(1, Ordering::Relaxed);
         if self.cfg.borrow {
             // zero-copy: zenoh serializes into its batch inside put(); we wait until it
             // dropped its last reference so the caller's buffer may be reused at once.
@@ -320,6 +346,22 @@ impl Backend for Zen {
         }
     }
 
+    /// What each side's payloads went through, from zenoh's own buffers: a payload put from
+    /// an SHM provider's buffer, or received as one (`ZBytes::as_shm`), went by shared memory;
+    /// anything else was copied (over TCP, or as zenoh's fall-back when a peer cannot map it).
+    fn data_path(&self) -> String {
+        let c = &self.counters;
+        let (sent, shm_tx) = (c.sent.load(Ordering::Relaxed), c.shm_tx.load(Ordering::Relaxed));
+        let (received, shm_rx) = (c.received.load(Ordering::Relaxed), c.shm_rx.load(Ordering::Relaxed));
+        let path = |shm: u64, all: u64| if all == 0 { "none" } else if shm == all { "shm" } else if shm == 0 { "copy" } else { "shm+copy" };
+        format!(
+            "{{\"source\":\"zenoh ZBytes::as_shm (received), SHM provider (sent)\",\"send\":\"{}\",\"receive\":\"{}\",\
+             \"sent\":{sent},\"sent_shm\":{shm_tx},\"received\":{received},\"received_shm\":{shm_rx}}}",
+            path(shm_tx, sent),
+            path(shm_rx, received)
+        )
+    }
+
     fn info(&self) -> String {
         format!(
             "{{\"received\":{},\"shm_rx\":{},\"noncontiguous\":{},\"borrow_waits\":{},\"config\":{}}}",
@@ -329,6 +371,24 @@ impl Backend for Zen {
             self.counters.borrow_waits.load(Ordering::Relaxed),
             self.info
         )
+    }
+}
+
+impl Zen {
+    /// Subscribers whose presence token this publisher sees now.
+    fn present(&self) -> Res<usize> {
+        let replies = self
+            .session
+            .liveliness()
+            .get(format!("{}/*", self.present_key))
+            .timeout(Duration::from_millis(200))
+            .wait()
+            .map_err(io("zenoh liveliness get"))?;
+        let mut n = 0;
+        while let Ok(reply) = replies.recv() {
+            n += usize::from(reply.result().is_ok());
+        }
+        Ok(n)
     }
 }
 

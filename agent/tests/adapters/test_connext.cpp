@@ -1,0 +1,105 @@
+// What is particular to the connext adapter (the checks every adapter gets
+// are in test_adapters.cpp): notices without data, and the clean-up of what a
+// killed Connext leaves.
+#ifdef MWPERF_WITH_CONNEXT
+#include <gtest/gtest.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "adapters/connext_leftovers.h"
+#include "pairs.h"
+
+using namespace mwperf;
+
+// A keyed writer that goes away disposes and unregisters its instances: the
+// reader gets samples without data (valid_data false), which must never
+// reach the core as messages.
+TEST(Connext, NoticesWithoutDataAreNotMessages) {
+  for (const char* receive : {"waitset", "listener"}) {
+    AdapterConfig c;
+    c.instances = 3;
+    c.receive = receive;
+    c.reliability = "reliable";
+    Pair p = open_pair("connext", 64, c);
+    Collector got;
+    if (c.receive == "listener") {
+      ASSERT_EQ(p.sub->listen(&got), Errc::ok) << p.sub->last_error();
+    }
+    for (uint8_t i = 0; i < 3; ++i) {
+      const auto m = pattern(64, i);
+      ASSERT_EQ(p.pub->send(m.data(), m.size()), Errc::ok) << p.pub->last_error();
+    }
+    std::vector<uint8_t> in;
+    for (uint8_t i = 0; i < 3 && c.receive == "waitset"; ++i) {
+      ASSERT_EQ(recv_one(*p.sub, &in), Errc::ok) << receive;
+      EXPECT_EQ(in, pattern(64, i));
+    }
+    if (c.receive == "listener") {
+      ASSERT_TRUE(got.wait_for(3));
+    }
+    p.pub->close();  // disposes and unregisters the 3 instances
+    const uint8_t* d = nullptr;
+    size_t n = 0;
+    if (c.receive == "waitset") {
+      EXPECT_EQ(p.sub->recv(&d, &n, 1'000'000'000), Errc::timeout) << receive << ": a message of " << n << " B";
+    } else {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      std::lock_guard<std::mutex> lk(got.mu);
+      EXPECT_EQ(got.got.size(), 3u) << receive;
+    }
+    p.sub->close();
+  }
+}
+
+namespace {
+constexpr long kTestPort = 65001;  // an RTPS port of domain 232: no Connext participant of ours uses it
+int shm_id(long key) { return shmget(key_t(key), 0, 0); }
+int sem_id(long key) { return semget(key_t(key), 0, 0); }
+}  // namespace
+
+// What a killed Connext leaves (its SHMEM segment and two semaphores, the
+// adapter's XML file) goes; what a live process holds stays.
+TEST(Connext, StaleLeftoversGoLiveOnesStay) {
+  char dir[] = "/tmp/mwperf-connext-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const long dead_port = kTestPort, live_port = kTestPort + 2;
+  const pid_t child = fork();
+  if (child == 0) {  // creates, attaches, leaves everything behind as a killed process would
+    const int id = shmget(key_t(0x400000 + dead_port), 4096, IPC_CREAT | 0600);
+    if (id < 0 || shmat(id, nullptr, 0) == reinterpret_cast<void*>(-1)) _exit(1);
+    for (long base : {0x800000L, 0xb00000L})
+      if (semget(key_t(base + dead_port), 1, IPC_CREAT | 0600) < 0) _exit(1);
+    FILE* f = std::fopen((std::string(dir) + "/mwperf-connext-" + std::to_string(getpid()) + "-1.xml").c_str(), "w");
+    if (f == nullptr) _exit(1);
+    std::fclose(f);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const int live = shmget(key_t(0x400000 + live_port), 4096, IPC_CREAT | 0600);  // this process: alive
+  ASSERT_GE(live, 0);
+  const std::string own = connext_xml_path(1, dir);
+  std::fclose(std::fopen(own.c_str(), "w"));
+  const std::string dead_file = std::string(dir) + "/mwperf-connext-" + std::to_string(child) + "-1.xml";
+
+  const std::vector<std::string> removed = clean_connext_leftovers("/proc/sysvipc", dir);
+  auto has = [&](const std::string& what) { return std::find(removed.begin(), removed.end(), what) != removed.end(); };
+  EXPECT_TRUE(has("shm 0x0040fde9") && has("sem 0x0080fde9") && has("sem 0x00b0fde9") && has(dead_file))
+      << ::testing::PrintToString(removed);
+  EXPECT_LT(shm_id(0x400000 + dead_port), 0);
+  EXPECT_LT(sem_id(0x800000 + dead_port), 0);
+  EXPECT_LT(sem_id(0xb00000 + dead_port), 0);
+  EXPECT_EQ(shm_id(0x400000 + live_port), live);
+  EXPECT_EQ(access(own.c_str(), F_OK), 0);
+  EXPECT_NE(access(dead_file.c_str(), F_OK), 0);
+  shmctl(live, IPC_RMID, nullptr);
+  unlink(own.c_str());
+  rmdir(dir);
+}
+#endif

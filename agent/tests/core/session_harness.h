@@ -1,0 +1,208 @@
+// The sessions' test harness: an in-process channel whose sends can be made
+// slow or lossy (a test double for the transport, never a middleware) and
+// that counts what it carried (the ground truth), two threads, one clock.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <regex>
+#include <thread>
+#include <vector>
+
+#include "core/description.h"
+#include "core/header.h"
+#include "core/session.h"
+#include "util/clock.h"
+
+namespace mwperf::harness {
+
+struct Queue {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::vector<uint8_t>> q;
+  bool woken = false;
+};
+
+// Both directions between one pub and one sub.
+struct Channel {
+  Queue to_sub, to_pub;
+  int64_t send_delay_ns = 0;  // every data send takes this long (a slow middleware)
+  int64_t echo_delay_ns = 0;  // every echo takes this long before it goes
+  uint64_t drop_every = 0;    // drop every Nth data message (exact loss)
+  // What the channel saw: the ground truth the sessions' counts are checked against.
+  std::atomic<uint64_t> data_sent{0};  // data messages the publisher handed over
+  std::atomic<uint64_t> dropped{0};    // of them, dropped on the way
+  std::atomic<uint64_t> echoes{0};     // messages the subscriber sent back
+  std::atomic<uint64_t> warm_sent{0}, warm_dropped{0}, warm_echoes{0};  // of each, warm-up ones (header flag)
+};
+
+class LoopAdapter final : public Adapter {
+ public:
+  LoopAdapter(Channel& c, Role role, bool listener) : c_(c), role_(role), listener_(listener) {}
+  ~LoopAdapter() override { close(); }
+  const Description& description() const override {
+    static Description d = [] {
+      Description x;
+      x.max_size = 1 << 20;
+      x.transports = x.transport = "loop";
+      x.reliabilities = x.reliability = "best-effort";
+      x.receives = "listener,waitset";
+      x.receive = "waitset";
+      return x;
+    }();
+    return d;
+  }
+  std::string version() const override { return "test"; }
+  std::string effective_config() const override { return "{}"; }
+  Errc open(const AdapterConfig&) override {
+    receive_ = listener_ ? "listener" : "waitset";
+    transport_ = "loop";
+    reliability_ = "best-effort";
+    return Errc::ok;
+  }
+  Errc wait_matched(int64_t) override { return Errc::ok; }
+  Errc send(const uint8_t* data, size_t len) override {
+    Queue& out = role_ == Role::pub ? c_.to_sub : c_.to_pub;
+    const bool warm = len > 5 && (data[5] & kFlagWarmup);  // Header::flags
+    if (role_ == Role::pub) {
+      if (c_.send_delay_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(c_.send_delay_ns));
+      c_.warm_sent += warm;
+      if (++c_.data_sent % (c_.drop_every ? c_.drop_every : UINT64_MAX) == 0) {
+        ++c_.dropped;
+        c_.warm_dropped += warm;
+        return Errc::ok;  // lost on the way
+      }
+    } else {
+      if (c_.echo_delay_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(c_.echo_delay_ns));
+      ++c_.echoes;
+      c_.warm_echoes += warm;
+    }
+    {
+      std::lock_guard<std::mutex> lk(out.mu);
+      out.q.emplace_back(data, data + len);
+    }
+    out.cv.notify_one();
+    return Errc::ok;
+  }
+  Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
+    Queue& in = role_ == Role::pub ? c_.to_pub : c_.to_sub;
+    std::unique_lock<std::mutex> lk(in.mu);
+    auto ready = [&] { return !in.q.empty() || in.woken; };
+    if (timeout_ns < 0) in.cv.wait(lk, ready);
+    else in.cv.wait_for(lk, std::chrono::nanoseconds(timeout_ns), ready);
+    if (in.q.empty()) {
+      in.woken = false;
+      return Errc::timeout;
+    }
+    buf_ = std::move(in.q.front());
+    in.q.pop_front();
+    *data = buf_.data();
+    *len = buf_.size();
+    return Errc::ok;
+  }
+  Errc listen(Receiver* r) override {
+    thread_ = std::thread([this, r] {
+      const uint8_t* d;
+      size_t n;
+      while (!quit_) {
+        if (recv(&d, &n, 5'000'000) == Errc::ok) r->on_message(d, n);
+      }
+    });
+    return Errc::ok;
+  }
+  bool can_wake() const override { return true; }
+  void wake() override {
+    Queue& in = role_ == Role::pub ? c_.to_pub : c_.to_sub;
+    {
+      std::lock_guard<std::mutex> lk(in.mu);
+      in.woken = true;
+    }
+    in.cv.notify_all();
+  }
+  void close() override {
+    quit_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  Channel& c_;
+  Role role_;
+  bool listener_;
+  std::vector<uint8_t> buf_;
+  std::thread thread_;
+  std::atomic<bool> quit_{false};
+};
+
+inline double field(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\":(-?[0-9.eE+]+)");
+  if (!std::regex_search(json, m, re)) return -1;
+  return std::stod(m[1]);
+}
+
+inline std::string object(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\":{");
+  if (at == std::string::npos) return "";
+  return json.substr(at, json.find('}', at) - at + 1);
+}
+
+// The object at key, with the objects nested in it.
+inline std::string object_at(const std::string& json, const std::string& key) {
+  size_t at = json.find("\"" + key + "\":{");
+  if (at == std::string::npos) return "";
+  at = json.find('{', at);
+  int depth = 0;
+  for (size_t i = at; i < json.size(); ++i) {
+    depth += json[i] == '{' ? 1 : json[i] == '}' ? -1 : 0;
+    if (depth == 0) return json.substr(at, i - at + 1);
+  }
+  return "";
+}
+
+struct Point {
+  std::string pub, sub;
+  int64_t wall_ns = 0;
+};
+
+inline Options options(Mode mode, Role role) {
+  Options o;
+  o.command = "run";
+  o.mw = "loop";
+  o.role = role;
+  o.mode = mode;
+  o.size = 64;
+  o.warmup_ns = 0;
+  o.duration_ns = 300'000'000;
+  o.ping_timeout_ns = 200'000'000;
+  o.drain_ns = 100'000'000;
+  return o;
+}
+
+// Runs one point: sub and pub sessions on two threads, the stop as the controller sends it.
+inline Point run_point(Options po, Channel& ch, bool listener = false) {
+  Options so = po;
+  so.role = Role::sub;
+  LoopAdapter pa(ch, Role::pub, listener), sa(ch, Role::sub, listener);
+  AdapterConfig cfg;
+  pa.open(cfg);
+  sa.open(cfg);
+  StopSignal pstop, sstop;
+  auto pub = make_publisher(po, pa, pstop);
+  auto sub = make_subscriber(so, sa, sstop);
+  Point p;
+  std::thread st([&] { p.sub = sub->run(0, Footprint{}).line; });
+  const int64_t t0 = now_ns();
+  p.pub = pub->run(0, Footprint{}).line;
+  p.wall_ns = now_ns() - t0;
+  sstop.request(int64_t(field(p.pub, "sent")));
+  st.join();
+  pa.close();
+  sa.close();
+  return p;
+}
+
+
+}  // namespace mwperf::harness

@@ -1,0 +1,101 @@
+"""``mwperf check BUDGETS.yaml DIR... | --db [STORE]``: declarative budgets
+(:mod:`mwperf.analysis.budgets`) as a CI gate: the checks that do not hold
+are printed; exit 0 when every check holds, 1 when one is violated or not
+measurable (or a budget matches no point), 2 for a bad budgets file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from mwperf.errors import UsageError
+
+__all__ = ["add_parser", "command", "check"]
+
+_LATEST = "\0latest"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    check = sub.add_parser(
+        "check", help="check budgets (p99 <= 2ms, loss <= 0.1%%, ...) on runs: a CI gate (exit 1 when one fails)",
+        description="Check the budgets of BUDGETS.yaml on the points of run directories, or on the newest run "
+                    "of every point in the results store (--db). Exit 0: every check holds; 1: one is violated "
+                    "or not measurable, or a budget matches no point; 2: the budgets file is bad.",
+        epilog="example budgets.yaml:\n  budgets:\n    - match: {mw: cyclonedds, mode: latency, size: 1k}\n"
+               "      p99: \"<= 2ms\"\n      loss: \"<= 0.1%\"\n\n"
+               "examples:\n  mwperf check budgets.yaml results/mine\n  mwperf check budgets.yaml --db\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("budgets", metavar="BUDGETS.yaml", help="the budgets")
+    check.add_argument("dirs", metavar="DIR", nargs="*", help="run directories")
+    check.add_argument("--db", metavar="STORE", nargs="?", const=_LATEST,
+                       help="check the newest run of every point in the store instead (default store: "
+                            "$MWPERF_DB, else results/mwperf.duckdb)")
+    check.set_defaults(func=command)
+
+
+def command(ns: argparse.Namespace, argv: list[str]) -> int:
+    return check(ns.budgets, ns.dirs, ns.db, sys.stdout)
+
+
+def _from_dirs(dirs: list[str]) -> list[tuple[dict, str | None]]:
+    from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
+
+    points = []
+    for each in dirs:
+        if not (Path(each) / RESULTS_JSONL).is_file():
+            raise UsageError("check", each, f"no {RESULTS_JSONL} there (not a run directory)")
+        host = (RunDir(each).read_run_json() or {}).get("hostname")
+        warn = lambda m: print(f"mwperf: warning: {m}", file=sys.stderr)  # noqa: E731
+        points += [(r, host) for r in read_records(each, warn=warn)]
+    return points
+
+
+def _from_store(option: str | None) -> list[tuple[dict, str | None]]:
+    """The records of the newest run of every series (point, host, placement)."""
+    from mwperf.analysis.history import series_id
+    from mwperf.cli.db import reading_store
+    from mwperf.store import opened
+    from mwperf.store.query import stored_points
+
+    with opened(reading_store(None if option == _LATEST else option)) as conn:
+        entries = stored_points(conn)
+    newest: dict[tuple, tuple[str, str]] = {}
+    for e in entries:
+        if all(k in e.record for k in ("mw", "mode", "size")):
+            sid = series_id(e.record, e.hostname)
+            when = (e.record.get("time") or "", e.run_key)
+            newest[sid] = max(newest.get(sid, when), when)
+    return [(e.record, e.hostname) for e in entries if all(k in e.record for k in ("mw", "mode", "size"))
+            and newest[series_id(e.record, e.hostname)][1] == e.run_key]
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def check(budgets_file: str, dirs: list[str], db: str | None, out: TextIO) -> int:
+    from mwperf.analysis.budgets import HOLDS, load_budgets, evaluate
+    from mwperf.analysis.compare import point_key, point_label
+    from mwperf.export.terminal import table_text
+
+    budgets = load_budgets(budgets_file)  # a bad file is named before anything is read
+    if bool(dirs) == (db is not None):
+        raise UsageError("check", None, "give run directories or --db (one of them)")
+    points = _from_store(db) if db is not None else _from_dirs(dirs)
+    checks = evaluate(budgets, points)
+    bad = [c for c in checks if c.verdict != HOLDS]
+    if bad:
+        rows = []
+        for c in bad:
+            point = point_label(point_key(c.record)) if c.record and "mw" in c.record else "-"
+            limit = f"{c.limit.name} {c.limit.text}" if c.limit else "-"
+            rows.append([c.verdict.upper(), c.budget.describe(), point, limit, _fmt(c.value),
+                         c.note, (c.record or {}).get("run_id") or "-"])
+        out.write(table_text(["verdict", "budget", "point", "limit", "value", "why", "run"], rows,
+                             left=(0, 1, 2, 3, 5, 6)))
+    counts = {v: sum(1 for c in checks if c.verdict == v) for v in dict.fromkeys(c.verdict for c in checks)}
+    summary = ", ".join(f"{n} {v}" for v, n in counts.items())
+    out.write(f"{len(budgets)} budget(s), {len(checks)} check(s): {summary}\n")
+    return 1 if bad else 0

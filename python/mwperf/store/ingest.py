@@ -1,0 +1,137 @@
+"""Run directories into the store.
+
+A run is read the way every reader of mwperf reads it: its records through
+:func:`mwperf.results.rundir.read_records` (the one loader, which checks each
+record and upgrades older record versions), its provenance from run.json.
+The columns come from the frames of :mod:`mwperf.export.frame`, so a field
+the loader gives is a column without a list of fields here.
+
+**A run is stored once.** Its identity (``run_key``) is a digest of its run
+id, the host it ran on and when it started (run.json; the first record's time
+when there is none): the same run ingested twice, or from a copy of its
+directory elsewhere, is one run. A digest of its records and run.json
+(``records_hash``) says whether anything changed since: unchanged, the
+ingest is a no-op; changed (a sweep resumed, a run ingested while it was
+still running), the run's rows are replaced by what the directory holds now,
+in one transaction. The run directory stays the truth; the store can always
+be rebuilt from directories.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from mwperf.analysis.compare import point_key, point_label
+from mwperf.errors import UsageError
+from mwperf.export.frame import points_frame, subscribers_frame
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, shown
+from mwperf.store.connect import Connection
+from mwperf.store.schema import Columns, native
+
+__all__ = ["Ingested", "ingest_dir", "run_key"]
+
+
+@dataclass
+class Ingested:
+    path: str
+    run_id: str
+    hostname: str | None
+    points: int
+    outcome: str  # "stored", "updated", "unchanged"
+
+    def line(self) -> str:
+        host = f", host {self.hostname}" if self.hostname else ""
+        return f"{self.outcome}: {self.path} (run {self.run_id}{host}, {self.points} points)"
+
+
+def _time(text) -> dt.datetime | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+
+
+def _identity(run: dict, records: list[dict]) -> tuple[str, str | None, str | None]:
+    """(run id, host, start) of a run: run.json's, else its first record's."""
+    run_id = run.get("run_id") if isinstance(run.get("run_id"), str) else str(records[0].get("run_id"))
+    times = sorted(r["time"] for r in records if isinstance(r.get("time"), str))
+    started = run.get("started") if isinstance(run.get("started"), str) else (times[0] if times else None)
+    return run_id, run.get("hostname"), started
+
+
+def run_key(run: dict, records: list[dict]) -> str:
+    """The run's identity in the store (see the module's documentation)."""
+    return hashlib.sha256(json.dumps(_identity(run, records)).encode()).hexdigest()[:24]
+
+
+def _digest(run: dict, records: list[dict]) -> str:
+    text = json.dumps([run, records], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _subscriber_counts(records: list[dict]) -> list[int]:
+    """How many rows :func:`subscribers_frame` gives each record (its contract:
+    none for a failed point, one per ``per_subscriber`` entry, else one)."""
+    counts = []
+    for r in records:
+        per = r.get("per_subscriber")
+        counts.append(0 if r.get("status") != "ok" else (len(per) if isinstance(per, list) and per else 1))
+    return counts
+
+
+def _rows(frame) -> list[dict]:
+    return [{k: native(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def _label(record: dict) -> str | None:
+    return point_label(point_key(record)) if all(k in record for k in ("mw", "mode", "size")) else None
+
+
+def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], None] | None = None) -> Ingested:
+    """Store the run in ``directory`` (see the module's documentation).
+    UsageError when it holds no record."""
+    import pandas as pd
+
+    path = Path(directory)
+    records = read_records(path, warn=warn)
+    if not records:
+        raise UsageError("db ingest", shown(str(directory), 200), f"no usable record in {RESULTS_JSONL} there")
+    run = RunDir(path).read_run_json() or {}
+    key, digest = run_key(run, records), _digest(run, records)
+    run_id, hostname, started = _identity(run, records)
+
+    points = _rows(points_frame(records))
+    for seq, (row, record) in enumerate(zip(points, records)):
+        row.update(run_key=key, seq=seq, point_label=_label(record),
+                   record=json.dumps(record, separators=(",", ":"), ensure_ascii=False))
+    subs = _rows(subscribers_frame(records))
+    seqs = [seq for seq, n in enumerate(_subscriber_counts(records)) for _ in range(n)]
+    if len(seqs) != len(subs):  # pragma: no cover - the frame's contract changed
+        raise AssertionError("subscribers_frame gave another number of rows than its records have subscribers")
+    for row, seq in zip(subs, seqs):
+        row.update(run_key=key, seq=seq, sub=row.get("subscriber.index") or 0)
+    flat = _rows(pd.json_normalize([run], sep=".")) if run else [{}]
+    run_row = {**flat[0], "run_key": key, "run_id": run_id, "hostname": hostname, "started": _time(started),
+               "source": str(path.resolve()), "ingested": dt.datetime.now(dt.timezone.utc),
+               "records_hash": digest, "points_count": len(records),
+               "run_json": json.dumps(run, ensure_ascii=False) if run else None}
+
+    with conn.transaction():
+        had = conn.execute("SELECT records_hash FROM runs WHERE run_key = ?", (key,))
+        if had and had[0][0] == digest:
+            return Ingested(str(path), run_id, hostname, len(records), "unchanged")
+        if had:
+            for table in ("subscribers", "points", "runs"):
+                conn.execute(f"DELETE FROM {table} WHERE run_key = ?", (key,))
+        Columns(conn, "runs").insert([run_row])
+        Columns(conn, "points").insert(points)
+        Columns(conn, "subscribers").insert(subs)
+    return Ingested(str(path), run_id, hostname, len(records), "updated" if had else "stored")

@@ -1,0 +1,74 @@
+"""Reading the store back: the records (as the loader returned them when
+they were ingested) with their run's provenance, the same frames as from
+run directories (``mwperf.load(db=...)``), what a store holds."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from mwperf.store.connect import Connection
+
+__all__ = ["Stored", "stored_points", "load_frame", "summary"]
+
+
+@dataclass
+class Stored:
+    """A record of the store and what is known about its run."""
+
+    record: dict
+    run_key: str
+    run_id: str | None
+    hostname: str | None
+    source: str | None
+    run: dict = field(default_factory=dict)  # run.json as ingested ({} when the run had none)
+
+
+def _in(column: str, values: Sequence | None, where: list[str], params: list) -> None:
+    if values:
+        where.append(f"{column} IN ({', '.join('?' for _ in values)})")
+        params.extend(values)
+
+
+def stored_points(conn: Connection, *, mw: Sequence[str] | None = None, mode: Sequence[str] | None = None,
+                  size: Sequence[int] | None = None, rate: Sequence[float] | None = None,
+                  host: Sequence[str] | None = None) -> list[Stored]:
+    """The stored records (those given: of these middlewares, modes, sizes,
+    rates, hosts), oldest run first, each run's in results.jsonl order."""
+    where: list[str] = []
+    params: list = []
+    _in("p.mw", mw, where, params)
+    _in("p.mode", mode, where, params)
+    _in("p.size", size, where, params)
+    _in("p.rate_hz", [float(r) for r in rate] if rate else None, where, params)
+    _in("r.hostname", host, where, params)
+    rows = conn.execute(
+        "SELECT p.record, p.run_key, r.run_id, r.hostname, r.source, r.run_json FROM points p "
+        "JOIN runs r ON r.run_key = p.run_key" + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY r.started, p.run_key, p.seq", params)
+    runs: dict[str, dict] = {}
+    out = []
+    for record, key, run_id, hostname, source, run_json in rows:
+        if key not in runs:
+            runs[key] = json.loads(run_json) if run_json else {}
+        out.append(Stored(json.loads(record), key, run_id, hostname, source, runs[key]))
+    return out
+
+
+def load_frame(conn: Connection, *, subscribers: bool = False):
+    """Every stored record as ``mwperf.load`` gives a run directory's."""
+    from mwperf.export.frame import points_frame, subscribers_frame
+
+    records = [s.record for s in stored_points(conn)]
+    return subscribers_frame(records) if subscribers else points_frame(records)
+
+
+def summary(conn: Connection) -> dict:
+    """What the store holds: its version, runs, points, hosts, the time span."""
+    version = conn.execute("SELECT value FROM mwperf_meta WHERE key = 'store_version'")[0][0]
+    runs, first, last = conn.execute("SELECT count(*), min(started), max(started) FROM runs")[0]
+    points = conn.execute("SELECT count(*) FROM points")[0][0]
+    hosts = [h for (h,) in conn.execute("SELECT DISTINCT hostname FROM runs ORDER BY hostname") if h]
+    return {"store_version": int(version), "runs": runs, "points": points, "hosts": hosts,
+            "first": first, "last": last}

@@ -1,0 +1,81 @@
+"""Budgets: units, verdicts against values set in the records, "not
+measurable" for figures a point cannot have, and bad files refused naming
+the key and the value."""
+
+import copy
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from mwperf.analysis.budgets import HOLDS, NOT_MEASURABLE, VIOLATED, evaluate, parse_budgets
+from mwperf.errors import PlanError
+
+
+def record(**changes):
+    r = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])  # udp latency 64 B
+    r = copy.deepcopy(r)
+    for dotted, value in changes.items():
+        where = r
+        *parents, last = dotted.split("__")
+        for p in parents:
+            where = where[p]
+        where[last] = value
+    return r
+
+
+def verdicts(budgets: dict, *records, host=None):
+    return [(c.limit.name if c.limit else None, c.verdict) for c in
+            evaluate(parse_budgets(budgets, "b.yaml"), [(r, host) for r in records])]
+
+
+def test_limits_take_the_fields_units():
+    r = record(latency_us__p99=1500.0, loss_rate=0.002, rss_kb__sub=30 * 1024, discovery_ms=800.0, loop_rate=None)
+    assert verdicts({"budgets": [{"p99": "<= 2ms", "loss": "<= 0.1%", "rss_kb.sub": "<= 20MiB",
+                                  "discovery_ms": "<= 1s", "latency_us.p50": "< 35"}]}, r) == [
+        ("p99", HOLDS), ("loss", VIOLATED), ("rss_kb.sub", VIOLATED), ("discovery_ms", HOLDS),
+        ("latency_us.p50", HOLDS)]  # the fixture's p50 is 34.911 us
+
+
+def test_a_figure_the_point_cannot_have_is_not_measurable_never_a_pass():
+    few = record(latency_us__count=5000, latency_us__p999999=40.0)  # as an agent that filled it in would
+    assert verdicts({"budgets": [{"p99.9999": "<= 1ms", "p99": "<= 1s", "loop_rate": ">= 0.99"}]}, few) == [
+        ("p99.9999", NOT_MEASURABLE), ("p99", HOLDS), ("loop_rate", NOT_MEASURABLE)]
+
+
+def test_match_selects_the_points_and_a_failed_point_violates():
+    a, b = record(size=1024), record(size=64, mw="tcp")
+    failed = record(size=1024, status="failed", error="no peer matched")
+    got = verdicts({"budgets": [{"match": {"size": "1k", "mw": ["udp", "x"]}, "p50": "<= 1ms"}]}, a, b, failed)
+    assert got == [("p50", HOLDS), ("p50", VIOLATED)]
+    assert verdicts({"budgets": [{"match": {"host": "robot"}, "p50": "<= 1ms"}]}, a, host="robot") == [("p50", HOLDS)]
+    assert verdicts({"budgets": [{"match": {"mw": "zenoh"}, "p50": "<= 1ms"}]}, a) == [(None, "no point matched")]
+
+
+def test_cpu_per_sample_and_cpu_percent_are_derived():
+    r = record(sent=1000, cpu_s__pub={"user": 0.01, "sys": 0.02})
+    (check,) = evaluate(parse_budgets({"budgets": [{"cpu_per_sample.pub": "<= 31"}]}, "b"), [(r, None)])
+    assert (check.verdict, check.value) == (HOLDS, pytest.approx(30.0))
+
+
+BAD = [
+    ({"budget": []}, None, "expected one key, 'budgets:'"),
+    ({"budgets": [{"p99x": "<= 1ms"}]}, "budgets[0].p99x: <= 1ms", "not a numeric figure"),
+    ({"budgets": [{"mw": "<= 1"}]}, "budgets[0].mw: <= 1", "not a numeric figure"),
+    ({"budgets": [{"p99": "2ms"}]}, "budgets[0].p99: 2ms", "expected OP VALUE"),
+    ({"budgets": [{"p99": "<= 2parsecs"}]}, "budgets[0].p99: <= 2parsecs", "unknown duration unit"),
+    ({"budgets": [{"loss": "<= lots"}]}, "budgets[0].loss: <= lots", "not a number or a percentage"),
+    ({"budgets": [{"match": {"mww": "udp"}, "p99": "<= 1ms"}]}, "budgets[0].match.mww: udp", "no such field"),
+    ({"budgets": [{"match": {"size": "1parsec"}, "p99": "<= 1ms"}]}, "budgets[0].match.size: 1parsec", "unit"),
+    ({"budgets": [{"match": {"mw": "udp"}}]}, "budgets[0]", "no figure to check"),
+]
+
+
+@pytest.mark.parametrize("doc, named, reason", BAD, ids=[str(b[1]) for b in BAD])
+def test_a_bad_budgets_file_is_refused_naming_key_and_value(doc, named, reason):
+    with pytest.raises(PlanError) as err:
+        parse_budgets(doc, "b.yaml")
+    text = str(err.value)
+    assert text.startswith("b.yaml: ") and reason in text
+    if named:
+        assert named in text

@@ -1,0 +1,211 @@
+"""RTI Connext end to end, against ground truth the tests set up.
+
+test_adapters.py runs connext in every mode with its defaults (it is
+registered); here what is particular to it: both transports, both
+reliabilities, both receive paths, keyed instances and fan-out; under a
+namespace that drops every 10th UDP datagram (best effort over UDPv4 loses
+a tenth, reliable repairs everything, SHMEM does not use UDP at all); over a
+namespace link; large messages (a reliable writer publishes them
+asynchronously); the System V segments and semaphores of Connext's SHMEM
+transport and the adapter's XML files gone after every run, and those of a
+killed run at the next; what connext refuses.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import count_leaving_packets, pids_with_cmdline, real_agent_path
+from mwperf.execute.agent import describe
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
+
+pytestmark = pytest.mark.e2e
+
+ROOT = os.geteuid() == 0
+SHORT = ("--duration", "1s", "--warmup", "300ms")
+#: Connext's SHMEM transport: a segment 0x400000 + port, semaphores 0x800000 + port and 0xb00000 + port.
+SYSV_BASES = (0x400000, 0x800000, 0xB00000)
+
+
+def agent() -> str:
+    path = real_agent_path()
+    if path is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    if "connext" not in describe(str(path)).adapters:
+        pytest.skip("the agent is built without connext")
+    return str(path)
+
+
+def connext_sysv() -> set[str]:
+    """Connext's System V objects on this host, as 'shm KEY' / 'sem KEY'."""
+    found = set()
+    for kind in ("shm", "sem"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            key = int(line.split()[0])
+            if any(7400 <= key - base <= 0xFFFF for base in SYSV_BASES):
+                found.add(f"{kind} {key:#010x}")
+    return found
+
+
+def xml_files() -> set[str]:
+    return {n for n in os.listdir("/tmp") if n.startswith("mwperf-connext-")}
+
+
+def run(tmp_path, *args, points=1, prefix=(), timeout=300):
+    """One `mwperf run --mw connext`: its records, all ok, nothing off loopback, nothing left."""
+    out = tmp_path / "run"
+    sysv, files = connext_sysv(), xml_files()
+    with count_leaving_packets() as leaving:
+        done = subprocess.run([*prefix, sys.executable, "-m", "mwperf", "run", "--agent", agent(), "--mw", "connext",
+                               *args, "--out", str(out)], capture_output=True, text=True, env=dict(os.environ),
+                              timeout=timeout)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert leaving["packets"] == 0, f"{leaving['packets']} packet(s) left loopback"
+    assert connext_sysv() <= sysv, f"left {connext_sysv() - sysv}"
+    assert xml_files() <= files, f"left {xml_files() - files}"
+    records = read_records(out)
+    assert len(records) == points
+    for r in records:
+        validate_record(r)
+        assert r["status"] == "ok", r["error"]
+    return records, done.stdout
+
+
+@pytest.mark.parametrize("receive", ["listener", "waitset"])
+def test_both_transports_and_reliabilities(tmp_path, receive):
+    records, _ = run(tmp_path, "--mode", "rate", "--rate", "500", "--size", "1k", *SHORT, "--transport", "udp,shm",
+                     "--reliability", "reliable,best-effort", "--receive", receive, "--history", "keep-all", points=4)
+    seen = set()
+    for r in records:
+        config = r["adapter"]["config"]
+        seen.add((r["transport"], r["reliability"]))
+        assert config["transport"] == r["transport"] and config["receive"] == receive
+        assert "DynamicData" in config["data_path"] and "Non-Commercial Use #4040" in config["license"]
+        assert r["sent"] > 400 and r["received"] > 0  # a busy machine may keep the publisher behind its 500 Hz
+        if r["reliability"] == "reliable":
+            assert r["received"] == r["sent"] and r["lost"] == 0
+    assert seen == {(t, rel) for t in ("udp", "shm") for rel in ("reliable", "best-effort")}
+
+
+def test_a_tenth_of_udp_dropped(tmp_path, netns_with_nth_drop):
+    """Best effort over UDPv4 loses a tenth (a sample is one datagram; the
+    few discovery datagrams meanwhile move the count a little); reliable
+    (keep-all) repairs every one; SHMEM carries no UDP datagram, so it loses
+    nothing either way."""
+    records, _ = run(tmp_path, "--mode", "rate", "--rate", "1000", "--size", "256", "--duration", "2s",
+                     "--warmup", "300ms", "--transport", "udp,shm", "--reliability", "best-effort,reliable",
+                     "--history", "keep-all", "--receive", "waitset", points=4,
+                     prefix=("ip", "netns", "exec", netns_with_nth_drop))
+    by = {(r["transport"], r["reliability"]): r for r in records}
+    udp_be = by[("udp", "best-effort")]
+    assert 0.085 * udp_be["sent"] <= udp_be["lost"] <= 0.11 * udp_be["sent"], (udp_be["lost"], udp_be["sent"])
+    for key in (("udp", "reliable"), ("shm", "best-effort"), ("shm", "reliable")):
+        assert by[key]["received"] == by[key]["sent"] > 1500 and by[key]["lost"] == 0, key
+
+
+@pytest.mark.parametrize("subscribers_as", ["processes", "threads"])
+def test_keyed_instances_and_fan_out(tmp_path, subscribers_as):
+    (r,), _ = run(tmp_path, "--mode", "rate", "--rate", "500", "--size", "1k", *SHORT, "--keyed", "--instances", "64",
+                  "--subscribers", "3", "--subscribers-as", subscribers_as, "--reliability", "reliable",
+                  "--history", "keep-all")
+    assert r["adapter"]["config"]["type"] == "mwperf::msg::dds_::KeyedUInt8MultiArray_"
+    assert r["adapter"]["config"]["instances"] == 64 and r["subscribers"] == 3
+    assert [s["received"] for s in r["per_subscriber"]] == [r["sent"]] * 3
+
+
+def test_latency_counts_agree_and_large_messages_go_asynchronously(tmp_path):
+    records, stdout = run(tmp_path, "--mode", "latency", "--size", "1k,63000,4MiB", "--duration", "2s",
+                          "--warmup", "300ms", points=3)
+    for r in records:
+        assert r["received"] == r["sent"] == r["rtt_us"]["count"] > 0 and r["lost"] == 0
+        assert r["adapter"]["config"]["type"] == "std_msgs::msg::dds_::UInt8MultiArray_"
+    modes = [r["adapter"]["config"]["publish_mode"] for r in records]
+    assert modes == ["synchronous", "synchronous", "asynchronous"]  # Connext fragments reliable data only so
+    assert "connext" in stdout
+
+
+def test_batched_durable_writes_and_a_polling_reader(tmp_path):
+    """--batch (samples share a batch, flushed after what must not wait),
+    transient-local; then a reader polled without blocking (--wait spin)."""
+    (r,), _ = run(tmp_path, "--mode", "throughput", "--size", "256", *SHORT, "--batch", "--history", "keep-all",
+                  "--durability", "transient-local", "--latency-count", "1000")
+    assert r["adapter"]["config"]["batch"] is True and r["adapter"]["config"]["durability"] == "transient-local"
+    assert r["received"] == r["sent"] > 0 and r["lost"] == 0 and r["rtt_us"]["count"] > 0
+    (r,), _ = run(tmp_path / "spin", "--mode", "latency", "--size", "1k", *SHORT, "--wait", "spin",
+                  "--receive", "waitset")
+    assert r["wait"] == "spin" and r["received"] == r["sent"] > 0
+
+
+@pytest.mark.skipif(not ROOT, reason="network namespaces need root")
+def test_over_a_gigabit_link_between_namespaces(tmp_path):
+    (r,), _ = run(tmp_path, "--mode", "rate", "--rate", "100", "--size", "1k", "--duration", "1s",
+                  "--warmup", "1s", "--link", "netns:gige", "--async")
+    config = r["adapter"]["config"]
+    assert r["link"]["profile"] == "gige" and r["transport"] == "udp" and r["lost"] == 0
+    assert config["publish_mode"] == "asynchronous"
+    assert r["received"] == r["sent"] > 90
+    assert config["allow_interfaces"].startswith("10.77.") and config["initial_peers"].startswith("10.77.")
+
+
+def test_what_a_killed_run_left_the_next_run_removes(tmp_path):
+    """Agents killed mid-point leave Connext's SHMEM segments and semaphores
+    (and the XML files); the next run, of any middleware, removes them."""
+    sysv, files = connext_sysv(), xml_files()
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--agent", agent(), "--mw", "connext",
+                             "--transport", "shm", "--duration", "20s", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not pids_with_cmdline("--role pub --mw connext"):
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    for pid in pids_with_cmdline("--mw connext"):
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.5)
+    left = connext_sysv() - sysv
+    assert {k.split()[0] for k in left} == {"shm", "sem"}, left  # what a killed Connext leaves
+    assert xml_files() - files
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", agent(), "--mw", "udp", "--duration",
+                           "200ms", "--warmup", "100ms", "--out", str(tmp_path / "next")], capture_output=True,
+                          text=True, env=dict(os.environ), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not (connext_sysv() & left) and not (xml_files() - files)
+    assert "connext: sem 0x" in done.stderr  # the run says what it removed
+
+
+def refusal(*args):
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", agent(), "--mw", "connext", *args,
+                           "--out", "/nonexistent/never-made"], capture_output=True, text=True,
+                          env=dict(os.environ), timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+    return done.stderr
+
+
+def test_what_connext_refuses():
+    assert refusal("--size", "20MiB") == "mwperf: error: --size 20MiB: connext carries at most 16777216 bytes " \
+                                         "per message\n"
+    assert "--congestion drop: not supported by connext" in refusal("--congestion", "drop")
+    assert "--transport tcp: not supported by connext" in refusal("--transport", "tcp")
+    assert "shared memory does not cross hosts" in refusal("--transport", "shm", "--link", "netns:gige")
+
+
+def test_the_license_is_described():
+    info = describe(agent()).adapters["connext"]
+    assert info.license.startswith("RTI Software License for Non-Commercial Use #4040")
+    assert info.version.startswith("Connext DDS 6.1.2")

@@ -1,0 +1,128 @@
+"""What each adapter says it did, against ground truth the test sets up: a
+fan-out whose every subscriber must get every ping, shared memory that must
+really carry the samples (and a copy where the test takes the shared memory
+away), limits refused with the middleware's reason, versions in the record.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import agent_with, count_leaving_packets
+from mwperf.execute.agent import describe
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_shm_leftovers")]
+
+
+agent = agent_with
+
+
+def mwperf(mw, *args, agent_path=None, timeout=300):
+    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", agent_path or agent(mw), "--mw", mw,
+                           *args], capture_output=True, text=True, env=dict(os.environ), timeout=timeout)
+
+
+def run(tmp_path, mw, *args, agent_path=None):
+    out = tmp_path / "run"
+    with count_leaving_packets() as leaving:
+        done = mwperf(mw, *args, "--out", str(out), agent_path=agent_path)
+    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert leaving["packets"] == 0
+    (r,) = read_records(out)
+    validate_record(r)
+    assert r["status"] == "ok", r["error"]
+    return r
+
+
+@pytest.mark.parametrize("mw", ["iceoryx", "iceoryx2"])
+def test_fan_out_in_latency_mode_every_subscriber_gets_every_ping(tmp_path, mw):
+    """Four subscriber processes, the first echoing: each gets every ping the
+    publisher counted as sent. The echo must not change the sample the other
+    subscribers read (iceoryx shares one chunk among them: an echo flipped in
+    place made the others file the ping as foreign), and every subscriber
+    process must be let in (RouDi refuses a runtime name twice)."""
+    r = run(tmp_path, mw, "--mode", "latency", "--subscribers", "4", "--size", "1k", "--duration", "1s",
+            "--warmup", "300ms", "--reliability", "reliable")
+    assert r["sent"] > 100
+    for s in r["per_subscriber"]:
+        assert s["received"] == r["sent"], s
+    assert r["adapter"]["data_path"]["sub"]["receive"] == "loan"  # read in place, from the middleware's counters
+    assert r["adapter"]["versions"] == {mw: r["adapter"]["version"].split()[-1]}
+
+
+def test_zenoh_shared_memory_carries_the_samples(tmp_path):
+    """--transport shm: every sample the subscriber took arrived as a zenoh
+    shared-memory buffer and every one the publisher put was one (zenoh's own
+    view of its buffers, read after the measured phase, not at open)."""
+    if "shm" not in describe(agent("zenoh")).adapters["zenoh"].transports:
+        pytest.skip("zenoh built without shared memory")
+    r = run(tmp_path, "zenoh", "--transport", "shm", "--mode", "throughput", "--size", "4k", "--duration", "1s",
+            "--warmup", "300ms", "--latency-count", "100")
+    pub, sub = r["adapter"]["data_path"]["pub"], r["adapter"]["data_path"]["sub"]
+    assert pub["send"] == "shm" and pub["sent_shm"] == pub["sent"] >= r["sent"], pub
+    assert sub["receive"] == "shm" and sub["received_shm"] == sub["received"] >= r["received"] > 0, sub
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a mount namespace needs root")
+def test_zenoh_falls_back_to_copying_where_the_shared_memory_cannot_be_reached(tmp_path):
+    """The subscriber in a mount namespace with a /dev/shm of its own cannot
+    map the publisher's segments: zenoh copies the samples over TCP instead,
+    and the record shows it (put from shared memory, received as copies)."""
+    real = agent("zenoh")
+    if "shm" not in describe(real).adapters["zenoh"].transports:
+        pytest.skip("zenoh built without shared memory")
+    wrapper = tmp_path / "agent-own-shm"
+    wrapper.write_text("#!/bin/sh\n"
+                       "case \" $* \" in *' --role sub '*)\n"
+                       f"  exec unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs /dev/shm && exec \"$0\" \"$@\"' {real} \"$@\";;\n"
+                       "esac\n"
+                       f"exec {real} \"$@\"\n")
+    wrapper.chmod(0o755)
+    r = run(tmp_path, "zenoh", "--transport", "shm", "--mode", "throughput", "--size", "4k", "--duration", "1s",
+            "--warmup", "300ms", "--latency-count", "100", agent_path=str(wrapper))
+    pub, sub = r["adapter"]["data_path"]["pub"], r["adapter"]["data_path"]["sub"]
+    assert pub["send"] == "shm", pub
+    assert sub["receive"] == "copy" and sub["received_shm"] == 0 and sub["received"] >= r["received"] > 0, sub
+
+
+def test_ros2_records_the_rmw_and_the_dds_it_runs_on(tmp_path):
+    r = run(tmp_path, "ros2", "--mode", "latency", "--size", "1k", "--duration", "1s", "--warmup", "300ms")
+    versions = r["adapter"]["versions"]
+    assert versions["rmw"] == "rmw_fastrtps_cpp" and versions["rmw_version"].count(".") == 2, versions
+    assert versions["fastdds"].startswith("2.14."), versions  # the wheel's Fast DDS, not Debian's 2.9
+
+
+def test_ros2_with_an_rmw_rcl_cannot_load_is_refused_with_rcls_reason(tmp_path, monkeypatch):
+    """RMW_IMPLEMENTATION names an rmw that is not installed: rcl refuses it
+    when it is loaded (ROS 2's own check), and mwperf says so in one line,
+    naming the rmw asked for and the one rcl runs on."""
+    path = agent("ros2")
+    monkeypatch.setenv("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp")
+    done = mwperf("ros2", "--mode", "latency", "--size", "1k", "--duration", "1s", "--out", str(tmp_path / "run"),
+                  agent_path=path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith("mwperf: error: --mw ros2: not available:"), line
+    assert "rmw_cyclonedds_cpp" in line and "rmw_fastrtps_cpp" in line, line
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("--history", "keep-all", "--reliability", "best-effort"), "at most 256 samples and drops the oldest"),
+    (("--durability", "transient-local", "--history", "keep-last:20"), "at most 16 samples of history"),
+])
+def test_iceoryx_says_which_limit_it_cannot_go_beyond(tmp_path, args, reason):
+    """A keep-all iceoryx cannot keep (best effort: a queue of 256 that drops)
+    and a history beyond its 16 are refused with the limit, not shrunk."""
+    out = tmp_path / "run"
+    done = mwperf("iceoryx", "--mode", "rate", "--rate", "100", "--size", "1k", "--duration", "1s", *args,
+                  "--out", str(out))
+    assert "Traceback" not in done.stderr
+    (r,) = read_records(out)
+    assert r["status"] == "failed" and reason in r["error"], r["error"]
