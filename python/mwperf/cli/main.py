@@ -17,7 +17,7 @@ import os
 import sys
 from typing import NoReturn, Sequence
 
-from mwperf import __version__
+from mwperf.version import __version__
 from mwperf.cli import baseline, check, compare, completion, db, doctor, export, floor, history, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable

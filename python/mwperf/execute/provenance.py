@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mwperf import __version__
+from mwperf.version import __version__
 from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, describe
 

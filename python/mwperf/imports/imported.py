@@ -37,7 +37,8 @@ def _stats(latency: dict) -> dict | None:
     if not latency:
         return None
     return {"count": latency.get("count"), **{key: latency.get(key) for key in LAT_KEYS},
-            "p50_ci": None, "p99_ci": None, "relative_error": None, "ci_confidence": None, "ci_batches": None}
+            "p999": latency.get("p999"), "p50_ci": None, "p99_ci": None, "p999_ci": None, "relative_error": None,
+            "ci_confidence": None, "ci_batches": None, "ci_method": None, "ci_null": None}
 
 
 def _record(p: ImportedPoint, index: int, run_id: str, tool: str, mw: str, source: str, time: str) -> dict:
@@ -52,7 +53,8 @@ def _record(p: ImportedPoint, index: int, run_id: str, tool: str, mw: str, sourc
         "sent": sent, "received": p.packets, "lost": p.lost,
         "loss_rate": None if sent is None else (p.lost / sent if sent else 0.0),
         "samples_per_s": p.pps, "mbps": p.mbps, "latency_us": _stats(p.latency),
-        "adapter": {"name": mw, "version": None, "config": None, "sub_config": None},
+        "adapter": {"name": mw, "version": None, "config": None, "sub_config": None, "versions": None,
+                    "data_path": None},
         "source": {"tool": tool, "file": source, "note": p.note, "section": p.section},
         "status": "ok", "error": None,
     })

@@ -21,7 +21,7 @@ BAD = [
     (["--size", "-5"], "--size -5"),
     (["--size", "16"], "--size 16: must be from 32 to 1GiB"),
     (["--size", "70000"], "--size 70000: udp carries at most 65507 bytes per message"),
-    (["--mw", "tcp", "--size", "17M"], "--size 17MiB: tcp carries at most 16777216 bytes per message (mwperf's framing cap"),
+    (["--mw", "tcp", "--size", "17M"], "--size 17MiB: tcp carries at most 16777216 bytes per message: mwperf's framing cap"),
     (["--size", "5parsecs"], "--size 5parsecs: unknown size unit 'parsecs'"),
     (["--size", "32,,64"], "--size 32,,64"),
     (["--mode", "rate", "--rate", "0"], "--rate 0"),
@@ -133,8 +133,8 @@ def test_subprocess_python_m(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--mw", "udp", "--size", "70000"],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     assert done.returncode == 2
-    assert done.stderr == ("mwperf: error: --size 70000: udp carries at most 65507 bytes per message"
-                           " (the largest UDP payload over IPv4: 65535 - 8 (UDP header) - 20 (IPv4 header))\n")
+    assert done.stderr == ("mwperf: error: --size 70000: udp carries at most 65507 bytes per message:"
+                           " the largest UDP payload over IPv4: 65535 - 8 (UDP header) - 20 (IPv4 header)\n")
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--nope"],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     assert done.returncode == 2

@@ -148,7 +148,7 @@ def test_above_the_largest_message_is_refused_with_the_limit(mw):
     limit, why = INFO.adapters[mw].max_size, INFO.adapters[mw].max_size_note
     assert why, f"{mw} does not say whose its limit is"  # the middleware's, or mwperf's own cap, and why
     err = refusal("--mw", mw, "--size", str(limit + 1))
-    assert err == f"mwperf: error: --size {limit + 1}: {mw} carries at most {limit} bytes per message ({why})\n"
+    assert err == f"mwperf: error: --size {limit + 1}: {mw} carries at most {limit} bytes per message: {why}\n"
 
 
 def test_ros1_has_no_best_effort():

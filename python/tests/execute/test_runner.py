@@ -377,7 +377,7 @@ def test_more_received_than_sent_fails_the_point(tmp_path, fake_agent, log, monk
 
 def test_a_burst_longer_than_the_run_is_stopped_not_called_hung(tmp_path, fake_agent, log, monkeypatch):
     monkeypatch.setenv("FAKE_AGENT_FAULT", "pub-overrun")
-    opts = options(tmp_path, mode="burst", demands="10000000", duration="200ms")
+    opts = options(tmp_path, mode="burst", demand="10000000", duration="200ms")
     started = time.monotonic()
     code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(),
                timeouts=Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=1.0, blocked=1.0))

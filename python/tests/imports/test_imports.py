@@ -52,7 +52,8 @@ def test_perftest_docs_one_cell_a_line(tmp_path):
     assert records[0]["latency_us"] == {"count": None, "mean": 23, "std": 0.9, "min": 20, "max": 71, "p50": 23,
                                         "p90": 23, "p99": 25, "p9999": 54, "p999999": 71, "p50_ci": None,
                                         "p99_ci": None, "relative_error": None, "ci_confidence": None,
-                                        "ci_batches": None}
+                                        "ci_batches": None,
+                                            "p999": None, "p999_ci": None, "ci_method": None, "ci_null": None}
     check_golden("import/perftest-docs.txt", render(records))
 
 
@@ -152,7 +153,8 @@ def test_a_page_of_several_tables_keeps_them_apart(tmp_path):
     assert first["size"] == 32 and first["latency_us"] == {
         "count": None, "mean": 23, "std": 1.4, "min": 22, "max": 206, "p50": 23, "p90": 24, "p99": 30, "p9999": 53,
         "p999999": 206, "p50_ci": None, "p99_ci": None, "relative_error": None, "ci_confidence": None,
-        "ci_batches": None}
+        "ci_batches": None,
+                                            "p999": None, "p999_ci": None, "ci_method": None, "ci_null": None}
     text = render(records)
     assert text.count("== connext latency") == 8  # one table each, never four rows per size in one
     for section in sections:

@@ -75,7 +75,7 @@ def test_keyed_and_instances():
     (dict(receive="poll"), "--receive poll: choose from listener, waitset"),
     (dict(match_timeout="soon"), "--match-timeout soon: "),
     (dict(match_timeout="1e20h"), "--match-timeout 1e20h: "),
-    (dict(match_timeout="61m"), "--match-timeout 61m: must be from 0s to 1h"),
+    (dict(match_timeout="61m"), "--match-timeout 61m: must be from 0ns to 1h"),
     (dict(confidence="0.97"), "--confidence 0.97: choose from 0.90, 0.95, 0.99"),
     (dict(precision="150%"), "--precision 150%: must be from 0.01% to 99.99%"),
 ])

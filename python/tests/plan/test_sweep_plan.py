@@ -188,8 +188,8 @@ def test_batch_identifies_a_point():
 
 BAD = [
     ("mw: udp\nsize: 0\n", "p.yaml: size: 0: size must be positive"),
-    ("mw: udp\nsize: 70000\n", "p.yaml: size: 70000: udp carries at most 65507 bytes per message "
-                               "(the largest UDP payload over IPv4: 65535 - 8 (UDP header) - 20 (IPv4 header)) "
+    ("mw: udp\nsize: 70000\n", "p.yaml: size: 70000: udp carries at most 65507 bytes per message: "
+                               "the largest UDP payload over IPv4: 65535 - 8 (UDP header) - 20 (IPv4 header) "
                                "(exclude it: {mw: udp, size_over: 65507})"),
     ("mw: [udp, nosuch]\n", "p.yaml: mw: nosuch: unknown middleware"),
     ("mw: udp\nmode: rate\nrate: [10, -5]\n", "p.yaml: rate: -5:"),

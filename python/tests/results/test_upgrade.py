@@ -95,7 +95,8 @@ def test_upgrade_by_hand():
     assert r["slow_subscriber_s"] == 0.005 and "slow_subscriber_ms" not in r
     assert r["latency_us"] == {"count": 3, "mean": None, "std": None, "min": None, "max": None, "p50": None,
                                "p90": None, "p99": None, "p9999": None, "p999999": None, "p50_ci": None,
-                               "p99_ci": None, "relative_error": None, "ci_confidence": None, "ci_batches": None}
+                               "p99_ci": None, "relative_error": None, "ci_confidence": None, "ci_batches": None,
+                               "p999": None, "p999_ci": None, "ci_method": None, "ci_null": None}
     assert (r["qos"]["batch"], r["qos"]["congestion"], r["qos"]["nic"]) == (True, "drop", None)
     assert (r["precision"], r["confidence"]) == (0.05, 0.95) and r["adaptive"]["last_look"]["count"] == 7
     assert r["stamp_clock"] == "realtime" and "stamp_clock" not in r["clock"]
