@@ -82,6 +82,8 @@ Description describe() {
   static const std::string license = find_license();
   Description d;
   d.max_size = kMaxSize;
+  d.size_note = "mwperf's cap, not Connext's (it fragments a sample over its transports' message_size_max): the payload is one "
+                "unbounded sequence; samples above 1 MiB are allocated from the heap, not the writer's preallocated pool";
   d.transports = "udp,shm";
   d.transport = "shm+udp";  // Connext's builtin transports, both (on a link: udp)
   d.reliabilities = "reliable,best-effort";
