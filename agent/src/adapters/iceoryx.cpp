@@ -79,7 +79,7 @@ iox::capro::ServiceDescription service(const char* event, uint32_t run_id) {
 // discovery (iceoryx 2.0 tells a publisher only whether it has any).
 constexpr const char* kPresence = "mwperf-sub";
 iox::capro::ServiceDescription presence(uint32_t run_id) {
-  static std::atomic<uint32_t> instances{0};  // --readers: several subscribers in one process
+  static std::atomic<uint32_t> instances{0};  // --subscribers-as threads: several subscribers in one process
   return iox::capro::ServiceDescription{id(kPresence), id(std::to_string(run_id)),
                                         id(std::to_string(getpid()) + "." + std::to_string(instances++))};
 }

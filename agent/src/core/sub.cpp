@@ -213,7 +213,7 @@ class Subscriber final : public Session {
     const int64_t rejected = ad_.rejected();
     if (rejected >= 0) j.num("rejected", rejected); else j.null("rejected");
     j.boolean("echo", o_.echo).num("slow_subscriber_ns", o_.slow_ns);
-    // Which reader of this process (--readers); CPU, RSS and threads are the
+    // Which reader of this process (--subscribers-as threads); CPU, RSS and threads are the
     // process's, shared by all its readers: count them once.
     j.unum("reader", o_.reader).unum("readers", o_.readers).str("cpu_scope", "process");
     return j.done();

@@ -103,7 +103,7 @@ TEST_P(EveryAdapter, RoundTripInEveryPullMode) {
   }
 }
 
-// --readers N: N instances of the adapter in one process, each a subscriber
+// --subscribers N --subscribers-as threads: N instances of the adapter in one process, each a subscriber
 // of the one publisher, each gets every message. An adapter that cannot have
 // several says so in its description (max_readers_per_process 1), and one
 // whose publisher serves one subscriber has no second reader to test.

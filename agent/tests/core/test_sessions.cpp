@@ -185,7 +185,7 @@ TEST(StopSignal, WakesEveryRegisteredTarget) {
   EXPECT_EQ(late.wakes.load(), 1);
 }
 
-// Several readers of one process (--readers) each block without a timeout on
+// Several readers of one process (--subscribers-as threads) each block without a timeout on
 // their own adapter; the one stop ends them all.
 TEST(StopSignal, OneStopEndsEveryReader) {
   constexpr int kReaders = 4;
