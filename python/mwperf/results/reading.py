@@ -25,7 +25,7 @@ from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok
 from mwperf.results.strict_json import loads_strict
 from mwperf.results.upgrade import add_missing_options, upgrade
 
-__all__ = ["read_records", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
+__all__ = ["read_records", "current", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
            "open_inside", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",
            "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON", "LOCK_FILE", "MAX_LINE_BYTES",
            "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
@@ -187,8 +187,17 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
                 if len(_VALID_LINES) > 200_000:
                     _VALID_LINES.clear()
                 _VALID_LINES.add(digest)
-            records.append(upgrade(record))
+            records.append(current(record))
     return records
+
+
+def current(record: dict) -> dict:
+    """A usable record as the current version: an option added to the agent's
+    table since it was written is null, an older version is upgraded (the one
+    step every reader of records takes, from a run directory or a store)."""
+    if record.get("schema_version") == SCHEMA_VERSIONS[-1]:
+        add_missing_options(record)
+    return upgrade(record)
 
 
 def read_samples(directory: Path | str, record: dict) -> list[float] | None:
