@@ -294,7 +294,8 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   x_.peer = cfg.peer;
   x_.reliable = reliability_ == "reliable";
   x_.keep_all = cfg.keep_all;
-  x_.depth = cfg.history_depth;
+  // keep-all has no depth of its own (the table says 0); Connext ignores it then but checks it is >= 1
+  x_.depth = cfg.keep_all ? 1 : cfg.history_depth;
   x_.transient_local = cfg.durability == "transient-local";
   x_.asynchronous = cfg.async || (x_.reliable && cfg.size > kConnextMaxSynchronousSize);
   x_.batch = cfg.batch;
