@@ -68,6 +68,7 @@ int list_adapters() {
     }
   }
   emit(agent_event(missing));
+  emit(options_event());
   for (const std::string& line : lines) emit(line);
   return 0;
 }
@@ -173,6 +174,7 @@ int main(int argc, char** argv) {
       return 3;
     }
     auto ad = make_adapter(o.mw);
+    if (ad) settle(&o, ad->description());
     err = ad ? refuse(o.mw, ad->description(), o)
              : "--mw: '" + o.mw + "' is not an adapter built into this agent (see: mwperf-agent list)";
   }

@@ -8,7 +8,7 @@ merges both sides into one record, and writes/prints the results.
 every run of a results store.
 """
 
-__version__ = "0.1.0"
+from mwperf.version import __version__
 
 __all__ = ["load", "__version__"]
 

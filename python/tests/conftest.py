@@ -342,6 +342,14 @@ def no_shm_leftovers():
     assert not left, f"shared-memory segments left in {SHM_DIR}: {', '.join(left)}"
 
 
+#: Keys run.json always has.
+PROVENANCE_KEYS = (
+    "schema_version", "run_id", "status", "started", "finished", "command", "mwperf_version",
+    "git", "hostname", "kernel", "cpu_model", "vcpus", "governor", "governor_note", "clocksource",
+    "sysctl", "guest_halt_poll_ns", "python", "agent", "adapters", "options", "points",
+)
+
+
 # -- the agent's description of itself ------------------------------------------
 
 LIST_FIXTURE = FIXTURES / "agent-list.jsonl"
@@ -365,28 +373,34 @@ def described(only=None):
 
 # -- run options as the command line spells them ----------------------------------
 
-_LISTS = {"mw": "mws", "mode": "modes", "size": "sizes", "rate": "rates", "demands": "demands", "subscribers": "subscribers"}
-_QOS_LISTS = {"reliability": "reliabilities", "history": "histories", "durability": "durabilities",
-              "transport": "transports"}
-
-
-def _fields(options: dict, lists: dict) -> dict:
-    return {lists.get(key, key): tuple(value.split(",")) if key in lists and value is not None else value
-            for key, value in options.items()}
-
-
-def qos_request(**options):
-    """A QosRequest from the options as ``mwperf run`` spells them (``reliability="reliable,best-effort"``)."""
-    from mwperf.plan.qos import QosRequest
-
-    return QosRequest(**_fields(options, _QOS_LISTS))
+_CONTROLLER = ("best", "keyed", "cpu", "point_timeout", "link", "hosts", "data", "direction", "out")
 
 
 def run_request(qos=None, **options):
-    """A RunRequest from the options as ``mwperf run`` spells them (``mw="udp,tcp"``, ``qos=dict(async_=True)``)."""
+    """A RunRequest from the options as ``mwperf run`` spells them (``mw="udp,tcp"``,
+    ``latency_count="50"``, ``qos=dict(async_=True)``): a comma list of an option that
+    identifies points is its items, a flag True."""
     from mwperf.plan.options import RunRequest
+    from mwperf.table import snapshot
 
-    return RunRequest(**_fields(options, _LISTS), qos=qos_request(**(qos or {})))
+    table = snapshot()
+    own, values = {}, {}
+    for key, value in {**options, **(qos or {})}.items():
+        key = key.rstrip("_")
+        if key in _CONTROLLER:
+            own[key] = value
+            continue
+        row = table.by_key(key)
+        assert row is not None and row.user, f"{key}: not an option of mwperf run"
+        if value is None or value is False:
+            continue
+        if row.kind == "flag":
+            values[row.name] = (True,)
+        elif row.point_key:
+            values[row.name] = tuple(str(value).split(","))
+        else:
+            values[row.name] = (str(value),)
+    return RunRequest(values=values, **own)
 
 
 # -- ground truth: a namespace that drops every 10th UDP datagram --------------------

@@ -89,7 +89,7 @@ def adapter_config(opts):
 
 
 def common(role, opts):
-    default = next((a for a in ADAPTERS if a["name"] == opts.get("mw")), ADAPTERS[0])
+    default = next((a for a in ADAPTERS if a["name"] == opts.get("mw")), ADAPTERS[0])["defaults"]
     config = adapter_config(opts)
     return {"event": "result", "role": role, "mw": opts.get("mw"), "mode": opts.get("mode"),
             "size": int(opts.get("size", 32)), "wait": opts.get("wait", "block"), "clock": "monotonic",
@@ -98,7 +98,7 @@ def common(role, opts):
             "cpu_window_ns": 1_000_000_000, "maxrss_kb": 4000, "adapter_version": "fake 1.0", "foreign": 0,
             "adapter_config": config, "transport": opts.get("transport", default["transport"]),
             "reliability": opts.get("reliability", default["reliability"]),
-            "receive": opts.get("receive", default["receive"]), "own_kb": 600, "rss_before_open_kb": 1000}
+            "receive": opts.get("receive", default.get("receive", "")), "own_kb": 600, "rss_before_open_kb": 1000}
 
 
 def hang():
@@ -169,7 +169,9 @@ def main():
 
     sent = 1000
     if role == "sub":
-        readers = int(opts.get("readers", "1"))  # --readers N: N readers in this process, one result each
+        # --subscribers N --subscribers-as threads: N readers in this process, one result each
+        readers = int(opts.get("subscribers", "1")) if opts.get("subscribers-as") == "threads" else 1
+        index = int(opts.get("subscriber-index", "0"))
         port = 40000 + os.getpid() % 1000
         ready = {"event": "ready", "role": "sub", "mw": opts["mw"], "port": port,
                  "ports": [port + 1000 * i for i in range(readers)], "readers": readers,
@@ -200,9 +202,9 @@ def main():
                            "lost": max(known - received, 0) if known >= 0 else 0,
                            "duplicates": 0, "out_of_order": 0, "warmup_received": 10,
                            "first_rx_ns": 1, "last_rx_ns": 1_000_000_001, "rx_elapsed_ns": 1_000_000_000,
-                           "samples_per_s": float(received), "clock_offset_ns": int(opts.get("clock-offset-ns", 0)),
+                           "samples_per_s": float(received), "clock_offset_ns": int(opts.get("clock-offset", 0)),
                            "latency_ns": stats(5000 + 100 * reader) if opts["mode"] != "latency" else None,
-                           "echo": opts.get("echo", "1") == "1" and reader == 0, "reader": reader,
+                           "echo": index + reader == 0, "reader": reader,
                            "readers": readers, "cpu_scope": "process"})
             if mine == "garbled":
                 result["threads"] = [{"name": "x", "cpu_ns": -52000, "threads": 1, "own": False}]
@@ -225,8 +227,8 @@ def main():
         line = sys.stdin.readline()
         if line.split() != ["stop"]:
             hang()
-    time.sleep(min(0.2, int(opts.get("duration-ns", 0)) / 1e9))
-    rate = float(opts.get("rate-hz", 0))
+    time.sleep(min(0.2, int(opts.get("duration", 5_000_000_000)) / 1e9))
+    rate = float(opts.get("rate", 0))
     result = common("pub", opts)
     scheduled = sent + 3 if opts["mode"] == "rate" else None  # a publisher that fell 3 samples behind
     result.update({"sent": sent, "warmup_sent": 10, "scheduled": scheduled,

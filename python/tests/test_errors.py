@@ -23,4 +23,4 @@ def test_plan_error_names_the_key_from_the_typed_option():
         expand(parse_plan("mw: udp\nmode: rate\nrate: 1e30\n", "p.yaml"), out=Path("r"), agent=None,
                agent_info=described())
     assert (err.value.source, err.value.key, err.value.value) == ("p.yaml", "rate", "1e30")
-    assert str(err.value).startswith("p.yaml: rate: 1e30: above the")
+    assert str(err.value).startswith("p.yaml: rate: 1e30: must be from")

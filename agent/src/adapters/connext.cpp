@@ -88,7 +88,7 @@ Description describe() {
   d.transport = "shm+udp";  // Connext's builtin transports, both (on a link: udp)
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = d.durability = d.keyed = d.async = d.batch = true;
+  d.honours = "history,durability,keyed,async,batch,nic";
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.license = license.c_str();
@@ -294,7 +294,8 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   x_.peer = cfg.peer;
   x_.reliable = reliability_ == "reliable";
   x_.keep_all = cfg.keep_all;
-  x_.depth = cfg.history_depth > 0 ? cfg.history_depth : 10;
+  // keep-all has no depth of its own (the table says 0); Connext ignores it then but checks it is >= 1
+  x_.depth = cfg.keep_all ? 1 : cfg.history_depth;
   x_.transient_local = cfg.durability == "transient-local";
   x_.asynchronous = cfg.async || (x_.reliable && cfg.size > kConnextMaxSynchronousSize);
   x_.batch = cfg.batch;
@@ -346,7 +347,7 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(x_.depth));
   j.str("resource_limits", cfg.keep_all ? "unlimited" : "reader: depth per instance; writer: its history's")
       .num("instances", cfg.instances);
-  j.str("publish_mode", x_.asynchronous ? "asynchronous" : "synchronous").boolean("batch", cfg.batch);
+  j.boolean("async", x_.asynchronous).boolean("batch", cfg.batch);  // the options' own names: in force
   j.num("max_blocking_ms", 100).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
   j.str("receive", receive_).str("topic_out", x_.topic_out).str("topic_in", x_.topic_in).num("domain", cfg.domain);
   j.str("initial_peers", (x_.udp ? cfg.peer : std::string()) + (x_.udp && x_.shm ? ", " : "") + (x_.shm ? "shmem" : ""));

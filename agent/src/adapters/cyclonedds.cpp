@@ -40,7 +40,7 @@ Description describe() {
   d.transports = d.transport = "udp";  // iceoryx SHM in 0.10 carries fixed-size types only; our payload is unbounded
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = d.durability = d.keyed = d.batch = true;
+  d.honours = "history,durability,keyed,batch,nic,whc";
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.notes = "payload in sequence<octet> after seq, timestamp and key (24 B of CDR + 4 B encapsulation)";
@@ -114,7 +114,9 @@ class CycloneAdapter final : public Adapter {
     const std::string nic = cfg.nic.empty() ? "lo" : cfg.nic;
     xml_ = "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"" + nic +
            "\"/></Interfaces><AllowMulticast>false</AllowMulticast></General>"
-           "<Internal><SocketReceiveBufferSize min=\"default\" max=\"4MiB\"/></Internal>"
+           "<Internal><SocketReceiveBufferSize min=\"default\" max=\"4MiB\"/>" +
+           (cfg.whc_high ? "<Watermarks><WhcHigh>" + std::to_string(cfg.whc_high) + "B</WhcHigh></Watermarks>" : "") +
+           "</Internal>"
            "<Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>50"
            "</MaxAutoParticipantIndex><Peers><Peer address=\"" + cfg.peer + "\"/></Peers></Discovery>"
            "</Domain></CycloneDDS>";
@@ -141,7 +143,7 @@ class CycloneAdapter final : public Adapter {
     dds_qos_t* q = dds_create_qos();
     dds_qset_reliability(q, reliability_ == "reliable" ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
                          kMaxBlocking);
-    depth_ = cfg.history_depth > 0 ? cfg.history_depth : 10;
+    depth_ = cfg.history_depth;
     dds_qset_history(q, cfg.keep_all ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, depth_);
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;
     dds_qset_durability(q, durability_ == "transient-local" ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
@@ -161,7 +163,8 @@ class CycloneAdapter final : public Adapter {
     JsonObject j;
     j.str("xml", xml_).str("reliability", reliability_).str("durability", durability_);
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
-    j.num("max_blocking_ms", kMaxBlocking / 1000000).boolean("write_batch", cfg.batch);
+    j.num("max_blocking_ms", kMaxBlocking / 1000000).boolean("batch", cfg.batch);
+    if (cfg.whc_high) j.unum("whc_high", cfg.whc_high);  // else Cyclone's own (Internal/Watermarks/WhcHigh)
     j.num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
     j.num("instances", cfg.instances).str("receive", receive_).str("type", keyed_ ? "KeyedSample" : "Sample");
     j.str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);

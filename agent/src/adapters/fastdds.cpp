@@ -62,7 +62,9 @@ Description describe() {
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = d.durability = d.keyed = d.async = true;
+  d.honours = "history,durability,keyed,async,nic";
+  d.remote_transport = "udp";  // its default (shm+udp) would keep to shared memory on one host
+  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*";
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.notes = "payload in sequence<octet> after seq, timestamp and key (24 B of CDR + 4 B encapsulation)";
@@ -206,7 +208,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     dds::Topic* t_in = participant_->create_topic(in, ts.get_type_name(), dds::TOPIC_QOS_DEFAULT);
     if (!t_out || !t_in) return fail(Errc::io, "fastdds: cannot create the topics");
 
-    depth_ = cfg.history_depth > 0 ? cfg.history_depth : 10;
+    depth_ = cfg.history_depth;
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;
     const auto rel = reliability_ == "reliable" ? dds::RELIABLE_RELIABILITY_QOS : dds::BEST_EFFORT_RELIABILITY_QOS;
     const auto dur = durability_ == "transient-local" ? dds::TRANSIENT_LOCAL_DURABILITY_QOS : dds::VOLATILE_DURABILITY_QOS;
@@ -257,7 +259,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     j.str("resource_limits", cfg.keep_all ? "unlimited" : "depth per instance");
     j.num("max_samples", writer_->get_qos().resource_limits().max_samples);  // as the writer has it (-1: no limit)
     j.num("max_blocking_ms", kMaxBlockingMs).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
-    j.num("instances", cfg.instances).str("receive", receive_).str("publish_mode", cfg.async ? "asynchronous" : "synchronous");
+    j.num("instances", cfg.instances).str("receive", receive_).boolean("async", cfg.async);
     j.str("history_memory_policy", "PREALLOCATED_WITH_REALLOC").str("topic_out", out).str("topic_in", in);
     j.num("domain", cfg.domain).str("type", cfg.instances > 0 ? "KeyedSample" : "Sample");
     j.str("serialization", "from the core's buffer (one copy into the payload, as Cyclone)");

@@ -54,7 +54,7 @@ Description describe() {
   d.transports = d.transport = "shm";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = d.durability = true;
+  d.honours = "history,durability";
   d.receives = "waitset,listener";
   d.receive = "waitset";
   d.multi_host = false;
@@ -79,7 +79,7 @@ iox::capro::ServiceDescription service(const char* event, uint32_t run_id) {
 // discovery (iceoryx 2.0 tells a publisher only whether it has any).
 constexpr const char* kPresence = "mwperf-sub";
 iox::capro::ServiceDescription presence(uint32_t run_id) {
-  static std::atomic<uint32_t> instances{0};  // --readers: several subscribers in one process
+  static std::atomic<uint32_t> instances{0};  // --subscribers-as threads: several subscribers in one process
   return iox::capro::ServiceDescription{id(kPresence), id(std::to_string(run_id)),
                                         id(std::to_string(getpid()) + "." + std::to_string(instances++))};
 }
@@ -114,7 +114,7 @@ class IceoryxAdapter final : public Adapter {
       return fail(Errc::unsupported, "iceoryx: --history keep-all with best-effort: a subscriber queue holds at most " +
                                          std::to_string(kMaxQueue) + " samples and drops the oldest when full "
                                          "(choose reliable, or keep-last:N)");
-    const uint64_t depth = cfg.keep_all ? kMaxQueue : uint64_t(cfg.history_depth > 0 ? cfg.history_depth : 10);
+    const uint64_t depth = cfg.keep_all ? kMaxQueue : uint64_t(cfg.history_depth);
     if (depth > kMaxQueue)
       return fail(Errc::unsupported, "iceoryx: --history keep-last:" + std::to_string(depth) +
                                          ": a subscriber queue holds at most " + std::to_string(kMaxQueue) + " samples");

@@ -22,7 +22,8 @@ Description describe() {
   d.transports = d.transport = "shm";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = true;
+  d.honours = "history";
+  d.leftovers = "/dev/shm/mwp[0-9]*_*,/tmp/mwperf-iceoryx2";  // the shim names its services mwp<run>_, under that root
   d.receives = "waitset,listener";
   d.receive = "waitset";
   d.multi_host = false;
@@ -45,7 +46,7 @@ class Iceoryx2Adapter final : public ShimAdapter {
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = cfg.receive.empty() ? "waitset" : cfg.receive;
     if (cfg.keep_all) return fail(Errc::unsupported, "iceoryx2: --history keep-all: a subscriber's buffer is bounded");
-    const uint32_t depth = uint32_t(cfg.history_depth > 0 ? cfg.history_depth : 10);
+    const uint32_t depth = uint32_t(cfg.history_depth);
     mws_config c{};
     c.middleware = MWS_MW_ICEORYX2;
     c.role = cfg.role == Role::pub ? MWS_ROLE_PUB : MWS_ROLE_SUB;

@@ -126,7 +126,7 @@ Description describe() {
   d.transports = "tcpros,tcpros-nodelay";
   d.transport = "tcpros";
   d.reliabilities = d.reliability = "reliable";
-  d.history = d.durability = true;
+  d.honours = "history,durability,nic";
   d.receives = "waitset,listener";
   d.receive = "waitset";
   d.service = "rosmaster";
@@ -181,7 +181,7 @@ class Ros1Adapter final : public Adapter {
     if (up != Errc::ok) return up;
     rx_.resize(std::max<size_t>(cfg.size, 64));
 
-    const uint32_t queue = cfg.keep_all ? 0 : uint32_t(cfg.history_depth > 0 ? cfg.history_depth : 10);
+    const uint32_t queue = cfg.keep_all ? 0 : uint32_t(cfg.history_depth);
     const bool latch = cfg.durability == "transient-local";
     const std::string id = std::to_string(cfg.run_id);
     const std::string out = std::string("/mwperf_") + (role_ == Role::pub ? "data_" : "echo_") + id;

@@ -58,7 +58,12 @@ Description describe() {
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.history = d.durability = true;
+  d.honours = "history,durability,nic";
+  d.remote_transport = "udp";  // its Fast DDS default (shm+udp) would keep to shared memory on one host
+  // Fast DDS's segments, the wait segments of the LTTng-UST tracing library
+  // rcl loads, and the Fast DDS profile each agent writes (open(), below)
+  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*,/dev/shm/lttng-ust-wait-*,"
+                "/tmp/mwperf-ros2-*";
   d.receives = d.receive = "waitset";
   d.notes = "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
             "before the payload";
@@ -241,7 +246,7 @@ class Ros2Adapter final : public Adapter {
 
     rmw_qos_profile_t q = rmw_qos_profile_default;
     q.reliability = reliability_ == "reliable" ? RMW_QOS_POLICY_RELIABILITY_RELIABLE : RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT;
-    depth_ = cfg.history_depth > 0 ? cfg.history_depth : 10;
+    depth_ = cfg.history_depth;
     q.history = cfg.keep_all ? RMW_QOS_POLICY_HISTORY_KEEP_ALL : RMW_QOS_POLICY_HISTORY_KEEP_LAST;
     q.depth = cfg.keep_all ? 0 : size_t(depth_);
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;

@@ -29,7 +29,8 @@ Description describe() {
   d.transport = "tcp";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.batch = d.congestion = true;
+  d.honours = "batch,congestion";
+  d.leftovers = "/dev/shm/*.zenoh";
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.writable_data = d.concurrent_recv = false;
@@ -87,8 +88,8 @@ class ZenohAdapter final : public ShimAdapter {
     (cfg.role == Role::sub ? c.listen : c.connect) = endpoint.c_str();
     JsonObject j;
     j.str("mode", "peer").str("scouting", "off (multicast, gossip)").str(cfg.role == Role::sub ? "listen" : "connect", endpoint);
-    j.str("transport", transport_).str("reliability", reliability_).str("congestion_control", congestion);
-    j.boolean("express", !cfg.batch).str("receive", receive_).str("key", "mwperf/" + std::to_string(cfg.run_id));
+    j.str("transport", transport_).str("reliability", reliability_).str("congestion", congestion);
+    j.boolean("batch", cfg.batch).str("receive", receive_).str("key", "mwperf/" + std::to_string(cfg.run_id));
     return open_shim("zenoh", c, j);
   }
 

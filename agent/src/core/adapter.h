@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/option_table.h"
 #include "util/errors.h"
 
 namespace mwperf {
@@ -28,10 +29,11 @@ namespace mwperf {
 enum class Role { pub, sub };
 enum class WaitMode { block, spin };
 
-// What an adapter can honour: the vocabulary the agent prints with `list`
-// and the controller validates against (nothing of it is copied elsewhere).
-// Lists are comma-separated; the first entry of a list is not the default
-// unless it is also named as the default.
+// What an adapter can honour: its named capabilities, which the option table's
+// rows refer to (core/option_table.h), its limits and defaults, as `list`
+// publishes them and the controller validates against (nothing of it is
+// copied elsewhere). Lists are comma-separated; the first entry of a list is
+// not the default unless it is also named as the default.
 struct Description {
   size_t max_size = 0;              // largest message (header included)
   const char* size_note = "";       // whose limit max_size is and why (the middleware's, or mwperf's own cap)
@@ -39,15 +41,15 @@ struct Description {
   const char* transport = "";       // in force when none is chosen
   const char* reliabilities = "";   // "reliable,best-effort"
   const char* reliability = "";     // default
-  bool history = false, durability = false, keyed = false, async = false, batch = false;
-  bool congestion = false;          // --congestion block|drop (what a writer does when the path is full)
+  // The capabilities that take no list: "history,durability,keyed,async,batch,congestion,nic".
+  const char* honours = "";
   const char* receives = "";        // "listener,waitset"; "" = the adapter's one way (e.g. a socket read)
   const char* receive = "";         // default
   bool spin = true;                 // --wait spin (polls recv without blocking)
   bool multi_host = true;           // false: shared memory only, one host (no --link / --hosts)
   uint32_t max_subscribers = 0;     // readers one publisher can serve at once; 0: no limit
-  // Adapter instances (--readers) one process can hold at once; 0: no limit
-  // of the adapter's own (1: its middleware is one per process, e.g. a node).
+  // Adapter instances (--subscribers-as threads) one process can hold at
+  // once; 0: no limit of its own (1: its middleware is one per process, e.g. a node).
   uint32_t max_readers_per_process = 0;
   const char* readers_note = "";    // why, when limited (one line)
   // What recv() / on_message deliver is the adapter's own memory, which the
@@ -56,10 +58,27 @@ struct Description {
   bool writable_data = true;
   // recv() may run on one thread while send() runs on another.
   bool concurrent_recv = true;
+  // With no --transport between two hosts: the transport to use when the
+  // default does not cross hosts (shared memory), "" when it does.
+  const char* remote_transport = "";
+  // What the middleware may leave behind after a crash: comma-separated glob
+  // patterns of absolute paths: files of /dev/shm, removed when no process
+  // has them open or mapped; files or folders elsewhere (/tmp), removed when
+  // no agent runs. What globs cannot name (System V objects) is clean_stale()'s.
+  const char* leftovers = "";
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
   const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
   const char* license = "";         // the terms the middleware runs under here, where they are not open source
+
+  // Capability `name` of an option row: nullptr when the adapter lacks it,
+  // else the values it takes ("" = any the option takes).
+  const char* capability(const std::string& name) const;
+  // The adapter's default for capability `name` ("" none: the option's).
+  const char* default_of(const std::string& name) const;
+  // Limit `name` of a LimitRule (0: none), and why it is what it is ("" none).
+  uint64_t limit(const std::string& name) const;
+  const char* limit_note(const std::string& name) const;
 };
 
 // QoS and transport choices. Empty strings / zero mean "the adapter's default".
@@ -72,13 +91,15 @@ struct AdapterConfig {
   WaitMode wait = WaitMode::block;
   uint32_t run_id = 0;             // distinguishes topics of concurrent runs
   std::string reliability;         // "reliable" | "best-effort"
-  int history_depth = 0;           // keep-last depth; 0 = default (10)
-  bool keep_all = false;
+  // The option table's default until set: keep-last depth, or keep-all.
+  int history_depth = int(option_default("history").u);
+  bool keep_all = option_default("history").u == 0;
   std::string durability;          // "volatile" | "transient-local"
   uint32_t instances = 0;          // 0: unkeyed; N: keyed, writes round-robin over N instances
   bool async = false;              // asynchronous publishing
   bool batch = false;              // write batching: samples share a packet until flush() or it is full
   std::string congestion;          // "block" | "drop" ("" = the adapter's default)
+  uint64_t whc_high = 0;           // bytes a writer's history cache may hold unacknowledged; 0 = the middleware's own
   std::string receive;             // one of Description::receives ("" = its default)
   std::string transport;           // one of Description::transports ("" = its default)
   std::string nic;                 // interface for the traffic ("lo" on one host)

@@ -40,7 +40,7 @@ class StopSignal {
   // passed; true unless the time ran out.
   bool wait_go(int64_t timeout_ns);
   // A receive loop that blocks without a timeout registers its adapter: the
-  // stop wakes every one registered (one per reader, --readers). Remove it
+  // stop wakes every one registered (one per reader, --subscribers-as threads). Remove it
   // before the adapter may go. false: all kMaxWakeTargets slots are taken
   // (the caller must then wait with a timeout).
   bool add_wake_target(Adapter* a);

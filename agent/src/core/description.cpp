@@ -1,71 +1,127 @@
 #include "core/description.h"
 
 #include "core/header.h"
+#include "core/session.h"
 #include "core/stats.h"
 #include "util/json.h"
 
 namespace mwperf {
+
+const char* Description::capability(const std::string& name) const {
+  if (name == "transport") return transports;
+  if (name == "reliability") return reliabilities;
+  if (name == "receive") return *receives ? receives : nullptr;
+  if (name == "wait") return spin ? "block,spin" : "block";
+  return listed(honours, name) ? "" : nullptr;
+}
+
+const char* Description::default_of(const std::string& name) const {
+  if (name == "transport") return transport;
+  if (name == "reliability") return reliability;
+  if (name == "receive") return receive;
+  return "";
+}
+
+uint64_t Description::limit(const std::string& name) const {
+  if (name == "max_size") return max_size;
+  if (name == "max_subscribers") return max_subscribers;
+  if (name == "max_readers_per_process") return max_readers_per_process;
+  return 0;
+}
+
+const char* Description::limit_note(const std::string& name) const {
+  if (name == "max_size") return size_note;
+  return name == "max_readers_per_process" ? readers_note : "";
+}
+
 namespace {
 
-bool listed(const char* list, const std::string& value) {
-  const std::string l = std::string(",") + list + ",";
-  return l.find("," + value + ",") != std::string::npos;
+std::string spaced(const char* list) {
+  std::string out;
+  for (const char* c = list; *c; ++c) out += *c == ',' ? std::string(", ") : std::string(1, *c);
+  return out;
+}
+
+// The value of option `name` for this adapter: as given, else the adapter's
+// default, else the option's.
+std::string effective(const Options& o, const Description& d, const char* name) {
+  if (const std::string* text = o.given_text(name)) return *text;
+  const OptionRow* r = find_option(name);
+  if (r != nullptr && *r->capability && *d.default_of(r->capability)) return d.default_of(r->capability);
+  return r != nullptr && r->def != nullptr ? r->def : "";
+}
+
+std::string replace(std::string text, const std::string& what, const std::string& with) {
+  const size_t at = text.find(what);
+  return at == std::string::npos ? text : text.replace(at, what.size(), with);
 }
 
 }  // namespace
 
+void settle(Options* o, const Description& d) {
+  // A spinning side polls: with no --receive, an adapter whose default hands
+  // data over on its own thread receives the first way that can be polled.
+  if (o->wait != WaitMode::spin || o->given_text("receive") != nullptr || std::string(d.receive) != "listener") return;
+  std::string all = d.receives;
+  size_t start = 0;
+  while (start < all.size()) {
+    size_t end = all.find(',', start);
+    if (end == std::string::npos) end = all.size();
+    const std::string r = all.substr(start, end - start);
+    if (r != "listener") {
+      o->qos.receive = r;
+      o->given.emplace_back(find_option("receive"), r);
+      return;
+    }
+    start = end + 1;
+  }
+}
+
 std::string refuse(const std::string& mw, const Description& d, const Options& o) {
-  const AdapterConfig& c = o.qos;
-  auto no = [&](const std::string& opt, const std::string& val, const std::string& why = "") {
-    return "--" + opt + (val.empty() ? "" : " " + val) + ": not supported by " + mw + (why.empty() ? "" : " (" + why + ")");
-  };
-  if (o.size > d.max_size)
-    return "--size " + std::to_string(o.size) + ": " + mw + " carries at most " + std::to_string(d.max_size) + " bytes" +
-           (*d.size_note ? std::string(" (") + d.size_note + ")" : std::string());
-  if (!c.reliability.empty() && !listed(d.reliabilities, c.reliability)) return no("reliability", c.reliability);
-  if ((c.history_depth != 0 || c.keep_all) && !d.history)
-    return no("history", c.keep_all ? "keep-all" : "keep-last:" + std::to_string(c.history_depth), "no history QoS");
-  if (!c.durability.empty() && !d.durability) return no("durability", c.durability, "no durability QoS");
-  if (c.instances > 0 && !d.keyed) return no("instances", std::to_string(c.instances), "no keyed topics");
-  if (c.async && !d.async) return no("async", "", "no asynchronous publishing");
-  if (c.batch && !d.batch) return no("batch", "", "no write batching");
-  if (!c.congestion.empty() && !d.congestion) return no("congestion", c.congestion, "no congestion control to choose");
-  if (!c.receive.empty() && !listed(d.receives, c.receive))
-    return no("receive", c.receive, std::string("choose from: ") + (*d.receives ? d.receives : "none"));
-  if (!c.transport.empty() && !listed(d.transports, c.transport))
-    return no("transport", c.transport, std::string("choose from: ") + d.transports);
-  if (o.wait == WaitMode::spin && !d.spin) return no("wait", "spin", "it cannot be polled");
-  if (d.max_subscribers != 0 && o.subscribers > d.max_subscribers)
-    return no("subscribers", std::to_string(o.subscribers),
-              "a publisher serves at most " + std::to_string(d.max_subscribers) + " subscriber(s)");
-  if (o.readers > 1 && d.max_readers_per_process != 0 && o.readers > d.max_readers_per_process)
-    return no("readers", std::to_string(o.readers),
-              "at most " + std::to_string(d.max_readers_per_process) + " reader(s) per process" +
-                  (*d.readers_note ? std::string(": ") + d.readers_note : std::string()));
-  if (o.readers > 1 && d.max_subscribers != 0 && o.readers > d.max_subscribers)
-    return no("readers", std::to_string(o.readers),
-              "a publisher serves at most " + std::to_string(d.max_subscribers) + " subscriber(s)");
-  const std::string receive = c.receive.empty() ? d.receive : c.receive;
-  if (o.wait == WaitMode::spin && receive == "listener")
-    return "--wait spin: not with --receive listener (the middleware's own thread delivers; choose another receive)";
+  for (const auto& [row, text] : o.given) {
+    if (!*row->capability || !asks(*row, text)) continue;
+    const char* values = d.capability(row->capability);
+    const std::string head = "--" + std::string(row->name) + " " + text + ": not supported by " + mw;
+    if (values == nullptr) return head + (*row->refusal ? std::string(" (") + row->refusal + ")" : std::string());
+    if (*values && !listed(values, text)) return head + " (choose from: " + spaced(values) + ")";
+  }
+  for (const LimitRule& l : limit_rules()) {
+    if (*l.when && effective(o, d, l.when) != l.is) continue;
+    const uint64_t limit = d.limit(l.limit);
+    const std::string text = effective(o, d, l.option);
+    Value v;
+    if (limit == 0 || !parse_value(*find_option(l.option), text, &v).empty() || v.u <= limit) continue;
+    const std::string note = d.limit_note(l.limit);
+    return "--" + std::string(l.option) + " " + text + ": " + mw + " " +
+           replace(l.text, "{limit}", std::to_string(limit)) + (note.empty() ? "" : ": " + note);
+  }
+  for (const ConflictRule& c : conflict_rules())
+    if (effective(o, d, c.option) == c.value && effective(o, d, c.other) == c.other_value)
+      return "--" + std::string(c.option) + " " + c.value + ": " + c.text;
   return "";
 }
 
 std::string adapter_event(const std::string& name, const std::string& version, const Description& d,
                           const std::string& dir) {
-  JsonObject q;
-  q.boolean("history", d.history).boolean("durability", d.durability).boolean("keyed", d.keyed);
-  q.boolean("async", d.async).boolean("batch", d.batch).boolean("congestion", d.congestion);
+  JsonObject caps, defaults;
+  for (const OptionRow& r : option_rows()) {
+    if (!*r.capability) continue;
+    const char* values = d.capability(r.capability);
+    if (values != nullptr) caps.raw(r.capability, json_list(values));
+    if (*d.default_of(r.capability)) defaults.str(r.capability, d.default_of(r.capability));
+  }
+  JsonObject limits, notes;
+  for (const char* l : {"max_size", "max_subscribers", "max_readers_per_process"}) {
+    limits.unum(l, d.limit(l));
+    if (*d.limit_note(l)) notes.str(l, d.limit_note(l));
+  }
   JsonObject j;
-  j.str("event", "adapter").str("name", name).str("version", version).unum("max_size", d.max_size);
-  j.str("max_size_note", d.size_note);
-  j.raw("transports", json_list(d.transports)).str("transport", d.transport);
-  j.raw("reliabilities", json_list(d.reliabilities)).str("reliability", d.reliability);
-  j.raw("qos", q.done());
-  j.raw("receives", json_list(d.receives)).str("receive", d.receive);
-  j.raw("waits", json_list(d.spin ? "block,spin" : "block"));
-  j.str("hosts", d.multi_host ? "any" : "one").unum("max_subscribers", d.max_subscribers);
-  j.unum("max_readers_per_process", d.max_readers_per_process).str("readers_note", d.readers_note);
+  j.str("event", "adapter").str("name", name).str("version", version);
+  j.raw("capabilities", caps.done()).raw("defaults", defaults.done());
+  j.raw("limits", limits.done()).raw("limit_notes", notes.done());
+  j.str("hosts", d.multi_host ? "any" : "one");
+  if (*d.remote_transport) j.str("remote_transport", d.remote_transport); else j.null("remote_transport");
+  j.raw("leftovers", json_list(d.leftovers));
   if (*d.service) j.str("service", d.service); else j.null("service");
   if (*d.service_config) j.str("service_config", dir + d.service_config); else j.null("service_config");
   j.boolean("writable_data", d.writable_data).boolean("concurrent_recv", d.concurrent_recv);
@@ -75,10 +131,6 @@ std::string adapter_event(const std::string& name, const std::string& version, c
 }
 
 std::string agent_event(const std::string& missing) {
-  JsonObject limits;
-  limits.unum("min_size", kHeaderSize).real("max_rate_hz", kMaxRateHz).num("max_duration_ns", kMaxDurationNs);
-  limits.num("max_history_depth", kMaxHistoryDepth).unum("max_instances", kMaxInstances);
-  limits.unum("max_samples_file", 1u << 24).unum("max_readers", kMaxReaders);
   std::string gone = "[";
   size_t start = 0;
   while (start < missing.size()) {
@@ -94,13 +146,13 @@ std::string agent_event(const std::string& missing) {
     start = end + 1;
   }
   gone += "]";
+  JsonObject timing;  // what the controller's deadlines must allow for
+  timing.num("linger_ns", kLingerNs).num("settle_ns", kSettleNs);
+  timing.num("drain_reliable_ns", kDrainReliableNs).num("drain_best_effort_ns", kDrainBestEffortNs);
   JsonObject j;
   j.str("event", "agent").str("version", MWPERF_VERSION).str("build_type", MWPERF_BUILD_TYPE);
-  j.unum("header_size", kHeaderSize);
-  j.raw("modes", json_list(kModes)).raw("waits", json_list(kWaits)).raw("clocks", json_list(kClocks));
-  j.raw("reliabilities", json_list(kReliabilities)).raw("durabilities", json_list(kDurabilities));
-  j.raw("congestions", json_list(kCongestions));
-  j.raw("limits", limits.done()).real("histogram_relative_error", LatencyStats::kRelativeError);
+  j.unum("header_size", kHeaderSize).raw("timing", timing.done());
+  j.real("histogram_relative_error", LatencyStats::kRelativeError);
   j.raw("missing", gone);
   return j.done();
 }

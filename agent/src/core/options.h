@@ -1,9 +1,10 @@
-// The agent's command line, parsed into typed options, and the words it
-// accepts (printed by `list`, so that the controller never keeps a copy).
+// The agent's command line, parsed into typed options by the option table
+// (core/option_table.h), which `list` publishes.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/adapter.h"
@@ -16,45 +17,45 @@ enum class StampClock { monotonic, realtime };
 const char* to_string(Mode m);
 const char* to_string(StampClock c);
 
-// The vocabulary (comma-separated lists).
-constexpr const char* kModes = "latency,throughput,rate,burst";
-constexpr const char* kWaits = "block,spin";
-constexpr const char* kClocks = "monotonic,realtime";
-constexpr const char* kReliabilities = "reliable,best-effort";
-constexpr const char* kDurabilities = "volatile,transient-local";
-constexpr const char* kCongestions = "block,drop";
+// Limits the option table's ranges are made of (core/option_table.cpp).
 constexpr int kMaxHistoryDepth = 1000000;
 constexpr uint32_t kMaxInstances = 10000000;
 constexpr double kMaxRateHz = 1e9;                         // a period of at least 1 ns
 constexpr int64_t kMaxDurationNs = int64_t(1) << 55;       // about 1 year, far inside int64 arithmetic
-constexpr size_t kDefaultStrided = 16384;
-constexpr uint32_t kMaxReaders = 64;                      // --readers: the stop signal wakes this many
+constexpr uint32_t kMaxReaders = 64;                      // --subscribers: the stop signal wakes this many readers
 
+struct OptionRow;
+
+// The options of one agent. Every field an option sets starts at that
+// option's default (the table's, core/option_table.cpp, applied by the
+// constructor); the rest are set by the agent itself.
 struct Options {
-  std::string command;  // run | list | wakeup | version | clock
+  Options();
+
+  std::string command;  // run | list | wakeup | version | clock | cleanup
   Role role = Role::pub;
   std::string mw;
   Mode mode = Mode::latency;
   size_t size = 0;
   double rate_hz = 0;
-  int64_t duration_ns = 5'000'000'000;
-  int64_t warmup_ns = 1'000'000'000;
-  uint64_t latency_count = 10000;
+  int64_t duration_ns = 0;
+  int64_t warmup_ns = 0;
+  uint64_t latency_count = 0;
   uint64_t demand = 0;            // burst mode: samples written back to back per burst
-  int64_t burst_gap_ns = 10'000'000;  // burst mode: the pause after each burst
-  uint32_t subscribers = 1;       // pub: how many subscribers to wait for; sub: how many the publisher serves
-  bool echo = true;               // sub: answer pings (one designated echoer among several subscribers)
-  int64_t slow_ns = 0;            // sub: sleep this long after each sample (a slow reader)
-  // sub: readers in this one process (--readers), each its own adapter
-  // instance and session on its own thread; reader 0 echoes (with --echo 1),
-  // the last one is the slow one (--slow-ns). `reader` is which one a
-  // session is (set per reader by the agent, not an option).
+  int64_t burst_gap_ns = 0;       // burst mode: the pause after each burst
+  uint32_t subscribers = 1;       // the point's subscribers (the publisher waits for as many)
+  bool subscribers_as_threads = false;  // sub: the N subscribers are N readers of this process
+  uint32_t subscriber_index = 0;  // sub, as processes: which one this process is
+  int64_t slow_ns = 0;            // the slow subscriber's sleep after each sample (--slow-subscriber)
+  // Set per reader by reader_options(), not options: this reader's place
+  // among the readers of this process, and whether it answers pings.
   uint32_t readers = 1;
   uint32_t reader = 0;
-  uint64_t count = 0;             // pub: stop after this many measured samples (0: run for the duration)
+  bool echo = true;
+  uint64_t samples = 0;           // pub: stop after this many measured samples (0: run for the duration)
   std::string samples_out;        // file for the headline latency samples (little-endian int64 ns)
-  size_t samples_max = kDefaultStrided;  // at most this many, evenly strided over the run
-  std::string host = "127.0.0.1";
+  size_t samples_max = 0;         // at most this many, evenly strided over the run
+  std::string host;
   uint16_t port = 0;
   std::vector<uint16_t> ports;  // --port P[,P...]: every subscriber's (fan-out); port = the first
   int cpu = -1;
@@ -65,24 +66,28 @@ struct Options {
   // stdin (`key <32 hex digits>`; read_run_key in core/control.h).
   RunKey key = key_of_run_id(1);
   bool key_from_stdin = false;
-  int64_t ping_timeout_ns = 1'000'000'000;
-  int64_t match_timeout_ns = 10'000'000'000;
+  int64_t ping_timeout_ns = 0;
+  int64_t match_timeout_ns = 0;
   // sub: after the stop, how long the data path may be quiet before what is
   // missing counts as lost; -1: 4 s under reliable QoS (a repair may wait for
   // the writer's next heartbeat: Fast DDS's come every 3 s), else 0.5 s.
   int64_t drain_ns = -1;
   uint64_t seq_start = 0;
   double precision = 0;     // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
-  double confidence = 0.95; // of every interval reported and of the stop rule
+  double confidence = 0;    // of every interval reported and of the stop rule
   StampClock clock = StampClock::monotonic;
   int64_t clock_offset_ns = 0;  // sub: subtracted from every one-way latency (the other host's clock offset)
   // sub: how far a send stamp may lie outside [this agent's start, now] and
   // still be of this run (what the two clocks can disagree by; 0 on one clock)
-  int64_t stamp_slack_ns = 10'000'000'000;
+  int64_t stamp_slack_ns = 0;
   AdapterConfig qos;
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;
-  int iterations = 20000;
+  int iterations = 0;
+  // The options given on the command line (row and text), for the refusals.
+  std::vector<std::pair<const OptionRow*, std::string>> given;
+  // The text given for option `name`, nullptr if it was not given.
+  const std::string* given_text(const char* name) const;
 };
 
 // Parses argv into *o. Returns "" on success, otherwise one line that names the
@@ -91,11 +96,12 @@ struct Options {
 // (core/description.h), not here.
 std::string parse_options(int argc, const char* const* argv, Options* o);
 
-// Each reader's options (--readers N): reader 0 answers pings (with --echo 1),
-// the others only listen; the last is the slow one (--slow-ns), so with two
-// or more readers the slow one never echoes; reader i > 0 writes its samples
-// to "<samples-out stem>.sub<i><ext>" and binds ports[i]. One reader: the
-// options as given.
+// Each reader's options: one, or --subscribers N of them with
+// --subscribers-as threads. Subscriber g (the process's --subscriber-index
+// plus the reader's place) answers pings when g is 0 and is the slow one
+// (--slow-subscriber) when it is the last of --subscribers, so with two or
+// more the slow one never echoes; subscriber g > 0 writes its samples to
+// "<samples-out stem>.sub<g><ext>"; reader i binds ports[i].
 std::vector<Options> reader_options(const Options& o);
 
 // What one reader's (or the publisher's) adapter is opened with.

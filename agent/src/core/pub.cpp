@@ -107,9 +107,9 @@ class Publisher final : public Session {
   // The modes whose headline latency is the publisher's (RTT/2 of pings).
   bool pings() const { return o_.mode == Mode::latency || o_.mode == Mode::throughput; }
   bool untimed() const { return o_.wait == WaitMode::block && ad_.can_wake(); }
-  bool counted_out() const { return o_.count > 0 && sent_ >= o_.count; }
+  bool counted_out() const { return o_.samples > 0 && sent_ >= o_.samples; }
   // The measured phase is over: its end, the controller's stop, the adaptive
-  // stop, or --count.
+  // stop, or --samples.
   bool done(int64_t t) const {
     return t >= end_ || stop_.requested() || monitor_.converged() || counted_out();
   }
@@ -380,7 +380,7 @@ class Publisher final : public Session {
     for (; error_.empty(); ++k) {
       const int64_t due = t0_ + int64_t(std::llround(double(k) * period));
       if (due >= end_) break;
-      if (counted_out()) {  // --count: the samples asked for are the schedule
+      if (counted_out()) {  // --samples: the samples asked for are the schedule
         counted = true;
         break;
       }

@@ -58,6 +58,12 @@ void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64
 // only after the publisher has exited.
 constexpr int64_t kSettleNs = 200'000'000;
 
+// A subscriber's drain after the stop without --drain (how long the data path
+// may be quiet before what is missing counts as lost): a reliable repair may
+// wait for the writer's next heartbeat (Fast DDS's come every 3 s).
+constexpr int64_t kDrainReliableNs = 4'000'000'000;
+constexpr int64_t kDrainBestEffortNs = 500'000'000;
+
 // How long a blocking receive waits at most when the adapter cannot be woken.
 constexpr int64_t kBlockSliceNs = 20'000'000;
 

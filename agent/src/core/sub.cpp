@@ -164,14 +164,14 @@ class Subscriber final : public Session {
   }
 
   // After the stop: everything the publisher sent is here, or the data path
-  // has been quiet for --drain-ns.
+  // has been quiet for --drain.
   bool drained() {
     const int64_t sent = stop_.sent();
     if (sent >= 0 && received_.load(std::memory_order_relaxed) >= uint64_t(sent)) return true;
     const int64_t t = now_ns();
     if (stop_seen_ == 0) stop_seen_ = t;
     const int64_t drain = o_.drain_ns >= 0 ? o_.drain_ns
-                          : ad_.reliability_in_use() == "reliable" ? 4'000'000'000 : 500'000'000;
+                          : ad_.reliability_in_use() == "reliable" ? kDrainReliableNs : kDrainBestEffortNs;
     return t - std::max(last_any_.load(std::memory_order_relaxed), stop_seen_) >= drain;
   }
 
@@ -212,8 +212,8 @@ class Subscriber final : public Session {
     }
     const int64_t rejected = ad_.rejected();
     if (rejected >= 0) j.num("rejected", rejected); else j.null("rejected");
-    j.boolean("echo", o_.echo).num("slow_ns", o_.slow_ns);
-    // Which reader of this process (--readers); CPU, RSS and threads are the
+    j.boolean("echo", o_.echo).num("slow_subscriber_ns", o_.slow_ns);
+    // Which reader of this process (--subscribers-as threads); CPU, RSS and threads are the
     // process's, shared by all its readers: count them once.
     j.unum("reader", o_.reader).unum("readers", o_.readers).str("cpu_scope", "process");
     return j.done();

@@ -74,8 +74,9 @@ TEST_P(EveryAdapter, DescriptionIsConsistent) {
   }
   EXPECT_FALSE(a->version().empty());
   Options o;
-  o.mw = GetParam();
-  o.size = d.max_size + 1;
+  const std::string size = std::to_string(d.max_size + 1);
+  const char* argv[] = {"mwperf-agent", "run", "--role", "pub", "--mw", GetParam().c_str(), "--size", size.c_str()};
+  ASSERT_EQ(parse_options(8, argv, &o), "");
   EXPECT_NE(refuse(GetParam(), d, o), "");
 }
 
@@ -102,7 +103,7 @@ TEST_P(EveryAdapter, RoundTripInEveryPullMode) {
   }
 }
 
-// --readers N: N instances of the adapter in one process, each a subscriber
+// --subscribers N --subscribers-as threads: N instances of the adapter in one process, each a subscriber
 // of the one publisher, each gets every message. An adapter that cannot have
 // several says so in its description (max_readers_per_process 1), and one
 // whose publisher serves one subscriber has no second reader to test.

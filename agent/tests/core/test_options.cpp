@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <set>
 #include <vector>
 
 #include "core/description.h"
+#include "core/option_table.h"
 #include "core/options.h"
 
 using namespace mwperf;
@@ -16,8 +18,8 @@ std::string parse(std::vector<const char*> args, Options* o) {
 
 TEST(Options, ValidRun) {
   Options o;
-  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "udp", "--mode", "rate", "--size", "1024", "--rate-hz",
-                   "100", "--port", "5000", "--cpu", "1", "--wait", "spin"},
+  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "udp", "--mode", "rate", "--size", "1024", "--rate", "100",
+                   "--port", "5000", "--cpu", "1", "--wait", "spin", "--duration", "2000000000", "--samples", "7"},
                   &o),
             "");
   EXPECT_EQ(o.size, 1024u);
@@ -25,43 +27,121 @@ TEST(Options, ValidRun) {
   EXPECT_EQ(o.rate_hz, 100.0);
   EXPECT_EQ(o.wait, WaitMode::spin);
   EXPECT_EQ(o.cpu, 1);
+  EXPECT_EQ(o.duration_ns, 2000000000);
+  EXPECT_EQ(o.samples, 7u);
+}
+
+// Every field an option sets starts at the table's default: one source.
+TEST(Options, DefaultsComeFromTheTable) {
+  Options o;
+  EXPECT_EQ(o.duration_ns, 5'000'000'000);
+  EXPECT_EQ(o.warmup_ns, 1'000'000'000);
+  EXPECT_EQ(o.latency_count, 10000u);
+  EXPECT_EQ(o.burst_gap_ns, 10'000'000);
+  EXPECT_EQ(o.match_timeout_ns, 10'000'000'000);
+  EXPECT_EQ(o.qos.history_depth, 10);
+  EXPECT_FALSE(o.qos.keep_all);
+  EXPECT_EQ(AdapterConfig{}.history_depth, 10);
+  EXPECT_EQ(o.confidence, 0.95);
+  EXPECT_EQ(o.host, "127.0.0.1");
+  EXPECT_EQ(o.size, 1024u);
+  for (const OptionRow& r : option_rows()) {
+    if (r.def == nullptr) continue;
+    Value v;
+    EXPECT_EQ(parse_value(r, r.def, &v), "") << r.name << "'s default " << r.def;
+  }
+}
+
+TEST(Options, EveryRowIsComplete) {
+  std::set<std::string> names;
+  for (const OptionRow& r : option_rows()) {
+    EXPECT_TRUE(names.insert(r.name).second) << r.name << " twice";
+    EXPECT_NE(r.set, nullptr) << r.name;
+    EXPECT_NE(*r.help, '\0') << r.name << " has no help";
+    if (r.point_key) {
+      EXPECT_NE(*r.record, '\0') << r.name << " identifies a point but has no record field";
+    }
+    if (*r.label) {
+      EXPECT_EQ(r.group, Group::qos) << r.name;
+    }
+  }
+  for (const LimitRule& l : limit_rules()) EXPECT_NE(find_option(l.option), nullptr) << l.option;
+  for (const ConflictRule& c : conflict_rules()) {
+    EXPECT_NE(find_option(c.option), nullptr) << c.option;
+    EXPECT_NE(find_option(c.other), nullptr) << c.other;
+  }
 }
 
 TEST(Options, BadValuesAreNamed) {
   Options o;
   EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "0"}, &o).find("'0'"), std::string::npos);
+  o = Options{};
   EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "-5"}, &o).find("'-5'"), std::string::npos);
-  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate-hz", "0"}, &o)
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate", "0"}, &o)
                 .find("'0'"),
             std::string::npos);
-  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--rate-hz", "abc"}, &o).find("abc"),
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--rate", "abc"}, &o).find("abc"),
             std::string::npos);
+  o = Options{};
   EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--bogus", "1"}, &o).find("bogus"),
             std::string::npos);
   EXPECT_NE(parse({"frobnicate"}, &o).find("frobnicate"), std::string::npos);
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--size", "65"}, &o).find("twice"),
+            std::string::npos);
+  o = Options{};
+  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "udp", "--history", "keep-last:0"}, &o),
+            "--history: 'keep-last:0' is not keep-last:N (N from 1 to 1000000) or keep-all");
+  o = Options{};
+  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "udp", "--durability", "sticky"}, &o),
+            "--durability: 'sticky' choose from: volatile, transient-local");
 }
 
 TEST(Options, RequiredPieces) {
   Options o;
-  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--mode", "rate"}, &o), "");
-  EXPECT_NE(parse({"run", "--mw", "udp", "--size", "64"}, &o), "");  // no role
+  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--mode", "rate"}, &o),
+            "--rate: missing (required with --mode rate)");
+  o = Options{};
+  EXPECT_EQ(parse({"run", "--mw", "udp", "--size", "64"}, &o), "--role: missing");
   EXPECT_EQ(parse({"list"}, &o), "");
+  EXPECT_NE(parse({"list", "--size", "64"}, &o).find("unknown option"), std::string::npos);
+  o = Options{};
   EXPECT_EQ(parse({"wakeup", "--cpus", "0,1"}, &o), "");
   EXPECT_EQ(o.cpu_b, 1);
+  o = Options{};
+  EXPECT_NE(parse({"wakeup", "--cpus", "0"}, &o).find("'0'"), std::string::npos);
+}
+
+// An option given where it does not apply is refused, not ignored.
+TEST(Options, ModesAndRoles) {
+  Options o;
+  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "udp", "--mode", "latency", "--rate", "100"}, &o),
+            "--rate: only with --mode rate");
+  o = Options{};
+  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "udp", "--mode", "rate", "--duration", "100"}, &o),
+            "--duration: only for --role pub");
+  o = Options{};
+  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "udp", "--mode", "throughput", "--latency-count", "0"}, &o), "");
+  EXPECT_EQ(o.latency_count, 0u);
 }
 
 TEST(Options, RangesAreChecked) {
   Options o;
-  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate-hz", "1e30"}, &o)
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate", "1e30"}, &o)
                 .find("1e30"),
             std::string::npos);
-  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--duration-ns", "99999999999999999999"}, &o)
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--duration", "99999999999999999999"}, &o)
                 .find("99999999999999999999"),
             std::string::npos);
-  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--confidence", "1.5"}, &o).find("1.5"),
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--confidence", "0.97"}, &o)
+                .find("choose from: 0.90, 0.95, 0.99"),
             std::string::npos);
   o = Options{};
-  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--clock", "realtime", "--clock-offset-ns",
+  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "udp", "--size", "64", "--clock", "realtime", "--clock-offset",
                    "-3000000000"},
                   &o),
             "");
@@ -69,61 +149,71 @@ TEST(Options, RangesAreChecked) {
   EXPECT_EQ(o.clock_offset_ns, -3000000000LL);
 }
 
-// The one place that refuses what an adapter cannot honour.
+// The one place that refuses what an adapter cannot honour: the rows' capabilities.
 TEST(Description, RefusesWhatTheAdapterCannotHonour) {
   Description d;
-  d.max_size = 1000;
+  d.max_size = 2000;
   d.transports = d.transport = "udp";
   d.reliabilities = d.reliability = "best-effort";
   d.receives = "listener,waitset";
   d.receive = "listener";
-  Options o;
-  ASSERT_EQ(parse({"run", "--role", "pub", "--mw", "x", "--size", "64"}, &o), "");
-  EXPECT_EQ(refuse("x", d, o), "");
-  o.size = 1001;
-  EXPECT_NE(refuse("x", d, o).find("at most 1000"), std::string::npos);
-  o.size = 64;
-  o.qos.reliability = "reliable";
-  EXPECT_EQ(refuse("x", d, o), "--reliability reliable: not supported by x");
-  o.qos.reliability = "";
-  o.qos.keep_all = true;
-  EXPECT_NE(refuse("x", d, o).find("--history keep-all"), std::string::npos);
-  o.qos.keep_all = false;
-  o.qos.transport = "shm";
-  EXPECT_NE(refuse("x", d, o).find("choose from: udp"), std::string::npos);
-  o.qos.transport = "";
-  o.wait = WaitMode::spin;
-  EXPECT_NE(refuse("x", d, o).find("--wait spin"), std::string::npos);  // the default receive is a listener
-  o.qos.receive = "waitset";
-  EXPECT_EQ(refuse("x", d, o), "");
+  auto refused = [&](std::vector<const char*> extra) {
+    Options o;
+    std::vector<const char*> args = {"run", "--role", "pub", "--mw", "x"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_EQ(parse(args, &o), "");
+    settle(&o, d);
+    return refuse("x", d, o);
+  };
+  EXPECT_EQ(refused({"--size", "64"}), "");
+  EXPECT_EQ(refused({"--size", "2001"}), "--size 2001: x carries at most 2000 bytes per message");
+  EXPECT_EQ(refused({"--reliability", "reliable"}), "--reliability reliable: not supported by x (choose from: best-effort)");
+  EXPECT_EQ(refused({"--history", "keep-all"}), "--history keep-all: not supported by x (no history QoS)");
+  EXPECT_EQ(refused({"--history", "keep-last:10"}), "");  // the default asks for nothing
+  EXPECT_EQ(refused({"--batch", "1"}), "--batch 1: not supported by x (no write batching)");
+  EXPECT_EQ(refused({"--batch", "0"}), "");
+  EXPECT_EQ(refused({"--transport", "shm"}), "--transport shm: not supported by x (choose from: udp)");
+  EXPECT_EQ(refused({"--whc-high", "65536"}), "--whc-high 65536: not supported by x (no writer history cache limit)");
+  d.honours = "whc";
+  EXPECT_EQ(refused({"--whc-high", "65536"}), "");
+  // Spinning polls: the listener default gives way to the first way that can be polled.
+  EXPECT_EQ(refused({"--wait", "spin"}), "");
+  EXPECT_NE(refused({"--wait", "spin", "--receive", "listener"}).find("not with --receive listener"),
+            std::string::npos);
+  d.spin = false;
+  EXPECT_EQ(refused({"--wait", "spin"}), "--wait spin: not supported by x (choose from: block)");
 }
 
-TEST(Options, Readers) {
+TEST(Options, SubscribersAsThreads) {
   Options o;
-  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "4"}, &o), "");
-  EXPECT_EQ(o.readers, 4u);
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "4", "--subscribers-as", "threads"}, &o), "");
+  EXPECT_EQ(reader_options(o).size(), 4u);
   o = Options{};
-  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "65"}, &o).find("'65'"),
-            std::string::npos);
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "65"}, &o).find("'65'"), std::string::npos);
   o = Options{};
-  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "0"}, &o).find("'0'"),
-            std::string::npos);
-  o = Options{};
-  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "x", "--size", "64", "--readers", "2"}, &o).find("--readers"),
-            std::string::npos);
+  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "x", "--subscribers", "2", "--subscribers-as", "threads"}, &o),
+            "--subscribers-as: only for --role sub");
   o = Options{};  // a fixed port for several readers: one each
-  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "2", "--port", "5000"}, &o)
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "2", "--subscribers-as", "threads", "--port",
+                   "5000"},
+                  &o)
                 .find("--port"),
             std::string::npos);
   o = Options{};
-  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "2", "--port", "5000,5001"}, &o),
+  EXPECT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "2", "--subscribers-as", "threads", "--port",
+                   "5000,5001"},
+                  &o),
             "");
+  o = Options{};
+  EXPECT_NE(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "2", "--subscriber-index", "2"}, &o)
+                .find("below --subscribers 2"),
+            std::string::npos);
 }
 
 TEST(Options, EachReadersOptions) {
   Options o;
-  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "3", "--port", "5000,5001,5002",
-                   "--echo", "1", "--slow-ns", "5000000", "--samples-out", "dir.d/point-0003.i64"},
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "3", "--subscribers-as", "threads", "--port",
+                   "5000,5001,5002", "--slow-subscriber", "5000000", "--samples-out", "dir.d/point-0003.i64"},
                   &o),
             "");
   const std::vector<Options> r = reader_options(o);
@@ -135,7 +225,7 @@ TEST(Options, EachReadersOptions) {
     EXPECT_EQ(adapter_config(r[i]).port, uint16_t(5000 + i));
     EXPECT_EQ(adapter_config(r[i]).ports, std::vector<uint16_t>{uint16_t(5000 + i)});
   }
-  EXPECT_TRUE(r[0].echo);  // reader 0 answers pings; the last is the slow one and never echoes
+  EXPECT_TRUE(r[0].echo);  // subscriber 0 answers pings; the last is the slow one and never echoes
   EXPECT_FALSE(r[2].echo);
   EXPECT_EQ(r[0].slow_ns, 0);
   EXPECT_EQ(r[2].slow_ns, 5000000);
@@ -143,17 +233,29 @@ TEST(Options, EachReadersOptions) {
   EXPECT_EQ(r[1].samples_out, "dir.d/point-0003.sub1.i64");
   EXPECT_EQ(r[2].samples_out, "dir.d/point-0003.sub2.i64");
 
-  Options one;  // one reader: the options as given, the slow one included
-  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--slow-ns", "7", "--samples-out", "dir.d/x"},
-                  &one),
-            "");
-  const std::vector<Options> r1 = reader_options(one);
-  ASSERT_EQ(r1.size(), 1u);
-  EXPECT_EQ(r1[0].slow_ns, 7);
-  EXPECT_EQ(r1[0].samples_out, "dir.d/x");
+  // As processes: the same rules by --subscriber-index.
+  for (uint32_t index = 0; index < 3; ++index) {
+    Options p;
+    const std::string i = std::to_string(index);
+    ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "3", "--subscriber-index", i.c_str(),
+                     "--slow-subscriber", "7", "--samples-out", "dir.d/x.i64"},
+                    &p),
+              "");
+    const std::vector<Options> one = reader_options(p);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].echo, index == 0);
+    EXPECT_EQ(one[0].slow_ns, index == 2 ? 7 : 0);
+    EXPECT_EQ(one[0].samples_out, index == 0 ? "dir.d/x.i64" : "dir.d/x.sub" + i + ".i64");
+  }
+
+  Options alone;  // one subscriber: the slow one, and the echoer
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--slow-subscriber", "7"}, &alone), "");
+  EXPECT_EQ(reader_options(alone)[0].slow_ns, 7);
+  EXPECT_TRUE(reader_options(alone)[0].echo);
 
   Options two;  // a dot in a folder's name is no extension
-  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "2", "--samples-out", "dir.d/x"},
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--subscribers", "2", "--subscribers-as", "threads",
+                   "--samples-out", "dir.d/x"},
                   &two),
             "");
   EXPECT_EQ(reader_options(two)[1].samples_out, "dir.d/x.sub1");
@@ -165,14 +267,26 @@ TEST(Description, RefusesMoreReadersThanTheAdapterHoldsInAProcess) {
   d.max_readers_per_process = 1;
   d.readers_note = "one node per process";
   Options o;
-  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--readers", "3"}, &o), "");
-  EXPECT_EQ(refuse("x", d, o), "--readers 3: not supported by x (at most 1 reader(s) per process: one node per process)");
-  o.readers = 1;
-  EXPECT_EQ(refuse("x", d, o), "");
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--subscribers", "3", "--subscribers-as",
+                   "threads"},
+                &o),
+            "");
+  EXPECT_EQ(refuse("x", d, o),
+            "--subscribers 3: x holds at most 1 reader(s) per process (--subscribers-as processes has no such limit): "
+            "one node per process");
+  Options p;  // as processes: no such limit
+  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--subscribers", "3"}, &p), "");
+  EXPECT_EQ(refuse("x", d, p), "");
   d.max_readers_per_process = 0;  // no limit of its own, but a publisher that serves one
   d.max_subscribers = 1;
-  o.readers = 2;
-  EXPECT_NE(refuse("x", d, o).find("--readers 2"), std::string::npos);
-  d.max_subscribers = 0;
-  EXPECT_EQ(refuse("x", d, o), "");
+  EXPECT_EQ(refuse("x", d, p), "--subscribers 3: x serves at most 1 subscriber(s) per publisher");
+}
+
+TEST(OptionTable, PublishedAsJson) {
+  const std::string event = options_event();
+  EXPECT_EQ(event.rfind("{\"event\":\"options\",\"options\":[", 0), 0u);
+  for (const OptionRow& r : option_rows())
+    EXPECT_NE(event.find(std::string("{\"name\":\"") + r.name + "\""), std::string::npos) << r.name;
+  EXPECT_NE(event.find("\"name\":\"history\",\"kind\":\"history\""), std::string::npos);
+  EXPECT_NE(event.find("\"record\":\"qos.batch\""), std::string::npos);
 }

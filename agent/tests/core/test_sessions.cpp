@@ -140,7 +140,7 @@ TEST(Count, StopsAfterTheRequestedSamples) {
   Channel ch;
   Options o = options(Mode::rate, Role::pub);
   o.rate_hz = 1000;
-  o.count = 50;
+  o.samples = 50;
   const Point p = run_point(o, ch);
   EXPECT_EQ(field(p.pub, "sent"), 50);
   EXPECT_EQ(field(p.pub, "scheduled"), 50);
@@ -185,7 +185,7 @@ TEST(StopSignal, WakesEveryRegisteredTarget) {
   EXPECT_EQ(late.wakes.load(), 1);
 }
 
-// Several readers of one process (--readers) each block without a timeout on
+// Several readers of one process (--subscribers-as threads) each block without a timeout on
 // their own adapter; the one stop ends them all.
 TEST(StopSignal, OneStopEndsEveryReader) {
   constexpr int kReaders = 4;

@@ -1,8 +1,9 @@
 """``mwperf compare DIR_A DIR_B [...]``: the same points of several runs side
 by side, with ratios, a significance verdict and CI regression gates.
 
-Points match on their configuration (middleware, mode, size, rate, transport,
-QoS); repetitions of a point are its samples. Each later run is compared with
+Points match on what identifies them (middleware, mode, size, rate, the QoS
+label, and every other option of the agent's table that says what was
+measured); repetitions of a point are its samples. Each later run is compared with
 the first (the baseline).
 
 Significance of a latency difference (p50):
@@ -47,8 +48,9 @@ from typing import Callable, TextIO
 from mwperf.errors import UsageError
 from mwperf.export.derived import source_section, subscribers, subscribers_as
 from mwperf.export.terminal import table_text
-from mwperf.results.labels import qos_label
+from mwperf.results.labels import field, qos_label
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
+from mwperf.table import snapshot
 
 __all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "point_key", "point_label", "placement_of",
            "MIN_SAMPLES", "MIN_REPETITIONS"]
@@ -92,16 +94,31 @@ def bootstrap_ratio_ci(a: list[float], b: list[float], confidence: float = 0.95)
     return None if math.isnan(lo) or math.isnan(hi) else (lo, hi)
 
 
+#: The point's options a key names by themselves; the table's other options
+#: that identify what was measured (latency-count, burst-gap, ...) follow, where not at their default.
+_NAMED = ("mw", "mode", "size", "rate", "demand", "subscribers", "subscribers-as")
+
+
+def _others(r: dict) -> tuple:
+    out = []
+    for row in snapshot().rows:
+        if row.point_key and row.group == "point" and row.name not in _NAMED:
+            value = row.from_record(field(r, row.record))
+            if value is not None and value != row.default:
+                out.append(f"{row.name} {row.shown(value)}")
+    return tuple(out)
+
+
 def point_key(r: dict) -> tuple:
     """What a point is, across runs: the key compare matches points on (and
     ``mwperf history`` follows a point over time by)."""
-    return (r["mw"], r["mode"], r["size"], r.get("rate_hz"), qos_label(r), r.get("demand"), subscribers(r),
-            source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes")
+    return (r["mw"], r["mode"], r["size"], r["rate_hz"], qos_label(r), r["demand"], subscribers(r),
+            source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes", _others(r))
 
 
 def point_label(key: tuple) -> str:
     """A point key as a reader sees it: ``udp latency 64 B (best-effort, udp)``."""
-    mw, mode, size, rate, qos, demand, fan, section, how = key
+    mw, mode, size, rate, qos, demand, fan, section, how, others = key
     text = f"{mw} {mode} {size} B"
     if rate is not None:
         text += f" {rate:g} Hz"
@@ -109,7 +126,7 @@ def point_label(key: tuple) -> str:
         text += f" demand {demand}"
     if fan != 1:
         text += f" x{fan} subscribers" + (" as threads" if how == "threads" else "")
-    extra = "; ".join(p for p in (qos, section) if p)
+    extra = "; ".join(p for p in (qos, *others, section) if p)
     return f"{text} ({extra})" if extra else text
 
 

@@ -44,9 +44,7 @@ def _paths(parser: argparse.ArgumentParser) -> None:
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     import shtab
 
-    from mwperf.cli.main import build_parser
-
-    parser = build_parser()
+    parser = ns.root_parser  # the whole command line, as cli.main built it
     _paths(parser)
     sys.stdout.write(shtab.complete(parser, shell=ns.shell))
     return 0

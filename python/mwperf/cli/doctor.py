@@ -12,6 +12,7 @@ import os
 import sys
 from typing import TextIO
 
+from mwperf.cli.common import described_agent
 from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, default_agent_path, describe, find_agent, wakeup
 from mwperf.execute.provenance import HALTPOLL, governor, read_sysctl
@@ -34,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.cleanup:
-        return cleanup(sys.stdout, find_agent(ns.agent))
+        return cleanup(sys.stdout, ns.agent)
     return doctor(sys.stdout, ns.agent)
 
 
@@ -108,13 +109,15 @@ def _us(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1000:.1f} us"
 
 
-def cleanup(out: TextIO, agent: str | None = None) -> int:
+def cleanup(out: TextIO, agent_arg: str | None = None) -> int:
     """Remove what crashed runs left: namespaces (by name, their controller
-    gone), unreferenced middleware shared-memory segments, and what the
-    agent's adapters know their middlewares leave."""
+    gone), unreferenced middleware shared-memory segments and files (of what
+    the agent's adapters say they may leave), and what the adapters alone
+    know how to find (``mwperf-agent cleanup``); none without a built agent."""
     from mwperf.execute.cleanup import clean_leftovers
 
-    left = clean_leftovers(agent)
+    found = described_agent(agent_arg)
+    left = clean_leftovers(found[1].leftovers, found[0]) if found else clean_leftovers()
     for what, names in (("namespace(s)", left.namespaces), ("shared-memory segment(s)", left.segments)):
         out.write(f"removed {len(names)} {what}{': ' + ', '.join(names) if names else ''}\n")
     if left.services:

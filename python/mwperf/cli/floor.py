@@ -12,8 +12,9 @@ import sys
 
 from mwperf.cli.common import described_agent, no_agent
 from mwperf.errors import UnitError, UsageError
-from mwperf.plan.options import DEFAULT_SIZE, CpuPlacement
+from mwperf.plan.options import CpuPlacement
 from mwperf.plan.validate import parse_cpu
+from mwperf.table import snapshot
 from mwperf.units import parse_duration_ns, parse_list, parse_size
 
 __all__ = ["add_parser", "command", "MAX_SIZE"]
@@ -21,6 +22,8 @@ __all__ = ["add_parser", "command", "MAX_SIZE"]
 #: As the agent's floor command takes them.
 MAX_SIZE = 64 << 20
 WAITS = ("block", "spin")
+#: A run's default size (the option table's).
+DEFAULT_SIZE = str(snapshot()["size"].default)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -17,7 +17,7 @@ import os
 import sys
 from typing import NoReturn, Sequence
 
-from mwperf import __version__
+from mwperf.version import __version__
 from mwperf.cli import baseline, check, compare, completion, db, doctor, export, floor, history, imports, ls, report, run, sweep
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable
@@ -67,6 +67,7 @@ def build_parser() -> OneLineParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.set_defaults(root_parser=parser)  # `completion` writes its script from the whole parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)

@@ -28,6 +28,7 @@ from mwperf.execute import lock
 from mwperf.execute.point import check_placement
 from mwperf.results.confined import refuse_link
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records, write_atomic
+from mwperf.results.upgrade import OLD_KEY_PREFIX
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
 
@@ -88,22 +89,26 @@ def _positive(text: str) -> int:
 
 
 def _label(p: PlannedPoint) -> str:
-    opts = p.opts
-    extras = [f"cpu {opts.cpu}", f"wait {opts.wait}"]
-    if opts.qos.instances:
-        extras.append(f"keyed {opts.qos.instances}")
-    if opts.qos.async_:
-        extras.append("async")
-    if opts.qos.receive:
-        extras.append(opts.qos.receive)
-    if opts.samples:
-        extras.append(f"{opts.samples} samples")
-    extras.append(("max " if opts.precision or opts.samples else "") + f"{opts.duration_ns / 1e9:g} s")
-    if opts.precision:
-        extras.append(f"precision {opts.precision:.0%}")
+    """The point, then what it runs under that its label does not say: the
+    placement and wait, every other option of the table not at its default,
+    how long, the repetition."""
+    opts, point, table = p.opts, p.point, p.opts.table
+    extras = [f"cpu {opts.cpu}", f"wait {point.get('wait')}"]
+    said = {"mw", "mode", "size", "rate", "demand", "subscribers", "subscribers-as", "duration", "samples",
+            "precision", "wait"}
+    for row in table.user_rows:
+        value = point.get(row.name)
+        if row.name not in said and row.label is None and value is not None and value != row.default:
+            extras.append(row.name if row.kind == "flag" else f"{row.name} {row.shown(value)}")
+    if point.get("samples"):
+        extras.append(f"{point.get('samples')} samples")
+    precision = point.get("precision")
+    extras.append(("max " if precision or point.get("samples") else "") + f"{point.get('duration', 0) / 1e9:g} s")
+    if precision:
+        extras.append(f"precision {table['precision'].shown(precision)}")
     if p.repetitions > 1:
         extras.append(f"rep {p.repetition + 1}")
-    return f"{p.point.label()}; {', '.join(extras)}"
+    return f"{point.label(table)}; {', '.join(extras)}"
 
 
 def describe(points: list[PlannedPoint]) -> str:
@@ -111,7 +116,7 @@ def describe(points: list[PlannedPoint]) -> str:
     (last line) ``N points``."""
     width = len(str(len(points)))
     lines = [f"{p.point.index + 1:>{width}}  {_label(p)}" for p in points]
-    total = sum(p.opts.planned_s + POINT_OVERHEAD_S for p in points)
+    total = sum(p.point.planned_s + POINT_OVERHEAD_S for p in points)
     lines.append(f"at most about {format_eta(total)} (warm-up + duration + ~{POINT_OVERHEAD_S:g} s start-up a point)")
     lines.append(f"{len(points)} points")
     return "\n".join(lines) + "\n"
@@ -163,7 +168,7 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, fmt=fmt, floor=floor)
+        return execute(points, RunDir(out), agent, doc, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
@@ -181,6 +186,9 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
         raise UsageError("--resume", run_dir, str(exc)) from None
     points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points)
     earlier = read_records(path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
+    if any(str(r.get("point_key") or "").startswith(OLD_KEY_PREFIX) for r in earlier):
+        raise UsageError("--resume", run_dir, "written by an older mwperf (records v1): its points cannot be matched "
+                                              "to this plan's; run the plan into a new directory")
     done = {r.get("point_key") for r in earlier}
     todo = [p for p in points if p.key not in done]
     rundir = RunDir(path)
@@ -190,7 +198,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, floor=floor)
+    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
 
 
 def _plan_doc(plan: Plan, count: int) -> dict:

@@ -22,15 +22,15 @@ from collections import deque
 from pathlib import Path
 from typing import Mapping
 
-from mwperf.description import AGENT_NAME, AdapterInfo, AgentInfo
+from mwperf.description import AGENT_NAME, AgentInfo
 from mwperf.errors import AgentError
+from mwperf.table import snapshot
 
 __all__ = [
     "AgentProcess",
     "describe",
     "default_agent_path",
     "find_agent",
-    "list_adapters",
     "agent_version",
     "wakeup",
     "query",
@@ -164,15 +164,18 @@ def _last_line(text: str) -> str:
 
 
 def describe(agent: str, timeout: float = 10.0) -> AgentInfo:
-    """The agent's description of itself (``mwperf-agent list``)."""
+    """The agent's description of itself (``mwperf-agent list``). Its option
+    table must be the one this controller's command line and record schema
+    were made from (the snapshot, :mod:`mwperf.table`)."""
     info = AgentInfo.from_events(query(agent, ["list"], timeout))
     if not info.adapters:
         raise AgentError(f"'{AGENT_NAME} list' reported no adapter")
+    if info.table != snapshot():
+        theirs, ours = {r.name for r in info.table.rows}, {r.name for r in snapshot().rows}
+        differ = sorted(theirs ^ ours) or sorted(r.name for r in info.table.rows if r != snapshot().get(r.name))
+        raise AgentError(f"{agent} has another option table than this mwperf ({', '.join(differ[:5])} differ): "
+                         f"rebuild the agent (make agent), or this mwperf's snapshot (python -m mwperf.table)")
     return info
-
-
-def list_adapters(agent: str, timeout: float = 10.0) -> dict[str, AdapterInfo]:
-    return describe(agent, timeout).adapters
 
 
 def agent_version(agent: str, timeout: float = 10.0) -> dict:

@@ -1,24 +1,31 @@
 """Remove stale middleware shared-memory segments (DEVELOPERS rule: segments
 go after every run, and after a crash at the latest at the start of the next).
 
-Three steps, all safe while other middleware processes run on the host:
+Four steps, all safe while other middleware processes run on the host:
 
 1. ``fastdds shm clean`` when the ``fastdds`` command exists (Debian
    fastdds-tools): Fast DDS's own check, which removes only the zombie
    segments and ports (nobody holds their lock);
-2. the files of :data:`PATTERNS` in the shared-memory directory that no live
-   process has open (``/proc/*/fd``) or mapped (``/proc/*/maps``). When some
-   process cannot be inspected (not root), nothing is removed in this step:
-   an unreferenced file cannot be told from one that process uses. Files
-   younger than ``min_age_s`` are kept too (created but not yet opened);
-3. ``mwperf-agent cleanup``: each adapter removes what its own middleware
-   leaves and it alone knows (Connext's System V segments and semaphores, the
-   connext adapter's XML files), where their process is gone.
+2. the files of the shared-memory directory that match what the adapters
+   say they may leave (``leftovers`` in ``mwperf-agent list``: Fast DDS's
+   segments, zenoh's, iceoryx2's, the LTTng-UST wait segments of ROS 2's
+   tracing library) and that no live process has open (``/proc/*/fd``) or
+   mapped (``/proc/*/maps``). When some process cannot be inspected (not
+   root), nothing is removed in this step: an unreferenced file cannot be
+   told from one that process uses. Files younger than ``min_age_s`` are
+   kept too (created but not yet opened);
+3. the files and folders they name elsewhere (iceoryx2's root folder, the
+   Fast DDS profile a ros2 agent writes in /tmp), this user's own, when no
+   agent runs;
+4. ``mwperf-agent cleanup``: each adapter removes what its own middleware
+   leaves and globs cannot name (Connext's System V segments and semaphores,
+   the connext adapter's XML files), where their process is gone.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import glob
 import json
 import os
 import shutil
@@ -27,28 +34,21 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from mwperf.execute import netns, services
 
-__all__ = ["PATTERNS", "SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_tmp", "AGENT_TMP"]
+__all__ = ["SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
+           "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files", "shm_patterns"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
-#: Fast DDS shared-memory transport (segments, ports, their lock files),
-#: data-sharing segments, and the named semaphores of its ports (also ROS 2's
-#: Fast DDS); zenoh's shared-memory segments (<id>.zenoh); iceoryx2's, which
-#: mwperf prefixes mwp<run id>_; and LTTng-UST's wait segments
-#: (lttng-ust-wait-<version>[-<uid>]), which ROS 2's tracing library, loaded
-#: with rcl, creates at the agent's start (re-created by the next process that needs them).
-PATTERNS = ("fastrtps_*", "fast_datasharing_*", "sem.fastrtps_*", "*.zenoh", "mwp[0-9]*_*", "lttng-ust-wait-*")
-TMP_DIR = Path("/tmp")
-#: What agents keep in /tmp while they run and remove when they end (a killed
-#: one leaves them): iceoryx2's root folder for mwperf's runs
-#: (agent/rust/mwperf_shim/src/iox.rs ROOT) and the Fast DDS profile of a
-#: ros2 agent (agent/src/adapters/ros2.cpp).
-AGENT_TMP = ("mwperf-iceoryx2", "mwperf-ros2-*")
 MIN_AGE_S = 1.0
+
+
+def shm_patterns(leftovers: Iterable[str], shm_dir: Path = SHM_DIR) -> tuple[str, ...]:
+    """The file-name patterns of ``leftovers`` (absolute globs) that lie in ``shm_dir``."""
+    return tuple(dict.fromkeys(os.path.basename(p) for p in leftovers if os.path.dirname(p) == str(shm_dir)))
 
 
 def _maps_paths(text: str) -> set[str]:
@@ -105,8 +105,8 @@ def _kernel_thread(base: Path) -> bool:
         return False
 
 
-def stale_segments(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, min_age_s: float = MIN_AGE_S,
-                   patterns: tuple[str, ...] = PATTERNS) -> list[Path]:
+def stale_segments(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR,
+                   min_age_s: float = MIN_AGE_S) -> list[Path]:
     """Segments of ``patterns`` in ``shm_dir`` that no live process references."""
     try:
         names = sorted(os.listdir(shm_dir))
@@ -142,12 +142,14 @@ class Leftovers:
     services: list[str]
 
 
-def clean_leftovers(agent: str | None = None) -> Leftovers:
+def clean_leftovers(leftovers: Iterable[str] = (), agent: str | None = None) -> Leftovers:
     """Remove what crashed runs left: their namespaces (their controller gone),
-    unreferenced shared-memory segments, what their services left, and (given
-    the agent) what its adapters know their middlewares leave."""
-    return Leftovers(netns.remove_stale(), clean_shm() + clean_agent_tmp() + agent_clean_stale(agent),
-                     services.clean_stale())
+    unreferenced shared-memory segments and the other files of ``leftovers``
+    (what the adapters say they may leave), what their services left, and
+    (given the agent) what its adapters alone know how to find."""
+    leftovers = tuple(leftovers)
+    return Leftovers(netns.remove_stale(), clean_shm(shm_patterns(leftovers)) + clean_agent_files(leftovers)
+                     + agent_clean_stale(agent), services.clean_stale())
 
 
 #: What runs an agent: the agent (and its companions) and its unit tests.
@@ -186,13 +188,12 @@ def agent_clean_stale(agent: str | None, timeout: float = 30.0) -> list[str]:
     return removed
 
 
-def clean_agent_tmp(tmp: Path = TMP_DIR, proc: Path = PROC_DIR) -> list[str]:
-    """What agents left in ``tmp`` (:data:`AGENT_TMP`, this user's own only),
+def clean_agent_files(leftovers: Iterable[str], proc: Path = PROC_DIR, shm_dir: Path = SHM_DIR) -> list[str]:
+    """The files and folders of ``leftovers`` outside ``shm_dir`` (absolute
+    globs: iceoryx2's root, a ros2 agent's profile), this user's own only,
     when no agent runs (a live one's files are its own)."""
-    try:
-        found = [tmp / n for n in sorted(os.listdir(tmp)) if any(fnmatch.fnmatchcase(n, p) for p in AGENT_TMP)]
-    except OSError:
-        return []
+    patterns = [p for p in leftovers if os.path.dirname(p) != str(shm_dir)]
+    found = sorted({Path(f) for p in patterns for f in glob.glob(p)})
     if not found or _an_agent_runs(proc):
         return []
     removed = []
@@ -212,10 +213,11 @@ def clean_agent_tmp(tmp: Path = TMP_DIR, proc: Path = PROC_DIR) -> list[str]:
 
 
 def _an_agent_runs(proc: Path) -> bool:
-    for entry in os.listdir(proc):
-        if entry.isdigit() and _is_agent(proc / entry):
-            return True
-    return False
+    try:
+        entries = os.listdir(proc)
+    except OSError:
+        return True  # cannot tell: keep what may be a live agent's
+    return any(entry.isdigit() and _is_agent(proc / entry) for entry in entries)
 
 
 def fastdds_shm_clean(timeout: float = 20.0) -> bool:
@@ -231,14 +233,14 @@ def fastdds_shm_clean(timeout: float = 20.0) -> bool:
     return done.returncode == 0
 
 
-def clean_shm(shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, *, use_fastdds: bool = True,
-              min_age_s: float = MIN_AGE_S) -> list[str]:
+def clean_shm(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, *,
+              use_fastdds: bool = True, min_age_s: float = MIN_AGE_S) -> list[str]:
     """Remove stale segments; returns the names of the files this step removed
     (what ``fastdds shm clean`` removed is not listed)."""
     if use_fastdds and shm_dir == SHM_DIR:
         fastdds_shm_clean()
     removed = []
-    for path in stale_segments(shm_dir, proc, min_age_s):
+    for path in stale_segments(patterns, shm_dir, proc, min_age_s):
         try:
             path.unlink()
             removed.append(path.name)

@@ -22,10 +22,9 @@ import subprocess
 import tempfile
 import time
 
-__all__ = ["EXCHANGES", "side_offset", "estimate", "sync_status", "FLAG_RATIO"]
+__all__ = ["EXCHANGES", "side_offset", "estimate", "sync_status"]
 
 EXCHANGES = 50
-FLAG_RATIO = 0.10
 
 
 def side_offset(argv: list[str], exchanges: int = EXCHANGES, timeout: float = 10.0,

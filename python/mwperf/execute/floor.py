@@ -24,7 +24,8 @@ from mwperf.errors import AgentError
 from mwperf.execute.agent import query
 from mwperf.plan.options import CpuPlacement, PlannedPoint
 from mwperf.results.floor import FLOOR_JSON, FLOOR_VERSION, KINDS, write_floor
-from mwperf.results.record import stats_us, utc_now_iso
+from mwperf.results.measures import stats_us
+from mwperf.results.record import utc_now_iso
 from mwperf.results.rundir import RunDir
 
 __all__ = ["BUDGET_S", "MAX_TOTAL_S", "MIN_BUDGET_S", "TIMEOUT_S", "groups_of", "budget_for", "measure_one",
@@ -45,7 +46,7 @@ def groups_of(jobs: Iterable[PlannedPoint]) -> dict[Group, list[int]]:
     groups: dict[Group, set[int]] = {}
     for job in jobs:
         if job.opts.hosts is None:
-            groups.setdefault((job.opts.cpu, job.opts.wait), set()).add(job.point.size)
+            groups.setdefault((job.opts.cpu, job.point.get("wait")), set()).add(job.point.size)
     return {group: sorted(sizes) for group, sizes in groups.items()}
 
 

@@ -164,8 +164,9 @@ class NetnsPair(Placement):
             prefix += ["unshare", "--time", "--monotonic", str(self.profile.clock_offset_s), "--"]
         return prefix
 
-    def agent_args(self, role: str) -> list[str]:
+    def agent_args(self, role: str, nic: bool = True) -> list[str]:
         """Addresses for the agent: the sub binds its own, the pub sends to the sub's;
         DDS uses the namespace's veth and the other side as unicast peer."""
         mine, other = (0, 1) if role == "pub" else (1, 0)
-        return ["--host", self.addr[1], "--nic", self.ifname[mine], "--peer", self.addr[other], "--isolated", "1"]
+        return ["--host", self.addr[1], *(["--nic", self.ifname[mine]] if nic else []), "--peer", self.addr[other],
+                "--isolated", "1"]

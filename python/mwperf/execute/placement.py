@@ -53,12 +53,13 @@ class Placement(ABC):
         return True
 
     @abstractmethod
-    def agent_args(self, role: str) -> list[str]:
-        """The addresses the agent of ``role`` binds, sends to and peers with."""
+    def agent_args(self, role: str, nic: bool = True) -> list[str]:
+        """The addresses the agent of ``role`` binds, sends to and peers with
+        (``nic``: and its interface, for a middleware that chooses one)."""
 
-    def wrap(self, role: str, argv: list[str]) -> list[str]:
+    def wrap(self, role: str, argv: list[str], nic: bool = True) -> list[str]:
         """The agent's argument list, run where the role runs, with its addresses."""
-        return self.command(role, argv + self.agent_args(role))
+        return self.command(role, argv + self.agent_args(role, nic))
 
     @abstractmethod
     def as_dict(self) -> dict | None:
@@ -77,7 +78,7 @@ class Local(Placement):
     def address(self, role: str) -> str:
         return "127.0.0.1"
 
-    def agent_args(self, role: str) -> list[str]:
+    def agent_args(self, role: str, nic: bool = True) -> list[str]:
         return []
 
     def as_dict(self) -> None:

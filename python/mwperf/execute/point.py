@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
@@ -34,28 +34,40 @@ from mwperf.execute.services import Service
 from mwperf.execute.ssh import SshHosts
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import RunOptions, TestPoint
-from mwperf.plan.qos import qos_agent_args
+from mwperf.description import AgentInfo
 from mwperf.results.record import PointOutcome
 from mwperf.results.rundir import samples_path
 
-__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_placement", "placement_for", "run_point", "threaded"]
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_placement", "placement_for", "run_point"]
 
 
 @dataclass(frozen=True)
 class Timeouts:
     """Seconds; ``slack`` (--point-timeout) is added to each deadline, and the
-    publisher's result deadline also holds --match-timeout (discovery)."""
+    publisher's result deadline also holds --match-timeout (discovery). What
+    the agent's own timing decides (its drain, a reliable publisher's linger,
+    the ping timeout) comes from its description unless given here (tests)."""
 
     ready: float = 5.0        # sub start-up until its ready event
-    after_result: float = 6.0  # a side's exit after its result (a reliable publisher lingers up to 4 s for acks)
+    after_result: float | None = None  # a side's exit after its result: the agent's linger and settle, + 2 s
     stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
-    drain: float = 4.0        # agent default --drain-ns (reliable QoS; 0.5 s best effort)
-    ping: float = 2.0         # a last unanswered ping of warm-up and of the run (agent --ping-timeout-ns 1 s each)
+    drain: float | None = None  # the subscriber's longest drain (the agent's, under reliable QoS)
+    ping: float | None = None   # a last unanswered ping of warm-up and of the run (twice the agent's ping timeout)
     blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
     start: float = 1.0        # the publisher's start after 'go' (threads, timers; discovery is done by then)
 
+    def resolved(self, agent: AgentInfo) -> "Timeouts":
+        """Every figure, the agent's where none was given."""
+        return replace(
+            self,
+            after_result=self.after_result if self.after_result is not None else
+            agent.timing_s("linger_ns") + agent.timing_s("settle_ns") + EXIT_MARGIN_S,
+            drain=self.drain if self.drain is not None else agent.timing_s("drain_reliable_ns"),
+            ping=self.ping if self.ping is not None else 2 * agent.table["ping-timeout"].default / 1e9)
 
 
+#: A side's exit after its result, beyond what the agent says it waits.
+EXIT_MARGIN_S = 2.0
 #: The subscriber starts waiting for its match before the publisher even
 #: starts, so it waits this much longer than the publisher.
 SUB_MATCH_MARGIN_NS = 5_000_000_000
@@ -70,81 +82,43 @@ RUN_ID_ENV = "MWPERF_RUN_ID"
 DEFAULT_TIMEOUTS = Timeouts()
 
 
-def threaded(point: TestPoint) -> bool:
-    """The point's N subscribers are N reader threads of one agent process (--readers)."""
-    return point.subscribers > 1 and point.subscribers_as == "threads"
-
-
 def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: int | str, *,
                two_hosts: bool = False, clock_offset_ns: int = 0, sub_index: int = 0,
                one_clock: bool = True) -> list[str]:
-    """The agent's own arguments for one side of the point (where it runs
-    and what a service adds are the placement's and the service's).
-    ``port``: the subscriber's (the publisher's destination), or every
-    subscriber's, comma-separated (1:N); ``sub_index``: which subscriber
-    (the first answers pings; the last is the slow one, if any). With
-    subscribers as threads, the one subscriber process gets ``--readers N``."""
-    core = opts.cpu.pub if role == "pub" else opts.cpu.sub
-    match_ns = opts.qos.match_timeout_ns + (SUB_MATCH_MARGIN_NS if role == "sub" else 0)
-    argv = [
-        agent, "run",
-        "--role", role,
-        "--mw", point.mw,
-        "--mode", point.mode,
-        "--size", str(point.size),
-        "--duration-ns", str(opts.duration_ns),
-        "--warmup-ns", str(opts.warmup_ns),
-        "--cpu", str(-1 if core is None else core),
-        "--wait", opts.wait,
-        "--port", str(port),
-        "--key", "stdin",  # the key of every message's tag: the first control line, never here
-    ]
-    if point.mode == "rate" and point.rate_hz is not None:
-        argv += ["--rate-hz", repr(float(point.rate_hz))]
-    if point.mode == "throughput":
-        argv += ["--latency-count", str(opts.latency_count)]
-    if point.mode == "burst" and point.demand is not None:
-        argv += ["--demand", str(point.demand), "--burst-gap-ns", str(opts.burst_gap_ns)]
-    if point.subscribers > 1:  # the pub waits for them; a sub's middleware may size its stream by them
-        argv += ["--subscribers", str(point.subscribers)]
-    if role == "sub":
-        if threaded(point):
-            # One process, N readers: reader 0 echoes, the last is the slow one (the agent's rule).
-            argv += ["--readers", str(point.subscribers), "--echo", "1"]
-            if opts.slow_ns:
-                argv += ["--slow-ns", str(opts.slow_ns)]
-        else:
-            if point.subscribers > 1:
-                argv += ["--echo", "1" if sub_index == 0 else "0"]
-            if opts.slow_ns and sub_index == point.subscribers - 1:
-                argv += ["--slow-ns", str(opts.slow_ns)]
-    if opts.samples and role == "pub":
-        argv += ["--count", str(opts.samples)]
-    samples = opts.out / samples_path(point.index)
-    if sub_index:  # each subscriber keeps its own
-        samples = samples.with_name(f"{samples.stem}.sub{sub_index}{samples.suffix}")
-    argv += ["--samples-out", str(samples)]
-    if opts.precision:
-        argv += ["--precision", repr(opts.precision)]
-    argv += ["--confidence", opts.confidence]
-    if opts.clock != "monotonic":
-        argv += ["--clock", opts.clock]
-    if role == "sub" and clock_offset_ns:
-        argv += ["--clock-offset-ns", str(clock_offset_ns)]
-    if role == "sub" and one_clock:
-        # Both sides read one clock: a send stamp from before the subscriber
-        # started, or from the future, is no sample of this run (1 ms for two
-        # realtime bases' estimates). Between two clocks the agent allows 10 s.
-        argv += ["--stamp-slack-ns", str(ONE_CLOCK_STAMP_SLACK_NS)]
-    argv += ["--match-timeout-ns", str(match_ns)]
+    """The agent's own arguments for one side of the point: every option of
+    the table that applies to the role and the point's mode, where the point's
+    value is not the option's default (where it runs and what a service adds
+    are the placement's and the service's). ``port``: the subscriber's (the
+    publisher's destination), or every subscriber's, comma-separated (1:N);
+    ``sub_index``: which subscriber process (the agent makes subscriber 0 the
+    echoer and the last the slow one)."""
+    table = opts.table
+    values = dict(point.values)
     info = opts.adapters.get(point.mw)
-    transport = point.transport
-    if transport is None and two_hosts and info is not None and "shm" in info.transport:
-        # Between hosts shared memory is no transport: a default that uses it
-        # (Fast DDS shm+udp) becomes UDP, so that the data crosses the link.
-        transport = "udp"
-    argv += qos_agent_args(opts.qos, info, transport=transport, reliability=point.reliability,
-                           history=point.history, durability=point.durability, wait=opts.wait)
+    if role == "sub" and values.get("match-timeout") is not None:
+        values["match-timeout"] += SUB_MATCH_MARGIN_NS
+    if values.get("transport") is None and two_hosts and info is not None and info.remote_transport:
+        values["transport"] = info.remote_transport  # its default crosses no host (shared memory)
+    argv = [agent, "run", "--role", role, "--mw", point.mw, "--mode", point.mode]
+    for row in table.user_rows:
+        value = values.get(row.name)
+        if row.name not in ("mw", "mode") and row.for_role(role) and row.applies(point.mode) \
+                and value is not None and value != row.default:
+            argv += [row.flag, row.argv(value)]
+    core = opts.cpu.pub if role == "pub" else opts.cpu.sub
+    argv += ["--cpu", str(-1 if core is None else core), "--port", str(port),
+             "--samples-out", str(opts.out / samples_path(point.index)),
+             "--key", "stdin"]  # the key of every message's tag: the first control line, never here
+    if role == "sub":
+        if sub_index:
+            argv += ["--subscriber-index", str(sub_index)]
+        if clock_offset_ns:
+            argv += ["--clock-offset", str(clock_offset_ns)]
+        if one_clock:
+            # Both sides read one clock: a send stamp from before the subscriber
+            # started, or from the future, is no sample of this run (1 ms for two
+            # realtime bases' estimates). Between two clocks the agent allows 10 s.
+            argv += ["--stamp-slack", str(ONE_CLOCK_STAMP_SLACK_NS)]
     return argv
 
 
@@ -169,6 +143,7 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
               timeouts: Timeouts = DEFAULT_TIMEOUTS) -> PointOutcome:
     """Run one point where its placement puts it; never raises for agent,
     link or service trouble (see outcome.error)."""
+    timeouts = timeouts.resolved(opts.agent)
     placement = placement_for(opts, point.index)
     try:
         with placement, services.running(opts.adapters.get(point.mw), placement, point) as service:
@@ -176,11 +151,11 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
             if placement.two_hosts:
                 clock = clocks.estimate(placement.command("pub", [agent, "clock"]),
                                         placement.command("sub", [agent, "clock"]),
-                                        same_clock=placement.same_clock, kind=opts.clock)
+                                        same_clock=placement.same_clock, kind=point.get("clock"))
                 # Two monotonic clocks: the subscriber subtracts the estimated offset
                 # from every one-way sample. A realtime clock is trusted to be
                 # synchronised (PTP, chrony): its estimate is recorded as a check.
-                if not placement.same_clock and opts.clock != "realtime":
+                if not placement.same_clock and point.get("clock") != "realtime":
                     offset_ns = int(round(clock["offset_us"] * 1000))
             outcome = _run_agents(opts, point, agent, timeouts, placement, service, offset_ns)
             outcome.clock = clock
@@ -363,7 +338,9 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
             argv = ["env", *(f"{k}={v}" for k, v in env.items()), *argv]
             env = {}
         name = role if index == 0 else f"{role}{index}"
-        process = AgentProcess(placement.wrap(role, argv + service.agent_args(role)), name, env=env)
+        info = opts.adapters.get(point.mw)
+        nic = info is None or info.honours("nic")  # the link's interface, for a middleware that chooses one
+        process = AgentProcess(placement.wrap(role, argv + service.agent_args(role), nic=nic), name, env=env)
         _tell(process, f"key {key}", close=False)
         return process
 
@@ -373,8 +350,8 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
     pub: AgentProcess | None = None
     pub_started = False
     # 1:N as processes: N subscriber agents of one reader each; as threads:
-    # one subscriber agent of N readers (--readers N).
-    readers = point.subscribers if threaded(point) else 1
+    # one subscriber agent of N readers (--subscribers-as threads).
+    readers = point.subscribers if point.threaded else 1
     try:
         # Every subscriber starts, then each says it is ready (its port, or each reader's).
         for index in range(point.subscribers // readers):
@@ -389,14 +366,14 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
 
         pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
         pub_started = True
-        run_s = (opts.warmup_ns + opts.duration_ns) / 1e9
-        match_s = opts.qos.match_timeout_ns / 1e9
+        run_s = point.planned_s
+        match_s = point.get("match-timeout") / 1e9
         outcome.pub_ready = _expect(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
         # The start barrier: the publisher sends once every subscriber is matched and receiving.
         for each in subs:
             _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
         _tell(pub, "go", close=False)
-        ticks = [_relay_converged(sub, pub)] if opts.precision and point.mode in ("rate", "throughput") else []
+        ticks = [_relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
         if point.mode == "burst":  # a burst still being written at the deadline is cut there
             ticks.append(_stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
         outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",

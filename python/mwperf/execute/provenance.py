@@ -13,11 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mwperf import __version__
+from mwperf.version import __version__
 from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, describe
 
-__all__ = ["SYSCTLS", "PROVENANCE_KEYS", "collect", "system_info", "read_sysctl", "git_info", "governor"]
+__all__ = ["SYSCTLS", "collect", "system_info", "read_sysctl", "git_info", "governor"]
 
 SYSCTLS = (
     "net.core.busy_read",
@@ -31,14 +31,6 @@ HALTPOLL = Path("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
 GOVERNOR = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 CLOCKSOURCE = Path("/sys/devices/system/clocksource/clocksource0/current_clocksource")
 PACKAGE_DIR = Path(__file__).resolve().parent
-
-#: Keys run.json always has.
-PROVENANCE_KEYS = (
-    "schema_version", "run_id", "status", "started", "finished", "command", "mwperf_version",
-    "git", "hostname", "kernel", "cpu_model", "vcpus", "governor", "governor_note", "clocksource",
-    "sysctl", "guest_halt_poll_ns", "python", "agent", "adapters", "options", "points",
-)
-
 
 def _read(path: Path | str) -> str | None:
     try:

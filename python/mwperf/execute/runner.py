@@ -53,22 +53,24 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
         jobs = [PlannedPoint(o, replace(job.point, index=2 * job.point.index + k))
                 for job in jobs for k, o in enumerate((opts, back))]
     return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts,
-                   floor=floor)
+                   leftovers=opts.agent.leftovers, floor=floor)
 
 
 def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
             out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
-            timeouts: Timeouts = DEFAULT_TIMEOUTS, floor: bool = False) -> int:
+            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False) -> int:
     """Run ``jobs`` into ``rundir`` (created if new), appending each record as
     soon as it is measured; ``doc`` is run.json (provenance), kept up to date.
     ``earlier`` are the records already there (a resumed sweep): they count in
-    the totals and the tables. ``floor``: measure the floor before the first
-    point, unless the directory has one (run.json says which). Returns the exit code."""
+    the totals and the tables. ``leftovers``: what the adapters may leave
+    behind (the agent's description), removed before and after. ``floor``:
+    measure the floor before the first point, unless the directory has one
+    (run.json says which). Returns the exit code."""
     out = out or sys.stdout
     progress = progress or sys.stderr
     earlier = list(earlier or [])
     check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
-    _clean_leftovers(progress, "before the run", agent)
+    _clean_leftovers(progress, "before the run", leftovers, agent)
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
     rundir.write_run_json(doc)
@@ -82,7 +84,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                 rundir.write_run_json(doc)
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
-            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.opts.planned_s for job in jobs]), records)
+            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.point.planned_s for job in jobs]), records)
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -95,7 +97,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
                 progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
-                _clean_leftovers(progress, "after the run", agent)
+                _clean_leftovers(progress, "after the run", leftovers, agent)
 
     everything = earlier + records
     _summarise(everything, records, rundir, out, progress, fmt)
@@ -156,10 +158,10 @@ def _summarise(everything: list[dict], records: list[dict], rundir: RunDir, out:
     out.flush()
 
 
-def _clean_leftovers(progress: TextIO, when: str, agent: str) -> None:
+def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...], agent: str) -> None:
     """Remove what crashed runs left; never fails the run."""
     try:
-        left = clean_leftovers(agent)
+        left = clean_leftovers(leftovers, agent)
     except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - /dev/shm unreadable, no ip tool
         progress.write(f"mwperf: warning: clean-up {when} failed: {exc}\n")
         return

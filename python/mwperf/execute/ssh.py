@@ -37,11 +37,11 @@ class SshHosts(Placement):
     def carries_env(self) -> bool:
         return False  # ssh hands the remote command no environment of ours
 
-    def agent_args(self, role: str) -> list[str]:
+    def agent_args(self, role: str, nic: bool = True) -> list[str]:
         """The sub binds its data address, the pub sends to it; each peers with the other."""
         data = self.hosts.data
         args = ["--host", data[1], "--peer", data[0 if role == "sub" else 1]]
-        return args + (["--nic", self.hosts.nic] if self.hosts.nic else [])
+        return args + (["--nic", self.hosts.nic] if self.hosts.nic and nic else [])
 
     def as_dict(self) -> dict:
         return self.hosts.as_dict()

@@ -1,5 +1,6 @@
 """results.csv: one flat row per record (``latency_us.p50`` -> ``latency_p50_us``),
-regenerated from results.jsonl after every point.
+regenerated from results.jsonl after every point. Every option of the
+agent's table that has a record field is a column (``qos.batch`` -> ``qos_batch``).
 
 Nulls are empty cells, booleans ``true``/``false``, floats in Python's
 shortest round-trip form, affinity lists space-separated.
@@ -14,20 +15,22 @@ from typing import Iterable, TextIO
 
 from mwperf.export.exporter import Exporter
 from mwperf.results.rundir import RunDir, write_atomic
+from mwperf.table import snapshot
 
-__all__ = ["RESULTS_CSV", "COLUMNS", "flatten", "write_csv", "to_csv_text", "ResultsCsv"]
+__all__ = ["RESULTS_CSV", "COLUMNS", "write_csv", "to_csv_text", "ResultsCsv"]
 
 RESULTS_CSV = "results.csv"
 
-_STATS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999", "exact")
+_STATS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999")
 
 
 def _stat_columns(prefix: str) -> list[tuple[str, tuple[str, ...]]]:
-    columns = []
-    for key in _STATS:
-        name = f"{prefix}_{key}" if key in ("count", "exact") else f"{prefix}_{key}_us"
-        columns.append((name, (f"{prefix}_us", key)))
-    return columns
+    return [(f"{prefix}_samples" if key == "count" else f"{prefix}_{key}_us", (f"{prefix}_us", key)) for key in _STATS]
+
+
+def _option_columns() -> list[tuple[str, tuple[str, ...]]]:
+    """Every option of the agent's table that has a record field (``qos.batch`` -> ``qos_batch``), in its order."""
+    return [(row.record.replace(".", "_"), tuple(row.record.split("."))) for row in snapshot().record_rows]
 
 
 #: (column name, path into the record)
@@ -36,25 +39,12 @@ _LAYOUT: list[tuple[str, tuple[str, ...]]] = [
     ("run_id", ("run_id",)),
     ("point", ("point",)),
     ("time", ("time",)),
-    ("mw", ("mw",)),
-    ("mode", ("mode",)),
-    ("transport", ("transport",)),
-    ("reliability", ("reliability",)),
-    ("qos_history", ("qos", "history")),
-    ("qos_durability", ("qos", "durability")),
-    ("qos_instances", ("qos", "instances")),
-    ("qos_async", ("qos", "async")),
-    ("qos_receive", ("qos", "receive")),
-    ("size", ("size",)),
-    ("rate_hz", ("rate_hz",)),
-    ("duration_s", ("duration_s",)),
-    ("warmup_s", ("warmup_s",)),
+    *_option_columns(),
     ("cpu_pub", ("cpu", "pub")),
     ("cpu_sub", ("cpu", "sub")),
     ("cpu_placement", ("cpu", "placement")),
     ("cpu_pub_affinity", ("cpu", "pub_affinity")),
     ("cpu_sub_affinity", ("cpu", "sub_affinity")),
-    ("wait", ("wait",)),
     ("sent", ("sent",)),
     ("received", ("received",)),
     ("lost", ("lost",)),
@@ -72,27 +62,22 @@ _LAYOUT: list[tuple[str, tuple[str, ...]]] = [
     ("cpu_pub_sys_s", ("cpu_s", "pub", "sys")),
     ("cpu_sub_user_s", ("cpu_s", "sub", "user")),
     ("cpu_sub_sys_s", ("cpu_s", "sub", "sys")),
+    ("cpu_pub_pct", ("cpu_pct", "pub")),
+    ("cpu_sub_pct", ("cpu_pct", "sub")),
     ("rss_pub_kb", ("rss_kb", "pub")),
     ("rss_sub_kb", ("rss_kb", "sub")),
     ("mw_rss_pub_kb", ("mw_rss_kb", "pub")),
     ("mw_rss_sub_kb", ("mw_rss_kb", "sub")),
     ("discovery_ms", ("discovery_ms",)),
+    ("elapsed_s", ("elapsed_s",)),
     ("adapter_name", ("adapter", "name")),
     ("adapter_version", ("adapter", "version")),
+    ("repetition", ("repetition",)),
     ("status", ("status",)),
     ("error", ("error",)),
 ]
 
 COLUMNS: list[str] = [name for name, _ in _LAYOUT]
-
-
-def _lookup(record: dict, path: tuple[str, ...]):
-    value = record
-    for key in path:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
 
 
 def _cell(value) -> str:
@@ -105,10 +90,6 @@ def _cell(value) -> str:
     if isinstance(value, float):
         return repr(value)
     return str(value)
-
-
-def flatten(record: dict) -> dict[str, str]:
-    return {name: _cell(_lookup(record, path)) for name, path in _LAYOUT}
 
 
 def _column(records: list[dict], path: tuple[str, ...]) -> list[str]:

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
-from mwperf.export.derived import cpu_percent, source_section, stat, subscribers, subscribers_as
+from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as
+from mwperf.export.figure_parts import (
+    SIZE_HOVER, WIDTH, Figure, collect, grid, layout, line, log_switch, num, ok_records, palette, panel, ramp,
+    series_name,
+)
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import read_samples
 from mwperf.units import format_rate_hz, format_size
@@ -47,185 +49,22 @@ SECTIONS = (("throughput", "Throughput and loss vs message size"),
             ("fanout", "Fan-out: latency and loss vs the number of subscribers"),
             ("resources", "CPU and memory"),
             ("point", "One point: latency histogram and latency over time"))
-#: Width of the figure files (the page's figures take the page's width).
-WIDTH = 1100
-PANEL_HEIGHT = 300
 MAX_TIME_POINTS = 2000
 PERCENTILES = (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p9999", "p99.99"))
 #: the samples a percentile needs (q needs n >= 1 / (1 - q)): below, it is not plotted
 _NEEDS = {"p50": 2, "p90": 10, "p99": 100, "p9999": 10_000}
 
 
-@dataclass
-class Figure:
-    section: str
-    id: str
-    title: str
-    fig: object  # plotly.graph_objects.Figure
-
-
-def series_name(r: dict) -> str:
-    """Middleware and what parts its points from others: QoS, transport, an
-    imported table's title, the number of subscribers."""
-    qos = qos_label(r)
-    extra = [p for p in (qos, source_section(r)) if p]
-    if subscribers(r) > 1:
-        extra.append(f"{subscribers(r)} subscribers")
-    return f"{r['mw']} ({'; '.join(extra)})" if extra else r["mw"]
-
-
-def _ok(records: Iterable[dict], mode: str) -> list[dict]:
-    return [r for r in records if r.get("status") == "ok" and r.get("mode") == mode]
-
-
-def _num(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-class _Cell:
-    """The points at one place of a figure: their median value, how many, their samples."""
-
-    def __init__(self):
-        self.values: list[float] = []
-        self.counts: list[int] = []
-
-    @property
-    def value(self) -> float:
-        return statistics.median(self.values)
-
-    @property
-    def count(self) -> int | None:
-        return sum(self.counts) if self.counts else None
-
-    @property
-    def text(self) -> str:
-        """The samples behind the value, for the hover: '12,345' or 'unknown' (imported tables)."""
-        return "unknown" if self.count is None else f"{self.count:,}"
-
-
-def _collect(records: list[dict], key: Callable[[dict], tuple], value: Callable[[dict], float | None],
-             count: Callable[[dict], int | None] = lambda r: None) -> dict[tuple, _Cell]:
-    cells: dict[tuple, _Cell] = {}
-    for r in records:
-        v = value(r)
-        if not _num(v):
-            continue
-        cell = cells.setdefault(key(r), _Cell())
-        cell.values.append(float(v))
-        c = count(r)
-        if isinstance(c, int):
-            cell.counts.append(c)
-    return cells
-
-
-def _palette(names: list) -> dict:
-    from plotly.colors import qualitative
-
-    colours = qualitative.D3 + qualitative.Dark24
-    return {name: colours[i % len(colours)] for i, name in enumerate(names)}
-
-
-def _ramp(values: list) -> dict:
-    """Ordered values (rates, sizes, percentiles) on a sequential scale."""
-    from plotly.colors import sample_colorscale
-
-    if len(values) == 1:
-        return {values[0]: "#1f77b4"}
-    spots = sample_colorscale("Viridis", [0.9 * i / (len(values) - 1) for i in range(len(values))])
-    return dict(zip(values, spots))
-
-
-def _wrap(text: str, width: int = 48) -> str:
-    """A panel title over lines of at most ``width`` characters (never cut)."""
-    words, lines, line = text.split(" "), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    lines.append(line)
-    return "<br>".join(lines)
-
-
-def _grid(panels: list[str], title: str, x_title: str, y_title: str, *, log_x: bool, log_y: bool,
-          shared_y: bool = True):
-    """Small multiples: a panel per name, three to a row, shared axes."""
-    from plotly.subplots import make_subplots
-
-    cols = min(3, max(1, len(panels)))
-    rows = math.ceil(len(panels) / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[_wrap(p) for p in panels],
-                        shared_xaxes="all", shared_yaxes="all" if shared_y else False,
-                        horizontal_spacing=0.06, vertical_spacing=min(0.5 / rows, 0.16))
-    fig.update_xaxes(type="log" if log_x else "linear", title_text=None)
-    fig.update_yaxes(type="log" if log_y else "linear", title_text=None)
-    for c in range(1, cols + 1):
-        fig.update_xaxes(title_text=x_title, row=rows, col=c)
-    for r_ in range(1, rows + 1):
-        fig.update_yaxes(title_text=y_title, row=r_, col=1)
-    fig.update_annotations(font_size=12)
-    for empty in range(len(panels), rows * cols):  # the grid's cells past the last panel stay blank
-        fig.update_xaxes(visible=False, row=empty // cols + 1, col=empty % cols + 1)
-        fig.update_yaxes(visible=False, row=empty // cols + 1, col=empty % cols + 1)
-    if len(panels) < rows * cols:  # the last row's x axis titles go under the panels that are there
-        for c in range(len(panels) % cols + 1, cols + 1):
-            fig.update_xaxes(title_text=None, row=rows, col=c)
-        for c in range(len(panels) % cols + 1, cols + 1):
-            fig.update_xaxes(title_text=x_title, showticklabels=True, row=rows - 1, col=c)
-    _layout(fig, title, rows)
-    return fig, cols
-
-
-def _layout(fig, title: str, rows: int = 1) -> None:
-    """Title top left, the log/linear buttons top right, the legend under the x axis title."""
-    plot_px = PANEL_HEIGHT * rows
-    fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "y": 1, "yanchor": "top", "yref": "container",
-                             "pad": {"t": 12}},
-                      template="plotly_white",
-                      height=plot_px + 250, margin={"l": 70, "r": 20, "t": 110, "b": 140},
-                      legend={"orientation": "h", "y": -70 / plot_px, "yanchor": "top",
-                              "x": 0, "groupclick": "togglegroup"},
-                      hoverlabel={"namelength": -1}, font={"family": "Helvetica, Arial, sans-serif", "size": 12})
-
-
-def _log_switch(fig, log_y: bool) -> None:
-    """Buttons above the figure: y axes on a log or a linear scale (all panels)."""
-    used = {getattr(t, "yaxis", None) or "y" for t in fig.data}
-    axes = sorted((f"yaxis{a[1:]}" for a in used), key=lambda a: int(a[5:] or 1)) or ["yaxis"]
-    order = (("log", "log y"), ("linear", "linear y")) if log_y else (("linear", "linear y"), ("log", "log y"))
-    fig.update_layout(updatemenus=[{
-        "type": "buttons", "direction": "right", "x": 1, "xanchor": "right",
-        "y": 1 + 50 / ((fig.layout.height or 550) - 250), "yanchor": "bottom", "showactive": True, "active": 0,
-        "buttons": [{"label": label, "method": "relayout", "args": [{f"{a}.type": kind for a in axes}]}
-                    for kind, label in order]}])
-
-
-def _panel(i: int, cols: int) -> dict:
-    return {"row": i // cols + 1, "col": i % cols + 1}
-
-
-_SIZE_HOVER = "size %{x:,} B"
-
-
-def _line(x, y, name, colour, *, group, show, custom, hover, dash=None, symbol="circle"):
-    import plotly.graph_objects as go
-
-    return go.Scatter(x=x, y=y, name=name, legendgroup=group, showlegend=show, mode="lines+markers",
-                      line={"color": colour, "dash": dash or "solid", "width": 2},
-                      marker={"color": colour, "size": 7, "symbol": symbol}, customdata=custom, hovertemplate=hover)
-
-
 def _throughput(records: list[dict]) -> list[Figure]:
     from plotly.subplots import make_subplots
 
-    tput = _ok(records, "throughput")
+    tput = ok_records(records, "throughput")
     if not tput:
         return []
     names = list(dict.fromkeys(series_name(r) for r in tput))
-    colours = _palette(names)
-    mbps = _collect(tput, lambda r: (series_name(r), r["size"]), lambda r: r.get("mbps"), lambda r: r.get("received"))
-    loss = _collect(tput, lambda r: (series_name(r), r["size"]),
+    colours = palette(names)
+    mbps = collect(tput, lambda r: (series_name(r), r["size"]), lambda r: r.get("mbps"), lambda r: r.get("received"))
+    loss = collect(tput, lambda r: (series_name(r), r["size"]),
                     lambda r: None if r.get("loss_rate") is None else 100 * r["loss_rate"], lambda r: r.get("sent"))
     fig = make_subplots(rows=1, cols=2, subplot_titles=["received Mbit/s", "lost %"], horizontal_spacing=0.08)
     for name in names:
@@ -234,28 +73,28 @@ def _throughput(records: list[dict]) -> list[Figure]:
             if not xs:
                 continue
             custom = [[cells[(name, x)].text, len(cells[(name, x)].values)] for x in xs]
-            fig.add_trace(_line(xs, [cells[(name, x)].value for x in xs], name, colours[name], group=name,
+            fig.add_trace(line(xs, [cells[(name, x)].value for x in xs], name, colours[name], group=name,
                                 show=col == 1 or not any(k[0] == name for k in mbps), custom=custom,
-                                hover=f"{_SIZE_HOVER}<br>{fmt}<br>%{{customdata[0]}} {'received' if col == 1 else 'sent'} "
+                                hover=f"{SIZE_HOVER}<br>{fmt}<br>%{{customdata[0]}} {'received' if col == 1 else 'sent'} "
                                       f"(%{{customdata[1]}} point(s))"), row=1, col=col)
     fig.update_xaxes(type="log", title_text="message size (bytes)")
     fig.update_yaxes(title_text="Mbit/s received", row=1, col=1)
     fig.update_yaxes(title_text="lost (% of sent)", row=1, col=2)
-    _layout(fig, "Throughput and loss vs message size (throughput mode, as RTI Perftest)")
-    _log_switch(fig, log_y=False)
+    layout(fig, "Throughput and loss vs message size (throughput mode, as RTI Perftest)")
+    log_switch(fig, log_y=False)
     return [Figure("throughput", "throughput-size", "Throughput and loss vs size", fig)]
 
 
 def _latency(records: list[dict]) -> list[Figure]:
-    lat = _ok(records, "latency")
+    lat = ok_records(records, "latency")
     if not lat:
         return []
     names = list(dict.fromkeys(series_name(r) for r in lat))
-    colours = _ramp([label for _, label in PERCENTILES])
-    fig, cols = _grid(names, "Latency percentiles vs message size (latency mode: one-way = RTT/2, as RTI Perftest)",
+    colours = ramp([label for _, label in PERCENTILES])
+    fig, cols = grid(names, "Latency percentiles vs message size (latency mode: one-way = RTT/2, as RTI Perftest)",
                       "message size (bytes)", "one-way latency (µs)", log_x=True, log_y=True)
     for key, label in PERCENTILES:
-        cells = _collect(lat, lambda r: (series_name(r), r["size"]),
+        cells = collect(lat, lambda r: (series_name(r), r["size"]),
                          lambda r, k=key: stat(r, k) if (stat(r, "count") or 0) >= _NEEDS[k] or
                          stat(r, "count") is None else None,
                          lambda r: stat(r, "count"))
@@ -265,19 +104,19 @@ def _latency(records: list[dict]) -> list[Figure]:
             if not xs:
                 continue
             custom = [[cells[(name, x)].text, len(cells[(name, x)].values), name] for x in xs]
-            fig.add_trace(_line(xs, [cells[(name, x)].value for x in xs], label, colours[label], group=label,
+            fig.add_trace(line(xs, [cells[(name, x)].value for x in xs], label, colours[label], group=label,
                                 show=not shown, custom=custom,
-                                hover=f"%{{customdata[2]}}<br>{_SIZE_HOVER}<br>{label} %{{y:.4g}} µs<br>"
-                                      "%{customdata[0]} samples (%{customdata[1]} point(s))"), **_panel(i, cols))
+                                hover=f"%{{customdata[2]}}<br>{SIZE_HOVER}<br>{label} %{{y:.4g}} µs<br>"
+                                      "%{customdata[0]} samples (%{customdata[1]} point(s))"), **panel(i, cols))
             shown = True
-    _log_switch(fig, log_y=True)
+    log_switch(fig, log_y=True)
     return [Figure("latency", "latency-size", "Latency percentiles vs size", fig)]
 
 
 def _rate(records: list[dict]) -> list[Figure]:
     import plotly.graph_objects as go
 
-    rate = [r for r in _ok(records, "rate") if _num(r.get("rate_hz"))]
+    rate = [r for r in ok_records(records, "rate") if num(r.get("rate_hz"))]
     if not rate:
         return []
     names = list(dict.fromkeys(series_name(r) for r in rate))
@@ -285,11 +124,11 @@ def _rate(records: list[dict]) -> list[Figure]:
     sizes = sorted({r["size"] for r in rate})
     out = []
     # throughput vs size, one line per rate
-    fig, cols = _grid(names, "Throughput vs message size, one line per publish rate (rate mode)",
+    fig, cols = grid(names, "Throughput vs message size, one line per publish rate (rate mode)",
                       "message size (bytes)", "Mbit/s received", log_x=True, log_y=True)
-    cells = _collect(rate, lambda r: (series_name(r), r["rate_hz"], r["size"]), lambda r: r.get("mbps"),
+    cells = collect(rate, lambda r: (series_name(r), r["rate_hz"], r["size"]), lambda r: r.get("mbps"),
                      lambda r: r.get("received"))
-    colours = _ramp(rates)
+    colours = ramp(rates)
     for hz in rates:
         shown = False
         for i, name in enumerate(names):
@@ -297,22 +136,22 @@ def _rate(records: list[dict]) -> list[Figure]:
             if not xs:
                 continue
             label = f"{format_rate_hz(hz)} Hz"
-            fig.add_trace(_line(xs, [cells[(name, hz, x)].value for x in xs], label, colours[hz], group=label,
+            fig.add_trace(line(xs, [cells[(name, hz, x)].value for x in xs], label, colours[hz], group=label,
                                 show=not shown,
                                 custom=[[cells[(name, hz, x)].text, len(cells[(name, hz, x)].values), name]
                                         for x in xs],
-                                hover=f"%{{customdata[2]}}<br>{label}<br>{_SIZE_HOVER}<br>%{{y:.4g}} Mbit/s<br>"
-                                      "%{customdata[0]} samples (%{customdata[1]} point(s))"), **_panel(i, cols))
+                                hover=f"%{{customdata[2]}}<br>{label}<br>{SIZE_HOVER}<br>%{{y:.4g}} Mbit/s<br>"
+                                      "%{customdata[0]} samples (%{customdata[1]} point(s))"), **panel(i, cols))
             shown = True
-    _log_switch(fig, log_y=True)
+    log_switch(fig, log_y=True)
     out.append(Figure("rate", "rate-throughput-size", "Throughput vs size per rate", fig))
     # latency p50 (solid) and p99 (dotted) vs rate, one colour per size
-    fig, cols = _grid(names, "Latency p50 (solid) and p99 (dotted) vs publish rate, one colour per size "
+    fig, cols = grid(names, "Latency p50 (solid) and p99 (dotted) vs publish rate, one colour per size "
                              "(rate mode: one-way from the intended send time)",
                       "publish rate (Hz)", "one-way latency (µs)", log_x=True, log_y=True)
-    colours = _ramp(sizes)
+    colours = ramp(sizes)
     for key, dash in (("p50", None), ("p99", "dot")):
-        cells = _collect(rate, lambda r: (series_name(r), r["size"], r["rate_hz"]),
+        cells = collect(rate, lambda r: (series_name(r), r["size"], r["rate_hz"]),
                          lambda r, k=key: stat(r, k) if (stat(r, "count") or 0) >= _NEEDS[k] else None,
                          lambda r: stat(r, "count"))
         for size in sizes:
@@ -322,21 +161,21 @@ def _rate(records: list[dict]) -> list[Figure]:
                 xs = sorted(k[2] for k in cells if k[0] == name and k[1] == size)
                 if not xs:
                     continue
-                fig.add_trace(_line(xs, [cells[(name, size, x)].value for x in xs], f"{label} {key}", colours[size],
+                fig.add_trace(line(xs, [cells[(name, size, x)].value for x in xs], f"{label} {key}", colours[size],
                                     group=label, show=not shown, dash=dash,
                                     custom=[[cells[(name, size, x)].text, len(cells[(name, size, x)].values),
                                              name] for x in xs],
                                     hover=f"%{{customdata[2]}}<br>{label}, %{{x:,}} Hz<br>{key} %{{y:.4g}} µs<br>"
                                           "%{customdata[0]} samples (%{customdata[1]} point(s))"),
-                              **_panel(i, cols))
+                              **panel(i, cols))
                 shown = True
-    _log_switch(fig, log_y=True)
+    log_switch(fig, log_y=True)
     out.append(Figure("rate", "rate-latency-rate", "Latency vs rate per size", fig))
     # loss heatmap, size x rate
-    cells = _collect(rate, lambda r: (series_name(r), r["size"], r["rate_hz"]),
+    cells = collect(rate, lambda r: (series_name(r), r["size"], r["rate_hz"]),
                      lambda r: None if r.get("loss_rate") is None else 100 * r["loss_rate"], lambda r: r.get("sent"))
     top = max([c.value for c in cells.values()] + [1e-9])
-    fig, cols = _grid(names, "Loss (% of sent), message size x publish rate (rate mode)", "publish rate (Hz)",
+    fig, cols = grid(names, "Loss (% of sent), message size x publish rate (rate mode)", "publish rate (Hz)",
                       "message size", log_x=False, log_y=False)
     labels_x = [format_rate_hz(hz) for hz in rates]
     labels_y = [format_size(s) for s in sizes]
@@ -356,7 +195,7 @@ def _rate(records: list[dict]) -> list[Figure]:
                                  colorscale="Reds", showscale=i == 0, colorbar={"title": {"text": "lost %"}},
                                  customdata=custom, name=name, xgap=1, ygap=1,
                                  hovertemplate="%{customdata[1]}<br>%{y}, %{x} Hz<br>%{z:.4g} % lost<br>"
-                                               "of %{customdata[0]} sent<extra></extra>"), **_panel(i, cols))
+                                               "of %{customdata[0]} sent<extra></extra>"), **panel(i, cols))
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category")
     out.append(Figure("rate", "rate-loss", "Loss heatmap, size x rate", fig))
@@ -364,15 +203,15 @@ def _rate(records: list[dict]) -> list[Figure]:
 
 
 def _burst(records: list[dict]) -> list[Figure]:
-    burst = [r for r in _ok(records, "burst") if _num(r.get("demand"))]
+    burst = [r for r in ok_records(records, "burst") if num(r.get("demand"))]
     if not burst:
         return []
     names = list(dict.fromkeys(series_name(r) for r in burst))
     sizes = sorted({r["size"] for r in burst})
-    colours = _ramp(sizes)
-    fig, cols = _grid(names, "Samples/s received vs demand (samples a burst), one line per size (burst mode)",
+    colours = ramp(sizes)
+    fig, cols = grid(names, "Samples/s received vs demand (samples a burst), one line per size (burst mode)",
                       "demand (samples a burst)", "samples/s received", log_x=True, log_y=False)
-    cells = _collect(burst, lambda r: (series_name(r), r["size"], r["demand"]), lambda r: r.get("samples_per_s"),
+    cells = collect(burst, lambda r: (series_name(r), r["size"], r["demand"]), lambda r: r.get("samples_per_s"),
                      lambda r: r.get("received"))
     for size in sizes:
         shown = False
@@ -380,20 +219,20 @@ def _burst(records: list[dict]) -> list[Figure]:
             xs = sorted(k[2] for k in cells if k[0] == name and k[1] == size)
             if xs:
                 label = format_size(size)
-                fig.add_trace(_line(xs, [cells[(name, size, x)].value for x in xs], label, colours[size], group=label,
+                fig.add_trace(line(xs, [cells[(name, size, x)].value for x in xs], label, colours[size], group=label,
                                     show=not shown,
                                     custom=[[cells[(name, size, x)].text, len(cells[(name, size, x)].values),
                                              name] for x in xs],
                                     hover=f"%{{customdata[2]}}<br>{label}, demand %{{x:,}}<br>%{{y:,.0f}} samples/s<br>"
                                           "%{customdata[0]} received (%{customdata[1]} point(s))"),
-                              **_panel(i, cols))
+                              **panel(i, cols))
                 shown = True
-    _log_switch(fig, log_y=False)
+    log_switch(fig, log_y=False)
     out = [Figure("burst", "burst-demand", "Samples/s vs demand", fig)]
-    fig, cols = _grid(names, "Latency p50 of the first (dotted) and the last (solid) sample of a burst vs demand",
+    fig, cols = grid(names, "Latency p50 of the first (dotted) and the last (solid) sample of a burst vs demand",
                       "demand (samples a burst)", "one-way latency (µs)", log_x=True, log_y=True)
     for field, word, dash in (("burst_last_us", "last", None), ("burst_first_us", "first", "dot")):
-        cells = _collect(burst, lambda r: (series_name(r), r["size"], r["demand"]), lambda r, f=field: stat(r, "p50", f),
+        cells = collect(burst, lambda r: (series_name(r), r["size"], r["demand"]), lambda r, f=field: stat(r, "p50", f),
                          lambda r, f=field: stat(r, "count", f))
         for size in sizes:
             shown = False
@@ -401,14 +240,14 @@ def _burst(records: list[dict]) -> list[Figure]:
             for i, name in enumerate(names):
                 xs = sorted(k[2] for k in cells if k[0] == name and k[1] == size)
                 if xs:
-                    fig.add_trace(_line(xs, [cells[(name, size, x)].value for x in xs], f"{label} {word}",
+                    fig.add_trace(line(xs, [cells[(name, size, x)].value for x in xs], f"{label} {word}",
                                         colours[size], group=label, show=not shown, dash=dash,
                                         custom=[[cells[(name, size, x)].text, name] for x in xs],
                                         hover=f"%{{customdata[1]}}<br>{label}, demand %{{x:,}}<br>{word} sample p50 "
-                                              "%{y:.4g} µs<br>%{customdata[0]} bursts"), **_panel(i, cols))
+                                              "%{y:.4g} µs<br>%{customdata[0]} bursts"), **panel(i, cols))
                     shown = True
     if any(fig.data):
-        _log_switch(fig, log_y=True)
+        log_switch(fig, log_y=True)
         out.append(Figure("burst", "burst-latency", "First/last sample of a burst", fig))
     return out
 
@@ -443,26 +282,26 @@ def _fanout(records: list[dict]) -> list[Figure]:
     groups = {k: v for k, v in groups.items() if len({subscribers(r) for r in v}) > 1}
     if not groups:
         return []
-    colours = _palette(list(groups))
+    colours = palette(list(groups))
     fig = make_subplots(rows=1, cols=3, subplot_titles=["latency p50 (µs)", "latency p99 (µs)", "lost %"],
                         horizontal_spacing=0.07)
     for name, members in groups.items():
         for col, field, scale in ((1, "latency_p50_us", 1), (2, "latency_p99_us", 1), (3, "loss_rate", 100)):
             for which, dash in (("median", None), ("worst", "dash")):
-                cells = _collect(members, lambda r: (subscribers(r),),
+                cells = collect(members, lambda r: (subscribers(r),),
                                  lambda r, f=field, w=which, s=scale: None if _fan_value(r, f, w) is None
                                  else s * _fan_value(r, f, w))
                 xs = sorted(k[0] for k in cells)
                 if not xs:
                     continue
-                fig.add_trace(_line(xs, [cells[(x,)].value for x in xs], f"{name} {which}", colours[name],
+                fig.add_trace(line(xs, [cells[(x,)].value for x in xs], f"{name} {which}", colours[name],
                                     group=name, show=col == 1, dash=dash,
                                     custom=[[len(cells[(x,)].values), name] for x in xs],
                                     hover=f"%{{customdata[1]}}<br>%{{x}} subscribers<br>{which} subscriber: "
                                           "%{y:.4g}<br>%{customdata[0]} point(s)"), row=1, col=col)
     fig.update_xaxes(title_text="subscribers", type="log", dtick=math.log10(2))
-    _layout(fig, "Fan-out: latency and loss vs the number of subscribers (median subscriber solid, worst dashed)")
-    _log_switch(fig, log_y=False)
+    layout(fig, "Fan-out: latency and loss vs the number of subscribers (median subscriber solid, worst dashed)")
+    log_switch(fig, log_y=False)
     return [Figure("fanout", "fanout", "Fan-out", fig)]
 
 
@@ -476,13 +315,13 @@ def _resources(records: list[dict]) -> list[Figure]:
     out = []
     fig = go.Figure()
     for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
-        cells = _collect(ok, lambda r: (series_name(r),), lambda r, s=side: cpu_percent(r, s))
+        cells = collect(ok, lambda r: (series_name(r),), lambda r, s=side: cpu_percent(r, s))
         fig.add_trace(go.Bar(x=names, y=[cells[(n,)].value if (n,) in cells else None for n in names],
                              name={"pub": "publisher", "sub": "subscriber"}[side], marker_color=colour,
                              customdata=[[len(cells[(n,)].values) if (n,) in cells else 0] for n in names],
                              hovertemplate="%{x}<br>%{y:.1f} % of a core (median)<br>%{customdata[0]} point(s)"))
     fig.update_layout(barmode="group", yaxis_title="CPU, % of one core (median over points)")
-    _layout(fig, "CPU per side (median over the points, % of one core)")
+    layout(fig, "CPU per side (median over the points, % of one core)")
     fig.update_xaxes(tickangle=-20, automargin=True)
     out.append(Figure("resources", "cpu", "CPU per side", fig))
     fig = go.Figure()
@@ -490,13 +329,13 @@ def _resources(records: list[dict]) -> list[Figure]:
         peak = {}
         for r in ok:
             kb = (r.get("rss_kb") or {}).get(side)
-            if _num(kb):
+            if num(kb):
                 peak[series_name(r)] = max(peak.get(series_name(r), 0), kb / 1024)
         fig.add_trace(go.Bar(x=names, y=[peak.get(n) for n in names], marker_color=colour,
                              name={"pub": "publisher", "sub": "subscriber"}[side],
                              hovertemplate="%{x}<br>%{y:.1f} MiB peak RSS"))
     fig.update_layout(barmode="group", yaxis_title="MiB (max RSS over points)")
-    _layout(fig, "Peak memory per side (max RSS over the points)")
+    layout(fig, "Peak memory per side (max RSS over the points)")
     fig.update_xaxes(tickangle=-20, automargin=True)
     out.append(Figure("resources", "memory", "Peak memory per side", fig))
     # CPU per thread group: mwperf's own threads vs the middleware's, per side
@@ -508,7 +347,7 @@ def _resources(records: list[dict]) -> list[Figure]:
                 continue
             sums = {True: 0.0, False: 0.0}
             for g in groups:
-                if isinstance(g, dict) and _num(g.get("cpu_pct")):
+                if isinstance(g, dict) and num(g.get("cpu_pct")):
                     sums[bool(g.get("own"))] += g["cpu_pct"]
             for own, v in sums.items():
                 bars.setdefault((series_name(r), side), {True: [], False: []})[own].append(v)
@@ -523,7 +362,7 @@ def _resources(records: list[dict]) -> list[Figure]:
                                  hovertemplate="%{x}<br>" + label + ": %{y:.1f} % of a core (median)<br>"
                                                "%{customdata[0]} point(s)<extra></extra>"))
         fig.update_layout(barmode="stack", yaxis_title="CPU, % of one core")
-        _layout(fig, "CPU per thread group and side: mwperf's own threads vs the middleware's (median over points)")
+        layout(fig, "CPU per thread group and side: mwperf's own threads vs the middleware's (median over points)")
         out.append(Figure("resources", "threads", "CPU per thread group", fig))
     return out
 
@@ -557,8 +396,8 @@ def point_figures(directory: Path, records: list[dict], point: int | None) -> li
     fig = go.Figure(go.Histogram(x=samples, nbinsx=80, marker_color="#1f77b4", name="samples",
                                  hovertemplate="%{x} µs<br>%{y:,} samples<extra></extra>"))
     fig.update_layout(xaxis_title="one-way latency (µs)", yaxis_title="samples", bargap=0.02)
-    _layout(fig, f"{name}: latency histogram ({len(samples):,} kept samples)")
-    _log_switch(fig, log_y=False)
+    layout(fig, f"{name}: latency histogram ({len(samples):,} kept samples)")
+    log_switch(fig, log_y=False)
     out = [Figure("point", "point-histogram", "Latency histogram", fig)]
     stride = max(1, math.ceil(len(samples) / MAX_TIME_POINTS))  # at most MAX_TIME_POINTS drawn
     xs = list(range(0, len(samples), stride))
@@ -567,7 +406,7 @@ def point_figures(directory: Path, records: list[dict], point: int | None) -> li
     fig = go.Figure(go.Scatter(x=xs, y=[samples[i] for i in xs], mode="lines", line={"width": 1, "color": "#1f77b4"},
                                name="latency", hovertemplate="sample %{x:,}<br>%{y:.4g} µs<extra></extra>"))
     fig.update_layout(xaxis_title=f"sample ({order}; every {stride})", yaxis_title="one-way latency (µs)")
-    _layout(fig, f"{name}: latency over the run")
-    _log_switch(fig, log_y=False)
+    layout(fig, f"{name}: latency over the run")
+    log_switch(fig, log_y=False)
     out.append(Figure("point", "point-time", "Latency over the run", fig))
     return out

@@ -13,13 +13,15 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
+from mwperf.table import snapshot
+
 __all__ = ["points_frame", "subscribers_frame", "POINT_KEYS", "for_parquet"]
 
-#: The columns that name a point, first in every frame (those present).
-POINT_KEYS = ["run_id", "point", "time", "status", "mw", "mode", "size", "rate_hz", "demand", "subscribers",
-              "transport", "reliability", "qos.history", "qos.durability", "qos.instances", "qos.async",
-              "qos.receive", "qos.congestion", "cpu.placement", "wait", "repetition", "source.tool",
-              "source.section"]
+#: The columns that name a point, first in every frame (those present): every
+#: option of the agent's table that identifies a point, by its record field.
+POINT_KEYS = ["run_id", "point", "time", "status",
+              *(row.record for row in snapshot().rows if row.point_key and row.group in ("point", "qos")),
+              "cpu.placement", "wait", "repetition", "source.tool", "source.section"]
 
 #: What a subscriber's row holds, from ``per_subscriber`` (fan-out) or, for
 #: a point with one subscriber, from the point itself.
@@ -48,9 +50,6 @@ def points_frame(records: Iterable[dict]):
     if not records:
         return pd.DataFrame(columns=POINT_KEYS)
     frame = pd.json_normalize(records, sep=".")
-    # a record from before fan-out had one subscriber
-    frame["subscribers"] = (frame["subscribers"].fillna(1) if "subscribers" in frame.columns else 1)
-    frame["subscribers"] = frame["subscribers"].astype("int64")
     # json_normalize leaves a null nested object as one null column next to its
     # flattened fields from other records ("link" and "link.kind"): drop the bare one
     frame = frame.drop(columns=[c for c in frame.columns
@@ -59,12 +58,8 @@ def points_frame(records: Iterable[dict]):
 
 
 def _point_part(record: dict) -> dict:
-    keep = {}
-    for key in ("run_id", "point", "time", "status", "mw", "mode", "size", "rate_hz", "demand", "transport",
-                "reliability", "wait", "repetition"):
-        keep[key] = record.get(key)
-    keep["subscribers"] = record.get("subscribers") if isinstance(record.get("subscribers"), int) else 1
-    keep["subscribers_as"] = record.get("subscribers_as") or "processes"
+    keep = {key: record[key] for key in ("run_id", "point", "time", "status", "wait", "repetition")}
+    keep.update((key, record[key]) for key in POINT_KEYS if key in record)
     for parent in ("qos", "cpu", "source"):
         for key, value in (record.get(parent) or {}).items() if isinstance(record.get(parent), dict) else ():
             if not isinstance(value, (dict, list)):

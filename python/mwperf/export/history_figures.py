@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from mwperf.export.figures import Figure, _grid, _log_switch, _panel
+from mwperf.export.figure_parts import grid, log_switch, panel
+from mwperf.export.figures import Figure
 
 __all__ = ["history_figures", "HISTORY_SECTION", "MAX_PANELS"]
 
@@ -42,7 +43,7 @@ def history_figures(series: list) -> list[Figure]:
     title = "Each point over the stored runs: p50 (solid), p99 (dotted), change points (red)"
     if more > 0:
         title += f"; {more} more point(s): mwperf history"
-    fig, cols = _grid([f"{s.label} | {s.where}" for s in shown], title, "run", "latency (µs)",
+    fig, cols = grid([f"{s.label} | {s.where}" for s in shown], title, "run", "latency (µs)",
                       log_x=False, log_y=True, shared_y=False)
     for i, s in enumerate(shown):
         xs = list(range(1, len(s.runs) + 1))
@@ -55,7 +56,7 @@ def history_figures(series: list) -> list[Figure]:
                                      mode="lines+markers", line={"color": colour, "dash": dash, "width": 2},
                                      marker={"size": 6, "color": colour}, customdata=hover,
                                      hovertemplate=f"{metric} %{{y:.4g}} µs<br>%{{customdata}}<extra></extra>"),
-                          **_panel(i, cols))
+                          **panel(i, cols))
         marks = {}
         for change in s.changes:
             marks.setdefault(change.index, []).append(change.text())
@@ -65,8 +66,8 @@ def history_figures(series: list) -> list[Figure]:
                                      name="change point", legendgroup="change", showlegend=False,
                                      mode="markers", marker={"symbol": "x", "size": 13, "color": "#d62728"},
                                      customdata=["<br>".join(marks[k]) + "<br>" + hover[k] for k in at],
-                                     hovertemplate="change point<br>%{customdata}<extra></extra>"), **_panel(i, cols))
+                                     hovertemplate="change point<br>%{customdata}<extra></extra>"), **panel(i, cols))
     longest = max(len(s.runs) for s in shown)
     fig.update_xaxes(tick0=1, dtick=max(1, math.ceil(longest / 12)))  # runs are whole numbers
-    _log_switch(fig, log_y=True)
+    log_switch(fig, log_y=True)
     return [Figure("history", "history", "History of each point", fig)]

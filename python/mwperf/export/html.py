@@ -16,7 +16,9 @@ from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
 from mwperf.export.floor import Anchors, floor_figure
 from mwperf.export.history_figures import HISTORY_SECTION
-from mwperf.export.tables import Section, build_sections, floor_sections
+from mwperf.export.sections import Section
+from mwperf.export.summaries import headline, summaries
+from mwperf.export.tables import build_sections, floor_sections
 from mwperf.results.rundir import RunDir, write_atomic
 
 __all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport", "PLOTLY_CONFIG", "plotly_js"]
@@ -118,8 +120,6 @@ def _section_html(section: Section, title: bool = True) -> str:
 
 
 def _tables_html(records: list[dict], anchors: Anchors | None) -> str:
-    from mwperf.export.summaries import summaries
-
     return "\n".join(_section_html(s) for s in build_sections(records, anchors) + summaries(records))
 
 
@@ -139,8 +139,6 @@ def _floor_html(floor: dict | None) -> str:
 
 
 def _headline_html(records: list[dict]) -> str:
-    from mwperf.export.summaries import headline
-
     sections = headline(records)
     if not sections:
         return ""

@@ -1,4 +1,4 @@
-"""Tables across points, in the same :class:`~mwperf.export.tables.Section`
+"""Tables across points, in the same :class:`~mwperf.export.sections.Section`
 form as the result tables (so text, Markdown and HTML render them alike):
 
 * the **headline**: one row per middleware, QoS and mode, the ranges of
@@ -17,13 +17,11 @@ Each appears only when the records hold what it needs.
 
 from __future__ import annotations
 
-import re
-
 import statistics
 from typing import Iterable
 
 from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as, subscribers_label
-from mwperf.export.tables import Row, Section, section_key
+from mwperf.export.sections import Row, Section, section_key
 from mwperf.results.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
 
@@ -110,19 +108,12 @@ def _ros_key(r: dict) -> tuple:
 
 
 def _version(r: dict, middleware: str | None) -> str | None:
-    """The version of `middleware` a point ran on, from the record's ``adapter.versions``
-    (older records: the base's own adapter version, or "Fast DDS X" in the ROS layer's)."""
-    if middleware is None:
+    """The version of `middleware` a point ran on: the record's ``adapter.versions``
+    (a version-1 record's are worked out when it is read, mwperf.results.upgrade)."""
+    versions = (r.get("adapter") or {}).get("versions")
+    if middleware is None or not isinstance(versions, dict) or not versions.get(middleware):
         return None
-    adapter = r.get("adapter") or {}
-    versions = adapter.get("versions") if isinstance(adapter.get("versions"), dict) else {}
-    if versions.get(middleware):
-        return str(versions[middleware])
-    text = str(adapter.get("version") or "")
-    if r.get("mw") == middleware:
-        return text or None
-    found = re.search(r"Fast DDS ([0-9][0-9.]*)", text) if middleware == "fastdds" else None
-    return found.group(1) if found else None
+    return str(versions[middleware])
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -191,16 +182,8 @@ def _fan(r: dict, field: str, which: str):
 
 def _sub_cpu(r: dict) -> float | None:
     """CPU % of every subscriber process, each once; one subscriber: its own."""
-    fan = r.get("fanout")
-    if isinstance(fan, dict) and "cpu_pct" in fan:
-        return fan["cpu_pct"]
-    if subscribers(r) == 1:
-        return cpu_percent(r, "sub")
-    rows = r.get("per_subscriber")  # a record from before fanout.cpu_pct: each subscriber was its own process
-    if subscribers_as(r) != "processes" or not isinstance(rows, list) or not rows:
-        return None
-    pcts = [row.get("cpu_pct") if isinstance(row, dict) else None for row in rows]
-    return sum(pcts) if all(isinstance(p, (int, float)) for p in pcts) else None
+    fan = r["fanout"]
+    return fan["cpu_pct"] if isinstance(fan, dict) else cpu_percent(r, "sub")
 
 
 def fanout(records: list[dict]) -> list[Section]:

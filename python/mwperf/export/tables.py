@@ -8,7 +8,6 @@ A failed point is a row holding its size (and rate) and ``FAILED: reason``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, TextIO
 
@@ -16,8 +15,10 @@ from mwperf.display import printable
 from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers, subscribers_as, subscribers_label
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
+from mwperf.export.sections import Row, Section, section_key
+from mwperf.export.summaries import headline, summaries
 from mwperf.export.terminal import table_text
-from mwperf.results.labels import qos_key, qos_label
+from mwperf.results.labels import qos_label
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
 
@@ -41,25 +42,6 @@ _MODE_NOTE = {
     "burst": "bursts of Demand samples; latency in us, one-way, of every, the first and the last sample of a burst",
 }
 _MODE_ORDER = {"latency": 0, "throughput": 1, "rate": 2, "burst": 3}
-
-
-@dataclass
-class Row:
-    cells: list[str]
-    failure: str | None = None  # "FAILED: reason" rows keep only their leading cells
-    note: str | None = None  # said under the table (a latency censored at the ping timeout)
-
-
-@dataclass
-class Section:
-    mw: str
-    mode: str
-    title: str
-    headers: list[str]
-    rows: list[Row] = field(default_factory=list)
-    qos: str = ""  # the QoS part of the title, e.g. "reliable, keep-last:10, udp"
-    source: str | None = None  # an imported point's table title (source.section)
-    left: tuple[int, ...] = ()  # columns of text, aligned left
 
 
 def _us(value) -> str:
@@ -176,16 +158,6 @@ def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
     qos = qos_label(records[0]) if records else ""
     name = f"{mw} {mode}{f' {part}' if part else ''}"
     return f"{name}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
-
-
-def section_key(record: dict) -> tuple:
-    """What parts sections beyond middleware and mode: QoS and transport, CPU
-    placement and wait strategy (a sweep may vary them), the number of
-    subscribers and whether they are processes or threads, and the titled
-    table of an imported point."""
-    cpu = record.get("cpu") or {}
-    return (*qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"), subscribers(record),
-            source_section(record), subscribers_as(record))
 
 
 def build_sections(records: Iterable[dict], anchors: Anchors | None = None) -> list[Section]:
@@ -320,9 +292,9 @@ def point_summary(record: dict) -> str:
 def adaptive_note(record: dict) -> str:
     """'; +-5% after 1.2 s', or, not reached: '; +-5% would need ~42 s' (or why unknown)."""
     adaptive = record.get("adaptive") or {}
-    if not adaptive.get("precision"):
+    if not record.get("precision") or not adaptive:
         return ""
-    within = f"+-{adaptive['precision'] * 100:g}%"
+    within = f"+-{record['precision'] * 100:g}%"
     if adaptive.get("converged_after_s") is not None:
         return f"; {within} after {adaptive['converged_after_s']:.1f} s"
     if adaptive.get("needed_s") is not None:
@@ -351,8 +323,6 @@ class Tables(Exporter):
         self.headline = headline
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
-        from mwperf.export.summaries import headline, summaries
-
         anchors = Anchors.of(rundir.path)
         sections = floor_sections(anchors.floor) + build_sections(records, anchors) + summaries(records)
         if self.headline:

@@ -9,8 +9,7 @@ goes through :func:`table_text`, so they look alike.
 from __future__ import annotations
 
 import io
-import os
-from typing import Sequence, TextIO
+from typing import Sequence
 
 from rich import box
 from rich.console import Console
@@ -18,7 +17,7 @@ from rich.table import Table
 
 from mwperf.display import printable
 
-__all__ = ["table_text", "console_for", "RULE"]
+__all__ = ["table_text", "RULE"]
 
 #: A header, a rule of dashes under it, no frame: what Perftest's tables look like.
 RULE = box.Box("    \n"
@@ -29,16 +28,6 @@ RULE = box.Box("    \n"
                "    \n"
                "    \n"
                "    \n", ascii=True)
-
-
-def console_for(stream: TextIO | None) -> Console:
-    """A console writing to ``stream``: colour only on a terminal (and not
-    with NO_COLOR), unlimited width elsewhere (a pipe, a file, CI's log)."""
-    stream = stream if stream is not None else io.StringIO()
-    tty = hasattr(stream, "isatty") and stream.isatty()
-    return Console(file=stream, width=None if tty else 100_000, force_terminal=tty if tty else False,
-                   no_color=not tty or "NO_COLOR" in os.environ, highlight=False, soft_wrap=False,
-                   emoji=False, markup=False)
 
 
 def table_text(headers: Sequence[str], rows: Sequence[Sequence[str]], *, left: Sequence[int] = (),

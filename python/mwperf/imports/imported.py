@@ -22,6 +22,7 @@ from mwperf.imports.point import BadValue, ImportedPoint
 from mwperf.results.record import SCHEMA_VERSION, utc_now_iso
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
 from mwperf.results.schema import validate_record
+from mwperf.results.upgrade import blank
 
 __all__ = ["import_file", "TOOLS", "LAT_KEYS"]
 
@@ -35,32 +36,29 @@ MAX_IMPORT_BYTES = 256 << 20
 def _stats(latency: dict) -> dict | None:
     if not latency:
         return None
-    out = {"count": latency.get("count")}
-    for key in LAT_KEYS:
-        out[key] = latency.get(key)
-    out["exact"] = None
-    return out
+    return {"count": latency.get("count"), **{key: latency.get(key) for key in LAT_KEYS},
+            "p999": latency.get("p999"), "p50_ci": None, "p99_ci": None, "p999_ci": None, "relative_error": None,
+            "ci_confidence": None, "ci_batches": None, "ci_method": None, "ci_null": None}
 
 
 def _record(p: ImportedPoint, index: int, run_id: str, tool: str, mw: str, source: str, time: str) -> dict:
+    """A record of what the tool reports; the rest of its fields are blank (null,
+    or the point's defaults: one subscriber, as a process, none slow)."""
     sent = None if p.packets is None or p.lost is None else p.packets + p.lost
-    return {
+    record = blank()
+    record.update({
         "schema_version": SCHEMA_VERSION, "run_id": run_id, "point": index, "time": time, "mw": mw,
-        "mode": p.mode, "transport": None, "reliability": None,
-        "qos": {"history": None, "durability": None, "instances": None, "async": None, "receive": None},
-        "size": p.size, "rate_hz": None, "duration_s": None, "warmup_s": None,
+        "mode": p.mode, "size": p.size, "subscribers": 1, "subscribers_as": "processes", "slow_subscriber_s": 0.0,
         "cpu": {"pub": None, "sub": None, "placement": "unknown", "pub_affinity": None, "sub_affinity": None},
-        "wait": None, "sent": sent, "received": p.packets, "lost": p.lost,
+        "sent": sent, "received": p.packets, "lost": p.lost,
         "loss_rate": None if sent is None else (p.lost / sent if sent else 0.0),
-        "duplicates": None, "out_of_order": None, "foreign": None,
-        "samples_per_s": p.pps, "mbps": p.mbps, "loop_rate": None,
-        "latency_us": _stats(p.latency), "rtt_us": None, "send_lag_us": None,
-        "cpu_s": {"pub": None, "sub": None}, "rss_kb": {"pub": None, "sub": None},
-        "mw_rss_kb": {"pub": None, "sub": None}, "discovery_ms": None,
-        "adapter": {"name": mw, "version": None, "config": None, "sub_config": None},
+        "samples_per_s": p.pps, "mbps": p.mbps, "latency_us": _stats(p.latency),
+        "adapter": {"name": mw, "version": None, "config": None, "sub_config": None, "versions": None,
+                    "data_path": None},
         "source": {"tool": tool, "file": source, "note": p.note, "section": p.section},
         "status": "ok", "error": None,
-    }
+    })
+    return record
 
 
 def _read(what: str, path: str) -> str:

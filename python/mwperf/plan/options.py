@@ -1,33 +1,31 @@
 """The options of a run as typed, immutable values.
 
-:class:`RunRequest` is what the command line or a sweep plan gives (list
-options as their items, None where not given);
-:func:`mwperf.plan.validate.build_run_options` checks it into
-:class:`RunOptions`, which expands into :class:`TestPoint` values; a
-:class:`PlannedPoint` is one point with the options it runs under.
+:class:`RunRequest` is what the command line or a sweep plan gives (each
+option of the agent's table by name, as text items; the controller's own
+options beside); :func:`mwperf.plan.validate.build_run_options` checks it
+into :class:`RunOptions`, which expands into :class:`TestPoint` values (one
+value of every option that applies to the point, :meth:`RunOptions.points`);
+a :class:`PlannedPoint` is one point with the options it runs under.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Iterator, Mapping
 
-from mwperf.description import AdapterInfo
-from mwperf.plan.qos import QosOptions, QosRequest
+from mwperf.description import AdapterInfo, AgentInfo
 from mwperf.plan.where import HostPair, LinkProfile
+from mwperf.table import OptionTable, Row, snapshot
 
-__all__ = ["CpuPlacement", "TestPoint", "RunOptions", "PlannedPoint", "RunRequest"]
+__all__ = ["CpuPlacement", "TestPoint", "RunOptions", "PlannedPoint", "RunRequest", "point_value"]
 
-DEFAULT_DURATION = "5s"
-DEFAULT_WARMUP = "1s"
 DEFAULT_POINT_TIMEOUT = "5s"
-DEFAULT_LATENCY_COUNT = 10000
-DEFAULT_SIZE = "1k"
-DEFAULT_MODE = "latency"
-DEFAULT_CONFIDENCE = "0.95"
-DEFAULT_BURST_GAP = "10ms"  # seed 004's pause between bursts
+#: A point given a sample count and no duration runs at most this much longer than its samples need
+#: at its rate (or, without a rate, this long).
+SAMPLES_MARGIN = 1.2
+SAMPLES_DEFAULT_MAX_NS = 60 * 10**9
 
 
 @dataclass(frozen=True)
@@ -51,107 +49,151 @@ class CpuPlacement:
 
 @dataclass(frozen=True)
 class TestPoint:
-    """One measurement: a middleware, mode, size, (rate mode) rate and the
-    requested transport and QoS (None = the middleware's default, not passed)."""
+    """One measurement: a middleware, a mode, and one value of every option
+    of the table that applies to it (None: not applicable to this mode or
+    middleware, or the middleware's own default)."""
 
     __test__ = False  # not a pytest test class
 
     index: int
     mw: str
     mode: str
-    size: int
-    rate_hz: float | None = None
-    transport: str | None = None
-    reliability: str | None = None
-    history: str | None = None
-    durability: str | None = None
-    demand: int | None = None   # burst mode: samples per burst
-    subscribers: int = 1        # subscribers (fan-out 1:N)
-    subscribers_as: str = "processes"  # each its own process, or threads of one process (--readers)
+    values: tuple[tuple[str, Any], ...] = ()
 
-    def qos_label(self) -> str:
-        """What was requested, e.g. ``shm, best-effort, keep-all`` ('' when nothing)."""
-        return ", ".join(v for v in (self.transport, self.reliability, self.history, self.durability) if v)
+    def get(self, name: str, default: Any = None) -> Any:
+        for key, value in self.values:
+            if key == name:
+                return default if value is None else value
+        return default
 
-    def label(self) -> str:
+    @property
+    def size(self) -> int:
+        return int(self.get("size"))
+
+    @property
+    def rate_hz(self) -> float | None:
+        return self.get("rate")
+
+    @property
+    def demand(self) -> int | None:
+        return self.get("demand")
+
+    @property
+    def subscribers(self) -> int:
+        return int(self.get("subscribers", 1))
+
+    @property
+    def subscribers_as(self) -> str:
+        return str(self.get("subscribers-as", "processes"))
+
+    @property
+    def threaded(self) -> bool:
+        """The point's N subscribers are N reader threads of one agent process."""
+        return self.subscribers > 1 and self.subscribers_as == "threads"
+
+    @property
+    def planned_s(self) -> float:
+        """Warm-up plus (maximum) duration, seconds."""
+        return (self.get("warmup", 0) + self.get("duration", 0)) / 1e9
+
+    def label(self, table: OptionTable | None = None) -> str:
         """The point in a progress line or a dry run: ``udp rate 1024 B 100 Hz (best-effort)``."""
-        label = f"{self.mw} {self.mode} {self.size} B"
+        text = f"{self.mw} {self.mode} {self.size} B"
         if self.rate_hz is not None:
-            label += f" {self.rate_hz:g} Hz"
+            text += f" {self.rate_hz:g} Hz"
         if self.demand is not None:
-            label += f" x{self.demand}"
+            text += f" x{self.demand}"
         if self.subscribers != 1:
-            label += f" 1:{self.subscribers}" + (" threads" if self.subscribers_as == "threads" else "")
-        qos = self.qos_label()
-        return f"{label} ({qos})" if qos else label
+            text += f" 1:{self.subscribers}" + (" threads" if self.subscribers_as == "threads" else "")
+        qos = self.qos_label(table)
+        return f"{text} ({qos})" if qos else text
+
+    def qos_label(self, table: OptionTable | None = None) -> str:
+        """What was asked of the middleware, e.g. ``best-effort, keep-all, shm`` ('' when nothing)."""
+        rows = (table or snapshot()).label_rows
+        return ", ".join(p for r in rows if (p := r.label_part(self.get(r.name))) is not None)
+
+
+def point_value(row: Row, given: Mapping[str, tuple], info: AdapterInfo | None) -> tuple:
+    """The values option ``row`` takes in points of the middleware ``info``:
+    as given (what a middleware cannot honour is refused by the checks, or
+    excluded by a plan), else its default where the middleware has the
+    capability that gates it, else None (nothing is asked of it)."""
+    if row.name in given:
+        return given[row.name]
+    if row.capability is not None and info is not None and not info.honours(row.capability):
+        return (None,)
+    return (row.default,)
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """A validated run: what every point shares, and the lists its points expand."""
+    """A validated run: the chosen middlewares, every option of the table
+    that was given (typed machine values, each a tuple: lists expand into
+    points), and the controller's own options."""
 
+    agent: AgentInfo = field(compare=False)
     mws: tuple[str, ...]
-    modes: tuple[str, ...]
-    sizes: tuple[int, ...]
-    rates_hz: tuple[float, ...]
-    duration_ns: int
-    warmup_ns: int
+    values: Mapping[str, tuple]
     cpu: CpuPlacement
-    wait: str
-    latency_count: int
     out: Path
     point_timeout_ns: int
-    agent: str | None
-    adapters: Mapping[str, AdapterInfo] = field(default_factory=dict, compare=False)
-    clock: str = "monotonic"  # the clock one-way stamps are read on (realtime: hosts synchronised by PTP/chrony)
-    qos: QosOptions = QosOptions()
-    samples: int = 0          # --samples: measured samples per point (0 = run for the duration)
-    precision: float = 0.0    # --precision: adaptive stop at this relative CI half-width of p50 and p99
-    confidence: str = DEFAULT_CONFIDENCE
+    agent_path: str | None = None
     link: LinkProfile | None = None  # --link netns[:PROFILE]: publisher and subscriber in two namespaces
     hosts: HostPair | None = None    # --hosts pub=..,sub=..: agents on two real hosts, over ssh
     both_directions: bool = False    # --direction both: every point A->B, then B->A
-    demands: tuple[int, ...] = ()    # --demand: samples per burst (burst mode)
-    burst_gap_ns: int = 10_000_000   # --burst-gap: the pause after each burst
-    subscribers: tuple[int, ...] = (1,)  # --subscribers: 1:N fan-out
-    slow_ns: int = 0                 # --slow-subscriber: one subscriber sleeps this per sample
-    subscribers_as: str = "processes"  # --subscribers-as: N processes, or N reader threads in one process
 
     @property
-    def planned_s(self) -> float:
-        """Warm-up plus (maximum) duration of each point, seconds."""
-        return (self.warmup_ns + self.duration_ns) / 1e9
+    def table(self) -> OptionTable:
+        return self.agent.table
+
+    @property
+    def adapters(self) -> Mapping[str, AdapterInfo]:
+        return self.agent.adapters
 
     @property
     def run_id(self) -> str:
         return self.out.name
 
+    def given(self, name: str) -> tuple | None:
+        return self.values.get(name)
+
     def points(self) -> list[TestPoint]:
-        """Cartesian product mw x transport x reliability x history x durability
-        x mode x size x (rate, rate mode only) x (demand, burst mode only) x subscribers."""
-        points: list[TestPoint] = []
-        q = self.qos
+        """mw x mode x the product of every option's values that applies to the
+        mode (a rate only to rate points, a demand only to burst points), in the
+        table's order."""
+        return [TestPoint(i, *p[1:]) for i, p in enumerate(self._combinations())]
+
+    def _combinations(self) -> Iterator[tuple[int, str, str, tuple]]:
+        rows = [r for r in self.table.user_rows if r.name not in ("mw", "mode")]
         for mw in self.mws:
-            histories = q.histories_for(self.adapters.get(mw))
-            for transport, reliability, history, durability, mode, size in itertools.product(
-                    q.transports, q.reliabilities, histories, q.durabilities, self.modes, self.sizes):
-                rates: tuple[float | None, ...] = self.rates_hz if mode == "rate" else (None,)
-                demands: tuple[int | None, ...] = self.demands if mode == "burst" else (None,)
-                for rate, demand, subscribers in itertools.product(rates, demands, self.subscribers):
-                    points.append(TestPoint(len(points), mw, mode, size, rate, transport, reliability,
-                                            history, durability, demand, subscribers, self.subscribers_as))
-        return points
+            info = self.adapters.get(mw)
+            for mode in self.values.get("mode") or (self.table["mode"].default,):
+                applying = [r for r in rows if r.applies(mode)]
+                lists = [point_value(r, self.values, info) for r in applying]
+                for combo in itertools.product(*lists):
+                    values = dict(zip((r.name for r in applying), combo))
+                    if "duration" not in self.values and values.get("samples"):
+                        values["duration"] = sample_duration_ns(values["samples"], values.get("rate"))
+                    yield 0, mw, mode, tuple(values.items())
 
     def as_dict(self) -> dict:
         """The effective options, JSON-ready (for run.json)."""
-        data = asdict(self)
-        data.pop("adapters", None)
-        data["qos"] = self.qos.as_dict()
-        data["out"] = str(self.out)
-        data["cpu"] = {"pub": self.cpu.pub, "sub": self.cpu.sub, "placement": self.cpu.placement}
-        for key in ("mws", "modes", "sizes", "rates_hz", "demands", "subscribers"):
-            data[key] = list(data[key])
-        return data
+        return {
+            "mws": list(self.mws),
+            "options": {name: [self.table[name].shown(v) for v in values] for name, values in self.values.items()},
+            "cpu": {"pub": self.cpu.pub, "sub": self.cpu.sub, "placement": self.cpu.placement},
+            "out": str(self.out), "point_timeout_ns": self.point_timeout_ns, "agent": self.agent_path,
+            "link": None if self.link is None else self.link.name,
+            "hosts": None if self.hosts is None else self.hosts.as_dict(), "both_directions": self.both_directions,
+        }
+
+
+def sample_duration_ns(samples: int, rate_hz: float | None) -> int:
+    """The maximum duration of a point given a sample count and no duration."""
+    if rate_hz:
+        return int(max(1.0, samples / rate_hz * SAMPLES_MARGIN + 1.0) * 1e9)
+    return SAMPLES_DEFAULT_MAX_NS
 
 
 @dataclass(frozen=True)
@@ -169,32 +211,18 @@ class PlannedPoint:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """The options of a run as given, before validation: list options as
-    their items (the command line splits its comma lists, a plan point gives
-    one item each), None where not given."""
+    """The options of a run as given, before validation: every option of the
+    agent's table by name, as its text items (the command line splits its
+    comma lists, a plan gives one list per key; a flag is (True,)); the
+    controller's own options beside."""
 
-    mws: tuple[str, ...] | None = None
-    modes: tuple[str, ...] | None = None
-    sizes: tuple[str, ...] | None = None
-    rates: tuple[str, ...] | None = None
-    duration: str | None = None
-    warmup: str | None = None
+    values: Mapping[str, tuple] = field(default_factory=dict)
+    best: bool = False          # --best: --reliability best-effort, as RTI Perftest
+    keyed: bool = False         # --keyed: a keyed topic (--instances 1 unless given)
     cpu: str | None = None
-    wait: str | None = None
-    latency_count: str | None = None
-    samples: str | None = None
-    precision: str | None = None
-    confidence: str | None = None
     point_timeout: str | None = None
-    clock: str | None = None
     link: str | None = None
     hosts: str | None = None
     data: str | None = None
     direction: str | None = None
-    demands: tuple[str, ...] | None = None
-    burst_gap: str | None = None
-    subscribers: tuple[str, ...] | None = None
-    slow_subscriber: str | None = None
-    subscribers_as: str | None = None
     out: str | None = None
-    qos: QosRequest = QosRequest()

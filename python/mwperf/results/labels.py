@@ -1,28 +1,42 @@
-"""How a record is named to a reader: its QoS label, and the QoS that tells
-points apart (tables, plots and ``compare`` group and match by it)."""
+"""How a record is named to a reader: its QoS label, the QoS that tells
+points apart (tables, plots and ``compare`` group and match by it), and the
+options that identify a point, all from the agent's option table
+(:mod:`mwperf.table`: each QoS option's label part, in the table's order)."""
 
 from __future__ import annotations
 
-__all__ = ["qos_key", "qos_label"]
+from typing import Any
+
+from mwperf.table import snapshot
+
+__all__ = ["qos_key", "qos_label", "field", "identity"]
+
+
+def field(record: dict, path: str) -> Any:
+    """``record``'s field ``path`` (``qos.history``), None when missing."""
+    value: Any = record
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def qos_key(record: dict) -> tuple:
-    """What tells sections apart. The middlewares' defaults (volatile,
-    synchronous, unkeyed, congestion block) count as unset, so a failed point that only knows
-    what was requested joins the section of its ok neighbours. The receive
-    path (listener or waitset) is always shown: it changes the numbers."""
-    qos = record.get("qos") if isinstance(record.get("qos"), dict) else {}
-    durability = qos.get("durability")
-    return (record.get("transport"), record.get("reliability"), qos.get("history"),
-            None if durability == "volatile" else durability, qos.get("instances") or None,
-            bool(qos.get("async")), qos.get("receive"),
-            None if qos.get("congestion") in (None, "block") else qos.get("congestion"))
+    """What tells sections apart: each label part of the QoS options (a
+    middleware's default, such as volatile or unkeyed, says nothing, so a
+    failed point that only knows what was requested joins the section of its
+    ok neighbours)."""
+    return tuple(row.label_part(row.from_record(field(record, row.record))) for row in snapshot().label_rows)
 
 
 def qos_label(record: dict) -> str:
-    """Reliability, history, the non-default QoS, and the transport:
-    ``best-effort, keep-last:10, transient-local, keyed 100000, async, congestion drop, listener, shm``."""
-    transport, reliability, history, durability, instances, async_, receive, congestion = qos_key(record)
-    parts = [reliability, history, durability, f"keyed {instances}" if instances else None,
-             "async" if async_ else None, f"congestion {congestion}" if congestion else None, receive, transport]
-    return ", ".join(str(p) for p in parts if p)
+    """The parts in the table's order: ``reliable, keep-last:10, transient-local, keyed 100000, async, batch,
+    congestion drop, listener, shm``."""
+    return ", ".join(part for part in qos_key(record) if part)
+
+
+def identity(record: dict) -> tuple:
+    """Every option that identifies the point and says what was measured
+    (the table's point and QoS options, by their record fields): two records
+    of one identity measured the same thing."""
+    return tuple(field(record, row.record) for row in snapshot().rows
+                 if row.point_key and row.group in ("point", "qos"))

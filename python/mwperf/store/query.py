@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from mwperf.results.reading import current
 from mwperf.store.connect import Connection
 
 __all__ = ["Stored", "stored_points", "load_frame", "summary"]
@@ -52,7 +53,8 @@ def stored_points(conn: Connection, *, mw: Sequence[str] | None = None, mode: Se
     for record, key, run_id, hostname, source, run_json in rows:
         if key not in runs:
             runs[key] = json.loads(run_json) if run_json else {}
-        out.append(Stored(json.loads(record), key, run_id, hostname, source, runs[key]))
+        # a record stored by an older mwperf reads as the current version, as from its run directory
+        out.append(Stored(current(json.loads(record)), key, run_id, hostname, source, runs[key]))
     return out
 
 

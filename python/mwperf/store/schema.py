@@ -37,7 +37,7 @@ import math
 import re
 from typing import Any, Iterable
 
-from mwperf import __version__
+from mwperf.version import __version__
 from mwperf.errors import UsageError
 from mwperf.store.connect import Connection, shown_url
 

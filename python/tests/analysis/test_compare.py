@@ -24,7 +24,7 @@ def template():
 def point(p50, ci, count=5000, loss=0.0, placement=(0, 1), repetition=None, index=0):
     r = copy.deepcopy(template())
     r["point"] = index
-    r["latency_us"].update(p50=p50, count=count, kept=count, p50_ci=ci, p99_ci=None)
+    r["latency_us"].update(p50=p50, count=count, p50_ci=ci, p99_ci=None)
     r["cpu"].update(pub=placement[0], sub=placement[1],
                     placement="same-core" if placement[0] == placement[1] else "cross-core")
     r["lost"] = int(round(loss * r["sent"]))
@@ -169,6 +169,29 @@ def test_imported_tables_are_kept_apart(tmp_path):
     assert "udp latency 64 B (best-effort, udp; UDPv4 10Gbps)" in text
     rows = [l.split(")", 1)[1].split() for l in text.splitlines() if l.startswith("udp latency")]
     assert [(r[0], r[1], r[2]) for r in rows] == [("30.0", "30.0", "1.00"), ("10.0", "10.0", "1.00")]
+
+
+def test_batched_and_unbatched_points_are_kept_apart(tmp_path):
+    """A sweep over batch: [false, true] makes two rows, in the record's qos,
+    its label, the CSV and compare (issue 22: compare pooled them)."""
+    from mwperf.export.csv import to_csv_text
+    from mwperf.results.labels import qos_label
+
+    plain, batched = point(10.0, [9.5, 10.5]), point(20.0, [19.5, 20.5], index=1)
+    for r, on in ((plain, False), (batched, True)):
+        r.update(mw="cyclonedds", reliability="reliable", transport="udp", mode="throughput", latency_count=10000)
+        r["qos"].update(history="keep-last:10", durability="volatile", instances=0, batch=on, receive="listener")
+    assert qos_label(batched) == "reliable, keep-last:10, batch, listener, udp"
+    assert qos_label(plain) == "reliable, keep-last:10, listener, udp"
+    rows = to_csv_text([plain, batched]).splitlines()
+    column = rows[0].split(",").index("qos_batch")
+    assert [row.split(",")[column] for row in rows[1:]] == ["false", "true"]
+    a = run_dir(tmp_path, "a", [copy.deepcopy(plain), copy.deepcopy(batched)])
+    b = run_dir(tmp_path, "b", [plain, batched])
+    out = io.StringIO()
+    assert compare_runs([a, b], out) == 0
+    text = out.getvalue()
+    assert "batch, listener, udp" in text and text.count("cyclonedds throughput 64 B") == 2
 
 
 def test_a_gate_fails_on_baseline_points_the_other_run_lacks_or_cannot_read(tmp_path, capsys):

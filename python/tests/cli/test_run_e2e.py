@@ -14,8 +14,7 @@ import time
 
 import pytest
 
-from conftest import count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
-from mwperf.execute.provenance import PROVENANCE_KEYS
+from conftest import PROVENANCE_KEYS, count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
 
@@ -88,7 +87,8 @@ def test_point(sweep, mw, mode):
     else:
         assert r["reliability"] == "best-effort"
     assert r["transport"] == mw
-    assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "receive": None, "congestion": None}
+    assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "batch": None,
+                        "congestion": None, "whc_high": None, "receive": None, "nic": None}
     assert isinstance(r["adapter"]["config"], dict) and isinstance(r["adapter"]["sub_config"], dict)
     assert r["mw_rss_kb"]["pub"] >= 0 and r["mw_rss_kb"]["sub"] >= 0
     assert (r["send_lag_us"] is not None) == (mode == "rate")

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import count_leaving_packets, leftover_segments, real_agent_path, shm_segments
-from mwperf.execute.agent import list_adapters
+from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
 
@@ -31,7 +31,7 @@ def require_dds() -> str:
     agent = real_agent_path()
     if agent is None:
         pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
-    missing = [mw for mw in DDS if mw not in list_adapters(str(agent))]
+    missing = [mw for mw in DDS if mw not in describe(str(agent)).adapters]
     if missing:
         pytest.skip(f"the agent is built without {', '.join(missing)}")
     return str(agent)
@@ -135,8 +135,9 @@ def test_matrix_point(matrix, mw, mode, reliability):
     assert r["received"] + r["lost"] == r["sent"] and r["received"] > 0
     assert r["transport"] == DEFAULT_TRANSPORT[mw]
     # the default receive path: the core's handler on the middleware's own thread (a listener), as ddsperf
-    assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
-                        "receive": "listener", "congestion": None}
+    assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0,
+                        "async": False if mw == "fastdds" else None, "batch": False if mw == "cyclonedds" else None,
+                        "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
     config, sub_config = r["adapter"]["config"], r["adapter"]["sub_config"]
     assert config["reliability"] == reliability and sub_config["reliability"] == reliability
     assert config["history"] == "keep-last:10"
@@ -172,10 +173,31 @@ def test_a_reliable_publisher_stays_until_its_slow_reader_has_everything(slow_re
 def test_cyclone_write_batching(batched):
     check_run(batched, 2)
     for r in batched["records"]:
-        assert r["adapter"]["config"]["write_batch"] is True and r["adapter"]["sub_config"]["write_batch"] is True
+        assert r["adapter"]["config"]["batch"] is True and r["adapter"]["sub_config"]["batch"] is True
         assert r["lost"] == 0  # reliable, keep-all: batching delays nothing for good
     rate = next(r for r in batched["records"] if r["mode"] == "rate")
     assert rate["latency_us"]["count"] == rate["received"]  # every rate sample was flushed at once
+
+
+def test_cyclone_writer_history_cache_high_water_mark(tmp_path_factory):
+    """--whc-high (one row of the agent's option table, honoured by Cyclone's
+    Internal/Watermarks/WhcHigh): a reliable writer whose history cache holds
+    one 32 KiB message waits for every acknowledgment, so it sends far less
+    than with a 16 MiB one; the record, its label and CSV say which."""
+    run = run_once(tmp_path_factory, "whc", "--mw", "cyclonedds", "--mode", "throughput", "--size", "32k",
+                   "--duration", "1s", "--warmup", "200ms", "--reliability", "reliable", "--history", "keep-all",
+                   "--latency-count", "0", "--whc-high", "32k,16MiB")
+    check_run(run, 2)
+    small, large = run["records"]
+    assert (small["qos"]["whc_high"], large["qos"]["whc_high"]) == (32 << 10, 16 << 20)
+    assert "<WhcHigh>32768B</WhcHigh>" in small["adapter"]["config"]["xml"]
+    assert small["lost"] == large["lost"] == 0
+    assert small["samples_per_s"] < 0.5 * large["samples_per_s"], (small["samples_per_s"], large["samples_per_s"])
+    out = run["done"].stdout
+    assert "whc-high 32KiB" in out and "whc-high 16MiB" in out
+    refused = mwperf("run", "--agent", require_dds(), "--mw", "fastdds", "--whc-high", "1MiB")
+    assert refused.returncode == 2
+    assert refused.stderr == "mwperf: error: --whc-high 1MiB: not supported by fastdds (no writer history cache limit)\n"
 
 
 @pytest.mark.parametrize("mw", DDS)
@@ -210,7 +232,7 @@ def test_fastdds_transports(transports, matrix):
     (["--mw", "cyclonedds", "--async"], "--async: not supported by cyclonedds"),
     (["--mw", "udp", "--reliability", "reliable"], "--reliability reliable: not supported by udp"),
     (["--mw", "cyclonedds", "--transport", "shm"], "--transport shm: not supported by cyclonedds (choose from: udp)"),
-    (["--mw", "tcp", "--keyed", "--instances", "5"], "--keyed: not supported by tcp"),
+    (["--mw", "tcp", "--keyed", "--instances", "5"], "--instances 5: not supported by tcp"),
     (["--mw", "fastdds", "--batch"], "--batch: not supported by fastdds (no write batching)"),
 ])
 def test_unsupported_options(tmp_path, args, expected):
@@ -227,7 +249,7 @@ def test_doctor_lists_the_dds_adapters():
     agent = require_dds()
     done = mwperf("doctor", "--agent", agent, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    versions = {name: info.version for name, info in list_adapters(agent).items()}
+    versions = {name: info.version for name, info in describe(agent).adapters.items()}
     lines = done.stdout.splitlines()
     for mw in DDS:
         line = next(i for i, text in enumerate(lines) if text.strip().startswith(mw + " "))

@@ -131,7 +131,7 @@ def test_a_point_that_cannot_reach_its_precision_says_what_it_would_need(tmp_pat
     assert [r["mode"] for r in records] == ["latency", "rate", "throughput"]
     for r in records:
         a = r["adaptive"]
-        assert a["precision"] == 0.0001 and a["converged_after_s"] is None and not a["stopped_early"], a
+        assert r["precision"] == 0.0001 and a["converged_after_s"] is None and not a["stopped_early"], a
         assert r["elapsed_s"] == pytest.approx(1.5, abs=0.2)
         last = a["last_look"]
         assert last is not None and last["after_s"] >= 0.5, a

@@ -13,8 +13,11 @@ another benchmark may share the machine.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -113,8 +116,12 @@ def test_stays_on_this_host_and_leaves_nothing(every_mode):
 def refusal(*args):
     if AGENT is None:
         pytest.skip("the agent binary is not built yet")
-    done = mwperf("run", "--agent", AGENT, *args, "--out", "/nonexistent/never-made", timeout=60)
-    assert done.returncode == 2, done.stderr
+    # a directory of this call's own that is never made (a fixed path is shared with every other session)
+    out = Path(tempfile.mkdtemp(prefix="mwperf-refusal-")) / "never-made"
+    done = mwperf("run", "--agent", AGENT, *args, "--out", str(out), timeout=60)
+    made = out.exists()
+    shutil.rmtree(out.parent, ignore_errors=True)
+    assert done.returncode == 2 and not made, done.stderr
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
     return done.stderr
 
@@ -133,7 +140,7 @@ def test_shared_memory_middlewares_refuse_two_hosts(mw):
 @pytest.mark.parametrize("mw", ["ros1", "ros2", "iceoryx", "iceoryx2", "zenoh"])
 def test_no_keys_where_the_layer_has_none(mw):
     built(mw)
-    assert refusal("--mw", mw, "--keyed") == f"mwperf: error: --keyed: not supported by {mw} (no keyed topics)\n"
+    assert refusal("--mw", mw, "--keyed") == f"mwperf: error: --instances 1: not supported by {mw} (no keyed topics)\n"
 
 
 @pytest.mark.parametrize("mw", ADAPTERS)
@@ -141,12 +148,13 @@ def test_above_the_largest_message_is_refused_with_the_limit(mw):
     limit, why = INFO.adapters[mw].max_size, INFO.adapters[mw].max_size_note
     assert why, f"{mw} does not say whose its limit is"  # the middleware's, or mwperf's own cap, and why
     err = refusal("--mw", mw, "--size", str(limit + 1))
-    assert err == f"mwperf: error: --size {limit + 1}: {mw} carries at most {limit} bytes per message ({why})\n"
+    assert err == f"mwperf: error: --size {limit + 1}: {mw} carries at most {limit} bytes per message: {why}\n"
 
 
 def test_ros1_has_no_best_effort():
     built("ros1")
-    assert refusal("--mw", "ros1", "--best") == "mwperf: error: --best: not supported by ros1\n"
+    assert refusal("--mw", "ros1", "--best") == ("mwperf: error: --reliability best-effort: not supported by ros1 "
+                                                 "(choose from: reliable)\n")
 
 
 def test_congestion_is_zenohs():

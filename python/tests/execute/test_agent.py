@@ -9,7 +9,7 @@ import pytest
 from conftest import pid_alive, real_agent_path, write_script
 from mwperf.errors import AgentError
 from mwperf.execute.agent import (
-    AgentProcess, agent_version, describe, describe_exit, find_agent, list_adapters, query, wakeup,
+    AgentProcess, agent_version, describe, describe_exit, find_agent, query, wakeup,
 )
 
 
@@ -79,14 +79,14 @@ def test_describe_exit():
 
 
 def test_queries_against_fake_agent(fake_agent):
-    adapters = list_adapters(str(fake_agent))
+    adapters = describe(str(fake_agent)).adapters
     assert list(adapters) == ["udp", "tcp", "dds"]
     assert adapters["udp"].max_size == 65507 and adapters["tcp"].reliability == "reliable"
     assert adapters["udp"].reliabilities == ("best-effort",) and adapters["udp"].transports == ("udp",)
     dds = adapters["dds"]
     assert dds.reliabilities == ("reliable", "best-effort") and dds.honours("history") and dds.honours("keyed")
     assert not dds.honours("async") and dds.receives == ("listener", "waitset") and dds.receive == "listener"
-    assert dds.transports == ("udp",) and dds.has_qos and not adapters["udp"].has_qos
+    assert dds.transports == ("udp",) and dds.honours("history") and not adapters["udp"].honours("history")
     assert agent_version(str(fake_agent))["version"] == "9.9.9-fake"
     assert wakeup(str(fake_agent), (0, 1))["wakeup_p50_ns"] == 20000
 
@@ -120,12 +120,14 @@ def test_find_agent(tmp_path, monkeypatch, fake_agent):
 
 def test_description_parsing_and_summary(fake_agent):
     info = describe(str(fake_agent))
-    assert info.header_size == 32 and info.modes == ("latency", "throughput", "rate", "burst")
-    assert info.reliabilities == ("reliable", "best-effort") and info.clocks == ("monotonic", "realtime")
-    assert info.limit("max_rate_hz", 0) == 1e9 and info.missing == ()
-    assert info.transports == ("udp", "tcp", "tcp-nagle") and info.receives == ("listener", "waitset")
+    assert info.header_size == 32 and info.table["mode"].choices == ("latency", "throughput", "rate", "burst")
+    assert info.table["reliability"].choices == ("reliable", "best-effort")
+    assert info.table["clock"].choices == ("monotonic", "realtime")
+    assert info.table["rate"].max == 1e9 and info.missing == ()
+    assert info.vocabulary("transport") == ("udp", "tcp", "tcp-nagle") and info.vocabulary("receive") == ("listener", "waitset")
+    assert info.timing_s("linger_ns") == 4.0
     assert info.adapters["udp"].summary() == "reliability best-effort; transports udp"
-    assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed; "
+    assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed, nic, whc; "
                                               "receive listener,waitset; transports udp")
 
 
@@ -139,10 +141,16 @@ echo '{"event":"adapter","name":"udp","version":"1","max_size":65507,"transport"
 
 
 def test_missing_adapters_are_named(tmp_path):
-    agent = write_script(tmp_path / "agent", """#!/bin/sh
-echo '{"event":"agent","version":"1","header_size":32,"modes":["latency"],"missing":[{"name":"zenoh","reason":"cargo not found"}]}'
-echo '{"event":"adapter","name":"udp","version":"1","max_size":65507,"transports":["udp"],"transport":"udp","reliabilities":["best-effort"],"reliability":"best-effort"}'
-""")
+    import json
+
+    from mwperf.table import snapshot_event
+
+    (tmp_path / "list.jsonl").write_text("\n".join([
+        '{"event":"agent","version":"1","header_size":32,"missing":[{"name":"zenoh","reason":"cargo not found"}]}',
+        json.dumps(snapshot_event()),
+        '{"event":"adapter","name":"udp","version":"1","capabilities":{"transport":["udp"]},"limits":{"max_size":65507}}',
+    ]) + "\n")
+    agent = write_script(tmp_path / "agent", f"#!/bin/sh\ncat {tmp_path / 'list.jsonl'}\n")
     info = describe(str(agent))
     assert info.missing == (("zenoh", "cargo not found"),) and list(info.adapters) == ["udp"]
 
@@ -168,6 +176,50 @@ def test_the_recorded_description_is_the_real_agents():
     live = subprocess.run([str(agent), "list"], capture_output=True, text=True, timeout=30).stdout.splitlines()
     assert strip(live) == strip(LIST_FIXTURE.read_text().splitlines()), \
         "regenerate it: agent/build/mwperf-agent list > python/tests/fixtures/agent-list.jsonl"
+
+
+def test_the_option_table_snapshot_is_the_real_agents():
+    """mwperf/option-table.json (what --help, completion and the record
+    schema read without an agent) is the built agent's option table."""
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet")
+    import json
+
+    from mwperf.table import dump_event, snapshot_event
+
+    live = subprocess.run([str(agent), "list"], capture_output=True, text=True, timeout=30).stdout.splitlines()
+    (table,) = [json.loads(line) for line in live if '"event":"options"' in line]
+    assert dump_event(table) == dump_event(snapshot_event()), \
+        "regenerate it: agent/build/mwperf-agent list | python -m mwperf.table > python/mwperf/option-table.json"
+
+
+def test_the_recorded_description_has_the_snapshots_table():
+    """Without an agent: the recorded description's table is the snapshot."""
+    import json
+
+    from conftest import LIST_FIXTURE
+    from mwperf.table import snapshot_event
+
+    (table,) = [json.loads(line) for line in LIST_FIXTURE.read_text().splitlines() if '"event":"options"' in line]
+    assert table == snapshot_event()
+
+
+def test_an_agent_with_another_option_table_is_refused(tmp_path):
+    """A stale agent (or controller): its options are not the ones this mwperf's command line was made of."""
+    import json
+
+    from conftest import LIST_FIXTURE
+
+    lines = LIST_FIXTURE.read_text().splitlines()
+    table = next(i for i, line in enumerate(lines) if '"event":"options"' in line)
+    event = json.loads(lines[table])
+    event["options"] = [r for r in event["options"] if r["name"] != "batch"]
+    lines[table] = json.dumps(event)
+    (tmp_path / "list.jsonl").write_text("\n".join(lines) + "\n")
+    agent = write_script(tmp_path / "agent", f"#!/bin/sh\ncat {tmp_path / 'list.jsonl'}\n")
+    with pytest.raises(AgentError, match=r"another option table than this mwperf \(batch differ\)"):
+        describe(str(agent))
 
 
 def test_an_agent_that_prints_endlessly_is_one_error_in_bounded_memory(tmp_path):

@@ -50,8 +50,8 @@ def run_pub(*args: str) -> dict:
 
 
 def test_foreign_datagrams_are_counted_and_ignored():
-    common = ["--mw", "udp", "--mode", "rate", "--rate-hz", "2000", "--size", "256", "--run-id", "77",
-              "--duration-ns", "1000000000", "--warmup-ns", "100000000", "--cpu", "-1"]
+    common = ["--mw", "udp", "--mode", "rate", "--size", "256", "--run-id", "77", "--cpu", "-1"]
+    timing = ["--rate", "2000", "--duration", "1000000000", "--warmup", "100000000"]  # the publisher's
     sub, ready = start_sub(*common)
     try:
         junk = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -61,7 +61,7 @@ def test_foreign_datagrams_are_counted_and_ignored():
                    header_of_other_run + bytes(244), b"\xff" * 65000]
         for datagram in foreign:
             junk.sendto(datagram, target)
-        pub = run_pub(*common, "--port", str(ready["port"]))
+        pub = run_pub(*common, *timing, "--port", str(ready["port"]))
         for datagram in foreign:  # and some after the run, while the sub drains
             junk.sendto(datagram, target)
         result = finish(sub, pub["sent"])
@@ -78,12 +78,11 @@ def test_the_publisher_sends_nothing_before_go():
     (its stdin open and silent) sends nothing, and gives up when its match
     timeout (0.5 s) has passed; its subscriber received not one sample, not
     even of the warm-up."""
-    common = ["--mw", "udp", "--mode", "rate", "--rate-hz", "2000", "--size", "64", "--run-id", "78",
-              "--duration-ns", "500000000", "--warmup-ns", "100000000", "--cpu", "-1"]
+    common = ["--mw", "udp", "--mode", "rate", "--size", "64", "--run-id", "78", "--cpu", "-1"]
     sub, ready = start_sub(*common)
     try:
-        pub = subprocess.Popen([agent(), "run", "--role", "pub", *common, "--port", str(ready["port"]),
-                                "--match-timeout-ns", "500000000"],
+        pub = subprocess.Popen([agent(), "run", "--role", "pub", *common, "--rate", "2000", "--duration", "500000000",
+                                "--warmup", "100000000", "--port", str(ready["port"]), "--match-timeout", "500000000"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             started = time.monotonic()
@@ -101,11 +100,10 @@ def test_the_publisher_sends_nothing_before_go():
 
 def test_sequence_numbers_wrap_without_loss_or_duplicates():
     start = str(2**64 - 500)  # the run crosses UINT64_MAX -> 0
-    common = ["--mw", "tcp", "--mode", "rate", "--rate-hz", "2000", "--size", "64", "--run-id", "5",
-              "--duration-ns", "1000000000", "--warmup-ns", "0", "--cpu", "-1", "--seq-start", start]
+    common = ["--mw", "tcp", "--mode", "rate", "--size", "64", "--run-id", "5", "--cpu", "-1", "--seq-start", start]
     sub, ready = start_sub(*common)
     try:
-        pub = run_pub(*common, "--port", str(ready["port"]))
+        pub = run_pub(*common, "--rate", "2000", "--duration", "1000000000", "--warmup", "0", "--port", str(ready["port"]))
         result = finish(sub, pub["sent"])
     finally:
         sub.kill()
@@ -120,6 +118,8 @@ def test_sequence_numbers_wrap_without_loss_or_duplicates():
     (["--mw", "nope"], "'nope'"),
     (["--wait", "sometimes"], "'sometimes'"),
     (["--cpu", "-7"], "'-7'"),
+    (["--duration", "100"], "--role pub"),  # an option of the other role is refused, not ignored
+    (["--nic", "lo"], "udp"),               # an option the adapter cannot honour, too
 ])
 def test_bad_arguments_exit_2_with_one_line(args, named):
     base = {"--role": "sub", "--mw": "udp", "--size": "64"}
@@ -138,14 +138,14 @@ def test_untimed_wait_survives_a_lost_pong():
     subscriber stops answering, the watchdog must still end each overdue wait."""
     import signal
 
-    from mwperf.execute.agent import list_adapters
+    from mwperf.execute.agent import describe
 
-    if "cyclonedds" not in list_adapters(agent()):
+    if "cyclonedds" not in describe(agent()).adapters:
         pytest.skip("the agent is built without cyclonedds")
-    common = ["--mw", "cyclonedds", "--mode", "latency", "--size", "64", "--run-id", "4242", "--cpu", "-1",
-              "--duration-ns", "2000000000", "--warmup-ns", "100000000", "--ping-timeout-ns", "200000000"]
+    common = ["--mw", "cyclonedds", "--mode", "latency", "--size", "64", "--run-id", "4242", "--cpu", "-1"]
     sub, _ = start_sub(*common)
-    pub = subprocess.Popen([agent(), "run", "--role", "pub", *common], stdin=subprocess.PIPE,
+    pub = subprocess.Popen([agent(), "run", "--role", "pub", *common, "--duration", "2000000000", "--warmup",
+                            "100000000", "--ping-timeout", "200000000"], stdin=subprocess.PIPE,
                            stdout=subprocess.PIPE, text=True)
     try:
         assert json.loads(pub.stdout.readline())["event"] == "ready"

@@ -8,9 +8,12 @@ import os
 
 import pytest
 
-from conftest import write_script
+from conftest import described, write_script
 from mwperf.execute import cleanup
-from mwperf.execute.cleanup import clean_shm, fastdds_shm_clean, referenced_paths, stale_segments
+from mwperf.execute.cleanup import clean_shm, fastdds_shm_clean, referenced_paths, shm_patterns, stale_segments
+
+#: What the recorded agent's adapters say they may leave in /dev/shm (their description, not a list of ours).
+PATTERNS = shm_patterns(described().leftovers)
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ def test_only_unreferenced_segments_go(shm):
     with open(shm / "fastrtps_mapped", "r+b") as handle:
         mapped = mmap.mmap(handle.fileno(), 4096)  # the fd is closed below; only the mapping remains
     try:
-        removed = clean_shm(shm, use_fastdds=False, min_age_s=0)
+        removed = clean_shm(PATTERNS, shm, use_fastdds=False, min_age_s=0)
         assert sorted(removed) == ["fast_datasharing_01.0f_2", "fastrtps_dead", "fastrtps_dead_el",
                                    "sem.fastrtps_port7411_mutex"]
         assert sorted(os.listdir(shm)) == ["fastrtps_mapped", "fastrtps_open", "iox_roudi", "my_zenoh_seg",
@@ -39,13 +42,13 @@ def test_only_unreferenced_segments_go(shm):
         mapped.close()
         held.close()
     # nobody uses them any more: the next clean-up takes them
-    assert sorted(clean_shm(shm, use_fastdds=False, min_age_s=0)) == ["fastrtps_mapped", "fastrtps_open"]
+    assert sorted(clean_shm(PATTERNS, shm, use_fastdds=False, min_age_s=0)) == ["fastrtps_mapped", "fastrtps_open"]
     assert sorted(os.listdir(shm)) == ["iox_roudi", "my_zenoh_seg", "unrelated"]
 
 
 def test_young_segments_are_kept(shm):
-    assert stale_segments(shm, min_age_s=3600) == []
-    assert len(stale_segments(shm, min_age_s=0)) == 6
+    assert stale_segments(PATTERNS, shm, min_age_s=3600) == []
+    assert len(stale_segments(PATTERNS, shm, min_age_s=0)) == 6
 
 
 def test_nothing_goes_when_a_process_cannot_be_inspected(shm, tmp_path):
@@ -54,7 +57,7 @@ def test_nothing_goes_when_a_process_cannot_be_inspected(shm, tmp_path):
     (proc / "4242" / "fd").write_text("not a directory: like a process of another user")
     paths, complete = referenced_paths(proc)
     assert not complete
-    assert stale_segments(shm, proc, min_age_s=0) == []
+    assert stale_segments(PATTERNS, shm, proc, min_age_s=0) == []
     assert len(os.listdir(shm)) == 9
 
 
@@ -75,7 +78,7 @@ def test_real_proc_sees_this_process(tmp_path):
 
 
 def test_missing_directory_is_fine(tmp_path):
-    assert clean_shm(tmp_path / "nowhere", use_fastdds=False) == []
+    assert clean_shm(PATTERNS, tmp_path / "nowhere", use_fastdds=False) == []
 
 
 def test_fastdds_tool(tmp_path, monkeypatch):
@@ -90,7 +93,7 @@ def test_fastdds_tool(tmp_path, monkeypatch):
 def test_fastdds_tool_only_for_dev_shm(tmp_path, monkeypatch, shm):
     calls = []
     monkeypatch.setattr(cleanup, "fastdds_shm_clean", lambda: calls.append(1) or True)
-    clean_shm(shm, min_age_s=3600)
+    clean_shm(PATTERNS, shm, min_age_s=3600)
     assert calls == []
 
 
@@ -101,7 +104,7 @@ def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
         pytest.skip("some process of this host cannot be inspected (not root): nothing would be removed")
     for name in ("lttng-ust-wait-8", "lttng-ust-wait-8-0", "lttng-other"):
         (tmp_path / name).write_bytes(b"\0" * 4096)
-    assert sorted(clean_shm(tmp_path, use_fastdds=False, min_age_s=0)) == ["lttng-ust-wait-8", "lttng-ust-wait-8-0"]
+    assert sorted(clean_shm(PATTERNS, tmp_path, use_fastdds=False, min_age_s=0)) == ["lttng-ust-wait-8", "lttng-ust-wait-8-0"]
     assert os.listdir(tmp_path) == ["lttng-other"]
 
 
@@ -119,9 +122,10 @@ def test_what_killed_agents_left_in_tmp_goes_once_no_agent_runs(tmp_path):
     """A killed ros2 agent leaves its Fast DDS profile (/tmp/mwperf-ros2-*), a
     killed iceoryx2 one its root folder: both go, but not while an agent runs
     (its own), and never another user's or through a link."""
-    from mwperf.execute.cleanup import clean_agent_tmp
+    from mwperf.execute.cleanup import clean_agent_files
 
     tmp = tmp_path / "tmp"
+    mine = (str(tmp / "mwperf-iceoryx2"), str(tmp / "mwperf-ros2-*"), "/dev/shm/fastrtps_*")  # as adapters say
     tmp.mkdir()
     (tmp / "mwperf-ros2-a1B2c3").write_text("<dds/>")
     (tmp / "mwperf-iceoryx2" / "services").mkdir(parents=True)
@@ -129,15 +133,15 @@ def test_what_killed_agents_left_in_tmp_goes_once_no_agent_runs(tmp_path):
     (tmp / "elsewhere" / "keep").write_text("x")
     (tmp / "mwperf-ros2-link").symlink_to(tmp / "elsewhere")
     (tmp / "mwperf-other").write_text("x")
-    assert clean_agent_tmp(tmp, fake_proc(tmp_path / "busy", "bash", "mwperf-agent")) == []
-    assert clean_agent_tmp(tmp, fake_proc(tmp_path / "idle", "bash")) == [
+    assert clean_agent_files(mine, fake_proc(tmp_path / "busy", "bash", "mwperf-agent")) == []
+    assert clean_agent_files(mine, fake_proc(tmp_path / "idle", "bash")) == [
         str(tmp / n) for n in ("mwperf-iceoryx2", "mwperf-ros2-a1B2c3", "mwperf-ros2-link")]
     assert sorted(os.listdir(tmp)) == ["elsewhere", "mwperf-other"]
     assert (tmp / "elsewhere" / "keep").exists()
     if os.geteuid() == 0:
         (tmp / "mwperf-ros2-theirs").write_text("x")
         os.chown(tmp / "mwperf-ros2-theirs", 65534, 65534)
-        assert clean_agent_tmp(tmp, fake_proc(tmp_path / "idle2", "bash")) == []
+        assert clean_agent_files(mine, fake_proc(tmp_path / "idle2", "bash")) == []
 
 
 def test_the_agent_cleans_what_its_adapters_know(tmp_path):
@@ -160,12 +164,12 @@ def test_the_agent_cleans_what_its_adapters_know(tmp_path):
     ("/usr/bin/python3", False),
 ])
 def test_iceoryx2_files_stay_while_an_agent_runs(tmp_path, argv0, kept):
-    from mwperf.execute.cleanup import clean_agent_tmp
+    from mwperf.execute.cleanup import clean_agent_files
 
     root, proc = tmp_path / "mwperf-iceoryx2", tmp_path / "proc"
     (root / "services").mkdir(parents=True)
     (proc / "4242").mkdir(parents=True)
     (proc / "4242" / "comm").write_text("mwperf-main\n")
     (proc / "4242" / "cmdline").write_bytes(argv0.encode() + b"\0run\0--mw\0iceoryx2\0")
-    removed = clean_agent_tmp(tmp_path, proc)
+    removed = clean_agent_files((str(root),), proc)
     assert root.exists() == kept and (removed == []) == kept

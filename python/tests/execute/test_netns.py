@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import real_agent_path
-from mwperf.execute.agent import list_adapters
+from mwperf.execute.agent import describe
 from mwperf.execute.baseline import iperf3
 from mwperf.errors import UsageError
 from mwperf.execute.netns import PREFIX, NetnsPair, remove_stale, stale_namespaces
@@ -137,7 +137,7 @@ def test_half_lost_point_completes_over_the_control_channel(tmp_path):
 @pytest.mark.e2e
 def test_dds_stays_on_the_veth(tmp_path):
     agent = real_agent_path()
-    if agent is None or not {"cyclonedds", "fastdds"} <= set(list_adapters(str(agent))):
+    if agent is None or not {"cyclonedds", "fastdds"} <= set(describe(str(agent)).adapters):
         pytest.skip("the agent is built without the DDS adapters")
     out = tmp_path / "run"
     done = mwperf("run", "--agent", str(agent), "--mw", "cyclonedds,fastdds", "--mode", "latency", "--size", "1k", "--duration", "1s", "--warmup", "200ms", "--link", "netns:gige",

@@ -1,7 +1,8 @@
 import json
 
 from mwperf.execute import provenance
-from mwperf.execute.provenance import PROVENANCE_KEYS, SYSCTLS, collect, governor, read_sysctl
+from conftest import PROVENANCE_KEYS
+from mwperf.execute.provenance import SYSCTLS, collect, governor, read_sysctl
 
 
 def test_collect_has_every_key(fake_agent):
@@ -15,7 +16,8 @@ def test_collect_has_every_key(fake_agent):
     assert doc["agent"]["build_type"] == "Release"
     assert [a["name"] for a in doc["adapters"]] == ["udp", "tcp", "dds"]
     dds = doc["adapters"][2]
-    assert dds["version"] == "fake 0.1" and "keyed" in dds["qos"] and dds["transports"] == ["udp"]
+    assert dds["version"] == "fake 0.1" and "keyed" in dds["capabilities"]
+    assert dds["capabilities"]["transport"] == ["udp"]
     assert doc["agent"]["missing_adapters"] == []
     assert doc["vcpus"] >= 1
     assert doc["python"].count(".") == 2

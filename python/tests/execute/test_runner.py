@@ -14,7 +14,7 @@ import pytest
 
 from conftest import described, pid_alive, run_request
 from mwperf.errors import UsageError
-from mwperf.execute.agent import describe, list_adapters
+from mwperf.execute.agent import describe
 from mwperf.execute.cleanup import Leftovers
 from mwperf.execute.point import Timeouts, agent_argv, run_point
 from mwperf.execute.runner import run
@@ -60,16 +60,18 @@ def test_agent_argv(tmp_path):
     argv = agent_argv("A", "sub", rate_point, opts, 0)
     assert argv[:2] == ["A", "run"]
     joined = " ".join(argv)
-    for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--duration-ns 100000000",
-                 "--warmup-ns 0", "--cpu -1", "--wait block", "--port 0", "--rate-hz 1000.0"):
+    for part in ("--role sub", "--mw udp", "--mode rate", "--size 64", "--cpu -1", "--port 0"):
         assert part in joined
-    assert "--latency-count" not in joined
+    pub = " ".join(agent_argv("A", "pub", rate_point, opts, 4000))
+    for part in ("--duration 100000000", "--warmup 0", "--rate 1000.0"):
+        assert part in pub and part not in joined  # the publisher's options only
+    assert "--latency-count" not in joined and "--wait" not in joined  # a default is not passed
     assert "--run-id" not in joined  # the run id goes in the environment, not the world-readable command line
     assert "--latency-count 50" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
     assert "--port 4000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
     # the publisher waits --match-timeout for its peer, the subscriber (started first) 5 s longer
-    assert "--match-timeout-ns 1000000000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
-    assert "--match-timeout-ns 6000000000" in joined
+    assert "--match-timeout 1000000000" in " ".join(agent_argv("A", "pub", tput_point, opts, 4000))
+    assert "--match-timeout 6000000000" in joined
     # raw sockets never receive DDS options
     for option in ("--reliability", "--history", "--durability", "--instances", "--async", "--receive",
                    "--transport", "--nic"):
@@ -82,15 +84,15 @@ def test_agent_argv_qos(tmp_path, fake_agent):
                    qos={"reliability": "best-effort", "keyed": True, "instances": "100000", "receive": "listener",
                         "durability": "transient-local,volatile", "nic": "lo"})
     points = opts.points()
-    assert [(p.mw, p.durability) for p in points] == [("dds", "transient-local"), ("dds", "volatile")]
+    assert [(p.mw, p.get("durability")) for p in points] == [("dds", "transient-local"), ("dds", "volatile")]
     argv = agent_argv("A", "sub", points[0], opts, 0)
     pairs = dict(zip(argv[2::2], argv[3::2]))
-    assert pairs["--reliability"] == "best-effort" and pairs["--history"] == "keep-last:10"
+    assert pairs["--reliability"] == "best-effort" and "--history" not in pairs  # the default keep-last:10
     assert pairs["--durability"] == "transient-local" and pairs["--instances"] == "100000"
     assert pairs["--receive"] == "listener" and pairs["--nic"] == "lo"
     assert "--transport" not in pairs and "--async" not in pairs
     assert agent_argv("A", "pub", points[0], opts, 0)[2:] != argv[2:]  # role, cpu, match timeout differ
-    with pytest.raises(UsageError, match="--keyed: not supported by udp"):
+    with pytest.raises(UsageError, match=r"--instances 1: not supported by udp \(no keyed topics\)"):
         options(tmp_path, mw="dds,udp", agent_info=described_fake, qos={"keyed": True})
 
 
@@ -107,19 +109,19 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
         validate_record(r)
         assert r["status"] == "ok"
         assert (r["transport"], r["reliability"]) == ("udp", "best-effort")
-        assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": False,
-                            "receive": "listener", "congestion": None}
+        assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": None,
+                            "batch": False, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
         assert r["adapter"]["config"]["history"] == "keep-all" and r["adapter"]["sub_config"]["instances"] == 1
         assert r["mw_rss_kb"] == {"pub": 4000 - 1000, "sub": 4000 - 1000}
         assert r["own_kb"] == {"pub": 600, "sub": 600}
     assert records[0]["send_lag_us"] is None and records[1]["send_lag_us"]["p50"] == 3.0
-    assert "[1/2] dds latency 64 B (best-effort, keep-all) ... ok" in progress.getvalue()
+    assert "[1/2] dds latency 64 B (best-effort, keep-all, keyed 1) ... ok" in progress.getvalue()
 
 
 def test_run_cleans_shared_memory_before_and_after(tmp_path, fake_agent, log, monkeypatch):
     calls = []
     monkeypatch.setattr("mwperf.execute.runner.clean_leftovers",
-                        lambda agent: calls.append(agent) or Leftovers([], ["fastrtps_dead"], []))
+                        lambda leftovers, agent: calls.append(agent) or Leftovers([], ["fastrtps_dead"], []))
     monkeypatch.setenv("FAKE_AGENT_FAULT", "sub-error")
     progress = io.StringIO()
     opts = options(tmp_path)
@@ -173,7 +175,7 @@ def test_portless_middleware(tmp_path, fake_agent, log, monkeypatch):
 
 
 def test_subscribers_as_threads_is_one_sub_process_of_n_readers(tmp_path, fake_agent, log):
-    """One subscriber agent with --readers 3: its ready gives every reader's
+    """One subscriber agent of 3 readers: its ready gives every reader's
     port (passed to the publisher), its three results (in any order) fill
     outcome.subs in reader order."""
     opts = options(tmp_path, mw="dds", mode="rate", rate="100", subscribers="3", subscribers_as="threads",
@@ -183,8 +185,8 @@ def test_subscribers_as_threads_is_one_sub_process_of_n_readers(tmp_path, fake_a
     argvs = [json.loads(line)["argv"] for line in log.read_text().splitlines()]
     subs = [a for a in argvs if a[a.index("--role") + 1] == "sub"]
     (pub,) = [a for a in argvs if a[a.index("--role") + 1] == "pub"]
-    assert len(subs) == 1 and subs[0][subs[0].index("--readers") + 1] == "3"
-    assert subs[0][subs[0].index("--echo") + 1] == "1"
+    assert len(subs) == 1 and subs[0][subs[0].index("--subscribers") + 1] == "3"
+    assert subs[0][subs[0].index("--subscribers-as") + 1] == "threads"
     assert pub[pub.index("--subscribers") + 1] == "3"
     assert pub[pub.index("--port") + 1] == ",".join(str(p) for p in outcome.sub_ready["ports"])
     assert [s["reader"] for s in outcome.subs] == [0, 1, 2] and outcome.sub is outcome.subs[0]
@@ -205,8 +207,10 @@ def test_agent_argv_as_threads(tmp_path, fake_agent):
                    agent_info=describe(str(fake_agent)), slow_subscriber="2ms")
     point = opts.points()[0]
     sub = " ".join(agent_argv("A", "sub", point, opts, 0))
-    assert "--readers 4 --echo 1 --slow-ns 2000000" in sub  # the agent makes the last reader the slow one
-    assert "--readers" not in " ".join(agent_argv("A", "pub", point, opts, "0,0,0,0"))
+    # the agent makes subscriber 0 the echoer and the last reader the slow one
+    assert "--subscribers 4 --subscribers-as threads --slow-subscriber 2000000" in sub
+    pub = " ".join(agent_argv("A", "pub", point, opts, "0,0,0,0"))
+    assert "--subscribers 4" in pub and "--subscribers-as" not in pub and "--slow-subscriber" not in pub
 
 
 def test_failed_pub_salvages_the_sub(tmp_path, fake_agent, log, monkeypatch):
@@ -373,7 +377,7 @@ def test_more_received_than_sent_fails_the_point(tmp_path, fake_agent, log, monk
 
 def test_a_burst_longer_than_the_run_is_stopped_not_called_hung(tmp_path, fake_agent, log, monkeypatch):
     monkeypatch.setenv("FAKE_AGENT_FAULT", "pub-overrun")
-    opts = options(tmp_path, mode="burst", demands="10000000", duration="200ms")
+    opts = options(tmp_path, mode="burst", demand="10000000", duration="200ms")
     started = time.monotonic()
     code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(),
                timeouts=Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=1.0, blocked=1.0))

@@ -110,6 +110,6 @@ def test_nic_of_remote_hosts_is_not_checked_here(tmp_path):
                                              qos={"nic": "enp99s0"}, **kw), described())
 
     opts = build(hosts="pub=a@10.0.0.1,sub=b@10.0.0.2")
-    assert opts.qos.nic == "enp99s0" and opts.hosts.nic == "enp99s0"
+    assert opts.given("nic") == ("enp99s0",) and opts.hosts.nic == "enp99s0"
     with pytest.raises(UsageError, match=r"--nic enp99s0: no such network interface"):
         build()

@@ -11,6 +11,7 @@ from mwperf.export.html import HtmlReport
 from mwperf.export.tables import LATENCY_HEADERS, THROUGHPUT_HEADERS, Tables, build_sections, floor_sections, render_text
 from mwperf.results.floor import write_floor
 from mwperf.results.rundir import RunDir
+from mwperf.results.upgrade import blank
 from floor_docs import doc, floor
 
 
@@ -19,10 +20,11 @@ def load():
 
 
 def latency_record(p50, size=64, mode="latency", mbps=None, status="ok"):
-    r = {"mw": "udp", "mode": mode, "size": size, "status": status, "cpu": {"pub": 0, "sub": 1,
-         "placement": "cross-core"}, "wait": "block", "latency_us": {"count": 1000, "p50": p50}, "mbps": mbps,
-         "point": 0}
-    return r
+    """A version-2 record (every field, null where not given) of this point."""
+    return {**blank(), "mw": "udp", "mode": mode, "size": size, "status": status,
+            "cpu": {"pub": 0, "sub": 1, "placement": "cross-core"}, "wait": "block",
+            "latency_us": {"count": 1000, "p50": p50}, "mbps": mbps, "point": 0, "subscribers": 1,
+            "subscribers_as": "processes"}
 
 
 def column(section, header):

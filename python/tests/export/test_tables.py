@@ -123,8 +123,8 @@ def test_a_latency_censored_at_the_ping_timeout_is_said():
 def test_the_progress_line_says_what_the_adaptive_stop_found():
     base = next(r for r in load() if (r["mw"], r["mode"], r["status"]) == ("udp", "rate", "ok"))
     def adaptive(**a):
-        return dict(base, adaptive={"precision": 0.05, "converged_after_s": None, "needed_s": None,
-                                    "needed_note": None, **a})
+        return dict(base, precision=0.05, adaptive={"converged_after_s": None, "needed_s": None,
+                                                    "needed_note": None, **a})
     assert point_summary(adaptive(converged_after_s=1.25)).endswith("; +-5% after 1.2 s")
     assert point_summary(adaptive(needed_s=42.4)).endswith("; +-5% not reached, would need ~42 s")
     assert point_summary(adaptive(needed_s=7300.0)).endswith("would need ~2h02m")

@@ -50,7 +50,10 @@ def test_perftest_docs_one_cell_a_line(tmp_path):
     _, records = imported(tmp_path, "perftest", "perftest-docs.txt", mw="connext")
     assert [r["size"] for r in records] == [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 63000]
     assert records[0]["latency_us"] == {"count": None, "mean": 23, "std": 0.9, "min": 20, "max": 71, "p50": 23,
-                                        "p90": 23, "p99": 25, "p9999": 54, "p999999": 71, "exact": None}
+                                        "p90": 23, "p99": 25, "p9999": 54, "p999999": 71, "p50_ci": None,
+                                        "p99_ci": None, "relative_error": None, "ci_confidence": None,
+                                        "ci_batches": None,
+                                            "p999": None, "p999_ci": None, "ci_method": None, "ci_null": None}
     check_golden("import/perftest-docs.txt", render(records))
 
 
@@ -149,7 +152,9 @@ def test_a_page_of_several_tables_keeps_them_apart(tmp_path):
     first = next(r for r in records if r["source"]["section"] == sections[-1])
     assert first["size"] == 32 and first["latency_us"] == {
         "count": None, "mean": 23, "std": 1.4, "min": 22, "max": 206, "p50": 23, "p90": 24, "p99": 30, "p9999": 53,
-        "p999999": 206, "exact": None}
+        "p999999": 206, "p50_ci": None, "p99_ci": None, "relative_error": None, "ci_confidence": None,
+        "ci_batches": None,
+                                            "p999": None, "p999_ci": None, "ci_method": None, "ci_null": None}
     text = render(records)
     assert text.count("== connext latency") == 8  # one table each, never four rows per size in one
     for section in sections:

@@ -40,9 +40,9 @@ def test_rate_matrix_is_the_reference_sweep():
     assert sizes == {1024 << i for i in range(15)}
     assert rates == {10, 21, 46, 100, 215, 463, 1000, 2150, 4630, 10000, 21500}
     assert all(p.point.size * 8 * p.point.rate_hz <= 20e9 for p in points)
-    assert {(p.point.mw, p.point.reliability) for p in points} == {
+    assert {(p.point.mw, p.point.get("reliability")) for p in points} == {
         (mw, rel) for mw in ("cyclonedds", "fastdds") for rel in ("best-effort", "reliable")}
-    assert all(p.point.history == "keep-last:10" and p.opts.duration_ns == 30_000_000_000 for p in points)
+    assert all(p.point.get("history") == "keep-last:10" and p.point.get("duration") == 30_000_000_000 for p in points)
 
 
 def test_quick_plan_runs_every_built_middleware():
@@ -55,7 +55,7 @@ def test_burst_plan_is_seed_004s_table():
     # payloads of 16 to 128 bytes after mwperf's 32-byte header; demands 10 to 310; 10 ms pauses
     assert {p.point.size - AGENT.header_size for p in points} == {16, 32, 64, 128}
     assert {p.point.demand for p in points} == {10, 110, 210, 310}
-    assert all(p.point.mode == "burst" and p.opts.burst_gap_ns == 10_000_000 for p in points)
+    assert all(p.point.mode == "burst" and p.point.get("burst-gap") == 10_000_000 for p in points)
 
 
 def test_fanout_plan_goes_from_1_to_32_subscribers():
@@ -70,12 +70,12 @@ def test_subscribers_as_is_a_plan_key():
     # processes (the default) keeps the key of a plan written before the option
     (before,) = points_of("mw: cyclonedds\nmode: rate\nrate: 100\nsubscribers: 4\n")
     assert before.key == points[0].key
-    limited = [n for n, a in AGENT.adapters.items() if a.max_readers_per_process == 1 and a.max_subscribers != 1]
+    limited = [n for n, a in AGENT.adapters.items() if a.limit("max_readers_per_process") == 1 and a.limit("max_subscribers") != 1]
     if limited:
         with pytest.raises(PlanError) as err:
             points_of(f"mw: {limited[0]}\nsubscribers: 2\nsubscribers_as: threads\n")
-        assert str(err.value).startswith(f"p.yaml: subscribers_as: threads: {limited[0]} holds at most 1 reader")
-        assert f"(exclude it: {{mw: {limited[0]}, subscribers_as: threads}})" in str(err.value)
+        assert str(err.value).startswith(f"p.yaml: subscribers: 2: {limited[0]} holds at most 1 reader")
+        assert f"(exclude it: {{mw: {limited[0]}, subscribers: 2}})" in str(err.value)
 
 
 def test_ros_plans_mirror_the_reference_studies():
@@ -88,7 +88,7 @@ def test_ros_plans_mirror_the_reference_studies():
                    cpu_count=2)
     assert {p.opts.link.name for p in study} == {"gige", "wifi"}
     assert {p.point.size for p in study} == {4 << 10, 64 << 10, 256 << 10, 2 << 20, 8 << 20}
-    assert ("ros1", "best-effort") not in {(p.point.mw, p.point.reliability) for p in study}
+    assert ("ros1", "best-effort") not in {(p.point.mw, p.point.get("reliability")) for p in study}
 
 
 def test_wired_vs_wireless_counts_samples():
@@ -96,7 +96,7 @@ def test_wired_vs_wireless_counts_samples():
                     cpu_count=2)
     assert len(points) == 2 * 5 * 2
     # 100 samples at 10 Hz: 10 s, plus the margin, as the maximum
-    assert all(p.opts.samples == 100 and p.opts.duration_ns == 13_000_000_000 for p in points)
+    assert all(p.point.get("samples") == 100 and p.point.get("duration") == 13_000_000_000 for p in points)
 
 
 def test_rate_applies_to_rate_points_only():
@@ -110,7 +110,7 @@ def test_rate_applies_to_rate_points_only():
 def test_every_option_expands_and_comma_lists_work():
     points = points_of("mw: udp,tcp\nwait: [block, spin]\ncpu: ['0,0', '0,1']\nsize: 1k\nduration: [1s, 2s]\n")
     assert len(points) == 2 * 2 * 2 * 2
-    assert {(str(p.opts.cpu), p.opts.wait, p.opts.duration_ns) for p in points} == {
+    assert {(str(p.opts.cpu), p.point.get("wait"), p.point.get("duration")) for p in points} == {
         (c, w, d) for c in ("0,0", "0,1") for w in ("block", "spin") for d in (1_000_000_000, 2_000_000_000)}
 
 
@@ -119,7 +119,7 @@ def test_the_same_configuration_written_twice_runs_once():
                        "confidence: 0.9\n")
     assert [(p.point.mw, p.point.size, p.point.rate_hz) for p in points] == [
         ("udp", 1024, 1000.0), ("udp", 2048, 1000.0), ("tcp", 1024, 1000.0), ("tcp", 2048, 1000.0)]
-    assert len({p.key for p in points}) == 4 and points[0].opts.confidence == "0.90"
+    assert len({p.key for p in points}) == 4 and points[0].point.get("confidence") == 0.9
 
 
 def test_bounds_of_exclude_rules():
@@ -151,21 +151,50 @@ def test_exclude_rules():
 def test_samples_precision_and_qos_reach_the_options():
     (p,) = points_of("mw: fastdds\nmode: latency\nsamples: 500\nprecision: 5%\nconfidence: 0.99\n"
                      "transport: shm\nkeyed: true\ninstances: 100\nasync: true\nreceive: listener\n")
-    assert (p.opts.samples, p.opts.precision, p.opts.confidence) == (500, 0.05, "0.99")
-    assert p.opts.duration_ns == 60_000_000_000  # a sample count without a duration: 60 s at most
-    assert (p.point.transport, p.opts.qos.instances, p.opts.qos.async_, p.opts.qos.receive) == (
+    assert (p.point.get("samples"), p.point.get("precision"), p.point.get("confidence")) == (500, 0.05, 0.99)
+    assert p.point.get("duration") == 60_000_000_000  # a sample count without a duration: 60 s at most
+    assert (p.point.get("transport"), p.point.get("instances"), p.point.get("async"), p.point.get("receive")) == (
         "shm", 100, True, "listener")
+
+
+def test_a_key_that_applies_to_no_point_is_refused():
+    """Issue 21: latency_count with no throughput point was dropped in silence."""
+    with pytest.raises(PlanError) as err:
+        points_of("mw: udp\nmode: [latency, rate]\nrate: 100\nlatency_count: [10, 100]\n")
+    assert str(err.value) == "p.yaml: latency_count: 10,100: only with --mode throughput"
+    # with a throughput point it applies there, and multiplies nothing else
+    points = points_of("mw: udp\nmode: [latency, throughput]\nlatency_count: [10, 100]\n")
+    assert [(p.point.mode, p.point.get("latency-count")) for p in points] == [
+        ("latency", None), ("throughput", 10), ("throughput", 100)]
+
+
+def test_expansion_is_proportional_to_the_points(monkeypatch):
+    """A long list of an option that applies to one mode multiplies that mode's points only:
+    the other mode's are made (and checked) once each."""
+    import mwperf.plan.sweep_plan as sweep_plan
+
+    checked = []
+    real = sweep_plan.check_point
+    monkeypatch.setattr(sweep_plan, "check_point", lambda opts, point: checked.append(point) or real(opts, point))
+    rates = ", ".join(str(r) for r in range(1, 301))
+    points = points_of(f"mw: udp\nmode: [latency, rate]\nsize: [32, 64]\nduration: 2s\nrate: [{rates}]\n")
+    assert len(points) == 2 + 2 * 300 and len(checked) == len(points)
+
+
+def test_batch_identifies_a_point():
+    points = points_of("mw: cyclonedds\nmode: throughput\nbatch: [false, true]\n")
+    assert [p.point.get("batch") for p in points] == [False, True] and points[0].key != points[1].key
 
 
 BAD = [
     ("mw: udp\nsize: 0\n", "p.yaml: size: 0: size must be positive"),
-    ("mw: udp\nsize: 70000\n", "p.yaml: size: 70000: udp carries at most 65507 bytes per message "
-                               "(the largest UDP payload over IPv4: 65535 - 8 (UDP header) - 20 (IPv4 header)) "
+    ("mw: udp\nsize: 70000\n", "p.yaml: size: 70000: udp carries at most 65507 bytes per message: "
+                               "the largest UDP payload over IPv4: 65535 - 8 (UDP header) - 20 (IPv4 header) "
                                "(exclude it: {mw: udp, size_over: 65507})"),
     ("mw: [udp, nosuch]\n", "p.yaml: mw: nosuch: unknown middleware"),
     ("mw: udp\nmode: rate\nrate: [10, -5]\n", "p.yaml: rate: -5:"),
-    ("mw: udp\nmode: rate\n", "p.yaml: rate: missing (mode rate needs rate: HZ or a list)"),
-    ("mw: udp\nmode: warp\n", "p.yaml: mode: warp: unknown mode"),
+    ("mw: udp\nmode: rate\n", "p.yaml: mode: rate: needs --rate (publish rate, on absolute deadlines)"),
+    ("mw: udp\nmode: warp\n", "p.yaml: mode: warp: choose from latency, throughput, rate, burst"),
     ("mw: udp\nsizes: 1k\n", "p.yaml: sizes: unknown key"),
     ("size: 1k\n", "p.yaml: mw: missing"),
     ("mw: udp\nreliability: reliable\n", "p.yaml: reliability: reliable: not supported by udp"),
@@ -177,8 +206,8 @@ BAD = [
     ("mw: udp\nexclude:\n  - {wait: spin}\n", "p.yaml: exclude[0].wait: this key: not among the plan's values"),
     ("mw: udp\nrepetitions: 0\n", "p.yaml: repetitions: 0: must be a whole number from 1 to 1000"),
     ("mw: udp\nkeyed: maybe\n", "p.yaml: keyed: maybe: expected true or false"),
-    ("mw: udp\nprecision: 150%\n", "p.yaml: precision: 150%: must be above 0 and below 100%"),
-    ("mw: udp\nsamples: -3\n", "p.yaml: samples: -3: must be a whole number of samples"),
+    ("mw: udp\nprecision: 150%\n", "p.yaml: precision: 150%: must be from 0.01% to 99.99%"),
+    ("mw: udp\nsamples: -3\n", "p.yaml: samples: -3: must be a whole number"),
     ("mw: [udp\n", "p.yaml: not valid YAML (line 2)"),
     ("- mw: udp\n", "p.yaml: expected a mapping of mwperf run options"),
     ("mw:\n", "p.yaml: mw: no value"),

@@ -1,15 +1,17 @@
 """Record merging from canned agent results, numbers checked by hand."""
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
-from conftest import described
-from mwperf.plan.options import CpuPlacement, PlannedPoint, RunOptions, TestPoint
-from mwperf.plan.qos import QosOptions
-from mwperf.results.record import PointOutcome, merge_record, stats_us
+from conftest import described, run_request
+from mwperf.plan.options import PlannedPoint
+from mwperf.plan.validate import build_run_options
+from mwperf.results.measures import stats_us
+from mwperf.results.record import PointOutcome, merge_record
 from mwperf.results.schema import validate_record
+
+AGENT = described()
 
 
 def stats(p50):
@@ -28,20 +30,26 @@ def side(role, **extra):
     return base
 
 
-OPTIONS = RunOptions(mws=("udp",), modes=("latency",), sizes=(1024,), rates_hz=(), duration_ns=2_000_000_000,
-                     warmup_ns=500_000_000, cpu=CpuPlacement(0, 1), wait="block", latency_count=10000,
-                     out=Path("results/run1"), point_timeout_ns=0, agent=None, adapters=described().adapters)
+def planned(mw="udp", mode="latency", *, index=3, repetition=None, key=None, **options):
+    """One point of ``mwperf run`` with these options (2 s, 500 ms warm-up, cross-core, 1 KiB by default)."""
+    given = {"size": "1024", "duration": "2s", "warmup": "500ms", "cpu": "0,1", "out": "results/run1", **options}
+    opts = build_run_options(run_request(mw=mw, mode=mode, **given), AGENT, cpu_count=2, check_out=False)
+    (point,) = opts.points()
+    return PlannedPoint(opts, dataclasses.replace(point, index=index), repetition, key)
 
 
-def record(point, pub, sub, *, error=None, clock=None, repetition=None, key=None, **options):
-    """The record of ``point`` run under OPTIONS (with ``options`` changed)."""
-    planned = PlannedPoint(dataclasses.replace(OPTIONS, **options), point, repetition, key)
-    return merge_record(planned, PointOutcome(pub, sub, error=error, clock=clock), run_id="run1",
-                        time="2025-01-01T00:00:00.000Z")
+def record(pub, sub, *, error=None, clock=None, subs=None, **options):
+    """The record of the point of ``options`` (see planned) run to these results."""
+    return merge_record(planned(**options), PointOutcome(pub, sub, error=error, clock=clock, subs=subs),
+                        run_id="run1", time="2025-01-01T00:00:00.000Z")
 
 
-def merge(mode, pub, sub, rate=None, error=None, cpu=CpuPlacement(0, 1)):
-    return record(TestPoint(3, "udp", mode, 1024, rate), pub, sub, error=error, cpu=cpu)
+def merge(mode, pub, sub, rate=None, error=None, cpu="0,1"):
+    return record(pub, sub, error=error, mode=mode, cpu=cpu, **({"rate": str(rate)} if rate else {}))
+
+
+UDP_QOS = {"history": None, "durability": None, "instances": None, "async": None, "batch": None, "congestion": None,
+           "whc_high": None, "receive": None, "nic": None}
 
 
 def test_latency_mode():
@@ -60,7 +68,7 @@ def test_latency_mode():
     assert r["rtt_us"]["p50"] == pytest.approx(3.0)
     assert r["latency_us"]["mean"] == pytest.approx(1.5005)
     # every sample is behind the percentiles (histogram, 0.1 %); p99 is not measured from 40 samples
-    assert r["latency_us"]["kept"] == 40 and r["latency_us"]["exact"] is False
+    assert r["latency_us"]["count"] == 40 and "exact" not in r["latency_us"] and "kept" not in r["latency_us"]
     assert r["latency_us"]["relative_error"] == pytest.approx(0.000977)
     assert r["latency_us"]["p99"] is None and r["latency_us"]["p9999"] is None
     assert r["latency_us"]["p50_ci"] == pytest.approx([1.4, 1.6]) and r["latency_us"]["p99_ci"] is None
@@ -76,7 +84,8 @@ def test_latency_mode():
     assert r["transport"] == "udp" and r["reliability"] == "best-effort"
     assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None,
                             "versions": None, "data_path": None}
-    assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "receive": None, "congestion": None}
+    assert r["qos"] == UDP_QOS  # raw sockets have no QoS to choose
+    assert (r["stamp_clock"], r["latency_count"], r["precision"], r["confidence"]) == ("monotonic", None, None, 0.95)
     assert r["mw_rss_kb"] == {"pub": None, "sub": None}  # no rss_before_open_kb from this agent
     assert r["send_lag_us"] is None
     assert (r["duration_s"], r["warmup_s"]) == (2.0, 0.5)
@@ -156,11 +165,13 @@ def dds_config(**extra):
     return config
 
 
-def dds_merge(pub, sub, point=None, qos=None, error=None):
-    point = point or TestPoint(0, "fastdds", "rate", 1024, 200.0, "shm", "best-effort", "keep-last:1",
-                               "transient-local")
-    return record(point, pub, sub, error=error, duration_ns=10**9, warmup_ns=0,
-                  qos=qos or QosOptions(instances=100000, async_=True, receive="listener"))
+DDS_OPTIONS = dict(mode="rate", rate="200", transport="shm", reliability="best-effort", history="keep-last:1",
+                   durability="transient-local", keyed=True, instances="100000", async_=True, receive="listener")
+
+
+def dds_merge(pub, sub, options=None, error=None):
+    return record(pub, sub, error=error, mw="fastdds", duration="1s", warmup="0", index=0,
+                  **(DDS_OPTIONS if options is None else options))
 
 
 def test_dds_record_takes_what_the_agents_report():
@@ -176,7 +187,7 @@ def test_dds_record_takes_what_the_agents_report():
     assert r["status"] == "ok"
     assert (r["transport"], r["reliability"]) == ("shm", "best-effort")
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
-                        "async": True, "receive": "listener", "congestion": None}
+                        "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
     assert r["adapter"]["config"] == dds_config() and r["adapter"]["sub_config"]["topic_in"] == "x"
     # mwperf's own buffers were allocated before the RSS baseline: not the middleware's
     assert r["mw_rss_kb"] == {"pub": 9500 - 1000, "sub": 0}  # floor 0
@@ -187,11 +198,10 @@ def test_dds_record_takes_what_the_agents_report():
 
 def test_effective_config_wins_over_the_request():
     pub = side("pub", mw="fastdds", mode="latency", sent=10, pongs=10, transport="shm+udp",
-               reliability="reliable", adapter_config=dds_config(history="keep-last:10", publish_mode="synchronous",
-                                                                 instances=0, receive="waitset"))
+               reliability="reliable", adapter_config=dds_config(history="keep-last:10", instances=0, receive="waitset",
+                                                                 **{"async": False}))
     sub = side("sub", mw="fastdds", mode="latency", received=10, lost=0, duplicates=0, out_of_order=0)
-    point = TestPoint(0, "fastdds", "latency", 1024, None, None, None, "keep-last:10", None)
-    r = dds_merge(pub, sub, point, QosOptions())
+    r = dds_merge(pub, sub, dict(mode="latency", receive="listener"))
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")
     assert r["qos"]["async"] is False and r["qos"]["instances"] == 0 and r["qos"]["receive"] == "waitset"
     assert r["send_lag_us"] is None  # not rate mode
@@ -203,13 +213,14 @@ def test_failed_dds_point_records_the_request():
     assert r["status"] == "failed"
     assert (r["transport"], r["reliability"]) == ("shm", "best-effort")  # requested
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
-                        "async": True, "receive": "listener", "congestion": None}
-    assert r["adapter"] == {"name": "fastdds", "version": "2.9.1", "config": None, "sub_config": None,
-                            "versions": None, "data_path": None}
-    point = TestPoint(0, "fastdds", "latency", 1024)
-    r = dds_merge(None, None, point, QosOptions(), error="boom")
+                        "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
+    assert r["adapter"] == {"name": "fastdds", "version": AGENT.adapters["fastdds"].version, "config": None,
+                            "sub_config": None, "versions": None, "data_path": None}
+    r = dds_merge(None, None, dict(mode="latency"), error="boom")
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
-    assert r["qos"] == {"history": None, "durability": None, "instances": 0, "async": False, "receive": "listener", "congestion": None}
+    # the table's defaults where the middleware has the capability, the adapter's own else; null where it has none
+    assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
+                        "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
 
 
 def test_failed_point_keeps_what_is_known():
@@ -225,8 +236,7 @@ def test_failed_point_keeps_what_is_known():
 
 
 def test_failed_point_with_nothing():
-    r = merge("rate", None, None, rate=50.0, error="sub: killed by SIGKILL before its ready event",
-              cpu=CpuPlacement(None, None))
+    r = merge("rate", None, None, rate=50.0, error="sub: killed by SIGKILL before its ready event", cpu="none")
     validate_record(r)
     assert r["status"] == "failed" and r["rate_hz"] == 50.0 and r["loop_rate"] is None
     assert r["cpu"]["placement"] == "unpinned"
@@ -245,7 +255,7 @@ def test_stats_us():
              "p99": None, "p9999": None, "p999999": None, "relative_error": 0.000977, "p50_ci": None,
              "p99_ci": None, "ci_confidence": 0.95, "ci_batches": 0}
     converted = stats_us(empty)
-    assert converted["count"] == 0 and converted["p50"] is None and converted["exact"] is False
+    assert converted["count"] == 0 and converted["p50"] is None and converted["ci_batches"] == 0
     assert stats_us(stats(2500))["p50"] == 2.5
     # a constant shift moves every value and interval, not the spread
     shifted = stats_us(stats(2500), 3_000_000_000)
@@ -261,13 +271,13 @@ def test_adaptive_point_records_precision_and_early_stop():
                convergence=look, last_look=look)
     sub = side("sub", mode="latency", received=1000, lost=0, latency_ns=None, converged_after_ns=-1,
                convergence=None, last_look=None)
-    r = record(TestPoint(0, "udp", "latency", 1024), pub, sub, warmup_ns=0, repetition=2, key="abc",
-               precision=0.05, confidence="0.99")
+    r = record(pub, sub, warmup="0", repetition=2, key="abc", precision="5%", confidence="0.99", index=0)
     validate_record(r)
-    reached = {"after_s": 0.75, "kept": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1],
-               "needed_s": None, "why": {}}
-    assert r["adaptive"] == {"precision": 0.05, "confidence": 0.99, "converged_after_s": 0.75, "stopped_early": True,
-                             "at_convergence": reached, "last_look": reached, "needed_s": None, "needed_note": None}
+    reached = {"after_s": 0.75, "count": 900, "batches": 12, "look": 3, "p50_ci": [1.4, 1.6], "p99_ci": [1.9, 2.1],
+               "needed_s": None, "why": {}, "rate": None, "loss": None}
+    assert (r["precision"], r["confidence"]) == (0.05, 0.99)
+    assert r["adaptive"] == {"converged_after_s": 0.75, "stopped_early": True, "at_convergence": reached,
+                             "last_look": reached, "needed_s": None, "needed_note": None}
     assert (r["repetition"], r["point_key"], r["samples"]) == (2, "abc", None)
     assert r["elapsed_s"] == pytest.approx(0.7501)
 
@@ -281,13 +291,12 @@ def test_an_adaptive_point_that_ran_its_full_duration_shows_its_last_look():
                convergence=None, last_look={"after_ns": 9_750_000_000, "count": 48000, "batches": 40, "look": 38,
                                             "p50_ci": [9000, 11000], "p99_ci": [20000, 60000],
                                             "needed_ns": 62_000_000_000, "why": {}})
-    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=10_000_000_000, warmup_ns=0,
-               precision=0.1, confidence="0.95")
+    r = record(pub, sub, mode="rate", rate="100", duration="10s", warmup="0", precision="10%", index=0)
     validate_record(r)
     a = r["adaptive"]
     assert a["converged_after_s"] is None and a["at_convergence"] is None and not a["stopped_early"]
-    assert a["last_look"] == {"after_s": 9.75, "kept": 48000, "batches": 40, "look": 38, "p50_ci": [9.0, 11.0],
-                              "p99_ci": [20.0, 60.0], "needed_s": 62.0, "why": {}}
+    assert a["last_look"] == {"after_s": 9.75, "count": 48000, "batches": 40, "look": 38, "p50_ci": [9.0, 11.0],
+                              "p99_ci": [20.0, 60.0], "needed_s": 62.0, "why": {}, "rate": None, "loss": None}
     assert a["needed_s"] == 62.0 and a["needed_note"] is None
 
 
@@ -301,7 +310,7 @@ def test_an_adaptive_point_without_an_interval_says_why_it_would_need_more():
             "needed_ns": -1, "why": {"loss": "correlation too long for the run"}}
     sub = side("sub", mode="throughput", received=900, lost=100, latency_ns=stats(2000), converged_after_ns=-1,
                convergence=None, last_look=look)
-    r = record(TestPoint(0, "udp", "throughput", 1024), pub, sub, precision=0.05, confidence="0.95")
+    r = record(pub, sub, mode="throughput", precision="5%", index=0)
     validate_record(r)
     a = r["adaptive"]
     assert a["needed_s"] is None and a["needed_note"] == "loss: correlation too long for the run"
@@ -338,8 +347,7 @@ def test_one_way_results_across_uncertain_clocks_are_flagged(same_clock, uncerta
     pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
     sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000))  # p50 100 us
     clock = {"offset_us": 3.0, "uncertainty_us": uncertainty, "method": "m", "same_clock": same_clock, "sync": {}}
-    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=1_000_000_000, warmup_ns=0,
-               clock=clock)
+    r = record(pub, sub, mode="rate", rate="100", duration="1s", warmup="0", clock=clock, index=0)
     validate_record(r)
     assert r["clock"]["flagged"] is flagged
 
@@ -349,26 +357,22 @@ def test_two_clocks_offset_subtracted_raw_kept_uncertainty_carried():
     pub = side("pub", mode="rate", sent=100, scheduled=100, send_lag_ns=stats(1000), rtt_ns=None, latency_ns=None)
     sub = side("sub", mode="rate", received=100, lost=0, latency_ns=stats(100_000), clock_offset_ns=3_000_000_000)
     clock = {"offset_us": 3_000_000.0, "uncertainty_us": 40.0, "method": "m", "same_clock": False, "sync": {}}
-    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=1_000_000_000, warmup_ns=0,
-               clock=clock)
+    r = record(pub, sub, mode="rate", rate="100", duration="1s", warmup="0", clock=clock, index=0)
     validate_record(r)
     assert r["latency_us"]["p50"] == pytest.approx(100.0)
     assert r["latency_raw_us"]["p50"] == pytest.approx(3_000_100.0)
     assert r["latency_us"]["uncertainty_us"] == 40.0
-    assert r["clock"]["applied_us"] == pytest.approx(3_000_000.0) and r["clock"]["stamp_clock"] == "monotonic"
+    assert r["clock"]["applied_us"] == pytest.approx(3_000_000.0) and r["stamp_clock"] == "monotonic"
     assert r["clock"]["flagged"] is True  # 40 us of uncertainty against a p50 of 100 us
     clock["uncertainty_us"] = 5.0
-    r = record(TestPoint(0, "udp", "rate", 1024, 100.0), pub, sub, duration_ns=1_000_000_000, warmup_ns=0,
-               clock=clock)
+    r = record(pub, sub, mode="rate", rate="100", duration="1s", warmup="0", clock=clock, index=0)
     assert r["clock"]["flagged"] is False
 
 
-def fan_out_record(how: str, subs: list[dict], slow_ns: int = 0):
-    point = TestPoint(0, "cyclonedds", "rate", 1024, 100.0, subscribers=len(subs), subscribers_as=how)
+def fan_out_record(how: str, subs: list[dict]):
     pub = side("pub", mode="rate", sent=200, scheduled=200, latency_ns=None)
-    planned = PlannedPoint(dataclasses.replace(OPTIONS, mws=("cyclonedds",), modes=("rate",), rates_hz=(100.0,),
-                                               subscribers=(len(subs),), subscribers_as=how, slow_ns=slow_ns), point)
-    return merge_record(planned, PointOutcome(pub, subs[0], subs=subs), run_id="run1", time="2025-01-01T00:00:00.000Z")
+    return record(pub, subs[0], subs=subs, mw="cyclonedds", mode="rate", rate="100", subscribers=str(len(subs)),
+                  subscribers_as=how, index=0)
 
 
 def fan_out_sub(pid: int, reader: int, readers: int, cpu_ms: int, window_ms: int = 2000):

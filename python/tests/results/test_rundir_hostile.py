@@ -163,7 +163,7 @@ CORRUPT = {
     "NaN": (_mutated(lambda r: r["latency_us"].update(p50=float("nan"))), "NaN is not a number JSON allows"),
     "Infinity": (_mutated(lambda r: r.update(mbps=float("inf"))), "Infinity is not a number JSON allows"),
     "1e999": (_mutated(lambda r: r.update(mbps=1.5)).replace('"mbps": 1.5', '"mbps": 1e999'), "out of range"),
-    "schema 2": (_mutated(lambda r: r.update(schema_version=2)), "schema_version 2: this mwperf reads version 1"),
+    "schema 3": (_mutated(lambda r: r.update(schema_version=3)), "schema_version 3: this mwperf reads version 1, 2"),
     "schema '1'": (_mutated(lambda r: r.update(schema_version="1")), "schema_version '1': not a schema version"),
     "no schema": (_mutated(lambda r: r.pop("schema_version")), "no schema_version"),
     "a list": ("[1, 2, 3]", "not a JSON object"),

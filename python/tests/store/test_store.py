@@ -142,3 +142,22 @@ def test_a_database_with_tables_of_others_is_refused(store_url):
     with pytest.raises(UsageError, match="holds tables named points but no mwperf_meta: not an mwperf store"):
         with opened(store_url, write=True):
             pass
+
+
+def test_records_an_older_mwperf_stored_read_as_the_current_version(tmp_path, store_url):
+    """A store filled by the previous release holds version-1 records: they
+    come back through the one upgrade step, as from their run directory."""
+    from mwperf.results.rundir import read_records
+    from mwperf.store.query import stored_points
+
+    run = tmp_path / "v1-run"
+    shutil.copytree(FIXTURES / "v1-run", run)
+    v1 = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]
+    assert {r["schema_version"] for r in v1} == {1}
+    with opened(store_url, write=True) as conn:
+        assert ingest_dir(conn, run).outcome == "stored"
+        for seq, record in enumerate(v1):  # as the previous release stored them
+            conn.execute("UPDATE points SET record = ? WHERE seq = ?", [json.dumps(record), seq])
+        stored = stored_points(conn)
+    assert [s.record for s in stored] == read_records(run)
+    assert {s.record["schema_version"] for s in stored} == {2}

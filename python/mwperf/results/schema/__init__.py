@@ -1,6 +1,12 @@
-"""The result-record JSON Schema (``result-v1.json``, draft 2020-12).
+"""The result-record JSON Schemas (``result-v2.json``, which mwperf writes,
+and ``result-v1.json``, which it reads and upgrades; draft 2020-12).
 
-Two checkers of the one schema:
+Version 2's option fields (``mw``, ``size``, ``qos.history``, ...) are not
+written in its file: :func:`load_schema` adds them from the agent's option
+table (:mod:`mwperf.table`), each with its record name, type and choices,
+so that a new option is a field of the record by being a row of the table.
+
+Two checkers of one schema:
 
 * :func:`validate_record` / :func:`record_errors`: jsonschema itself, with
   messages; every record is checked by it before it is written;
@@ -24,33 +30,85 @@ from importlib import resources
 from typing import Any, Callable
 
 from mwperf.errors import SchemaError
+from mwperf.table import Row, snapshot
 
-__all__ = ["load_schema", "validate_record", "record_errors", "record_ok", "compile_schema", "SCHEMA_VERSIONS"]
+__all__ = ["load_schema", "validate_record", "record_errors", "record_ok", "compile_schema", "SCHEMA_VERSIONS",
+           "option_schema"]
 
-SCHEMA_FILE = "result-v1.json"
-#: The schema versions this mwperf reads.
-SCHEMA_VERSIONS = (1,)
-
-
-@lru_cache(maxsize=1)
-def load_schema() -> dict:
-    text = resources.files(__name__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+#: The schema versions this mwperf reads (the last is the one it writes).
+SCHEMA_VERSIONS = (1, 2)
+_HISTORY = "^(keep-all|keep-last:[1-9][0-9]*)$"
 
 
-@lru_cache(maxsize=1)
-def _validator():
+def _nullable(node: dict) -> dict:
+    if "enum" in node:
+        return {**node, "enum": [*node["enum"], None]}
+    return {**node, "type": [node["type"], "null"]}
+
+
+def option_schema(row: Row) -> dict:
+    """The schema of an option's record field, from its kind and choices:
+    null where it may not apply (every field of the point that needs no
+    capability and applies to every mode is always there)."""
+    if row.kind == "choice" and row.choices:
+        node: dict = {"enum": list(row.choices)}
+    elif row.kind == "choice" or row.kind == "text":
+        node = {"type": "string", "minLength": 1}
+    elif row.kind == "history":
+        node = {"type": "string", "pattern": _HISTORY}
+    elif row.kind == "flag":
+        node = {"type": "boolean"}
+    elif row.kind in ("bytes", "count"):
+        node = {"type": "integer", "minimum": 0}
+    elif row.kind == "integer":
+        node = {"type": "integer"}
+    elif row.kind == "hz":
+        node = {"type": "number", "exclusiveMinimum": 0}
+    else:  # ns (in the record's unit), fraction
+        node = {"type": "number", "minimum": 0}
+    if row.help:
+        node["description"] = row.help
+    always = row.group == "point" and row.every_mode and row.capability is None and \
+        (row.required or row.default is not None)
+    return node if always else _nullable(node)
+
+
+def _with_options(schema: dict) -> dict:
+    """Version 2 with the option table's fields (top-level, and ``qos``'s)."""
+    props, qos = dict(schema["properties"]), {}
+    for row in snapshot().record_rows:
+        parent, _, name = row.record.rpartition(".")
+        (qos if parent == "qos" else props)[name] = option_schema(row)
+    if qos:
+        props["qos"] = {"type": "object", "additionalProperties": False, "required": list(qos), "properties": qos}
+    return {**schema, "properties": props, "required": list(props)}
+
+
+@lru_cache(maxsize=None)
+def load_schema(version: int = SCHEMA_VERSIONS[-1]) -> dict:
+    text = resources.files(__name__).joinpath(f"result-v{version}.json").read_text(encoding="utf-8")
+    schema = json.loads(text)
+    return _with_options(schema) if version >= 2 else schema
+
+
+@lru_cache(maxsize=None)
+def _validator(version: int = SCHEMA_VERSIONS[-1]):
     import jsonschema
 
-    schema = load_schema()
+    schema = load_schema(version)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
+def _version(record: Any) -> int:
+    version = record.get("schema_version") if isinstance(record, dict) else None
+    return version if type(version) is int and version in SCHEMA_VERSIONS else SCHEMA_VERSIONS[-1]
+
+
 def record_errors(record: Any) -> list[str]:
-    """Every schema violation, as 'path: message' strings."""
-    errors = sorted(_validator().iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
+    """Every schema violation (against the record's own version), as 'path: message' strings."""
+    errors = sorted(_validator(_version(record)).iter_errors(record), key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(record)'}: {e.message}" for e in errors]
 
 
@@ -62,16 +120,16 @@ def validate_record(record: dict) -> None:
 
 
 def record_ok(record: Any) -> bool:
-    """True when ``record`` matches the schema (what jsonschema would say, quicker)."""
-    return _compiled()(record)
+    """True when ``record`` matches its version's schema (what jsonschema would say, quicker)."""
+    return _compiled(_version(record))(record)
 
 
-@lru_cache(maxsize=1)
-def _compiled() -> Callable[[Any], bool]:
+@lru_cache(maxsize=None)
+def _compiled(version: int) -> Callable[[Any], bool]:
     try:
-        return compile_schema(load_schema(), _validator().format_checker)
+        return compile_schema(load_schema(version), _validator(version).format_checker)
     except NotImplementedError:  # pragma: no cover - a keyword the compiler does not know: the slow, sure way
-        return _validator().is_valid
+        return _validator(version).is_valid
 
 
 # -- the schema compiled into closures -------------------------------------------------

@@ -1,0 +1,234 @@
+#include "core/option_table.h"
+
+#include "core/header.h"
+#include "core/options.h"
+
+namespace mwperf {
+namespace {
+
+constexpr unsigned kLatency = 1u << unsigned(Mode::latency), kThroughput = 1u << unsigned(Mode::throughput),
+                   kRate = 1u << unsigned(Mode::rate), kBurst = 1u << unsigned(Mode::burst);
+constexpr double kMaxNs = double(kMaxDurationNs);
+constexpr double kSecond = 1e9;
+
+std::vector<OptionRow> make_rows() {
+  using K = Kind;
+  using G = Group;
+  return {
+      // -- what is measured ------------------------------------------------
+      OptionRow("role", K::choice, G::control).among("pub,sub").needed()
+          .says("this side of the point").sets([](Options& o, const Value& v) {
+            o.role = v.s == "pub" ? Role::pub : Role::sub;
+          }),
+      OptionRow("mw", K::text, G::point).needed().key("mw")
+          .says("the middleware (an adapter of `mwperf-agent list`)")
+          .sets([](Options& o, const Value& v) { o.mw = v.s; }),
+      OptionRow("mode", K::choice, G::point).among("latency,throughput,rate,burst").by_default("latency").key("mode")
+          .says("latency: ping-pong; throughput: flat out, a ping every latency-count samples; rate: at --rate on "
+                "deadlines; burst: --demand samples back to back, then --burst-gap")
+          .sets([](Options& o, const Value& v) {
+            o.mode = v.s == "throughput" ? Mode::throughput : v.s == "rate" ? Mode::rate
+                     : v.s == "burst" ? Mode::burst : Mode::latency;
+          }),
+      OptionRow("size", K::bytes, G::point).range(double(kHeaderSize), double(1 << 30)).by_default("1024").key("size")
+          .says("the whole message handed to the middleware, the 32-byte mwperf header included")
+          .sets([](Options& o, const Value& v) { o.size = size_t(v.u); }),
+      OptionRow("rate", K::hz, G::point).range(1e-6, kMaxRateHz).in_modes(kRate).for_roles(kPub).needed()
+          .key("rate_hz").says("publish rate, on absolute deadlines")
+          .sets([](Options& o, const Value& v) { o.rate_hz = v.d; }),
+      OptionRow("latency-count", K::count, G::point).range(0, 1e12).by_default("10000").in_modes(kThroughput)
+          .for_roles(kPub).key("latency_count").says("one latency ping every N samples (0: none)")
+          .sets([](Options& o, const Value& v) { o.latency_count = v.u; }),
+      OptionRow("demand", K::count, G::point).range(1, 1e7).in_modes(kBurst).for_roles(kPub).needed().key("demand")
+          .says("samples per burst, written back to back")
+          .sets([](Options& o, const Value& v) { o.demand = v.u; }),
+      OptionRow("burst-gap", K::ns, G::point).range(0, 3600 * kSecond).by_default("10000000").in_modes(kBurst)
+          .for_roles(kPub).key("burst_gap_s").says("the pause after each burst")
+          .sets([](Options& o, const Value& v) { o.burst_gap_ns = v.i; }),
+      OptionRow("subscribers", K::count, G::point).range(1, kMaxReaders).by_default("1").key("subscribers")
+          .says("1:N fan-out: the publisher serves N subscribers; the first answers pings, the others listen")
+          .sets([](Options& o, const Value& v) { o.subscribers = uint32_t(v.u); }),
+      OptionRow("subscribers-as", K::choice, G::point).among("processes,threads").by_default("processes")
+          .for_roles(kSub).key("subscribers_as")
+          .says("the N subscribers as N processes (one agent each, --subscriber-index) or as N reader threads of "
+                "this one process, each its own middleware instance")
+          .sets([](Options& o, const Value& v) { o.subscribers_as_threads = v.s == "threads"; }),
+      OptionRow("slow-subscriber", K::ns, G::point).range(0, 10 * kSecond).by_default("0").for_roles(kSub)
+          .key("slow_subscriber_s").says("the last subscriber (never the echoer) takes this long over each sample")
+          .sets([](Options& o, const Value& v) { o.slow_ns = v.i; }),
+      // -- how it is measured ----------------------------------------------
+      OptionRow("duration", K::ns, G::measure).range(1, kMaxNs).by_default("5000000000").for_roles(kPub)
+          .key("duration_s").says("the measured phase (the maximum with --samples or --precision)")
+          .sets([](Options& o, const Value& v) { o.duration_ns = v.i; }),
+      OptionRow("warmup", K::ns, G::measure).range(0, kMaxNs).by_default("1000000000").for_roles(kPub)
+          .key("warmup_s").says("before the measured phase; its samples are flagged and never counted")
+          .sets([](Options& o, const Value& v) { o.warmup_ns = v.i; }),
+      OptionRow("samples", K::count, G::measure).range(1, double(1ULL << 40)).for_roles(kPub).key("samples")
+          .says("end the measured phase after N samples (--duration is then the maximum)")
+          .sets([](Options& o, const Value& v) { o.samples = v.u; }),
+      OptionRow("precision", K::fraction, G::measure).range(1e-4, 0.9999).key("precision")
+          .says("adaptive stop: once the intervals of p50 and p99 are within this share of their estimate "
+                "(--duration is then the maximum)")
+          .sets([](Options& o, const Value& v) { o.precision = v.d; }),
+      OptionRow("confidence", K::fraction, G::measure).range(0.9, 0.99).among("0.90,0.95,0.99").by_default("0.95")
+          .key("confidence").says("of every interval reported and of the adaptive stop")
+          .sets([](Options& o, const Value& v) { o.confidence = v.d; }),
+      OptionRow("wait", K::choice, G::measure).among("block,spin").by_default("block")
+          .gated("wait", "it cannot be polled").key("wait")
+          .says("the receiver blocks in the middleware's receive call, or polls it")
+          .sets([](Options& o, const Value& v) { o.wait = v.s == "spin" ? WaitMode::spin : WaitMode::block; }),
+      OptionRow("clock", K::choice, G::measure).among("monotonic,realtime").by_default("monotonic").key("stamp_clock")
+          .says("the clock one-way latency is stamped on (realtime: hosts synchronised by PTP or chrony)")
+          .sets([](Options& o, const Value& v) {
+            o.clock = v.s == "realtime" ? StampClock::realtime : StampClock::monotonic;
+          }),
+      OptionRow("match-timeout", K::ns, G::measure).range(0, 3600 * kSecond).by_default("10000000000")
+          .says("how long the sides wait for each other (discovery), and the publisher for `go`")
+          .sets([](Options& o, const Value& v) { o.match_timeout_ns = v.i; }),
+      // -- the middleware's QoS (a point's QoS label, in this order) ------------
+      OptionRow("reliability", K::choice, G::qos).among("reliable,best-effort").gated("reliability", "")
+          .key("reliability").labelled("{}").says("the middleware's reliability (default: its own)")
+          .sets([](Options& o, const Value& v) { o.qos.reliability = v.s; }),
+      OptionRow("history", K::history, G::qos).range(1, kMaxHistoryDepth).by_default("keep-last:10")
+          .gated("history", "no history QoS").key("qos.history").labelled("{}", true)
+          .says("keep-last:N or keep-all")
+          .sets([](Options& o, const Value& v) {
+            o.qos.keep_all = v.u == 0;
+            o.qos.history_depth = int(v.u);
+          }),
+      OptionRow("durability", K::choice, G::qos).among("volatile,transient-local").by_default("volatile")
+          .gated("durability", "no durability QoS").key("qos.durability").labelled("{}")
+          .says("whether a late reader gets what was written before it matched")
+          .sets([](Options& o, const Value& v) { o.qos.durability = v.s; }),
+      OptionRow("instances", K::count, G::qos).range(0, kMaxInstances).by_default("0")
+          .gated("keyed", "no keyed topics").key("qos.instances").labelled("keyed {}")
+          .says("a keyed topic of N instances, written round-robin (0: unkeyed)")
+          .sets([](Options& o, const Value& v) { o.qos.instances = uint32_t(v.u); }),
+      OptionRow("async", K::flag, G::qos).by_default("0").gated("async", "no asynchronous publishing")
+          .key("qos.async").labelled("async").says("asynchronous publishing")
+          .sets([](Options& o, const Value& v) { o.qos.async = v.b; }),
+      OptionRow("batch", K::flag, G::qos).by_default("0").gated("batch", "no write batching").key("qos.batch")
+          .labelled("batch")
+          .says("write batching: flat-out samples share packets (pings, echoes and rate-mode samples are flushed "
+                "at once)")
+          .sets([](Options& o, const Value& v) { o.qos.batch = v.b; }),
+      OptionRow("congestion", K::choice, G::qos).among("block,drop").by_default("block")
+          .gated("congestion", "no congestion control to choose").key("qos.congestion")
+          .labelled("congestion {}").says("what a full queue does to the writer: wait, or drop the sample")
+          .sets([](Options& o, const Value& v) { o.qos.congestion = v.s; }),
+      OptionRow("whc-high", K::bytes, G::qos).range(1024, double(1 << 30)).gated("whc", "no writer history cache limit")
+          .key("qos.whc_high").labelled("whc-high {}")
+          .says("the high-water mark of a writer's history cache: a reliable writer waits while this many bytes "
+                "are unacknowledged (default: the middleware's own)")
+          .sets([](Options& o, const Value& v) { o.qos.whc_high = v.u; }),
+      OptionRow("receive", K::choice, G::qos).gated("receive", "").key("qos.receive").labelled("{}")
+          .says("how the middleware hands data over (listener: on its own thread; waitset: to the agent's)")
+          .sets([](Options& o, const Value& v) { o.qos.receive = v.s; }),
+      OptionRow("nic", K::text, G::qos).gated("nic", "raw sockets always use loopback").key("qos.nic")
+          .labelled("nic {}").says("the network interface of the middleware's traffic (default: lo)")
+          .sets([](Options& o, const Value& v) { o.qos.nic = v.s; }),
+      OptionRow("transport", K::choice, G::qos).gated("transport", "").key("transport").labelled("{}")
+          .says("the middleware's transport (default: its own)")
+          .sets([](Options& o, const Value& v) { o.qos.transport = v.s; }),
+      // -- set by the controller for one side -------------------------------------
+      OptionRow("subscriber-index", K::count, G::control).range(0, kMaxReaders - 1).by_default("0").for_roles(kSub)
+          .says("which of the --subscribers processes this is: 0 answers pings, the last is the slow one")
+          .sets([](Options& o, const Value& v) { o.subscriber_index = uint32_t(v.u); }),
+      OptionRow("host", K::text, G::control).by_default("127.0.0.1")
+          .says("the subscriber's address (pub), the address to bind (sub)")
+          .sets([](Options& o, const Value& v) { o.host = v.s; }),
+      OptionRow("port", K::list, G::control).range(0, 65535).items(1, kMaxReaders).by_default("0")
+          .says("sub: 0 = an ephemeral port, or one per reader; pub: every subscriber's")
+          .sets([](Options& o, const Value& v) {
+            o.ports.assign(v.list.begin(), v.list.end());
+            o.port = o.ports.front();
+          }),
+      OptionRow("peer", K::text, G::control).by_default("127.0.0.1").says("the other side's address (discovery)")
+          .sets([](Options& o, const Value& v) { o.qos.peer = v.s; }),
+      OptionRow("isolated", K::flag, G::control).by_default("0")
+          .says("a network namespace whose only ways out are lo and the link")
+          .sets([](Options& o, const Value& v) { o.qos.isolated = v.b; }),
+      OptionRow("domain", K::count, G::control).range(0, 232).by_default("0").says("the DDS domain id")
+          .sets([](Options& o, const Value& v) { o.qos.domain = uint32_t(v.u); }),
+      OptionRow("cpu", K::integer, G::control).range(-1, 4095).by_default("-1").says("the core to pin to (-1: none)")
+          .sets([](Options& o, const Value& v) { o.cpu = int(v.i); }),
+      OptionRow("run-id", K::count, G::control).range(0, 4294967295.0)
+          .says("the run id every message carries (default: $MWPERF_RUN_ID)")
+          .sets([](Options& o, const Value& v) { o.run_id = uint32_t(v.u); }),
+      OptionRow("key", K::choice, G::control).among("stdin")
+          .says("the key of every message's tag comes as the first line on stdin (`key <32 hex digits>`), never on "
+                "the command line (without it: derived from the run id)")
+          .sets([](Options& o, const Value&) { o.key_from_stdin = true; }),
+      OptionRow("seq-start", K::count, G::control).range(0, 18446744073709551615.0).by_default("0")
+          .says("the first sequence number")
+          .sets([](Options& o, const Value& v) { o.seq_start = v.u; }),
+      OptionRow("samples-out", K::text, G::control)
+          .says("file for the headline latency samples (little-endian int64 ns); subscriber i > 0 adds .sub<i>")
+          .sets([](Options& o, const Value& v) { o.samples_out = v.s; }),
+      OptionRow("samples-max", K::count, G::control).range(0, double(1 << 24)).by_default("16384")
+          .says("at most this many samples in that file, evenly strided over the run")
+          .sets([](Options& o, const Value& v) { o.samples_max = size_t(v.u); }),
+      OptionRow("ping-timeout", K::ns, G::control).range(0, kMaxNs).by_default("1000000000").for_roles(kPub)
+          .says("a ping whose pong has not come back by then is lost")
+          .sets([](Options& o, const Value& v) { o.ping_timeout_ns = v.i; }),
+      OptionRow("drain", K::ns, G::control).range(0, kMaxNs).for_roles(kSub)
+          .says("after the stop, how long the data path may be quiet before what is missing counts as lost "
+                "(default: 4 s under reliable QoS, 0.5 s best effort)")
+          .sets([](Options& o, const Value& v) { o.drain_ns = v.i; }),
+      OptionRow("stamp-slack", K::ns, G::control).range(0, kMaxNs).by_default("10000000000").for_roles(kSub)
+          .says("how far a send stamp may lie outside [this side's start, now] and belong to the run")
+          .sets([](Options& o, const Value& v) { o.stamp_slack_ns = v.i; }),
+      OptionRow("clock-offset", K::ns, G::control).range(-kMaxNs, kMaxNs).by_default("0").for_roles(kSub)
+          .says("subtracted from every one-way latency (the other host's clock offset)")
+          .sets([](Options& o, const Value& v) { o.clock_offset_ns = v.i; }),
+      // -- the wake-up probe ----------------------------------------------------
+      OptionRow("cpus", K::list, G::control).range(0, 4095).items(2, 2).by_default("0,1").of(Command::wakeup)
+          .says("the two cores A,B")
+          .sets([](Options& o, const Value& v) {
+            o.cpu_a = int(v.list[0]);
+            o.cpu_b = int(v.list[1]);
+          }),
+      OptionRow("iterations", K::count, G::control).range(1, 1e7).by_default("20000").of(Command::wakeup)
+          .says("round trips measured").sets([](Options& o, const Value& v) { o.iterations = int(v.u); }),
+  };
+}
+
+}  // namespace
+
+const std::vector<OptionRow>& option_rows() {
+  static const std::vector<OptionRow> rows = make_rows();
+  return rows;
+}
+
+const std::vector<LimitRule>& limit_rules() {
+  static const std::vector<LimitRule> rules = {
+      {"size", "max_size", "", "", "carries at most {limit} bytes per message"},
+      {"subscribers", "max_subscribers", "", "", "serves at most {limit} subscriber(s) per publisher"},
+      {"subscribers", "max_readers_per_process", "subscribers-as", "threads",
+       "holds at most {limit} reader(s) per process (--subscribers-as processes has no such limit)"},
+  };
+  return rules;
+}
+
+const std::vector<ConflictRule>& conflict_rules() {
+  static const std::vector<ConflictRule> rules = {
+      {"wait", "spin", "receive", "listener",
+       "not with --receive listener (the middleware's own thread delivers; choose another --receive)"},
+  };
+  return rules;
+}
+
+const OptionRow* find_option(const std::string& name) {
+  for (const OptionRow& r : option_rows())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+Value option_default(const char* name) {
+  Value v;
+  const OptionRow* r = find_option(name);
+  if (r != nullptr && r->def != nullptr) parse_value(*r, r->def, &v);
+  return v;
+}
+
+}  // namespace mwperf
