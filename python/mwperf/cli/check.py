@@ -10,12 +10,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from mwperf.cli.db import CONFIGURED, add_db_option
 from mwperf.errors import UsageError
 
 __all__ = ["add_parser", "command", "check"]
-
-_LATEST = "\0latest"
-
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     check = sub.add_parser(
@@ -29,9 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("budgets", metavar="BUDGETS.yaml", help="the budgets")
     check.add_argument("dirs", metavar="DIR", nargs="*", help="run directories")
-    check.add_argument("--db", metavar="STORE", nargs="?", const=_LATEST,
-                       help="check the newest run of every point in the store instead (default store: "
-                            "$MWPERF_DB, else results/mwperf.duckdb)")
+    add_db_option(check, "check the newest run of every point in the store instead (default store: "
+                         "$MWPERF_DB, else results/mwperf.duckdb)", value_optional=True)
     check.set_defaults(func=command)
 
 
@@ -59,7 +56,7 @@ def _from_store(option: str | None) -> list[tuple[dict, str | None]]:
     from mwperf.store import opened
     from mwperf.store.query import stored_points
 
-    with opened(reading_store(None if option == _LATEST else option)) as conn:
+    with opened(reading_store(None if option == CONFIGURED else option)) as conn:
         entries = stored_points(conn)
     newest: dict[tuple, tuple[str, str]] = {}
     for e in entries:

@@ -15,15 +15,23 @@ from typing import TextIO
 
 from mwperf.errors import UsageError
 
-__all__ = ["add_parser", "command", "add_db_option", "reading_store", "check_run_store", "ingest_after_run",
-           "history_for"]
+__all__ = ["add_parser", "command", "add_db_option", "CONFIGURED", "reading_store", "check_run_store",
+           "ingest_after_run", "history_for"]
 
 DB_HELP = ("results store: a DuckDB file or postgresql://USER@HOST/DB (default: $MWPERF_DB, else "
            "results/mwperf.duckdb)")
 
 
-def add_db_option(parser: argparse.ArgumentParser, text: str = DB_HELP) -> None:
-    parser.add_argument("--db", metavar="STORE", help=text)
+# ``--db`` given without a value (``check --db``): the configured store.
+CONFIGURED = "\0configured"
+
+
+def add_db_option(parser: argparse.ArgumentParser, text: str = DB_HELP, value_optional: bool = False) -> None:
+    """``--db STORE``; with *value_optional*, a bare ``--db`` is :data:`CONFIGURED`."""
+    if value_optional:
+        parser.add_argument("--db", metavar="STORE", nargs="?", const=CONFIGURED, help=text)
+    else:
+        parser.add_argument("--db", metavar="STORE", help=text)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
