@@ -121,6 +121,7 @@ def test_every_event_key_is_in_the_document_and_no_other(tmp_path):
 
 
 #: Keys an event carries only under conditions the test does not set up.
-OPTIONAL = {"result/pub": "`samples_error`", "result/sub": "`samples_error`", "statistics": "`uncertainty_us`",
+OPTIONAL = {"result/pub": "`samples_error`", "result/sub": "`samples_error`, `per_publisher` (--publishers N), `payload_matched`, "
+                                                        "`payload_mismatched` (--check-payload)", "statistics": "`uncertainty_us`",
             "converged/sub": "`event`, `role`, `after_ns` (as soon as it converges: not in so short a point)",
             "look": "`rate`, `loss` (a throughput point's)", "adapter": "`license` (connext's, where it is built)"}

@@ -23,16 +23,24 @@ std::string read_run_key(RunKey* key) {
 void StopSignal::start_stdin_reader(bool eof_is_stop) {
   std::thread([this, eof_is_stop] {
     pthread_setname_np(pthread_self(), "mwperf-control");
-    char line[128];
+    char line[2048];  // `stop S0,...,S63`: 64 counts of up to 20 digits
     while (std::fgets(line, sizeof line, stdin)) {
       if (std::strncmp(line, "go", 2) == 0) {
         start();
         continue;
       }
       if (std::strncmp(line, "stop", 4) == 0) {
-        char* end = nullptr;
-        const long long n = std::strtoll(line + 4, &end, 10);
-        request(end == line + 4 ? -1 : n);  // "stop" without a count: unknown
+        // "stop" without a count: unknown; "stop S0,S1,...": each publisher's (N:M)
+        int64_t each[kMaxSentCounts];
+        size_t n = 0;
+        const char* at = line + 4;
+        for (char* end = nullptr; n < kMaxSentCounts; at = end + 1) {
+          const long long v = std::strtoll(at, &end, 10);
+          if (end == at) break;
+          each[n++] = v;
+          if (*end != ',') break;
+        }
+        request(each, n);
         keep_waking();
         return;
       }
@@ -76,12 +84,27 @@ void StopSignal::wake_all_locked() {
   for (size_t i = 0; i < n_wake_; ++i) wake_targets_[i]->wake();
 }
 
-void StopSignal::request(int64_t sent) {
+void StopSignal::request(int64_t sent) { request(&sent, 1); }
+
+void StopSignal::request(const int64_t* each, size_t n) {
   std::lock_guard<std::mutex> lk(mu_);
-  sent_.store(sent, std::memory_order_release);
+  int64_t total = n == 0 ? -1 : 0;
+  for (size_t i = 0; i < n; ++i) {
+    each_[i].store(each[i], std::memory_order_relaxed);
+    total = total < 0 || each[i] < 0 ? -1 : total + each[i];
+  }
+  n_each_.store(n, std::memory_order_relaxed);
+  sent_.store(total, std::memory_order_release);
   stop_.store(true, std::memory_order_release);
   wake_all_locked();  // the receive loops blocked without a timeout
   cv_.notify_all();
+}
+
+int64_t StopSignal::sent_of(size_t p, size_t publishers) const {
+  const int64_t total = sent();  // acquire: the counts before it are visible
+  if (publishers <= 1) return p == 0 ? total : -1;
+  return p < n_each_.load(std::memory_order_relaxed) && n_each_.load(std::memory_order_relaxed) == publishers
+             ? each_[p].load(std::memory_order_relaxed) : -1;
 }
 
 bool StopSignal::wait(int64_t timeout_ns) {

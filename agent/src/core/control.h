@@ -34,6 +34,11 @@ class StopSignal {
   bool requested() const { return stop_.load(std::memory_order_relaxed); }
   int64_t sent() const { return sent_.load(std::memory_order_acquire); }
   void request(int64_t sent);
+  // `stop S0,S1,...`: each publisher's count (N:M); sent() is their sum.
+  void request(const int64_t* each, size_t n);
+  // Publisher p's count of `publishers`: -1 when unknown (one total for several).
+  int64_t sent_of(size_t p, size_t publishers) const;
+  static constexpr size_t kMaxSentCounts = 64;
   // Blocks until requested or timeout_ns passed; true when requested.
   bool wait(int64_t timeout_ns);
   // Blocks until `go` (or a stop, or EOF: nothing to wait for) or timeout_ns
@@ -62,6 +67,8 @@ class StopSignal {
   std::atomic<bool> stop_{false};
   bool go_ = false;  // under mu_
   std::atomic<int64_t> sent_{-1};
+  std::atomic<int64_t> each_[kMaxSentCounts] = {};
+  std::atomic<size_t> n_each_{0};
 };
 
 template <class Handler>

@@ -134,6 +134,18 @@ std::vector<OptionRow> make_rows() {
       OptionRow("subscriber-index", K::count, G::control).range(0, kMaxReaders - 1).by_default("0").for_roles(kSub)
           .says("which of the --subscribers processes this is: 0 answers pings, the last is the slow one")
           .sets([](Options& o, const Value& v) { o.subscriber_index = uint32_t(v.u); }),
+      OptionRow("payload", K::text, G::control).by_default("pattern")
+          .says("what every message's body holds: pattern (byte i = i mod 256), zeros, random (incompressible), or "
+                "file:PATH cut into size-32-byte chunks sent in turn (a scenario's flows; a point's is the pattern)")
+          .sets([](Options& o, const Value& v) { o.payload = v.s; }),
+      OptionRow("publishers", K::count, G::control).range(1, kMaxPublishers).by_default("1").for_roles(kSub)
+          .says("the topic's publishers (N:M): publisher p's sequence numbers start at --seq-start + p * 2^48; "
+                "loss and order are counted per publisher, `stop S0,S1,...` gives each one's count")
+          .sets([](Options& o, const Value& v) { o.publishers = uint32_t(v.u); }),
+      OptionRow("check-payload", K::flag, G::control).by_default("0").for_roles(kSub)
+          .says("compare every measured sample's body with what --payload sends (a memcmp on the receive path: "
+                "for tests, not for measuring)")
+          .sets([](Options& o, const Value& v) { o.check_payload = v.b; }),
       OptionRow("host", K::text, G::control).by_default("127.0.0.1")
           .says("the subscriber's address (pub), the address to bind (sub)")
           .sets([](Options& o, const Value& v) { o.host = v.s; }),

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/option_table.h"
+#include "core/payload.h"
 
 namespace mwperf {
 
@@ -63,6 +64,10 @@ std::string check_run(const Options& o) {
   if (o.subscriber_index >= o.subscribers)
     return "--subscriber-index: '" + std::to_string(o.subscriber_index) + "' must be below --subscribers " +
            std::to_string(o.subscribers);
+  // The subscriber reads the payload only to check what arrives (--check-payload).
+  if (const std::string why = o.role == Role::pub || o.check_payload ? Payload::check(o.payload, o.size) : "";
+      !why.empty())
+    return "--payload: '" + o.payload + "' " + why;
   const size_t readers = o.role == Role::sub && o.subscribers_as_threads ? o.subscribers : 1;
   if (readers > 1 && o.port != 0 && o.ports.size() != readers)
     return "--port: '" + *o.given_text("port") + "' must be 0 or one port per reader (--subscribers " +

@@ -22,7 +22,9 @@ constexpr int kMaxHistoryDepth = 1000000;
 constexpr uint32_t kMaxInstances = 10000000;
 constexpr double kMaxRateHz = 1e9;                         // a period of at least 1 ns
 constexpr int64_t kMaxDurationNs = int64_t(1) << 55;       // about 1 year, far inside int64 arithmetic
-constexpr uint32_t kMaxReaders = 64;                      // --subscribers: the stop signal wakes this many readers
+constexpr uint32_t kMaxReaders = 64;
+constexpr uint32_t kMaxPublishers = 64;                   // --publishers: the sequence spaces one subscriber tracks
+constexpr int kPublisherShift = 48;                       // publisher p's sequence numbers start at --seq-start + p << 48                      // --subscribers: the stop signal wakes this many readers
 
 struct OptionRow;
 
@@ -47,6 +49,9 @@ struct Options {
   bool subscribers_as_threads = false;  // sub: the N subscribers are N readers of this process
   uint32_t subscriber_index = 0;  // sub, as processes: which one this process is
   int64_t slow_ns = 0;            // the slow subscriber's sleep after each sample (--slow-subscriber)
+  std::string payload = "pattern";  // what the body of every message holds (core/payload.h)
+  bool check_payload = false;     // sub: compare every measured sample's body with what --payload sends
+  uint32_t publishers = 1;        // sub: the topic's publishers, each its own sequence space (N:M)
   // Set per reader by reader_options(), not options: this reader's place
   // among the readers of this process, and whether it answers pings.
   uint32_t readers = 1;

@@ -22,6 +22,7 @@
 
 #include "core/header.h"
 #include "core/monitor.h"
+#include "core/payload.h"
 #include "core/session.h"
 #include "util/clock.h"
 #include "util/sysinfo.h"
@@ -39,19 +40,19 @@ enum class Phase { warmup, measure, stopping };
 class Publisher final : public Session {
  public:
   Publisher(const Options& o, Adapter& ad, StopSignal& stop)
-      : o_(o), ad_(ad), stop_(stop), tx_(o.size), rtt_(pings() ? o.samples_max : 0), lag_(0),
+      : o_(o), ad_(ad), stop_(stop), rtt_(pings() ? o.samples_max : 0), lag_(0),
         // the stop of a throughput point watches the subscriber's flow, not the pings
         monitor_(rtt_, o.mode == Mode::latency ? o.precision : 0, o.confidence, o.duration_ns), gate_(*this),
         base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0) {
     hdr_ = Header{kMagic, kHeaderVersion, 0, {}, uint32_t(o.size), 0, 0};
-    for (size_t i = kHeaderSize; i < tx_.size(); ++i) tx_[i] = uint8_t(i);
+    payload_error_ = payload_.load(o.payload, o.size);
     seq_ = o.seq_start;
     warm_seq_ = o.seq_start + kWarmSeqOffset;
   }
 
   ~Publisher() override { stop_threads(); }
 
-  size_t own_bytes() const override { return tx_.size() + rtt_.memory_bytes() + lag_.memory_bytes() + monitor_.memory_bytes(); }
+  size_t own_bytes() const override { return payload_.memory_bytes() + rtt_.memory_bytes() + lag_.memory_bytes() + monitor_.memory_bytes(); }
 
   // The core's handler of everything that comes back (pongs).
   void on_message(const uint8_t* data, size_t len) {
@@ -75,6 +76,7 @@ class Publisher final : public Session {
   }
 
   Outcome run(int64_t discovery_ns, const Footprint& footprint) override {
+    if (!payload_error_.empty()) return {3, error_event(o_, "--payload: '" + o_.payload + "' " + payload_error_)};
     const bool listen = ad_.receive_in_use() == "listener";
     listening_ = listen;
     if (o_.mode == Mode::latency || o_.mode == Mode::throughput) {
@@ -126,8 +128,9 @@ class Publisher final : public Session {
     hdr_.flags = flags;
     hdr_.seq = seq;
     hdr_.send_ns = stamp_ns;
-    encode_header(hdr_, o_.key, tx_.data());
-    const Errc e = ad_.send(tx_.data(), tx_.size());
+    uint8_t* tx = payload_.message(seq - o_.seq_start);  // its chunk (--payload file:PATH), in turn
+    encode_header(hdr_, o_.key, tx);
+    const Errc e = ad_.send(tx, o_.size);
     if (e == Errc::ok) {
       // With write batching only flat-out data may wait for a full packet.
       if (o_.qos.batch && (o_.mode != Mode::throughput || (flags & kFlagPing))) ad_.flush();
@@ -446,7 +449,8 @@ class Publisher final : public Session {
   const Options& o_;
   Adapter& ad_;
   StopSignal& stop_;
-  std::vector<uint8_t> tx_;
+  Payload payload_;  // every message's buffer: header space, then the body (--payload)
+  std::string payload_error_;
   LatencyStats rtt_, lag_;
   Monitor monitor_;
   Gate<Publisher> gate_;

@@ -17,6 +17,7 @@
 
 #include "core/header.h"
 #include "core/monitor.h"
+#include "core/payload.h"
 #include "core/seq_tracker.h"
 #include "core/session.h"
 #include "util/clock.h"
@@ -26,11 +27,20 @@ namespace mwperf {
 namespace {
 
 static_assert(StopSignal::kMaxWakeTargets >= kMaxReaders, "every reader's untimed wait must be wakeable");
+static_assert(StopSignal::kMaxSentCounts >= kMaxPublishers, "every publisher's count fits a stop line");
+
+// One sequence space per publisher of the topic (--publishers): publisher
+// p's numbers start at --seq-start + p << kPublisherShift.
+std::vector<SeqTracker> trackers(const Options& o) {
+  std::vector<SeqTracker> out;
+  for (uint32_t p = 0; p < o.publishers; ++p) out.emplace_back(o.seq_start + (uint64_t(p) << kPublisherShift));
+  return out;
+}
 
 class Subscriber final : public Session {
  public:
   Subscriber(const Options& o, Adapter& ad, StopSignal& stop)
-      : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency || !o.echo), tracker_(o.seq_start),
+      : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency || !o.echo), trackers_(trackers(o)), spans_(o.publishers, 0),
         oneway_(measure_oneway_ ? o.samples_max : 0),
         // The stop watches the one-way latency (rate mode) or the flow (throughput mode).
         monitor_(oneway_, o.mode == Mode::rate || o.mode == Mode::throughput ? o.precision : 0, o.confidence,
@@ -44,6 +54,7 @@ class Subscriber final : public Session {
         gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns),
         writable_(ad.description().writable_data) {
     if (!writable_) echo_.assign(o.size, 0);
+    if (o.check_payload) payload_error_ = payload_.load(o.payload, o.size);
     if (o.mode == Mode::burst) {
       first_.emplace();
       last_.emplace();
@@ -51,7 +62,7 @@ class Subscriber final : public Session {
   }
 
   size_t own_bytes() const override {
-    return echo_.size() + oneway_.memory_bytes() + monitor_.memory_bytes() +
+    return echo_.size() + payload_.memory_bytes() + trackers_.size() * sizeof(SeqTracker) + oneway_.memory_bytes() + monitor_.memory_bytes() +
            (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
   }
 
@@ -70,6 +81,7 @@ class Subscriber final : public Session {
   }
 
   Outcome run(int64_t, const Footprint& footprint) override {
+    if (!payload_error_.empty()) return {3, error_event(o_, "--payload: '" + o_.payload + "' " + payload_error_)};
     cpu_watch_ = std::thread([this] { watch_cpu(); });
     monitor_.start(-1);  // measured from the first measured sample: the warm-up is not
     if (listening_) {  // armed before `matched`: the middleware's thread delivers
@@ -102,14 +114,23 @@ class Subscriber final : public Session {
     if (h.flags & kFlagWarmup) {
       ++warmup_received_;
     } else {
-      const SeqTracker::Verdict v = tracker_.on_seq(h.seq);
+      // Whose: one publisher, or publisher p of --publishers (its own sequence space).
+      const uint64_t rel = h.seq - o_.seq_start;
+      const uint64_t p = trackers_.size() == 1 ? 0 : rel >> kPublisherShift;
+      if (p >= trackers_.size()) return foreign();
+      SeqTracker& tracker = trackers_[p];
+      const uint64_t before_unique = tracker.unique(), before_missing = tracker.missing();
+      const SeqTracker::Verdict v = tracker.on_seq(h.seq);
       if (v == SeqTracker::Verdict::before_first) return foreign();
-      received_.store(tracker_.unique(), std::memory_order_relaxed);
-      missing_.store(tracker_.missing(), std::memory_order_relaxed);
+      unique_ += tracker.unique() - before_unique;
+      gaps_ += tracker.missing() - before_missing;
+      received_.store(unique_, std::memory_order_relaxed);
+      missing_.store(gaps_, std::memory_order_relaxed);
       if (v != SeqTracker::Verdict::fresh) return false;  // a duplicate is counted, never measured twice
       // How far the sequence numbers reach: never past what the publisher sent.
-      const uint64_t span = h.seq - o_.seq_start + 1;
-      if (span > seq_span_) seq_span_ = span;
+      const uint64_t span = (trackers_.size() == 1 ? rel : rel - (p << kPublisherShift)) + 1;
+      if (span > spans_[p]) spans_[p] = span;
+      if (o_.check_payload) ++(payload_.matches(data, len, span - 1) ? payload_ok_ : payload_bad_);
       if (first_rx_ == 0) first_rx_ = t;
       last_rx_ = t;
       if (measure_oneway_) {
@@ -187,15 +208,30 @@ class Subscriber final : public Session {
 
   std::string result(const Footprint& footprint, const Usage& u1, int64_t t1) {
     const int64_t sent = stop_.requested() ? stop_.sent() : -1;
-    const uint64_t n = tracker_.unique();
+    const uint64_t n = unique_;
     const int64_t span = last_rx_ - first_rx_;
     const bool measured = received_.load() > 0;
     JsonObject j;
     j.str("event", "result");
     common_fields(j, o_, ad_, footprint);
     if (o_.mode == Mode::rate) write_samples(j, o_, oneway_, 1);
-    j.unum("received", n).unum("lost", tracker_.lost(sent)).num("sent_known", sent).unum("seq_span", seq_span_);
-    j.unum("duplicates", tracker_.duplicates()).unum("out_of_order", tracker_.out_of_order());
+    uint64_t lost = 0, duplicates = 0, out_of_order = 0, seq_span = 0;
+    const bool each_known = o_.publishers == 1 || stop_.sent_of(0, o_.publishers) >= 0;
+    std::string per;  // N:M: each publisher's counts
+    for (size_t p = 0; p < trackers_.size(); ++p) {
+      const SeqTracker& t = trackers_[p];
+      const int64_t sent_p = stop_.requested() ? stop_.sent_of(p, o_.publishers) : -1;
+      lost += t.lost(sent_p), duplicates += t.duplicates(), out_of_order += t.out_of_order();
+      seq_span = std::max(seq_span, spans_[p]);
+      per += (p ? "," : "") + JsonObject().unum("publisher", p).num("sent_known", sent_p).unum("received", t.unique())
+                                  .unum("lost", t.lost(sent_p)).unum("duplicates", t.duplicates())
+                                  .unum("out_of_order", t.out_of_order()).unum("seq_span", spans_[p]).done();
+    }
+    if (!each_known && sent >= 0) lost = uint64_t(std::max<int64_t>(sent - int64_t(n), 0));  // one total for all
+    j.unum("received", n).unum("lost", lost).num("sent_known", sent).unum("seq_span", seq_span);
+    j.unum("duplicates", duplicates).unum("out_of_order", out_of_order);
+    if (o_.publishers > 1) j.raw("per_publisher", "[" + per + "]");
+    if (o_.check_payload) j.unum("payload_matched", payload_ok_).unum("payload_mismatched", payload_bad_);
     j.unum("foreign", foreign_).unum("warmup_received", warmup_received_).unum("echo_errors", echo_errors_);
     j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1))
         .raw("last_look", convergence_json(monitor_.last_look(), 1));
@@ -223,7 +259,12 @@ class Subscriber final : public Session {
   Adapter& ad_;
   StopSignal& stop_;
   const bool measure_oneway_;
-  SeqTracker tracker_;
+  std::vector<SeqTracker> trackers_;  // one per publisher (--publishers)
+  std::vector<uint64_t> spans_;       // each publisher's highest measured sequence number received, from its first, + 1
+  uint64_t unique_ = 0, gaps_ = 0;    // over every publisher
+  Payload payload_;                   // --check-payload: what every body should hold
+  std::string payload_error_;
+  uint64_t payload_ok_ = 0, payload_bad_ = 0;
   LatencyStats oneway_;
   std::optional<LatencyStats> first_, last_;  // burst mode: the first and the last sample of each burst
   Monitor monitor_;
@@ -240,7 +281,6 @@ class Subscriber final : public Session {
   int64_t cpu_t0_ = 0, stop_seen_ = 0;
   const int64_t started_ = now_ns();  // no sample of this run was sent before
   int64_t first_rx_ = 0, last_rx_ = 0;
-  uint64_t seq_span_ = 0;  // highest measured sequence number received, from the first, + 1
   uint64_t foreign_ = 0, warmup_received_ = 0, echo_errors_ = 0;
   std::string error_;
 };
