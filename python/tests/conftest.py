@@ -4,6 +4,7 @@ shared-memory segment is left behind) and the session's own measurement lock."""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -405,18 +406,25 @@ def run_request(qos=None, **options):
 
 # -- ground truth: a namespace that drops every 10th UDP datagram --------------------
 
-@pytest.fixture
-def netns_with_nth_drop():
-    """A namespace of the test's own whose input drops exactly every 10th UDP datagram."""
+@contextlib.contextmanager
+def namespace_dropping_every_10th(match: str = "meta l4proto udp", suffix: str = ""):
+    """A namespace of the test's own whose input drops exactly every 10th packet that ``match`` (nft) selects."""
     if os.geteuid() != 0 or not all(shutil.which(t) for t in ("ip", "nft")):
         pytest.skip("needs root, ip and nft")
-    name = f"mwtest-{os.getpid()}"
+    name = f"mwtest-{os.getpid()}{suffix}"
     subprocess.run(["ip", "netns", "add", name], check=True)
     try:
         subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
         rules = ("table inet mwtest {\n chain in {\n  type filter hook input priority -300;\n"
-                 "  meta l4proto udp numgen inc mod 10 == 0 counter drop\n }\n}\n")
+                 f"  {match} numgen inc mod 10 == 0 counter drop\n }}\n}}\n")
         subprocess.run(["ip", "netns", "exec", name, "nft", "-f", "-"], input=rules, text=True, check=True)
         yield name
     finally:
         subprocess.run(["ip", "netns", "delete", name], check=False)
+
+
+@pytest.fixture
+def netns_with_nth_drop():
+    """A namespace of the test's own whose input drops exactly every 10th UDP datagram."""
+    with namespace_dropping_every_10th() as name:
+        yield name

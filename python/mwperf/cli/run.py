@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from mwperf.cli import scenario
 from mwperf.cli.common import described_agent, no_agent
 from mwperf.errors import UnitError, UsageError
 from mwperf.execute.agent import ENV_AGENT
@@ -92,6 +93,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                           "seconds before the first point; run.json records the skip)")
     run.add_argument("--force", action="store_true",
                      help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
+    scenario.add_arguments(run)
     run.set_defaults(func=command)
 
 
@@ -125,6 +127,8 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     found = described_agent(ns.agent)
     if found is None:
         return no_agent()
+    if ns.scenario:
+        return scenario.command(ns, argv, request(ns), found)
     agent, agent_info = found
     opts = build_run_options(request(ns), agent_info, agent=agent)
     check_placement(opts)  # before the run directory is made

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import check_golden, described
 from mwperf.errors import PlanError
+from mwperf.plan.scenario import is_scenario
 from mwperf.plan.sweep_plan import expand, load_plan, parse_plan
 from mwperf.cli.sweep import describe
 
@@ -19,7 +20,8 @@ def points_of(text, **kw):
     return expand(parse_plan(text, "p.yaml"), out=Path("results/x"), agent=None, agent_info=AGENT, cpu_count=2, **kw)
 
 
-BUNDLED = sorted(p.stem for p in PLANS.glob("*.yaml"))
+# Scenario files (a list of flows, plan/scenario.py) are tested in test_scenario.py.
+BUNDLED = sorted(p.stem for p in PLANS.glob("*.yaml") if not is_scenario(p))
 
 
 @pytest.mark.parametrize("name", BUNDLED)

@@ -1,0 +1,193 @@
+"""Several flows at once: one scenario point (docs/agent-protocol.md, N:M).
+
+Every flow is measured by the single-flow machinery's agents: one agent
+process per publisher and per subscriber of each flow (never one process
+carrying several flows), so each flow's CPU and memory are its own
+processes' and the flows contend as separate applications of one host do.
+Each flow has its own topic (its own run id) and key; its N publishers each
+number their samples in their own sequence space (``--seq-start p << 48``)
+and its M subscribers (``--publishers N``) count loss and order per
+publisher. All subscribers start and say ready, then all publishers; once
+every publisher is ready and every subscriber matched, ``go`` goes to all
+publishers at once (the start barrier of all flows); each flow's subscribers
+are told ``stop S0,S1,...`` (each publisher's count) when its publishers
+have reported.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from mwperf.errors import AgentError, PointFailed, ServiceError
+from mwperf.execute import services
+from mwperf.execute.agent import AgentProcess
+from mwperf.execute.point import (RUN_ID_ENV, Timeouts, _check_exit, _expect, _ready_ports, _tell, agent_argv,
+                                  placement_for)
+from mwperf.execute.placement import Placement
+from mwperf.execute.services import Service
+from mwperf.interrupts import signals_deferred
+from mwperf.plan.options import RunOptions, TestPoint
+from mwperf.results.record import PointOutcome
+
+__all__ = ["FlowJob", "FlowOutcome", "run_flows", "PUBLISHER_SHIFT", "PROCESS_MODEL"]
+
+#: Publisher p of a flow numbers its samples from p << PUBLISHER_SHIFT (the agent's kPublisherShift).
+PUBLISHER_SHIFT = 48
+PROCESS_MODEL = ("one agent process per publisher and per subscriber of every flow: a flow's CPU, memory and "
+                 "threads are its own processes'")
+
+
+@dataclass(frozen=True)
+class FlowJob:
+    """One flow of a scenario point: its name, options, point (one middleware) and publishers."""
+
+    name: str
+    opts: RunOptions
+    point: TestPoint
+    publishers: int
+    payload: str = "pattern"
+    check_payload: bool = False
+
+
+@dataclass
+class FlowOutcome:
+    job: FlowJob
+    outcome: PointOutcome = field(default_factory=PointOutcome)
+    pubs: list[dict | None] = field(default_factory=list)
+
+
+@dataclass
+class _Flow:
+    result: FlowOutcome
+    run_id: int
+    key: str
+    subs: list[AgentProcess] = field(default_factory=list)
+    pubs: list[AgentProcess] = field(default_factory=list)
+
+
+def _start(flow: _Flow, agent: str, role: str, ports: str, index: int, placement: Placement,
+           service: Service) -> AgentProcess:
+    job = flow.result.job
+    argv = agent_argv(agent, role, job.point, job.opts, ports, two_hosts=placement.two_hosts,
+                      one_clock=placement.same_clock, sub_index=index if role == "sub" else 0)
+    if job.payload != "pattern":  # the subscriber reads it only to check what arrives
+        argv += ["--payload", job.payload]
+    if role == "sub":
+        argv += ["--publishers", str(job.publishers)]
+        if job.check_payload:
+            argv += ["--check-payload", "1"]
+    else:
+        argv += ["--seq-start", str(index << PUBLISHER_SHIFT)]
+    env = {RUN_ID_ENV: str(flow.run_id), **service.agent_env(role)}
+    if not placement.carries_env():
+        argv, env = ["env", *(f"{k}={v}" for k, v in env.items()), *argv], {}
+    info = job.opts.adapters.get(job.point.mw)
+    process = AgentProcess(placement.wrap(role, argv + service.agent_args(role),
+                                          nic=info is None or info.honours("nic")),
+                           f"{job.name}.{role}{index}", env=env)
+    _tell(process, f"key {flow.key}", close=False)
+    return process
+
+
+def run_flows(jobs: list[FlowJob], agent: str, timeouts: Timeouts, index: int) -> list[FlowOutcome]:
+    """All ``jobs`` at once (one middleware) where the first job's options put
+    them; never raises for agent, link or service trouble (each flow's
+    outcome.error says it)."""
+    first = jobs[0]
+    timeouts = timeouts.resolved(first.opts.agent)
+    placement = placement_for(first.opts, index)
+    flows = [_Flow(FlowOutcome(job), random.getrandbits(32), secrets.token_hex(16)) for job in jobs]
+    error = None
+    try:
+        with placement, services.running(first.opts.adapters.get(first.point.mw), placement, first.point) as service:
+            _run(flows, agent, timeouts, placement, service)
+    except (PointFailed, AgentError, ServiceError) as exc:
+        error = str(exc)
+    except OSError as exc:
+        error = f"link {placement.name}: {exc}"
+    finally:
+        with signals_deferred():
+            for flow in flows:
+                for side in (*flow.pubs, *flow.subs):
+                    side.kill()
+    for flow in flows:
+        flow.result.outcome.link = placement.as_dict()
+        if error is not None and flow.result.outcome.error is None:
+            flow.result.outcome.error = error
+    return [flow.result for flow in flows]
+
+
+def _run(flows: list[_Flow], agent: str, timeouts: Timeouts, placement: Placement, service: Service) -> None:
+    slack = max(f.result.job.opts.point_timeout_ns for f in flows) / 1e9
+    ports: dict[int, list[int]] = {}
+    for flow in flows:  # every subscriber of every flow, then each one's ready
+        job = flow.result.job
+        flow.subs = [_start(flow, agent, "sub", "0", i, placement, service) for i in range(job.point.subscribers)]
+    for n, flow in enumerate(flows):
+        ports[n] = []
+        for i, sub in enumerate(flow.subs):
+            ready = _expect(sub, {"ready"}, timeouts.ready + slack, "ready event")
+            if i == 0:
+                flow.result.outcome.sub_ready = ready
+            ports[n] += _ready_ports(sub, ready, 1)
+    for n, flow in enumerate(flows):
+        text = ",".join(str(p) for p in ports[n]) if any(ports[n]) else "0"
+        flow.pubs = [_start(flow, agent, "pub", text, p, placement, service) for p in range(flow.result.job.publishers)]
+    match_s = max(f.result.job.point.get("match-timeout") for f in flows) / 1e9
+    for flow in flows:
+        for p, pub in enumerate(flow.pubs):
+            ready = _expect(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
+            if p == 0:
+                flow.result.outcome.pub_ready = ready
+        for sub in flow.subs:
+            _expect(sub, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+    for flow in flows:  # the start barrier of every flow
+        for pub in flow.pubs:
+            _tell(pub, "go", close=False)
+    started = time.monotonic()
+    run_s = max(f.result.job.point.planned_s for f in flows)
+    deadline = started + run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack
+    for flow in flows:
+        burst = flow.result.job.point.mode == "burst"
+        cut = started + run_s + timeouts.start + slack
+        for pub in flow.pubs:
+            # a burst still being written at the deadline is cut there
+            tick = (lambda pub=pub: pub.send_line("stop", close=False) if time.monotonic() >= cut else None) \
+                if burst else None
+            flow.result.pubs.append(_expect(pub, {"result"}, max(deadline - time.monotonic(), 0.1), "result",
+                                            tick=tick))
+    for flow in flows:
+        for pub in flow.pubs:
+            _check_exit(pub, timeouts.after_result + slack)
+        sent = [r.get("sent") if isinstance(r.get("sent"), int) else -1 for r in flow.result.pubs]
+        for sub in flow.subs:  # all told at once: they drain side by side
+            _tell(sub, "stop " + ",".join(str(s) for s in sent))
+    for flow in flows:
+        results = []
+        for sub in flow.subs:
+            results.append(_expect(sub, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop"))
+            _check_exit(sub, timeouts.after_result + slack)
+        outcome = flow.result.outcome
+        outcome.pub, outcome.sub = _publishers(flow.result.pubs), results[0]
+        if len(results) > 1:
+            outcome.subs = results
+
+
+#: What several publishers' results add up to (the flow's publisher side as one).
+_ADDED = ("sent", "warmup_sent", "scheduled", "unsent", "bursts", "send_errors", "send_timeouts", "foreign",
+          "cpu_user_ns", "cpu_sys_ns")
+
+
+def _publishers(results: list[dict | None]) -> dict | None:
+    """The flow's publisher side: publisher 0's result with the counts and CPU of all added."""
+    if not results or any(r is None for r in results):
+        return None
+    merged = dict(results[0])
+    for key in _ADDED:
+        values = [r.get(key) for r in results]
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            merged[key] = sum(values)
+    return merged
