@@ -35,18 +35,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="with --scenario: do not also measure each flow alone (no interference ratios)")
 
 
-def plan_jobs(scenario: Scenario, flows: list[RunOptions]) -> dict[str, list[FlowJob]]:
-    """Per middleware, one job per flow (a flow's option lists would make several points: refused)."""
-    jobs: dict[str, list[FlowJob]] = {}
+def plan_jobs(scenario: Scenario, flows: list[RunOptions]) -> list[tuple[str, str, list[FlowJob]]]:
+    """The scenario's points: (middleware, label, one job per flow). The command line's lists sweep as in any
+    run (each value a point of all flows); a flow whose lists make a number of points the others do not is
+    refused."""
+    per_mw: dict[str, list[list]] = {}
     for flow, opts in zip(scenario.flows, flows):
-        points = opts.points()
-        if len(points) != len(opts.mws):
-            raise PlanError(scenario.source, f"flow '{flow.name}'", None,
-                            "a list of values makes several points: a flow has one value per option")
-        for point in points:
-            jobs.setdefault(point.mw, []).append(FlowJob(flow.name, opts, point, flow.publishers, flow.payload,
-                                                       flow.check_payload))
-    return jobs
+        mine: dict[str, list] = {}
+        for point in opts.points():
+            mine.setdefault(point.mw, []).append(point)
+        for mw, points in mine.items():
+            per_mw.setdefault(mw, []).append((flow, opts, points))
+    out = []
+    for mw, entries in per_mw.items():
+        count = max(len(points) for _, _, points in entries)
+        for flow, _, points in entries:
+            if len(points) not in (1, count):
+                raise PlanError(scenario.source, f"flow '{flow.name}'", None,
+                                f"its lists make {len(points)} points where another flow's make {count}")
+        widest = next(points for _, _, points in entries if len(points) == count)
+        varying = [key for key, _ in widest[0].values if len({p.get(key) for p in widest}) > 1]
+        table = entries[0][1].table
+        for k in range(count):
+            label = ", ".join(f"{key} {table[key].shown(widest[k].get(key))}" for key in varying)
+            out.append((mw, label, [FlowJob(flow.name, opts, points[k if len(points) > 1 else 0], flow.publishers,
+                                            flow.payload, flow.check_payload) for flow, opts, points in entries]))
+    return out
 
 
 def _indexed(jobs: list[FlowJob], base: int) -> list[FlowJob]:
@@ -113,21 +127,23 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
         rundir = RunDir(first.out).create(samples=True)
         clean_leftovers(agent_info.leftovers, agent)
         try:
-            every = [PlannedPoint(j.opts, j.point) for js in jobs.values() for j in js]
+            every = [PlannedPoint(j.opts, j.point) for _, _, js in jobs for j in js]
             doc["floor"] = skipped("--no-floor") if ns.no_floor else measure_run_floor(every, rundir, agent,
                                                                                        sys.stderr)
             n = len(scenario.flows)
-            for k, (mw, mw_jobs) in enumerate(jobs.items()):
+            for k, (mw, label, mw_jobs) in enumerate(jobs):
                 base = k * n * (n + 1)
-                sys.stderr.write(f"mwperf: {scenario.name} on {mw}: {n} flows together\n")
+                name = f"{scenario.name} on {mw}" + (f" ({label})" if label else "")
+                sys.stderr.write(f"mwperf: {name}: {n} flows together\n")
                 started = utc_now_iso()
                 together = _records(run_flows(_indexed(mw_jobs, base), agent, DEFAULT_TIMEOUTS, base),
                                     rundir.path.name, started)
-                point = {"mw": mw, "together": {"flows": together, "totals": _totals(together)}, "alone": None}
+                point = {"mw": mw, "label": label, "together": {"flows": together, "totals": _totals(together)},
+                         "alone": None}
                 if not ns.no_solo:
                     point["alone"] = {}
                     for i, job in enumerate(mw_jobs):
-                        sys.stderr.write(f"mwperf: {scenario.name} on {mw}: {job.name} alone\n")
+                        sys.stderr.write(f"mwperf: {name}: {job.name} alone\n")
                         index = base + n * (i + 1)
                         point["alone"].update(_records(run_flows(_indexed([job], index), agent, DEFAULT_TIMEOUTS,
                                                                  index), rundir.path.name, utc_now_iso()))

@@ -81,7 +81,8 @@ def flow_rows(point: dict, anchors: Anchors | None = None) -> tuple[list[str], l
 def _title(doc: dict, point: dict) -> str:
     failed = point["together"]["totals"]["failed"]
     note = f"; failed: {', '.join(failed)}" if failed else ""
-    return f"{doc['scenario']} on {point['mw']} ({point['together']['totals']['flows']} flows at once{note})"
+    label = f"{point['label']}, " if point.get("label") else ""
+    return f"{doc['scenario']} on {point['mw']} ({label}{point['together']['totals']['flows']} flows at once{note})"
 
 
 class ScenarioReport:
@@ -132,7 +133,7 @@ def interference_figure(point: dict) -> Figure:
         fig.add_bar(name=f"{key} together", x=flows, y=[_pct(point["together"]["flows"][f], key) for f in flows])
     fig.update_layout(barmode="group", yaxis_type="log", yaxis_title="one-way latency (us)", height=400,
                       title=f"{point['mw']}: each flow alone and together")
-    return Figure("scenario", f"scenario-{point['mw']}", f"{point['mw']}: alone and together", fig)
+    return Figure("scenario", f"scenario-{point['mw']}-{len(point.get('label') or '')}", f"{point['mw']}: alone and together", fig)
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:

@@ -27,8 +27,9 @@ def test_presets_validate(name, tmp_path):
     request = run_request(mw="cyclonedds,fastdds,zenoh", duration="5s", out=str(tmp_path / "r"))
     flows = [flow_options(scenario, f, request, AGENT, None, tmp_path / "r") for f in scenario.flows]
     jobs = plan_jobs(scenario, flows)
-    assert set(jobs) == {"cyclonedds", "fastdds", "zenoh"}
-    for each in jobs.values():
+    assert [mw for mw, _, _ in jobs] == ["cyclonedds", "fastdds", "zenoh"]
+    for _, label, each in jobs:
+        assert label == ""
         assert [j.name for j in each] == [f.name for f in scenario.flows]
         assert all(j.point.mode == "rate" and j.point.get("duration") == 5_000_000_000 for j in each)
         # each flow keeps its own QoS over the command line's
@@ -61,6 +62,18 @@ def test_a_flow_of_several_publishers_and_a_file_payload(tmp_path):
     assert point.subscribers == 2
 
 
+def test_the_command_lines_lists_sweep_every_flow(tmp_path):
+    scenario = load_scenario(write(tmp_path, "flows:\n - {name: a, rate: 10}\n - {name: b, rate: 20, "
+                                             "reliability: reliable}\n"))
+    request = run_request(mw="cyclonedds", history="keep-last:1,keep-all")
+    flows = [flow_options(scenario, f, request, AGENT, None, tmp_path / "r") for f in scenario.flows]
+    jobs = plan_jobs(scenario, flows)
+    assert [label for _, label, _ in jobs] == ["history keep-last:1", "history keep-all"]
+    for (_, _, (a, b)), history in zip(jobs, ("keep-last:1", "keep-all")):
+        assert a.point.get("history") == b.point.get("history") == history
+        assert b.point.get("reliability") == "reliable"
+
+
 BAD = [
     ("flows:\n - {name: imu, size: 300}\n", "flow 'imu': rate: missing"),
     ("flows:\n - {name: cam, size: 1000, rate: 30, payload: 'file:nope.bin'}\n",
@@ -72,6 +85,8 @@ BAD = [
     ("flows:\n - {name: a, rate: 1, reliability: sometimes}\n", "flow 'a'.reliability: sometimes"),
     ("flows:\n - {name: a, rate: fast}\n", "flow 'a'.rate: fast"),
     ("flows:\n - {name: a, rate: 1, wobble: 3}\n", "flow 'a'.wobble: unknown key"),
+    ("flows:\n - {name: a, rate: 1, history: [keep-all, 'keep-last:1']}\n", "flow 'a': ['keep-all', 'keep-last:1'] is "
+     "not a single value"),
     ("flows:\n" + " - {rate: 1}\n" * 10_000, f"flows: 10000: too many flows: at most {MAX_FLOWS}"),
 ]
 
