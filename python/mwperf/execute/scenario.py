@@ -20,6 +20,7 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
@@ -150,30 +151,52 @@ def _run(flows: list[_Flow], agent: str, timeouts: Timeouts, placement: Placemen
     started = time.monotonic()
     run_s = max(f.result.job.point.planned_s for f in flows)
     deadline = started + run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack
+    # From here on a flow that fails fails alone: the others' results stand.
     for flow in flows:
-        burst = flow.result.job.point.mode == "burst"
-        cut = started + run_s + timeouts.start + slack
-        for pub in flow.pubs:
-            # a burst still being written at the deadline is cut there
-            tick = (lambda pub=pub: pub.send_line("stop", close=False) if time.monotonic() >= cut else None) \
-                if burst else None
-            flow.result.pubs.append(_expect(pub, {"result"}, max(deadline - time.monotonic(), 0.1), "result",
-                                            tick=tick))
+        _each(flow, lambda f: _publishers_report(f, started + run_s + timeouts.start + slack, deadline))
     for flow in flows:
-        for pub in flow.pubs:
-            _check_exit(pub, timeouts.after_result + slack)
-        sent = [r.get("sent") if isinstance(r.get("sent"), int) else -1 for r in flow.result.pubs]
-        for sub in flow.subs:  # all told at once: they drain side by side
-            _tell(sub, "stop " + ",".join(str(s) for s in sent))
+        _each(flow, lambda f: _stop_subscribers(f, timeouts.after_result + slack))
     for flow in flows:
-        results = []
-        for sub in flow.subs:
-            results.append(_expect(sub, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop"))
-            _check_exit(sub, timeouts.after_result + slack)
-        outcome = flow.result.outcome
-        outcome.pub, outcome.sub = _publishers(flow.result.pubs), results[0]
-        if len(results) > 1:
-            outcome.subs = results
+        _each(flow, lambda f: _subscribers_report(f, timeouts.drain + timeouts.stop + slack,
+                                                  timeouts.after_result + slack))
+
+
+def _each(flow: _Flow, step: Callable[[_Flow], None]) -> None:
+    """One flow's step, unless it failed already; its failure is its own."""
+    if flow.result.outcome.error is not None:
+        return
+    try:
+        step(flow)
+    except PointFailed as exc:
+        flow.result.outcome.error = str(exc)
+
+
+def _publishers_report(flow: _Flow, cut: float, deadline: float) -> None:
+    burst = flow.result.job.point.mode == "burst"
+    for pub in flow.pubs:
+        # a burst still being written at the deadline is cut there
+        tick = (lambda pub=pub: pub.send_line("stop", close=False) if time.monotonic() >= cut else None) \
+            if burst else None
+        flow.result.pubs.append(_expect(pub, {"result"}, max(deadline - time.monotonic(), 0.1), "result", tick=tick))
+
+
+def _stop_subscribers(flow: _Flow, exit_s: float) -> None:
+    for pub in flow.pubs:
+        _check_exit(pub, exit_s)
+    sent = [r.get("sent") if isinstance(r.get("sent"), int) else -1 for r in flow.result.pubs]
+    for sub in flow.subs:  # all told at once: they drain side by side
+        _tell(sub, "stop " + ",".join(str(s) for s in sent))
+
+
+def _subscribers_report(flow: _Flow, result_s: float, exit_s: float) -> None:
+    results = []
+    for sub in flow.subs:
+        results.append(_expect(sub, {"result"}, result_s, "result after stop"))
+        _check_exit(sub, exit_s)
+    outcome = flow.result.outcome
+    outcome.pub, outcome.sub = _publishers(flow.result.pubs), results[0]
+    if len(results) > 1:
+        outcome.subs = results
 
 
 #: What several publishers' results add up to (the flow's publisher side as one).

@@ -78,11 +78,15 @@ def flow_rows(point: dict, anchors: Anchors | None = None) -> tuple[list[str], l
     return HEADERS + (anchors.headers("rate") if floor else []), rows
 
 
+def _flows(n: int) -> str:
+    return "1 flow" if n == 1 else f"{n} flows"
+
+
 def _title(doc: dict, point: dict) -> str:
     failed = point["together"]["totals"]["failed"]
     note = f"; failed: {', '.join(failed)}" if failed else ""
     label = f"{point['label']}, " if point.get("label") else ""
-    return f"{doc['scenario']} on {point['mw']} ({label}{point['together']['totals']['flows']} flows at once{note})"
+    return f"{doc['scenario']} on {point['mw']} ({label}{_flows(point['together']['totals']['flows'])} at once{note})"
 
 
 class ScenarioReport:

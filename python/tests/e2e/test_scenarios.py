@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import namespace_dropping_every_10th, real_agent_path
+from conftest import namespace_dropping_every_10th, pids_with_cmdline, real_agent_path
 
 pytestmark = pytest.mark.e2e
 PLANS = Path(__file__).resolve().parents[3] / "plans"
@@ -87,6 +89,32 @@ def test_a_file_payload_arrives_as_the_files_bytes(tmp_path):
     assert flow["payload"] == f"file:{data.resolve()}"
     (check,) = flow["payload_check"]
     assert flow["received"] == 100 and check == {"payload_matched": 100, "payload_mismatched": 0}
+
+
+def test_a_flow_whose_publisher_dies_fails_alone(tmp_path):
+    """SIGKILL to flow 'b''s publisher (point 1's, by its samples file) mid-run: b fails, a's numbers stand."""
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    path, out = tmp_path / "s.yaml", tmp_path / "run"
+    path.write_text("flows:\n - {name: a, size: 200, rate: 500}\n - {name: b, size: 300, rate: 500}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--scenario", str(path),
+                             "--out", str(out), "--mw", "udp", "--duration", "2s", "--warmup", "200ms", "--no-floor",
+                             "--no-solo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    marker = f"{out}/samples/00001.i64"
+    deadline = time.monotonic() + 30
+    pids: list[int] = []
+    while not pids and time.monotonic() < deadline:
+        pids = [p for p in pids_with_cmdline("--role pub") if p in pids_with_cmdline(marker)]
+        time.sleep(0.05)
+    assert pids, "flow b's publisher never appeared"
+    time.sleep(1.2)
+    os.kill(pids[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in stderr, stdout + stderr
+    flows = json.loads((out / "scenario.json").read_text())["points"][0]["together"]["flows"]
+    assert flows["b"]["status"] == "failed" and "killed by SIGKILL" in flows["b"]["error"]
+    assert flows["a"]["status"] == "ok" and flows["a"]["sent"] == 1000 and flows["a"]["lost"] == 0
 
 
 def test_robot_mobile_preset(tmp_path):
