@@ -29,6 +29,7 @@ def scenario(out: Path, path: Path, *args: str, prefix: tuple[str, ...] = (), ti
                            str(path), "--out", str(out), *args], capture_output=True, text=True, timeout=timeout)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
+    assert not pids_with_cmdline(f"{out}/samples/"), "an agent of the scenario outlived it"
     doc = json.loads((out / "scenario.json").read_text())
     doc["stdout"] = done.stdout
     return doc
