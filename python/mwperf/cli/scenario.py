@@ -101,7 +101,7 @@ def _totals(records: dict[str, dict]) -> dict:
 
 def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found: tuple) -> int:
     """The scenario's points; exit 0 when every flow of every point is ok, else 1."""
-    from mwperf.execute import lock
+    from mwperf.execute import lock, provenance
     from mwperf.execute.cleanup import clean_leftovers
     from mwperf.execute.floor import measure_run_floor, skipped
     from mwperf.execute.point import DEFAULT_TIMEOUTS, check_placement
@@ -120,8 +120,12 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
         first.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError("--out", str(first.out), f"cannot create: {exc.strerror or exc}") from None
+    started = utc_now_iso()
     doc = {"scenario": scenario.name, "source": scenario.source, "process_model": PROCESS_MODEL,
-           "solo": not ns.no_solo, "started": utc_now_iso(), "argv": argv, "points": []}
+           "solo": not ns.no_solo, "started": started, "argv": argv, "points": [],
+           # the machine, the agent, the middlewares' versions, as a run's run.json has them
+           "provenance": provenance.collect(run_id=first.out.name, argv=argv, options=first.as_dict(), agent=agent,
+                                            started=started)}
     failed = False
     with lock.hold(first.out, force=ns.force, measure=first.hosts is None, cores=str(first.cpu), argv=argv):
         rundir = RunDir(first.out).create(samples=True)

@@ -90,6 +90,7 @@ def test_a_file_payload_arrives_as_the_files_bytes(tmp_path):
     assert flow["payload"] == f"file:{data.resolve()}"
     (check,) = flow["payload_check"]
     assert flow["received"] == 100 and check == {"payload_matched": 100, "payload_mismatched": 0}
+    assert doc["provenance"]["hostname"] and doc["provenance"]["agent"]
 
 
 def test_a_flow_whose_publisher_dies_fails_alone(tmp_path):
