@@ -16,7 +16,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
-from typing import TextIO
+from typing import Callable, Iterable, TextIO
 
 from mwperf.display import shown
 from mwperf.execute import provenance
@@ -58,9 +58,15 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
 
 def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
             out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
-            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False) -> int:
+            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False,
+            feed: Iterable[PlannedPoint] | None = None,
+            on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> int:
     """Run ``jobs`` into ``rundir`` (created if new), appending each record as
     soon as it is measured; ``doc`` is run.json (provenance), kept up to date.
+    ``feed``: the points measured when they are decided as the run goes (a
+    search, :mod:`mwperf.execute.search`); ``jobs`` are then the points planned
+    at most (the floor, the placement checks and the progress plan with them);
+    ``on_record`` completes each record before it is checked and written.
     ``earlier`` are the records already there (a resumed sweep): they count in
     the totals and the tables. ``leftovers``: what the adapters may leave
     behind (the agent's description), removed before and after. ``floor``:
@@ -84,7 +90,9 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                 rundir.write_run_json(doc)
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
-            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.point.planned_s for job in jobs]), records)
+            bar = Progress(progress, [job.point.planned_s for job in jobs])
+            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, on_record)
+            bar.close()
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -106,8 +114,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     return 0 if all(r["status"] == "ok" for r in everything) else 1
 
 
-def _measure(jobs: list[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
-             records: list[dict]) -> None:
+def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
+             records: list[dict], on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> None:
     """Each point in turn, its record appended (to ``records`` too) the moment it is merged."""
     for job in jobs:
         bar.start(job.point.label())
@@ -121,6 +129,8 @@ def _measure(jobs: list[PlannedPoint], rundir: RunDir, agent: str, timeouts: Tim
             failed = PointOutcome(error=f"internal: the result does not fit the results schema ({problems[:400]}); "
                                         "a bug in mwperf, please report it", link=outcome.link, clock=outcome.clock)
             record = merge_record(job, failed, run_id=rundir.path.name, time=started)
+        if on_record is not None:  # its own part, checked as the record is written
+            record = on_record(job, record)
         with signals_deferred():
             rundir.append(record)
             ResultsCsv().write(read_records(rundir.path, warn=_warn), rundir)

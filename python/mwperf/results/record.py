@@ -269,6 +269,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "point_key": planned.key,
         "elapsed_s": m.elapsed_s(pub),
         "adaptive": m.adaptive(point.get("precision"), pub, sub, mode),
+        "search": None,  # a max-rate search's probe: its search completes it (mwperf.execute.search)
         "status": "ok" if error is None else "failed",
         "error": error,
     }
