@@ -21,6 +21,7 @@ import statistics
 from typing import Iterable
 
 from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as, subscribers_label
+from mwperf.export.launches import launch_sections
 from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.results.labels import qos_label
@@ -264,4 +265,5 @@ def threads(records: list[dict]) -> list[Section]:
 
 def summaries(records: list[dict]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
-    return ros_overhead(records) + fanout(records) + threads(records) + max_rate_sections(records)
+    return (ros_overhead(records) + fanout(records) + threads(records) + launch_sections(records)
+            + max_rate_sections(records))
