@@ -78,6 +78,8 @@ def _command_line_cells(ns: argparse.Namespace, agent: str, agent_info) -> list[
     values.update(mode=("rate",), rate=rates)
     values.setdefault("precision", (DEFAULT_PRECISION,))
     opts = build_run_options(replace(req, values=values), agent_info, agent=agent)
+    if opts.both_directions:
+        raise UsageError("--direction", "both", "a search runs one direction (run it again with the hosts swapped)")
     return [PlannedPoint(opts, point) for point in opts.points()]
 
 
