@@ -291,6 +291,11 @@ class OptionTable:
         """The rows of the agent's command ``name`` (``floor``, ``wakeup``), in order."""
         return OptionTable(tuple(r for r in self.rows if r.command == name))
 
+    def argv(self, command: str, values: dict[str, Any]) -> list[str]:
+        """The agent's ``command`` with these options (machine values by row name; KeyError: none of its)."""
+        rows = self.command(command)
+        return [command, *(part for name, value in values.items() for part in (rows[name].flag, rows[name].argv(value)))]
+
     @property
     def user_rows(self) -> tuple[Row, ...]:
         return tuple(r for r in self.rows if r.user)

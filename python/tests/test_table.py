@@ -46,3 +46,5 @@ def test_the_floor_command_line_is_built_from_its_rows():
          "--kinds", "memcpy,udp"]
     with pytest.raises(KeyError):
         floor_argv({"duration": 5})  # a run option is none of floor's
+    assert snapshot().argv("wakeup", {"cpus": (0, 1), "iterations": 100}) == \
+        ["wakeup", "--cpus", "0,1", "--iterations", "100"]

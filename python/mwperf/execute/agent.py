@@ -186,7 +186,7 @@ def agent_version(agent: str, timeout: float = 10.0) -> dict:
 
 
 def wakeup(agent: str, cpus: tuple[int, int], timeout: float = 30.0) -> dict:
-    for event in query(agent, ["wakeup", "--cpus", f"{cpus[0]},{cpus[1]}"], timeout):
+    for event in query(agent, snapshot().argv("wakeup", {"cpus": cpus}), timeout):
         if event.get("event") == "wakeup":
             return event
     raise AgentError(f"'{AGENT_NAME} wakeup' printed no wakeup event")

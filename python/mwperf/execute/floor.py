@@ -61,8 +61,7 @@ def budget_for(measurements: int, budget_s: float = BUDGET_S) -> float:
 
 def floor_argv(values: dict[str, Any]) -> list[str]:
     """The agent's ``floor`` command with these options (machine values, by the names of its rows)."""
-    rows = snapshot().command("floor")
-    return ["floor", *(part for name, value in values.items() for part in (rows[name].flag, rows[name].argv(value)))]
+    return snapshot().argv("floor", values)
 
 
 def _entry(event: dict) -> dict:
