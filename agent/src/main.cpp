@@ -161,7 +161,6 @@ int run(Options o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "floor") == 0) return run_floor_command(argc, argv);  // core/floor.h
   Options o;
   std::string err = parse_options(argc, argv, &o);
   if (err.empty() && o.command == "run") {
@@ -194,6 +193,7 @@ int main(int argc, char** argv) {
   if (o.command == "list") return list_adapters();
   if (o.command == "cleanup") return clean_stale();
   if (o.command == "wakeup") return run_wakeup_probe(o);
+  if (o.command == "floor") return run_floor(o.floor);  // core/floor.h
   if (o.command == "clock") return run_clock_probe();
   return run(o);
 }
