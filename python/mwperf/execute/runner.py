@@ -30,6 +30,7 @@ from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
+from mwperf.results.launches import spread
 from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
 from mwperf.results.rundir import RunDir, read_records
 from mwperf.results.schema import record_errors, record_ok
@@ -91,7 +92,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
             bar = Progress(progress, [job.point.planned_s for job in jobs])
-            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, on_record)
+            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records,
+                     on_record or _launches_of(earlier, records))
             bar.close()
             status = "complete"
         except KeyboardInterrupt:
@@ -136,6 +138,21 @@ def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts:
             ResultsCsv().write(read_records(rundir.path, warn=_warn), rundir)
         records.append(record)
         bar.finish(point_summary(record))
+
+
+def _launches_of(earlier: list[dict], records: list[dict]) -> Callable[[PlannedPoint, dict], dict]:
+    """A point's last repetition carries the spread over its launches (each
+    repetition one), those of an earlier invocation of a resumed sweep included."""
+    from mwperf.analysis.compare import point_key
+
+    def complete(job: PlannedPoint, record: dict) -> dict:
+        if job.repetitions < 2 or job.repetition != job.repetitions - 1 or record.get("status") != "ok":
+            return record
+        key = point_key(record)
+        same = [r for r in earlier + records if r.get("status") == "ok" and r.get("repetition") is not None
+                and r.get("source") is None and point_key(r) == key]
+        return {**record, "launches": spread(same + [record])}
+    return complete
 
 
 def _warn(message: str) -> None:

@@ -46,7 +46,7 @@ def max_rate_sections(records: list[dict]) -> list[Section]:
     sections = []
     for (mw, qos, crit), members in groups.items():
         section = Section(mw, "max-rate", f"{mw}{f' ({qos})' if qos else ''} max rate ({crit})", list(HEADERS),
-                          qos=qos)
+                          qos=qos, left=(len(HEADERS) - 1,))
         for r in sorted(members, key=lambda r: r["size"]):
             s = r["search"]
             top = s.get("max_rate_hz")

@@ -31,8 +31,8 @@ Version 2 against version 1:
 Within version 2, an option added to the agent's table later is a field of
 the records written since; an older record's is null (the option was not
 asked for): :func:`add_missing_options`. So is a field added to version 2
-later (``ADDED_IN_2``: ``search``, a max-rate probe's section): an older
-record was no such thing.
+later (``ADDED_IN_2``: ``search``, a max-rate probe's section, ``launches``,
+a last repetition's spread): an older record was no such thing.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ __all__ = ["upgrade", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
 
 OLD_KEY_PREFIX = "v1:"
 #: Fields added to version 2 after its first records: null in a record written before.
-ADDED_IN_2 = ("search",)
+ADDED_IN_2 = ("search", "launches")
 _STATS = ("latency_us", "rtt_us", "send_lag_us", "latency_raw_us", "burst_first_us", "burst_last_us")
 
 

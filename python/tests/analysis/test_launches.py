@@ -17,6 +17,8 @@ from mwperf.analysis.compare import between_launches_p, compare_runs
 from mwperf.cli.main import main
 from mwperf.export.launches import launch_sections
 from mwperf.results.launches import spread
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
 
 
 def launches(median: float, sigma: float, rng: random.Random, n: int = 3, within: float = 0.01) -> list[dict]:
@@ -101,3 +103,10 @@ def test_repetitions_are_separate_launches(tmp_path, monkeypatch, fake_agent):
     argv_pids = [(" ".join(r["argv"]), r["pid"]) for r in runs if "list" not in r["argv"]]
     pids = [pid for argv, pid in argv_pids if "--role" in argv]
     assert len(pids) == 6 and len(set(pids)) == 6  # a publisher and a subscriber started for each repetition
+    records = read_records(tmp_path / "run")
+    for r in records:
+        validate_record(r)
+    # the last repetition's record carries the spread over the point's launches
+    assert [r["launches"] is None for r in records] == [True, True, False]
+    last = records[-1]["launches"]
+    assert last["launches"] == 3 and last["median_us"] == records[0]["latency_us"]["p50"]
