@@ -2,7 +2,7 @@
 the fake agent (canned results: always 0.3 % of the due samples unsent), a
 search climbs to its upper bound, every probe is a schema-valid record with
 its search section, and the tables end with the answer. The search meeting
-ground truth is tests/e2e/test_max_rate.py."""
+ground truth is tests/e2e/test_max_rate_ground_truth.py."""
 
 import io
 import json
