@@ -31,7 +31,7 @@ from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
-from mwperf.results.rundir import RunDir, read_records
+from mwperf.results.rundir import RunDir
 from mwperf.results.schema import record_errors, record_ok
 
 __all__ = ["run", "execute", "adaptive_saving"]
@@ -84,7 +84,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                 rundir.write_run_json(doc)
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
-            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.point.planned_s for job in jobs]), records)
+            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.point.planned_s for job in jobs]), records,
+                     earlier)
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -107,8 +108,10 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
 
 
 def _measure(jobs: list[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
-             records: list[dict]) -> None:
-    """Each point in turn, its record appended (to ``records`` too) the moment it is merged."""
+             records: list[dict], earlier: list[dict]) -> None:
+    """Each point in turn, its record appended (to ``records`` too) the moment it is merged;
+    results.csv from the records in hand (``earlier`` ones and these: what results.jsonl
+    holds, without reading it again after every point)."""
     for job in jobs:
         bar.start(job.point.label())
         started = utc_now_iso()
@@ -123,13 +126,9 @@ def _measure(jobs: list[PlannedPoint], rundir: RunDir, agent: str, timeouts: Tim
             record = merge_record(job, failed, run_id=rundir.path.name, time=started)
         with signals_deferred():
             rundir.append(record)
-            ResultsCsv().write(read_records(rundir.path, warn=_warn), rundir)
+            ResultsCsv().write([*earlier, *records, record], rundir)
         records.append(record)
         bar.finish(point_summary(record))
-
-
-def _warn(message: str) -> None:
-    print(f"mwperf: warning: {message}", file=sys.stderr)
 
 
 def _finish(doc: dict, rundir: RunDir, status: str, everything: list[dict]) -> None:
