@@ -153,7 +153,7 @@ int run(Options o) {
     emit(out.line);
     code = std::max(code, out.exit_code);
   }
-  if (o.role == Role::pub) std::this_thread::sleep_for(std::chrono::nanoseconds(kSettleNs));
+  if (o.role == Role::pub) stop.wait_closed(kCloseWaitNs);  // every subscriber drained (session.h)
   for (auto& a : ads) a->close();
   return code;
 }

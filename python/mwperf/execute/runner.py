@@ -32,7 +32,7 @@ from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.launches import spread
 from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
-from mwperf.results.rundir import RunDir, read_records
+from mwperf.results.rundir import RunDir
 from mwperf.results.schema import record_errors, record_ok
 
 __all__ = ["run", "execute", "adaptive_saving"]
@@ -92,7 +92,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
             bar = Progress(progress, [job.point.planned_s for job in jobs])
-            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records,
+            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier,
                      on_record or _launches_of(earlier, records))
             bar.close()
             status = "complete"
@@ -117,8 +117,11 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
 
 
 def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
-             records: list[dict], on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> None:
-    """Each point in turn, its record appended (to ``records`` too) the moment it is merged."""
+             records: list[dict], earlier: list[dict],
+             on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> None:
+    """Each point in turn, its record appended (to ``records`` too) the moment it is merged;
+    results.csv from the records in hand (``earlier`` ones and these: what results.jsonl
+    holds, without reading it again after every point)."""
     for job in jobs:
         bar.start(job.point.label())
         started = utc_now_iso()
@@ -135,7 +138,7 @@ def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts:
             record = on_record(job, record)
         with signals_deferred():
             rundir.append(record)
-            ResultsCsv().write(read_records(rundir.path, warn=_warn), rundir)
+            ResultsCsv().write([*earlier, *records, record], rundir)
         records.append(record)
         bar.finish(point_summary(record))
 
@@ -153,10 +156,6 @@ def _launches_of(earlier: list[dict], records: list[dict]) -> Callable[[PlannedP
                 and r.get("source") is None and point_key(r) == key]
         return {**record, "launches": spread(same + [record])}
     return complete
-
-
-def _warn(message: str) -> None:
-    print(f"mwperf: warning: {message}", file=sys.stderr)
 
 
 def _finish(doc: dict, rundir: RunDir, status: str, everything: list[dict]) -> None:

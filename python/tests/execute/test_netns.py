@@ -20,6 +20,7 @@ from mwperf.results.rundir import read_records
 
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft"))
 needs_root = pytest.mark.skipif(not ROOT, reason="needs root, ip, tc and nft")
+pytestmark = pytest.mark.measuring  # namespaces, qdiscs, nftables, iperf3
 
 
 def ours() -> list[str]:
