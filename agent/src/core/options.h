@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/adapter.h"
+#include "core/floor.h"
 #include "core/header.h"
 
 namespace mwperf {
@@ -22,9 +23,9 @@ constexpr int kMaxHistoryDepth = 1000000;
 constexpr uint32_t kMaxInstances = 10000000;
 constexpr double kMaxRateHz = 1e9;                         // a period of at least 1 ns
 constexpr int64_t kMaxDurationNs = int64_t(1) << 55;       // about 1 year, far inside int64 arithmetic
-constexpr uint32_t kMaxReaders = 64;
+constexpr uint32_t kMaxReaders = 64;                      // --subscribers: the stop signal wakes this many readers
 constexpr uint32_t kMaxPublishers = 64;                   // --publishers: the sequence spaces one subscriber tracks
-constexpr int kPublisherShift = 48;                       // publisher p's sequence numbers start at --seq-start + p << 48                      // --subscribers: the stop signal wakes this many readers
+constexpr int kPublisherShift = 48;                       // publisher p's sequence numbers start at --seq-start + p << 48
 
 struct OptionRow;
 
@@ -34,7 +35,7 @@ struct OptionRow;
 struct Options {
   Options();
 
-  std::string command;  // run | list | wakeup | version | clock | cleanup
+  std::string command;  // run | list | wakeup | floor | version | clock | cleanup
   Role role = Role::pub;
   std::string mw;
   Mode mode = Mode::latency;
@@ -89,6 +90,7 @@ struct Options {
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;
   int iterations = 0;
+  FloorOptions floor;  // `floor`
   // The options given on the command line (row and text), for the refusals.
   std::vector<std::pair<const OptionRow*, std::string>> given;
   // The text given for option `name`, nullptr if it was not given.

@@ -11,7 +11,7 @@ publisher. All subscribers start and say ready, then all publishers; once
 every publisher is ready and every subscriber matched, ``go`` goes to all
 publishers at once (the start barrier of all flows); each flow's subscribers
 are told ``stop S0,S1,...`` (each publisher's count) when its publishers
-have reported.
+have reported, and its publishers ``close`` once its subscribers have.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _run(flows: list[_Flow], agent: str, timeouts: Timeouts, placement: Placemen
     for flow in flows:
         _each(flow, lambda f: _publishers_report(f, started + run_s + timeouts.start + slack, deadline))
     for flow in flows:
-        _each(flow, lambda f: _stop_subscribers(f, timeouts.after_result + slack))
+        _each(flow, _stop_subscribers)
     for flow in flows:
         _each(flow, lambda f: _subscribers_report(f, timeouts.drain + timeouts.stop + slack,
                                                   timeouts.after_result + slack))
@@ -180,9 +180,9 @@ def _publishers_report(flow: _Flow, cut: float, deadline: float) -> None:
         flow.result.pubs.append(_expect(pub, {"result"}, max(deadline - time.monotonic(), 0.1), "result", tick=tick))
 
 
-def _stop_subscribers(flow: _Flow, exit_s: float) -> None:
-    for pub in flow.pubs:
-        _check_exit(pub, exit_s)
+def _stop_subscribers(flow: _Flow) -> None:
+    # The publishers keep their endpoints (what is in flight still arrives, a
+    # reliable writer still repairs) until every subscriber has drained.
     sent = [r.get("sent") if isinstance(r.get("sent"), int) else -1 for r in flow.result.pubs]
     for sub in flow.subs:  # all told at once: they drain side by side
         _tell(sub, "stop " + ",".join(str(s) for s in sent))
@@ -192,7 +192,10 @@ def _subscribers_report(flow: _Flow, result_s: float, exit_s: float) -> None:
     results = []
     for sub in flow.subs:
         results.append(_expect(sub, {"result"}, result_s, "result after stop"))
-        _check_exit(sub, exit_s)
+    for pub in flow.pubs:  # their endpoints may go now (a reliable writer's linger first); gone: its exit says
+        pub.send_line("close")
+    for side in (*flow.subs, *flow.pubs):
+        _check_exit(side, exit_s)
     outcome = flow.result.outcome
     outcome.pub, outcome.sub = _publishers(flow.result.pubs), results[0]
     if len(results) > 1:

@@ -21,6 +21,8 @@ import statistics
 from typing import Iterable
 
 from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as, subscribers_label
+from mwperf.export.launches import launch_sections
+from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.results.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
@@ -263,4 +265,5 @@ def threads(records: list[dict]) -> list[Section]:
 
 def summaries(records: list[dict]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
-    return ros_overhead(records) + fanout(records) + threads(records)
+    return (ros_overhead(records) + fanout(records) + threads(records) + launch_sections(records)
+            + max_rate_sections(records))
