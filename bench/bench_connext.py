@@ -44,7 +44,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=3)
     ap.add_argument("--placements", default="cross-core,same-core")
+    ap.add_argument("--columns", default=",".join(COLUMNS), help="which columns to measure")
     a = ap.parse_args()
+    columns = {n: COLUMNS[n] for n in a.columns.split(",")}
     missing = {"connext", "cyclonedds", "fastdds"} - built()
     if missing:
         print(f"bench: the agent is built without {', '.join(sorted(missing))}", file=sys.stderr)
@@ -60,20 +62,24 @@ def main() -> int:
         failures = []
         for _ in range(a.repeats):
             for size in sizes:
-                for name, args in COLUMNS.items():
+                for name, args in columns.items():
                     try:
                         rec = mwperf([*args, *common, "--size", str(size)])
                         p50.setdefault((name, size), []).append(rec["latency_us"]["p50"])
                     except RuntimeError as exc:
                         failures.append(f"{name} {size}: {str(exc).splitlines()[0][-160:]}")
         print(f"\n## {place}")
-        print(f"{'size':>6} | " + " | ".join(f"{n:>15}" for n in COLUMNS) + " | "
+        print(f"{'size':>6} | " + " | ".join(f"{n:>15}" for n in columns) + " | "
               + " | ".join(f"{x.split()[0] + '/' + y:>23}" for x, y in RATIOS))
         for size in sizes:
-            m = {n: median(p50[(n, size)]) for n in COLUMNS if p50.get((n, size))}
-            cells = [f"{m[n]:>8.2f} ({_spread(p50[(n, size)]):>3.0%})" if n in m else f"{'—':>15}" for n in COLUMNS]
+            m = {n: median(p50[(n, size)]) for n in columns if p50.get((n, size))}
+            cells = [f"{m[n]:>8.2f} ({_spread(p50[(n, size)]):>3.0%})" if n in m else f"{'—':>15}" for n in columns]
             ratios = [f"{m[x] / m[y]:>23.2f}" if x in m and y in m else f"{'—':>23}" for x, y in RATIOS]
             print(f"{size:>6} | " + " | ".join(cells) + " | " + " | ".join(ratios))
+            for x, y in RATIOS:  # each repeat measured x and y back to back: the pairs' ratios
+                pairs = sorted(u / v for u, v in zip(p50.get((x, size), []), p50.get((y, size), [])))
+                if pairs:
+                    print(f"  pairs {x}/{y} {size}: median {median(pairs):.2f} [{pairs[0]:.2f}, {pairs[-1]:.2f}]")
         for line in failures:
             print(f"  failed: {line}")
     print(f"\n(spread = (max - min) / median of the repeats; load average after: {_load()})")
