@@ -23,10 +23,9 @@ A benchmark, not a test: it prints numbers and never fails on them.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from common import PLACEMENTS, built, median, mwperf
+from common import PLACEMENTS, built, load, median, mwperf
 
 COLUMNS = {  # name: mwperf arguments
     "cyclonedds udp": ["--mw", "cyclonedds"],
@@ -53,7 +52,7 @@ def main() -> int:
         return 2
     sizes = [int(s) for s in a.sizes.split(",")]
     print(f"# Connext next to Cyclone DDS and Fast DDS: latency p50 us (one-way), reliable keep-last:10, listener; "
-          f"median of {a.repeats} interleaved {a.seconds}s runs; load average before: {_load()}")
+          f"median of {a.repeats} interleaved {a.seconds}s runs; load average before: {load()}")
     for place in a.placements.split(","):
         cores = PLACEMENTS[place]
         common = ["--mode", "latency", "--duration", f"{a.seconds}s", "--cpu", f"{cores[0]},{cores[1]}",
@@ -82,16 +81,12 @@ def main() -> int:
                     print(f"  pairs {x}/{y} {size}: median {median(pairs):.2f} [{pairs[0]:.2f}, {pairs[-1]:.2f}]")
         for line in failures:
             print(f"  failed: {line}")
-    print(f"\n(spread = (max - min) / median of the repeats; load average after: {_load()})")
+    print(f"\n(spread = (max - min) / median of the repeats; load average after: {load()})")
     return 0
 
 
 def _spread(values: list[float]) -> float:
     return (max(values) - min(values)) / median(values) if len(values) > 1 else 0.0
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from common import PLACEMENTS, mwperf
+from common import PLACEMENTS, load, mwperf
 
 
 def per_second(lines: list[str], pattern: str) -> list[float]:
@@ -93,7 +93,7 @@ def latency_section(a, sizes, places, dur) -> None:
     the median of the pairs' ratios, with the lowest and highest pair."""
     modes = a.modes.split(",")
     print(f"# Cyclone DDS latency, one-way p50 us (RTT/2), reliable KEEP_LAST 1; {a.repeats} interleaved pairs "
-          f"of {a.seconds}s runs; ratio mwperf/ddsperf: median of the pairs [lowest, highest]; load {_load()}")
+          f"of {a.seconds}s runs; ratio mwperf/ddsperf: median of the pairs [lowest, highest]; load {load()}")
     print(f"{'placement':<11} {'size':>6} | " + " | ".join(
         f"{'ddsperf':>8} {'mwperf':>8} {'ratio':>6} {'[pairs]':>13} ({m})" for m in modes))
     for name, cores in places.items():
@@ -116,11 +116,7 @@ def latency_section(a, sizes, places, dur) -> None:
                              f"[{pairs[0]:.2f}, {pairs[-1]:.2f}]")
                 print(f"  pairs {name} {size} {mode}: mwperf " + " ".join(f"{x:.2f}" for x in mw)
                       + " | ddsperf " + " ".join(f"{x:.2f}" for x in dp))
-            print(f"{name:<11} {size:>6} | " + " | ".join(cells) + f"   load {_load()}")
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+            print(f"{name:<11} {size:>6} | " + " | ".join(cells) + f"   load {load()}")
 
 
 def throughput_section(a, sizes, places, dur) -> None:

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import load
+
 REPO = Path(__file__).resolve().parents[1]
 MWPERF = str(REPO / ".venv" / "bin" / "mwperf") if (REPO / ".venv" / "bin" / "mwperf").exists() else "mwperf"
 PLACEMENTS = {"same-core": (0, 0), "cross-core": (0, 1)}  # (client/pub core, server/sub core)
@@ -155,11 +157,7 @@ def latency_section(a, sizes: list[int], places: dict) -> None:
                 pairs = sorted(m["p50"] / s["p50"] for m, s in zip(mw, sp[v]))
                 print(f"  pairs vs sockperf {v}: p50 ratio median {statistics.median(pairs):.2f} "
                       f"[{pairs[0]:.2f}, {pairs[-1]:.2f}]; mwperf " + " ".join(f"{m['p50']:.2f}" for m in mw)
-                      + "; sockperf " + " ".join(f"{s['p50']:.2f}" for s in sp[v]) + f"; load {_load()}")
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+                      + "; sockperf " + " ".join(f"{s['p50']:.2f}" for s in sp[v]) + f"; load {load()}")
 
 
 def throughput_section(a, places: dict) -> None:
