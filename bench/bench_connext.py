@@ -23,10 +23,9 @@ A benchmark, not a test: it prints numbers and never fails on them.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from common import PLACEMENTS, built, median, mwperf
+from common import PLACEMENTS, built, load, median, mwperf
 
 COLUMNS = {  # name: mwperf arguments
     "cyclonedds udp": ["--mw", "cyclonedds"],
@@ -44,14 +43,16 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=3)
     ap.add_argument("--placements", default="cross-core,same-core")
+    ap.add_argument("--columns", default=",".join(COLUMNS), help="which columns to measure")
     a = ap.parse_args()
+    columns = {n: COLUMNS[n] for n in a.columns.split(",")}
     missing = {"connext", "cyclonedds", "fastdds"} - built()
     if missing:
         print(f"bench: the agent is built without {', '.join(sorted(missing))}", file=sys.stderr)
         return 2
     sizes = [int(s) for s in a.sizes.split(",")]
     print(f"# Connext next to Cyclone DDS and Fast DDS: latency p50 us (one-way), reliable keep-last:10, listener; "
-          f"median of {a.repeats} interleaved {a.seconds}s runs; load average before: {_load()}")
+          f"median of {a.repeats} interleaved {a.seconds}s runs; load average before: {load()}")
     for place in a.placements.split(","):
         cores = PLACEMENTS[place]
         common = ["--mode", "latency", "--duration", f"{a.seconds}s", "--cpu", f"{cores[0]},{cores[1]}",
@@ -60,32 +61,32 @@ def main() -> int:
         failures = []
         for _ in range(a.repeats):
             for size in sizes:
-                for name, args in COLUMNS.items():
+                for name, args in columns.items():
                     try:
                         rec = mwperf([*args, *common, "--size", str(size)])
                         p50.setdefault((name, size), []).append(rec["latency_us"]["p50"])
                     except RuntimeError as exc:
                         failures.append(f"{name} {size}: {str(exc).splitlines()[0][-160:]}")
         print(f"\n## {place}")
-        print(f"{'size':>6} | " + " | ".join(f"{n:>15}" for n in COLUMNS) + " | "
+        print(f"{'size':>6} | " + " | ".join(f"{n:>15}" for n in columns) + " | "
               + " | ".join(f"{x.split()[0] + '/' + y:>23}" for x, y in RATIOS))
         for size in sizes:
-            m = {n: median(p50[(n, size)]) for n in COLUMNS if p50.get((n, size))}
-            cells = [f"{m[n]:>8.2f} ({_spread(p50[(n, size)]):>3.0%})" if n in m else f"{'—':>15}" for n in COLUMNS]
+            m = {n: median(p50[(n, size)]) for n in columns if p50.get((n, size))}
+            cells = [f"{m[n]:>8.2f} ({_spread(p50[(n, size)]):>3.0%})" if n in m else f"{'—':>15}" for n in columns]
             ratios = [f"{m[x] / m[y]:>23.2f}" if x in m and y in m else f"{'—':>23}" for x, y in RATIOS]
             print(f"{size:>6} | " + " | ".join(cells) + " | " + " | ".join(ratios))
+            for x, y in RATIOS:  # each repeat measured x and y back to back: the pairs' ratios
+                pairs = sorted(u / v for u, v in zip(p50.get((x, size), []), p50.get((y, size), [])))
+                if pairs:
+                    print(f"  pairs {x}/{y} {size}: median {median(pairs):.2f} [{pairs[0]:.2f}, {pairs[-1]:.2f}]")
         for line in failures:
             print(f"  failed: {line}")
-    print(f"\n(spread = (max - min) / median of the repeats; load average after: {_load()})")
+    print(f"\n(spread = (max - min) / median of the repeats; load average after: {load()})")
     return 0
 
 
 def _spread(values: list[float]) -> float:
     return (max(values) - min(values)) / median(values) if len(values) > 1 else 0.0
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from common import PLACEMENTS, mwperf
+from common import PLACEMENTS, load, mwperf
 
 
 def per_second(lines: list[str], pattern: str) -> list[float]:
@@ -64,6 +64,7 @@ def main() -> int:
     ap.add_argument("--placements", default="cross-core,same-core")
     ap.add_argument("--only", default="latency,throughput,precision,fastdds", help="sections to run")
     ap.add_argument("--precision-max", default="10s", help="the precision section's maximum (fixed) duration")
+    ap.add_argument("--modes", default="listener,waitset", help="the latency section's receive modes")
     a = ap.parse_args()
     if not shutil.which("ddsperf"):
         print("bench: ddsperf is not installed (cyclonedds-tools; make setup installs it)", file=sys.stderr)
@@ -87,14 +88,17 @@ def main() -> int:
 def latency_section(a, sizes, places, dur) -> None:
     """mwperf's default Cyclone path (the core's handler in Cyclone's listener)
     against ddsperf's default ping/pong (which answers inside its listener),
-    and both in waitset mode; KEEP_LAST 1 reliable, as ddsperf's ping/pong."""
-    print(f"# Cyclone DDS latency, one-way p50 us (RTT/2), reliable KEEP_LAST 1; "
-          f"median of {a.repeats} interleaved {a.seconds}s runs")
-    print(f"{'placement':<11} {'size':>6} | {'ddsperf':>8} {'mwperf':>8} {'ratio':>6} (listener, both defaults) | "
-          f"{'ddsperf':>8} {'mwperf':>8} {'ratio':>6} (waitset)")
+    and both in waitset mode; KEEP_LAST 1 reliable, as ddsperf's ping/pong.
+    Each repeat is one pair (mwperf then ddsperf, back to back); the ratio is
+    the median of the pairs' ratios, with the lowest and highest pair."""
+    modes = a.modes.split(",")
+    print(f"# Cyclone DDS latency, one-way p50 us (RTT/2), reliable KEEP_LAST 1; {a.repeats} interleaved pairs "
+          f"of {a.seconds}s runs; ratio mwperf/ddsperf: median of the pairs [lowest, highest]; load {load()}")
+    print(f"{'placement':<11} {'size':>6} | " + " | ".join(
+        f"{'ddsperf':>8} {'mwperf':>8} {'ratio':>6} {'[pairs]':>13} ({m})" for m in modes))
     for name, cores in places.items():
         for size in sizes:
-            runs = {mode: ([], []) for mode in ("listener", "waitset")}
+            runs = {mode: ([], []) for mode in modes}
             for _ in range(a.repeats):
                 for mode, (dp, mw) in runs.items():
                     rec = mwperf(["--mw", "cyclonedds", "--mode", "latency", "--size", str(size), "--duration", dur,
@@ -105,10 +109,14 @@ def latency_section(a, sizes, places, dur) -> None:
                                          a.seconds, rec["adapter"]["config"]["xml"], read_server=False)
                     dp.append(statistics.median(per_second(lines, r" 50% ([\d.]+)us")))
             cells = []
-            for dp, mw in runs.values():
+            for mode, (dp, mw) in runs.items():
                 d, m = statistics.median(dp), statistics.median(mw)
-                cells.append(f"{d:>8.2f} {m:>8.2f} {m / d:>6.2f}")
-            print(f"{name:<11} {size:>6} | {cells[0]} {'':>21} | {cells[1]}")
+                pairs = sorted(x / y for x, y in zip(mw, dp))
+                cells.append(f"{d:>8.2f} {m:>8.2f} {statistics.median(pairs):>6.2f} "
+                             f"[{pairs[0]:.2f}, {pairs[-1]:.2f}]")
+                print(f"  pairs {name} {size} {mode}: mwperf " + " ".join(f"{x:.2f}" for x in mw)
+                      + " | ddsperf " + " ".join(f"{x:.2f}" for x in dp))
+            print(f"{name:<11} {size:>6} | " + " | ".join(cells) + f"   load {load()}")
 
 
 def throughput_section(a, sizes, places, dur) -> None:

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import load
+
 REPO = Path(__file__).resolve().parents[1]
 MWPERF = str(REPO / ".venv" / "bin" / "mwperf") if (REPO / ".venv" / "bin" / "mwperf").exists() else "mwperf"
 PLACEMENTS = {"same-core": (0, 0), "cross-core": (0, 1)}  # (client/pub core, server/sub core)
@@ -111,6 +113,8 @@ def main() -> int:
     ap.add_argument("--sizes", default="32,1024,8192,63000")
     ap.add_argument("--repeats", type=int, default=3, help="interleaved runs per tool; medians reported")
     ap.add_argument("--seconds", type=int, default=3)
+    ap.add_argument("--placements", default=",".join(PLACEMENTS))
+    ap.add_argument("--only", default="latency,throughput", help="sections to run")
     a = ap.parse_args()
     for tool in ("sockperf", "iperf3", "taskset"):
         if not shutil.which(tool):
@@ -121,12 +125,21 @@ def main() -> int:
         return 2
     sizes = [int(s) for s in a.sizes.split(",")]
 
+    places = {p: PLACEMENTS[p] for p in a.placements.split(",")}
+    if "latency" in a.only.split(","):
+        latency_section(a, sizes, places)
+    if "throughput" in a.only.split(","):
+        throughput_section(a, places)
+    return 0
+
+
+def latency_section(a, sizes: list[int], places: dict) -> None:
     variants = {"default": [], "recvfrom": ["-F", "r"]}
     print(f"# UDP ping-pong RTT, mwperf vs sockperf as it comes and with -F r "
           f"(us; median of {a.repeats} interleaved {a.seconds}s runs)")
     print(f"{'placement':<11} {'size':>6} | {'mwperf p50':>10} {'p99':>8} | "
           + " | ".join(f"{'sockperf ' + v + ' p50':>22} {'ratio':>6} {'p99':>8} {'ratio':>6}" for v in variants))
-    for name, cores in PLACEMENTS.items():
+    for name, cores in places.items():
         for size in sizes:
             sp = {v: [] for v in variants}
             mw = []
@@ -140,10 +153,17 @@ def main() -> int:
                 s50, s99 = statistics.median(r["p50"] for r in sp[v]), statistics.median(r["p99"] for r in sp[v])
                 cells.append(f"{s50:>22.2f} {m50 / s50:>6.2f} {s99:>8.2f} {m99 / s99:>6.2f}")
             print(f"{name:<11} {size:>6} | {m50:>10.2f} {m99:>8.2f} | " + " | ".join(cells))
+            for v in variants:  # each repeat is a pair: its p50 ratio
+                pairs = sorted(m["p50"] / s["p50"] for m, s in zip(mw, sp[v]))
+                print(f"  pairs vs sockperf {v}: p50 ratio median {statistics.median(pairs):.2f} "
+                      f"[{pairs[0]:.2f}, {pairs[-1]:.2f}]; mwperf " + " ".join(f"{m['p50']:.2f}" for m in mw)
+                      + "; sockperf " + " ".join(f"{s['p50']:.2f}" for s in sp[v]) + f"; load {load()}")
 
+
+def throughput_section(a, places: dict) -> None:
     print(f"\n# UDP throughput at 63000 B, mwperf vs iperf3 -u -b 0 (received Gbit/s, median of {a.repeats})")
     print(f"{'placement':<11} | {'iperf3':>8} {'mwperf':>8} {'ratio':>6} | {'mwperf loss':>11}")
-    for name, cores in PLACEMENTS.items():
+    for name, cores in places.items():
         ip, mw, loss = [], [], []
         for _ in range(a.repeats):
             ip.append(iperf3_udp_gbps(63000, cores, a.seconds))
@@ -152,7 +172,6 @@ def main() -> int:
             loss.append(l)
         i, m = statistics.median(ip), statistics.median(mw)
         print(f"{name:<11} | {i:>8.2f} {m:>8.2f} {m / i:>6.2f} | {statistics.median(loss):>10.2%}")
-    return 0
 
 
 if __name__ == "__main__":

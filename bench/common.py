@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -37,3 +38,8 @@ def built() -> set[str]:
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def load() -> str:
+    """The load average (1, 5, 15 minutes), printed before and after a measurement."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
