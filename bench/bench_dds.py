@@ -10,6 +10,9 @@ Cyclone DDS, against ddsperf's default and its waitset mode:
 * throughput: ddsperf pub/sub as it comes (reliable KEEP_ALL, listener sub,
   batched writes) vs `--mode throughput --batch --history keep-all` with no
   pings; samples/s ratio (target >= 0.95).
+* memory: peak RSS per side of ddsperf's ping/pong and of mwperf's agents
+  (a raw UDP point maps no middleware: the adapters are plugins), as the
+  ratio mwperf/ddsperf.
 * precision: the same points with and without the adaptive stop,
   interleaved: the headline and its interval, the time saved, how many
   reached the precision and what the others said they would need.
@@ -62,7 +65,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=4)
     ap.add_argument("--placements", default="cross-core,same-core")
-    ap.add_argument("--only", default="latency,throughput,precision,fastdds", help="sections to run")
+    ap.add_argument("--only", default="latency,throughput,memory,precision,fastdds", help="sections to run")
     ap.add_argument("--precision-max", default="10s", help="the precision section's maximum (fixed) duration")
     ap.add_argument("--modes", default="listener,waitset", help="the latency section's receive modes")
     a = ap.parse_args()
@@ -78,6 +81,8 @@ def main() -> int:
         latency_section(a, sizes, places, dur)
     if "throughput" in only:
         throughput_section(a, sizes, places, dur)
+    if "memory" in only:
+        memory_section(a, dur)
     if "precision" in only:
         precision_section(a, sizes, places, dur)
     if "fastdds" in only:
@@ -138,6 +143,42 @@ def throughput_section(a, sizes, places, dur) -> None:
                 dp.append(1000 * statistics.median(per_second(lines, r" rate ([\d.]+) kS/s")))
             d, m = statistics.median(dp), statistics.median(mw)
             print(f"{name:<11} {size:>6} | {d:>10.0f} {m:>10.0f} {m / d:>6.2f}")
+
+
+def ddsperf_peak_rss_kb(secs: int, xml: str) -> list[int]:
+    """VmHWM (kB) of ddsperf's pong and ping, 1 KiB, read just before they
+    end; with the Cyclone configuration mwperf recorded (loopback only)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+        f.write(xml)
+    env = dict(os.environ, CYCLONEDDS_URI=f"file://{f.name}")
+    try:
+        procs = [subprocess.Popen(["ddsperf", "-D", str(secs), *role], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=env) for role in (["pong"], ["ping", "size", "1024"])]
+        time.sleep(secs - 0.5)
+        peaks = []
+        for p in procs:
+            status = open(f"/proc/{p.pid}/status").read()
+            peaks += [int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")]
+            p.wait(timeout=30)
+    finally:
+        os.unlink(f.name)
+    return peaks
+
+
+def memory_section(a, dur) -> None:
+    """Peak RSS per side: ddsperf ping/pong against mwperf's agents (the
+    record's rss_kb, VmHWM at the end) of a udp and a cyclonedds latency point."""
+    print(f"\n# Memory: peak RSS per side, MiB (max of the two sides), 1 KiB latency; median of {a.repeats}")
+    print(f"{'tool':<22} {'MiB':>6} {'x ddsperf':>9}")
+    runs: dict[str, list[float]] = {"ddsperf ping/pong": [], "mwperf udp": [], "mwperf cyclonedds": []}
+    for _ in range(a.repeats):
+        for mw in ("udp", "cyclonedds"):
+            rec = mwperf(["--mw", mw, "--mode", "latency", "--size", "1024", "--duration", dur])
+            runs[f"mwperf {mw}"].append(max(rec["rss_kb"].values()) / 1024)
+        runs["ddsperf ping/pong"].append(max(ddsperf_peak_rss_kb(a.seconds, rec["adapter"]["config"]["xml"])) / 1024)
+    base = statistics.median(runs["ddsperf ping/pong"])
+    for tool, mib in runs.items():
+        print(f"{tool:<22} {statistics.median(mib):>6.1f} {statistics.median(mib) / base:>9.2f}")
 
 
 def precision_section(a, sizes, places, dur) -> None:

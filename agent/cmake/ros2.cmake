@@ -3,10 +3,10 @@
 # CMake configs need ament and a Python that is not there, so the headers and
 # libraries are taken from the prefix directly.
 #
-# Built as an agent of its own (mwperf-agent-ros2, which mwperf-agent hands
-# `--mw ros2` to): the wheels bring Fast DDS 2.14, which must never share a
-# process with Debian's Fast DDS 2.9 of the fastdds adapter, and their
-# libraries need a DT_RPATH of their own.
+# The wheels bring Fast DDS 2.14, which must never share a process with
+# Debian's Fast DDS 2.9 of the fastdds adapter: the agent loads one plugin per
+# process, and the unit tests are a binary of their own (mwperf_apart). Their
+# libraries need a DT_RPATH of their own, the plugin's.
 set(MWPERF_ROS2_PREFIX "${CMAKE_CURRENT_SOURCE_DIR}/../.deps/ros2" CACHE PATH
     "prefix holding the ROS 2 wheels (a venv)")
 if(NOT EXISTS "${MWPERF_ROS2_PREFIX}/include/rcl/rcl/rcl.h")
@@ -29,12 +29,12 @@ get_filename_component(ros2_prefix_real "${MWPERF_ROS2_PREFIX}" REALPATH)
 # Where the ament index of the installed rmw implementations is (next to AMENT_PREFIX_PATH's).
 target_compile_definitions(mwperf_adapter_ros2 PRIVATE MWPERF_ROS2_PREFIX="${ros2_prefix_real}")
 
-# The companion agent: the wheels' own library folders on its DT_RPATH (their
-# RUNPATHs point elsewhere, and DT_RPATH also reaches the libraries rcutils
-# dlopens), and the CPython stand-ins exported.
+# The plugin (and its unit tests): the wheels' own library folders on its
+# DT_RPATH (their RUNPATHs point elsewhere, and DT_RPATH also reaches the
+# libraries rcutils dlopens), and the CPython stand-ins exported.
 file(GLOB ros2_wheel_libs LIST_DIRECTORIES true "${MWPERF_ROS2_PREFIX}/lib/python3*/site-packages/ros_*.libs")
-mwperf_companion(ros2 mwperf-agent-ros2)
-foreach(target mwperf-agent-ros2 mwperf_agent_tests_ros2)
+mwperf_apart(ros2)
+foreach(target mwperf_plugin_ros2 mwperf_agent_tests_ros2)
   if(TARGET ${target})
     target_sources(${target} PRIVATE src/adapters/ros2_pystub.cpp)
     set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/plugins.h"
 #include "adapters/registry.h"
 #include "core/description.h"
 #include "core/floor.h"
@@ -27,45 +28,26 @@ using namespace mwperf;
 
 namespace {
 
-// A companion agent's path: next to this executable.
-std::string companion_path(const char* file) {
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, size_t(n)) : std::string(".");
-  dir = dir.substr(0, dir.rfind('/') + 1);
-  return dir + file;
-}
-
+// Every adapter described, each in a child process (plugins.h): one whose
+// plugin cannot be loaded is missing, with the reason.
 int list_adapters() {
   std::string missing = missing_adapters();
   std::vector<std::string> lines;
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e) {
-    if (e->make != nullptr) {
-      auto a = e->make();
-      lines.push_back(adapter_event(e->name, a->version(), a->description(), companion_path("")));
+    std::string why;
+    const std::string line = in_child([e] {
+      std::string reason;
+      auto a = make_adapter(e->name, &reason);
+      return a ? adapter_event(e->name, a->version(), a->description(), agent_dir()) : "!" + reason;
+    }, &why);
+    if (!line.empty() && line[0] != '!') {
+      lines.push_back(line);
       continue;
     }
-    // In a companion agent: its own description of the adapter.
-    const std::string path = companion_path(e->companion);
-    std::string found, said;  // its description, or its last words (e.g. rcl refusing an rmw)
-    if (FILE* p = popen(("'" + path + "' list 2>&1").c_str(), "r")) {
-      char buf[8192];
-      const std::string want = std::string("\"event\":\"adapter\",\"name\":\"") + e->name + "\"";
-      while (std::fgets(buf, sizeof buf, p)) {
-        const std::string line = std::string(buf).substr(0, std::strcspn(buf, "\n"));
-        if (line.find(want) != std::string::npos) found = line;
-        else if (line.find_first_not_of(" \t") != std::string::npos && line[0] != '{') said = line;
-      }
-      pclose(p);
-    }
+    std::string said = line.empty() ? why : line.substr(1);
     for (char& c : said)
       if (c == ';') c = ',';  // the list's separator
-    if (found.empty()) {
-      missing += std::string(missing.empty() ? "" : ";") + e->name + ": its agent " + path + " does not answer" +
-                 (said.empty() ? "" : ": " + said);
-    } else {
-      lines.push_back(found);
-    }
+    missing += std::string(missing.empty() ? "" : ";") + e->name + ": " + said;
   }
   emit(agent_event(missing));
   emit(options_event());
@@ -73,12 +55,17 @@ int list_adapters() {
   return 0;
 }
 
-// What killed agents of the built-in adapters left, removed where stale: one
-// {"event":"cleaned","mw":NAME,"removed":[...]} line per adapter.
+// What killed agents of the adapters left, removed where stale: one
+// {"event":"cleaned","mw":NAME,"removed":[...]} line per adapter that loads.
 int clean_stale() {
-  for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e)
-    if (e->make != nullptr)
-      emit(JsonObject().str("event", "cleaned").str("mw", e->name).strs("removed", e->make()->clean_stale()).done());
+  for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e) {
+    std::string why;
+    const std::string line = in_child([e] {
+      auto a = make_adapter(e->name);
+      return a ? JsonObject().str("event", "cleaned").str("mw", e->name).strs("removed", a->clean_stale()).done() : "";
+    }, &why);
+    if (!line.empty()) emit(line);
+  }
   return 0;
 }
 
@@ -164,18 +151,13 @@ int main(int argc, char** argv) {
   Options o;
   std::string err = parse_options(argc, argv, &o);
   if (err.empty() && o.command == "run") {
-    const AdapterEntry* e = find_adapter(o.mw);
-    if (e != nullptr && e->make == nullptr) {  // the companion agent runs this adapter
-      const std::string path = companion_path(e->companion);
-      argv[0] = const_cast<char*>(path.c_str());
-      execv(path.c_str(), argv);
-      std::fprintf(stderr, "mwperf-agent: --mw %s: cannot run %s: %s\n", o.mw.c_str(), path.c_str(), std::strerror(errno));
-      return 3;
-    }
-    auto ad = make_adapter(o.mw);
+    std::string why;
+    auto ad = make_adapter(o.mw, &why);
     if (ad) settle(&o, ad->description());
     err = ad ? refuse(o.mw, ad->description(), o)
-             : "--mw: '" + o.mw + "' is not an adapter built into this agent (see: mwperf-agent list)";
+          : find_adapter(o.mw) == nullptr
+              ? "--mw: '" + o.mw + "' is not an adapter built into this agent (see: mwperf-agent list)"
+              : "--mw: '" + o.mw + "' cannot be loaded here: " + why;
   }
   if (!err.empty()) {
     std::fprintf(stderr, "mwperf-agent: %s\n", err.c_str());

@@ -1,7 +1,9 @@
-// The one table of adapters. An adapter is compiled into an agent by its CMake
-// option, which defines MWPERF_WITH_<NAME> (built in) or MWPERF_COMPANION_<NAME>
-// (the file name of the companion agent it runs in), and registered here.
+// The one table of adapters. An adapter's CMake option defines
+// MWPERF_WITH_<NAME> where it is compiled in, MWPERF_PLUGIN_<NAME> where it is
+// a plugin; it is registered here.
 #include "adapters/registry.h"
+
+#include "adapters/plugins.h"
 
 namespace mwperf {
 
@@ -18,39 +20,57 @@ std::unique_ptr<Adapter> make_iceoryx2_adapter();
 
 namespace {
 const AdapterEntry kAdapters[] = {
-#ifdef MWPERF_WITH_UDP
-    {"udp", make_udp_adapter, nullptr},
+#if defined(MWPERF_WITH_UDP)
+    {"udp", make_udp_adapter},
+#elif defined(MWPERF_PLUGIN_UDP)
+    {"udp", nullptr},
 #endif
-#ifdef MWPERF_WITH_TCP
-    {"tcp", make_tcp_adapter, nullptr},
+#if defined(MWPERF_WITH_TCP)
+    {"tcp", make_tcp_adapter},
+#elif defined(MWPERF_PLUGIN_TCP)
+    {"tcp", nullptr},
 #endif
-#ifdef MWPERF_WITH_CYCLONEDDS
-    {"cyclonedds", make_cyclonedds_adapter, nullptr},
+#if defined(MWPERF_WITH_CYCLONEDDS)
+    {"cyclonedds", make_cyclonedds_adapter},
+#elif defined(MWPERF_PLUGIN_CYCLONEDDS)
+    {"cyclonedds", nullptr},
 #endif
-#ifdef MWPERF_WITH_FASTDDS
-    {"fastdds", make_fastdds_adapter, nullptr},
+#if defined(MWPERF_WITH_FASTDDS)
+    {"fastdds", make_fastdds_adapter},
+#elif defined(MWPERF_PLUGIN_FASTDDS)
+    {"fastdds", nullptr},
 #endif
-#ifdef MWPERF_WITH_CONNEXT
-    {"connext", make_connext_adapter, nullptr},
+#if defined(MWPERF_WITH_CONNEXT)
+    {"connext", make_connext_adapter},
+#elif defined(MWPERF_PLUGIN_CONNEXT)
+    {"connext", nullptr},
 #endif
-#ifdef MWPERF_WITH_ICEORYX
-    {"iceoryx", make_iceoryx_adapter, nullptr},
+#if defined(MWPERF_WITH_ICEORYX)
+    {"iceoryx", make_iceoryx_adapter},
+#elif defined(MWPERF_PLUGIN_ICEORYX)
+    {"iceoryx", nullptr},
 #endif
-#ifdef MWPERF_WITH_ZENOH
-    {"zenoh", make_zenoh_adapter, nullptr},
+#if defined(MWPERF_WITH_ZENOH)
+    {"zenoh", make_zenoh_adapter},
+#elif defined(MWPERF_PLUGIN_ZENOH)
+    {"zenoh", nullptr},
 #endif
-#ifdef MWPERF_WITH_ICEORYX2
-    {"iceoryx2", make_iceoryx2_adapter, nullptr},
+#if defined(MWPERF_WITH_ICEORYX2)
+    {"iceoryx2", make_iceoryx2_adapter},
+#elif defined(MWPERF_PLUGIN_ICEORYX2)
+    {"iceoryx2", nullptr},
 #endif
-#ifdef MWPERF_WITH_ROS1
-    {"ros1", make_ros1_adapter, nullptr},
+#if defined(MWPERF_WITH_ROS1)
+    {"ros1", make_ros1_adapter},
+#elif defined(MWPERF_PLUGIN_ROS1)
+    {"ros1", nullptr},
 #endif
 #if defined(MWPERF_WITH_ROS2)
-    {"ros2", make_ros2_adapter, nullptr},
-#elif defined(MWPERF_COMPANION_ROS2)
-    {"ros2", nullptr, MWPERF_COMPANION_ROS2},
+    {"ros2", make_ros2_adapter},
+#elif defined(MWPERF_PLUGIN_ROS2)
+    {"ros2", nullptr},
 #endif
-    {nullptr, nullptr, nullptr},
+    {nullptr, nullptr},
 };
 }  // namespace
 
@@ -63,9 +83,13 @@ const AdapterEntry* find_adapter(const std::string& name) {
   return nullptr;
 }
 
-std::unique_ptr<Adapter> make_adapter(const std::string& name) {
+std::unique_ptr<Adapter> make_adapter(const std::string& name, std::string* why) {
+  std::string reason;
   const AdapterEntry* e = find_adapter(name);
-  return e != nullptr && e->make != nullptr ? e->make() : nullptr;
+  if (e != nullptr && e->make != nullptr) return e->make();
+  const Plugin* p = e != nullptr ? load_plugin(name, &reason) : nullptr;
+  if (why != nullptr) *why = e == nullptr ? "not an adapter of this agent" : reason;
+  return p != nullptr ? p->make() : nullptr;
 }
 
 const char* missing_adapters() { return MWPERF_MISSING_ADAPTERS; }

@@ -1,8 +1,7 @@
-// The one table of adapters. An adapter is compiled in by its CMake option
-// (MWPERF_ADAPTER_<NAME>) and registered in registry.cpp, nowhere else. One
-// that must not share a process with another (its middleware's libraries
-// clash) lives in a companion agent next to this one: its entry names that
-// binary, and this agent hands `run --mw NAME` to it.
+// The one table of adapters. An adapter is built by its CMake option
+// (MWPERF_ADAPTER_<NAME>) and registered in registry.cpp, nowhere else: into
+// this executable (the raw sockets of the agent, every adapter of the unit
+// tests), or as a plugin that is loaded when a point needs it (plugins.h).
 #pragma once
 #include <memory>
 #include <string>
@@ -13,15 +12,15 @@ namespace mwperf {
 
 struct AdapterEntry {
   const char* name;
-  std::unique_ptr<Adapter> (*make)();  // nullptr for an adapter in a companion agent
-  const char* companion;               // that agent's file name (next to this one), nullptr when built in
+  std::unique_ptr<Adapter> (*make)();  // nullptr for an adapter in a plugin
 };
 
 const AdapterEntry* adapters_begin();
 const AdapterEntry* adapters_end();
 const AdapterEntry* find_adapter(const std::string& name);
-// A built-in adapter, or nullptr (unknown, or in a companion agent).
-std::unique_ptr<Adapter> make_adapter(const std::string& name);
+// The adapter (its plugin loaded if it is one), or nullptr: unknown, or its
+// plugin cannot be loaded, with the reason in *why.
+std::unique_ptr<Adapter> make_adapter(const std::string& name, std::string* why = nullptr);
 // "name: reason;name: reason" for the adapters switched on but not built.
 const char* missing_adapters();
 
