@@ -140,7 +140,7 @@ int run(Options o) {
     emit(out.line);
     code = std::max(code, out.exit_code);
   }
-  if (o.role == Role::pub) stop.wait_closed(kCloseWaitNs);  // every subscriber drained (session.h)
+  if (o.role == Role::pub) stop.wait_closed(kSettleNs);  // or until every subscriber has its result (session.h)
   for (auto& a : ads) a->close();
   return code;
 }

@@ -46,7 +46,8 @@ class StopSignal {
   bool wait_go(int64_t timeout_ns);
   // Blocks until the controller closes the channel (`close`, or EOF at stdin)
   // or timeout_ns passed; true when closed. The publisher keeps its endpoints
-  // until then: the controller closes it once every subscriber has its result.
+  // until then (kSettleNs at most): the controller closes it once every
+  // subscriber has its result.
   bool wait_closed(int64_t timeout_ns);
   // A receive loop that blocks without a timeout registers its adapter: the
   // stop wakes every one registered (one per reader, --subscribers-as threads). Remove it

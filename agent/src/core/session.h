@@ -51,14 +51,14 @@ int run_clock_probe();
 void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64_t divisor);
 
 // How long a publisher keeps its endpoints after its result (its last
-// sample) at most, waiting for the controller to close it: a writer torn down
-// right after its last sample can lose it (Cyclone DDS drops a best-effort
-// sample still in a reader's receive path when the writer's disposal
-// overtakes it), and that would be the instrument's loss, not the
-// middleware's. The controller closes the publisher's stdin once every
-// subscriber has drained and said its result; this bound only matters when it
-// does not (the agent run by hand keeps stdin open).
-constexpr int64_t kCloseWaitNs = 10'000'000'000;
+// sample) before it closes them: a writer torn down right after its last
+// sample can lose it (Cyclone DDS drops a best-effort sample still in a
+// reader's receive path when the writer's disposal overtakes it), and that
+// would be the instrument's loss, not the middleware's. The controller tells
+// the subscribers to stop at the publisher's result and closes the publisher
+// (`close`, or EOF) as soon as every subscriber has its result: nothing is
+// in flight any more, and it need not wait this long.
+constexpr int64_t kSettleNs = 200'000'000;
 
 // A subscriber's drain after the stop without --drain (how long the data path
 // may be quiet before what is missing counts as lost): a reliable repair may

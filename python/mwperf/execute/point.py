@@ -5,8 +5,8 @@ publisher, wait for the publisher's ``ready`` and the subscriber's
 ``matched`` (matched and receiving), write ``go`` to the publisher (nothing
 is sent before), wait for the publisher's ``result``, write ``stop SENT`` to
 the subscriber, wait for its ``result`` (it drains what is in flight), then
-``close`` the publisher (it kept its endpoints until then) and wait for every
-exit. With N subscribers, N subscriber agents
+``close`` the publisher (it keeps its endpoints until then, for its settle at
+most) and wait for every exit. With N subscribers, N subscriber agents
 (``--subscribers-as processes``) or one of N reader threads
 (``--subscribers-as threads``: one ``ready`` with every reader's port, then
 one ``result`` per reader). Any error event, non-zero exit or missed
@@ -52,7 +52,7 @@ class Timeouts:
     the ping timeout) comes from its description unless given here (tests)."""
 
     ready: float = 5.0        # sub start-up until its ready event
-    after_result: float | None = None  # a side's exit after its close: the agent's linger, + 2 s
+    after_result: float | None = None  # a side's exit after its result: the agent's settle and linger, + 2 s
     stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
     drain: float | None = None  # the subscriber's longest drain (the agent's, under reliable QoS)
     ping: float | None = None   # a last unanswered ping of warm-up and of the run (twice the agent's ping timeout)
@@ -64,7 +64,7 @@ class Timeouts:
         return replace(
             self,
             after_result=self.after_result if self.after_result is not None else
-            agent.timing_s("linger_ns") + EXIT_MARGIN_S,
+            agent.timing_s("linger_ns") + agent.timing_s("settle_ns") + EXIT_MARGIN_S,
             drain=self.drain if self.drain is not None else agent.timing_s("drain_reliable_ns"),
             ping=self.ping if self.ping is not None else 2 * agent.table["ping-timeout"].default / 1e9)
 
@@ -306,7 +306,7 @@ def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]
         nonlocal relayed
         if not relayed and sub.take_event("converged") is not None:
             relayed = True
-            pub.send_line("stop", close=False)  # its `close` comes once the subscribers have drained
+            pub.send_line("stop", close=False)  # its `close` comes once the subscribers have their results
 
     return tick
 
@@ -389,8 +389,8 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
                               tick=(lambda: [tick() for tick in ticks]) if ticks else None)
         phases.mark("result")
 
-        # The publisher keeps its endpoints (what is in flight still arrives, a
-        # reliable writer still repairs) until every subscriber has drained.
+        # The publisher keeps its endpoints (the agent's settle: no disposal overtakes
+        # its last sample) until every subscriber has its result, or the settle is over.
         sent = outcome.pub.get("sent")
         for each in subs:  # all told at once: they drain side by side
             _tell(each, f"stop {sent if isinstance(sent, int) else -1}")
@@ -405,7 +405,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
                 got[slot] = event
             results += got
         phases.mark("drained")  # the last subscriber's last result: the drain is over
-        pub.send_line("close")  # its endpoints may go now (a reliable writer's linger first); gone: its exit says
+        pub.send_line("close")  # nothing in flight: its endpoints may go (a reliable writer's linger first)
         for each in (*subs, pub):
             _check_exit(each, timeouts.after_result + slack)
         phases.mark("closed")
