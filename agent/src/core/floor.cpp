@@ -2,7 +2,6 @@
 // docs/agent-protocol.md).
 #include "core/floor.h"
 
-#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 
@@ -12,6 +11,7 @@
 #include "core/events.h"
 #include "util/clock.h"
 #include "util/json.h"
+#include "util/own_threads.h"
 #include "util/sysinfo.h"
 
 namespace mwperf {
@@ -131,7 +131,7 @@ int run_floor_command(int argc, char** argv) {
     std::fprintf(stderr, "mwperf-agent: %s\n", e.c_str());
     return 2;
   }
-  pthread_setname_np(pthread_self(), "mwperf-main");
+  const OwnThread me("mwperf-main");
   prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the controller
   prctl(PR_SET_TIMERSLACK, 1UL);
   signal(SIGPIPE, SIG_IGN);

@@ -9,8 +9,6 @@
 // when it arrives, not when the next send returns). A ping is owned by whoever
 // wins `outstanding_`: the handler that matched its pong or the watchdog that
 // gave up on it; only the owner sends the next one.
-#include <pthread.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -24,6 +22,7 @@
 #include "core/monitor.h"
 #include "core/session.h"
 #include "util/clock.h"
+#include "util/own_threads.h"
 #include "util/sysinfo.h"
 
 namespace mwperf {
@@ -254,7 +253,7 @@ class Publisher final : public Session {
 
   // Wakes an untimed wait for a pong that is overdue (lost).
   void watch() {
-    pthread_setname_np(pthread_self(), "mwperf-watch");
+    const OwnThread me("mwperf-watch");
     while (!quit_.load()) {
       std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchNs));
       const uint64_t s = outstanding_.load(std::memory_order_acquire);
@@ -264,7 +263,7 @@ class Publisher final : public Session {
 
   // Throughput mode: receives the pongs of the interleaved pings as they arrive.
   void pull_pongs() {
-    pthread_setname_np(pthread_self(), "mwperf-pongs");
+    const OwnThread me("mwperf-pongs");
     const bool wakeable = ad_.can_wake();
     while (!quit_.load(std::memory_order_relaxed)) {
       const uint8_t* data = nullptr;
@@ -429,7 +428,7 @@ class Publisher final : public Session {
     j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 2))
         .raw("last_look", convergence_json(monitor_.last_look(), 2));
     j.num("cpu_user_ns", u1.user_ns - u0_.user_ns).num("cpu_sys_ns", u1.sys_ns - u0_.sys_ns);
-    j.num("cpu_window_ns", elapsed).num("maxrss_kb", u1.maxrss_kb).raw("threads", threads_json(u0_, u1));
+    j.num("cpu_window_ns", elapsed).str("cpu_window", "first measured sample sent to the last").num("maxrss_kb", u1.maxrss_kb).raw("threads", threads_json(u0_, u1));
     if (o_.mode == Mode::burst) {
       j.null("rtt_ns").null("latency_ns").null("send_lag_ns");
     } else if (o_.mode == Mode::rate) {
