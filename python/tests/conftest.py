@@ -93,6 +93,20 @@ def pids_with_cmdline(marker: str) -> list[int]:
     return found
 
 
+def changed(record: dict, **changes) -> dict:
+    """A deep copy of ``record`` with fields set: ``qos__async=True`` sets record["qos"]["async"]."""
+    import copy
+
+    r = copy.deepcopy(record)
+    for dotted, value in changes.items():
+        where = r
+        *parents, last = dotted.split("__")
+        for p in parents:
+            where = where[p]
+        where[last] = value
+    return r
+
+
 def check_golden(name: str, text: str) -> None:
     """Compare with tests/golden/NAME; MWPERF_UPDATE_GOLDEN=1 rewrites it."""
     path = GOLDEN / name

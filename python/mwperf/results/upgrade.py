@@ -30,7 +30,8 @@ Version 2 against version 1:
 
 Within version 2, an option added to the agent's table later is a field of
 the records written since; an older record's is null (the option was not
-asked for): :func:`add_missing_options`.
+asked for): :func:`add_missing_options`, which also blanks the few fields
+added within version 2 (``ADDED_WITHIN_V2``: not measured then).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from mwperf.table import snapshot
 __all__ = ["upgrade", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
 
 OLD_KEY_PREFIX = "v1:"
+# Fields added to version 2 after its first records: blank in a record written before.
+ADDED_WITHIN_V2 = ("cpu_window", "cpu_us_per_msg")
 _STATS = ("latency_us", "rtt_us", "send_lag_us", "latency_raw_us", "burst_first_us", "burst_last_us")
 
 
@@ -152,6 +155,9 @@ def add_missing_options(record: Any) -> None:
         target = record.get(parent) if parent else record
         if isinstance(target, dict) and name not in target:
             target[name] = None
+    for name in ADDED_WITHIN_V2:
+        if name not in record:
+            record[name] = blank(load_schema()["properties"][name])
 
 
 def upgrade(record: dict) -> dict:
