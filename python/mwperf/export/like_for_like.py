@@ -42,7 +42,7 @@ def like_for_like(records: list[dict]) -> list[Section]:
             by_mode.setdefault(r["mode"], {}).setdefault(key, {}).setdefault(value, set()).add(name)
     for mode, keys in by_mode.items():
         for key, values in keys.items():
-            # shared memory (copied) vs copy is said by the transport's row; a loan is more
+            # shared memory vs copy is said by the transport's row; a loan is more
             if len(values) > 1 and (key != "path" or describe_path("loan") in values):
                 section.rows.append(Row([mode, _NAMES.get(key, key), "; ".join(
                     f"{value}: {', '.join(sorted(names))}" for value, names in sorted(values.items()))]))

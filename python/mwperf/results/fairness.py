@@ -5,8 +5,9 @@ difference named (``compare``, the report, the tables).
 A record's traits:
 
 * ``path``: how the data moved between the processes: ``loan`` (zero-copy:
-  the reader reads the writer's shared memory in place), ``shm`` (copied
-  through shared memory), ``copy`` (copied through the network stack), as the
+  the reader reads the writer's shared memory in place), ``shm`` (through
+  shared memory: zenoh's SHM buffers, a DDS shared-memory transport, which
+  copies in and out of its segments), ``copy`` (through the network stack), as the
   middleware tells it where it can (``adapter.data_path``: zenoh's shared
   memory counters, iceoryx/iceoryx2 loans), else from the adapter and the
   transport in force (``adapter.zero_copy.source`` says which);
@@ -60,7 +61,7 @@ def zero_copy(mw: str, transport: str | None, link: Any, data_path: Any) -> dict
 
 
 def describe_path(path: str | None) -> str:
-    return {"loan": "zero-copy loan", "shm": "shared memory (copied)", "copy": "copy (network stack)",
+    return {"loan": "zero-copy loan", "shm": "shared memory", "copy": "copy (network stack)",
             "shm+copy": "shared memory, partly copied"}.get(path or "", "unknown")
 
 

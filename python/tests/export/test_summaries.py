@@ -165,7 +165,7 @@ def test_like_for_like_names_each_difference_with_its_rows():
     (section,) = like_for_like(records)
     found = {row.cells[1]: row.cells[2] for row in section.rows}
     assert "zero-copy loan: iceoryx" in found["data path"]
-    assert "shared memory (copied): fastdds" in found["data path"]
+    assert "shared memory: fastdds" in found["data path"]
     assert found["transport"].startswith("network: connext")
     assert found["wait"].startswith("blocking wait: ") and "; busy-poll: connext (" in found["wait"]
     assert "async: connext" in found["publishing"]

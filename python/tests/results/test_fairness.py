@@ -32,7 +32,7 @@ def test_alike_records_have_nothing_named():
 
 
 @pytest.mark.parametrize("other, named", [
-    (rec("iceoryx", transport="shm"), "shared memory (copied) vs zero-copy loan"),
+    (rec("iceoryx", transport="shm"), "shared memory vs zero-copy loan"),
     (rec(transport="udp"), "shared memory vs network transport"),
     (rec(wait="spin"), "blocking wait vs busy-poll"),
     (rec(qos={"async": True}), "sync vs async publishing"),
