@@ -126,11 +126,14 @@ Usage usage_quick(std::map<int, ThreadTime>* known) {
   each_thread([&](int tid) {
     auto it = known->find(tid);
     if (it == known->end()) it = known->emplace(tid, read_thread(tid)).first;
-    ThreadTime t = it->second;
-    t.cpu_ns = thread_clock_ns(tid);
-    t.own = is_own_thread(tid);
-    if (t.cpu_ns >= 0) u.threads.push_back(std::move(t));
+    const int64_t cpu = thread_clock_ns(tid);
+    if (cpu < 0) return;  // it has just ended: its last reading stands
+    it->second.cpu_ns = cpu;
+    it->second.own = is_own_thread(tid);
   });
+  // A thread that ended in the window (the subscriber's control and monitor
+  // threads at the stop, before its last sample) keeps its last reading.
+  for (const auto& [tid, t] : *known) u.threads.push_back(t);
   return u;
 }
 

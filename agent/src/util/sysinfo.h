@@ -32,7 +32,8 @@ struct Usage {
 Usage usage_now();
 // The same, cheap enough to read every few milliseconds: each thread's CPU
 // from its CPU clock, its name and start read once per thread id (`known`
-// keeps them); no peak RSS (0).
+// keeps them, with each one's last reading: a thread that has ended since
+// counts with it); no peak RSS (0).
 Usage usage_quick(std::map<int, ThreadTime>* known);
 // A "Vm...:" field of /proc/self/status in kB (VmRSS, VmHWM), 0 if absent.
 long status_kb(const char* field);  // getrusage(RUSAGE_SELF): all threads of the process

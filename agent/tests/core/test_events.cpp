@@ -131,4 +131,9 @@ TEST(Threads, QuickReadingAgreesWithSchedstat) {
   EXPECT_GE(q, 50'000'000);
   EXPECT_NEAR(double(q), double(f), 5e6);
   EXPECT_EQ(known.size(), quick.threads.size());  // each thread's name read once, kept
+  // Ended, it keeps its last reading (the subscriber's control and monitor
+  // threads end at the stop, before the last reading of its window).
+  int64_t ended = -1;
+  for (const ThreadTime& t : usage_quick(&known).threads) if (t.name == "spinner") ended = t.cpu_ns;
+  EXPECT_EQ(ended, q);
 }

@@ -24,7 +24,9 @@ import statistics
 from typing import Iterable
 
 from mwperf.export.derived import cpu_per_msg, cpu_percent, stat, subscribers, subscribers_as, subscribers_label
+from mwperf.export.launches import launch_sections
 from mwperf.export.like_for_like import like_for_like
+from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.results.fairness import unlike
 from mwperf.results.labels import qos_label
@@ -295,4 +297,5 @@ def threads(records: list[dict]) -> list[Section]:
 
 def summaries(records: list[dict]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
-    return like_for_like(records) + ros_overhead(records) + fanout(records) + threads(records)
+    return (like_for_like(records) + ros_overhead(records) + fanout(records) + threads(records)
+            + launch_sections(records) + max_rate_sections(records))

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, changed
+from conftest import FIXTURES
+from edited import changed
 from mwperf.analysis.budgets import HOLDS, NOT_MEASURABLE, VIOLATED, evaluate, parse_budgets
 from mwperf.errors import PlanError
 

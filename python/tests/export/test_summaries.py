@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, changed, check_golden
+from conftest import FIXTURES, check_golden
+from edited import changed
 from mwperf.export.like_for_like import like_for_like
 from mwperf.export.summaries import fanout, headline, ros_overhead, summaries, threads
 from mwperf.export.tables import build_sections, render_markdown, render_text
