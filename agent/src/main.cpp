@@ -1,7 +1,6 @@
 // mwperf-agent: parse -> check against the adapter's description -> build the
 // side -> open the middleware -> wait for the peer -> measure -> report.
 // See docs/agent-protocol.md for the command line and the control protocol.
-#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "core/session.h"
 #include "util/clock.h"
 #include "util/json.h"
+#include "util/own_threads.h"
 #include "util/sysinfo.h"
 
 using namespace mwperf;
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mwperf-agent: %s\n", err.c_str());
     return 2;
   }
-  pthread_setname_np(pthread_self(), "mwperf-main");  // told apart from the middleware's threads
+  const OwnThread me("mwperf-main");  // its id tells it apart from the middleware's threads
   prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the controller
   prctl(PR_SET_TIMERSLACK, 1UL);     // deadlines to the nanosecond, not the default 50 us slack
   signal(SIGPIPE, SIG_IGN);

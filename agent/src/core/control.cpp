@@ -1,12 +1,12 @@
 #include "core/control.h"
 
-#include <pthread.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+
+#include "util/own_threads.h"
 
 namespace mwperf {
 
@@ -22,7 +22,7 @@ std::string read_run_key(RunKey* key) {
 
 void StopSignal::start_stdin_reader(bool eof_is_stop) {
   std::thread([this, eof_is_stop] {
-    pthread_setname_np(pthread_self(), "mwperf-control");
+    const OwnThread me("mwperf-control");
     char line[2048];  // `stop S0,...,S63`: 64 counts of up to 20 digits
     while (std::fgets(line, sizeof line, stdin)) {
       if (std::strncmp(line, "go", 2) == 0) {

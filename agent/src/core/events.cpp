@@ -96,20 +96,20 @@ std::string threads_json(const Usage& from, const Usage& to) {
     int64_t cpu_ns = 0;
     int threads = 0;
   };
-  std::map<std::string, Group> groups;
+  std::map<std::pair<std::string, bool>, Group> groups;
   for (const ThreadTime& t : to.threads) {
     const auto it = before.find({t.tid, t.start});  // a thread started in the window counts from 0
-    Group& g = groups[t.name];
+    Group& g = groups[{t.name, t.own}];
     g.cpu_ns += t.cpu_ns - (it == before.end() ? 0 : it->second);
     ++g.threads;
   }
   std::string out = "[";
-  for (const auto& [name, g] : groups) {
+  for (const auto& [key, g] : groups) {
     out += std::string(out.size() > 1 ? "," : "") + JsonObject()
-                                                        .str("name", name)
+                                                        .str("name", key.first)
                                                         .num("cpu_ns", g.cpu_ns)
                                                         .num("threads", g.threads)
-                                                        .boolean("own", name.rfind("mwperf-", 0) == 0)
+                                                        .boolean("own", key.second)
                                                         .done();
   }
   return out + "]";

@@ -24,7 +24,8 @@ void common_fields(JsonObject& j, const Options& o, const Adapter& ad, const Foo
 std::string error_event(const Options& o, const std::string& message);
 std::string stats_json(const Summary& s);
 // CPU per thread name over a window: [{"name":"recvUC","cpu_ns":N,"threads":1,"own":false},...];
-// "own": a thread of mwperf's (its name starts with "mwperf-").
+// "own": threads of mwperf's (registered by id when mwperf created them); every
+// other thread is the middleware's, even one that inherited a name "mwperf-...".
 std::string threads_json(const Usage& from, const Usage& to);
 // null when not reached; intervals divided by `divisor` (2: RTT -> one-way).
 std::string convergence_json(const Convergence& c, int64_t divisor);

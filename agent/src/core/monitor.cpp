@@ -1,13 +1,12 @@
 #include "core/monitor.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "util/clock.h"
 #include "util/distributions.h"
+#include "util/own_threads.h"
 
 namespace mwperf {
 namespace {
@@ -84,7 +83,7 @@ Monitor::Monitor(const LatencyStats& s, double precision, double confidence, int
 void Monitor::start(int64_t t0_ns) {
   t0_ = t0_ns;
   thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "mwperf-monitor");
+    const OwnThread me("mwperf-monitor");
     run();
   });
 }

@@ -89,7 +89,7 @@ std::string Publisher::result(int64_t discovery_ns, const Footprint& footprint, 
   j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 2))
       .raw("last_look", convergence_json(monitor_.last_look(), 2));
   j.num("cpu_user_ns", u1.user_ns - u0_.user_ns).num("cpu_sys_ns", u1.sys_ns - u0_.sys_ns);
-  j.num("cpu_window_ns", elapsed).num("maxrss_kb", u1.maxrss_kb).raw("threads", threads_json(u0_, u1));
+  j.num("cpu_window_ns", elapsed).str("cpu_window", "first measured sample sent to the last").num("maxrss_kb", u1.maxrss_kb).raw("threads", threads_json(u0_, u1));
   if (o_.mode == Mode::burst) {
     j.null("rtt_ns").null("latency_ns").null("send_lag_ns");
   } else if (o_.mode == Mode::rate) {

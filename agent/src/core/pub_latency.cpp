@@ -1,12 +1,11 @@
 // Publisher, latency mode (core/publisher.h): one ping in flight, its owner
 // sends the next; driven by the listener or pulled by this thread; lost pings
 // given up on after --ping-timeout.
-#include <pthread.h>
-
 #include <algorithm>
 #include <chrono>
 
 #include "core/publisher.h"
+#include "util/own_threads.h"
 
 namespace mwperf {
 
@@ -113,7 +112,7 @@ void Publisher::await_pong() {
 }
 
 void Publisher::watch() {
-  pthread_setname_np(pthread_self(), "mwperf-watch");
+  const OwnThread me("mwperf-watch");
   while (!quit_.load()) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(kWatchNs));
     const uint64_t s = outstanding_.load(std::memory_order_acquire);

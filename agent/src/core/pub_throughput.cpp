@@ -1,15 +1,14 @@
 // Publisher, throughput mode (core/publisher.h): flat out, a ping every
 // --latency-count samples, its pong taken by a pong thread or polled.
-#include <pthread.h>
-
 #include <chrono>
 
 #include "core/publisher.h"
+#include "util/own_threads.h"
 
 namespace mwperf {
 
 void Publisher::pull_pongs() {
-  pthread_setname_np(pthread_self(), "mwperf-pongs");
+  const OwnThread me("mwperf-pongs");
   const bool wakeable = ad_.can_wake();
   while (!quit_.load(std::memory_order_relaxed)) {
     const uint8_t* data = nullptr;

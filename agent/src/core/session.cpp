@@ -1,10 +1,10 @@
 #include "core/session.h"
 
-#include <pthread.h>
-
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+
+#include "util/own_threads.h"
 
 namespace mwperf {
 
@@ -24,8 +24,7 @@ std::vector<Outcome> run_sessions(const std::vector<std::unique_ptr<Session>>& s
   std::vector<std::thread> threads;
   for (size_t i = 0; i < sides.size(); ++i)
     threads.emplace_back([&, i] {
-      const std::string name = "mwperf-rd" + std::to_string(i);
-      pthread_setname_np(pthread_self(), name.c_str());
+      const OwnThread me(("mwperf-rd" + std::to_string(i)).c_str());
       outs[i] = sides[i]->run(discovery_ns, footprints[i]);
       std::unique_lock<std::mutex> lk(mu);
       if (--running == 0) cv.notify_all();

@@ -5,12 +5,11 @@
 // listen mode, on this agent's main thread when pulling. What the agent does
 // for itself (the measured window's CPU, batches, the adaptive stop) runs on
 // the monitor thread; the main thread only waits for the stop and drains.
-#include <pthread.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -21,6 +20,7 @@
 #include "core/seq_tracker.h"
 #include "core/session.h"
 #include "util/clock.h"
+#include "util/own_threads.h"
 #include "util/sysinfo.h"
 
 namespace mwperf {
@@ -92,13 +92,11 @@ class Subscriber final : public Session {
     } else {
       pull();
     }
-    const Usage u1 = usage_now();
-    const int64_t t1 = now_ns();
     monitor_.stop();
     quit_.store(true);
     cpu_watch_.join();
     if (!error_.empty()) return {3, error_event(o_, error_)};
-    return {0, result(footprint, u1, t1)};
+    return {0, result(footprint)};
   }
 
  private:
@@ -132,7 +130,7 @@ class Subscriber final : public Session {
       if (span > spans_[p]) spans_[p] = span;
       if (o_.check_payload) ++(payload_.matches(data, len, span - 1) ? payload_ok_ : payload_bad_);
       if (first_rx_ == 0) first_rx_ = t;
-      last_rx_ = t;
+      last_rx_.store(t, std::memory_order_relaxed);
       if (measure_oneway_) {
         oneway_.add(oneway);
         if (h.flags & kFlagBurstFirst && first_) first_->add(oneway);
@@ -196,20 +194,37 @@ class Subscriber final : public Session {
     return t - std::max(last_any_.load(std::memory_order_relaxed), stop_seen_) >= drain;
   }
 
-  // The measured window's CPU starts when its first sample is seen (within a
-  // millisecond or so; off the receive path).
+  // The measured window's CPU, read off the receive path: from its first
+  // measured sample (seen within 2 ms) to its last one (read within kCpuTickNs
+  // after it), the publisher's measured window as it reached this side; not
+  // the wait for the stop, the publisher's settle or the drain's quiet time.
   void watch_cpu() {
-    pthread_setname_np(pthread_self(), "mwperf-cpu");
+    const OwnThread me("mwperf-cpu");
     while (!quit_.load() && received_.load(std::memory_order_relaxed) == 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    u0_ = usage_now();
-    cpu_t0_ = now_ns();
+    u0_ = u1_ = usage_now();
+    cpu_t0_ = cpu_t1_ = now_ns();
+    std::map<int, ThreadTime> known;  // names and starts, read once a thread
+    for (const ThreadTime& t : u0_.threads) known.emplace(t.tid, t);
+    int64_t seen = 0;  // the last sample's arrival that u1_ is after
+    for (bool last = false; !last;) {
+      last = quit_.load();
+      if (!last) std::this_thread::sleep_for(std::chrono::nanoseconds(kCpuTickNs));
+      const int64_t rx = last_rx_.load(std::memory_order_relaxed);
+      if (rx == seen) continue;
+      u1_ = usage_quick(&known);
+      cpu_t1_ = now_ns();
+      seen = rx;
+    }
+    u1_.maxrss_kb = status_kb("VmHWM");  // the peak so far (usage_quick reads none)
   }
 
-  std::string result(const Footprint& footprint, const Usage& u1, int64_t t1) {
+  std::string result(const Footprint& footprint) {
+    const Usage& u1 = u1_;
+    const int64_t t1 = cpu_t1_;
     const int64_t sent = stop_.requested() ? stop_.sent() : -1;
     const uint64_t n = unique_;
-    const int64_t span = last_rx_ - first_rx_;
+    const int64_t span = last_rx_.load() - first_rx_;
     const bool measured = received_.load() > 0;
     JsonObject j;
     j.str("event", "result");
@@ -235,12 +250,13 @@ class Subscriber final : public Session {
     j.unum("foreign", foreign_).unum("warmup_received", warmup_received_).unum("echo_errors", echo_errors_);
     j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1))
         .raw("last_look", convergence_json(monitor_.last_look(), 1));
-    j.num("first_rx_ns", first_rx_).num("last_rx_ns", last_rx_).num("rx_elapsed_ns", span);
+    j.num("first_rx_ns", first_rx_).num("last_rx_ns", last_rx_.load()).num("rx_elapsed_ns", span);
     j.num("elapsed_ns", span);
     j.real("samples_per_s", n >= 2 && span > 0 ? double(n - 1) * 1e9 / double(span) : 0.0);
     j.num("clock_offset_ns", offset_);
     j.num("cpu_user_ns", measured ? u1.user_ns - u0_.user_ns : 0).num("cpu_sys_ns", measured ? u1.sys_ns - u0_.sys_ns : 0);
     j.num("cpu_window_ns", measured ? t1 - cpu_t0_ : 0).num("maxrss_kb", u1.maxrss_kb);
+    j.str("cpu_window", "first measured sample received to the last (read within 10 ms of it)");
     j.raw("threads", measured ? threads_json(u0_, u1) : "[]");
     j.raw("latency_ns", measure_oneway_ ? stats_json(monitor_.summary()) : "null");
     if (o_.mode == Mode::burst) {
@@ -277,10 +293,12 @@ class Subscriber final : public Session {
   std::atomic<bool> quit_{false};
   bool listening_ = false;  // armed: the listener delivers
   std::thread cpu_watch_;
-  Usage u0_;
-  int64_t cpu_t0_ = 0, stop_seen_ = 0;
+  static constexpr int64_t kCpuTickNs = 10'000'000;
+  Usage u0_, u1_;
+  int64_t cpu_t0_ = 0, cpu_t1_ = 0, stop_seen_ = 0;
   const int64_t started_ = now_ns();  // no sample of this run was sent before
-  int64_t first_rx_ = 0, last_rx_ = 0;
+  int64_t first_rx_ = 0;
+  std::atomic<int64_t> last_rx_{0};
   uint64_t foreign_ = 0, warmup_received_ = 0, echo_errors_ = 0;
   std::string error_;
 };

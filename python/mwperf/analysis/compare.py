@@ -44,7 +44,11 @@ percentage points above. With a gate, a baseline point the other run lacks
 (not measured, failed, or its record unusable) fails it too: a gate never
 passes on what it did not see. Runs whose points were measured under different CPU placements or wait
 strategies, or with agents of different build types, are refused unless
-``--force``: their numbers do not measure the same thing.
+``--force``: their numbers do not measure the same thing. Each row names
+what else its two points were measured through differently
+(:func:`mwperf.results.fairness.unlike`: zero-copy loan vs copy, shared
+memory vs network, busy-poll vs blocking wait, sync vs async publishing,
+middleware versions, socket buffer sizes).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from typing import Callable, TextIO
 from mwperf.errors import UsageError
 from mwperf.export.derived import source_section, subscribers, subscribers_as
 from mwperf.export.terminal import table_text
+from mwperf.results.fairness import unlike
 from mwperf.results.labels import field, qos_label
 from mwperf.results.launches import log_p50s, spread, spread_text
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
@@ -255,7 +260,7 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
                              f"not comparable: {problems[0]}{more}; --force compares anyway")
         out.write(f"== {other.path} vs {base.path} (baseline){' [forced: ' + problems[0] + ']' if problems else ''}\n")
         header = ["point", "p50 A (us)", "p50 B (us)", "B/A", "p50 difference", "spread A", "spread B", "S/s A",
-                  "S/s B", "B/A", "loss A", "loss B"]
+                  "S/s B", "B/A", "loss A", "loss B", "unlike (A vs B)"]
         rows = []
         for key in common:
             a, b = base.points[key], other.points[key]
@@ -271,7 +276,8 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             rows.append([point_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, spread_text(spread(a)),
                          spread_text(spread(b)), _fmt(ta, 0), _fmt(tb, 0),
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
-                         _fmt(None if lossb is None else 100 * lossb, 2) + "%"])
+                         _fmt(None if lossb is None else 100 * lossb, 2) + "%",
+                         "; ".join(dict.fromkeys(d for ra in a for rb in b for d in unlike(ra, rb))) or "-"])
             if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith(("significant", "untested"))
                     and lat_ratio > 1 + fail_if_slower / 100):
                 failures.append(f"{point_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)"
@@ -279,7 +285,7 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             if (fail_if_lossier is not None and lossa is not None and lossb is not None
                     and (lossb - lossa) * 100 > fail_if_lossier):
                 failures.append(f"{point_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
-        out.write(table_text(header, rows, left=(0, 4)))
+        out.write(table_text(header, rows, left=(0, 4, 12)))
         out.write("(spread: between launches / within a launch, as shares of p50, and the launches)\n")
         missing = [k for k in base.points if k not in other.points]
         if missing:

@@ -64,6 +64,8 @@ _LAYOUT: list[tuple[str, tuple[str, ...]]] = [
     ("cpu_sub_sys_s", ("cpu_s", "sub", "sys")),
     ("cpu_pub_pct", ("cpu_pct", "pub")),
     ("cpu_sub_pct", ("cpu_pct", "sub")),
+    ("cpu_pub_us_per_msg", ("cpu_us_per_msg", "pub")),
+    ("cpu_sub_us_per_msg", ("cpu_us_per_msg", "sub")),
     ("rss_pub_kb", ("rss_kb", "pub")),
     ("rss_sub_kb", ("rss_kb", "sub")),
     ("mw_rss_pub_kb", ("mw_rss_kb", "pub")),

@@ -5,7 +5,7 @@ ones are upgraded on reading), so nothing here guesses a missing field."""
 
 from __future__ import annotations
 
-__all__ = ["cpu_percent", "span_s", "pub_rate", "source_section", "subscribers", "subscribers_as",
+__all__ = ["cpu_percent", "cpu_per_msg", "span_s", "pub_rate", "source_section", "subscribers", "subscribers_as",
            "subscribers_label", "stat"]
 
 
@@ -25,6 +25,11 @@ def span_s(record: dict, side: str | None = None) -> float | None:
 def cpu_percent(record: dict, side: str) -> float | None:
     """CPU of ``side`` over its measured window, % of one core."""
     return record["cpu_pct"][side]
+
+
+def cpu_per_msg(record: dict, side: str) -> float | None:
+    """µs of CPU of ``side`` per sample delivered (None in a record from before it was recorded)."""
+    return (record.get("cpu_us_per_msg") or {}).get(side)
 
 
 def pub_rate(record: dict) -> float | None:

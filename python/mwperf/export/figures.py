@@ -20,7 +20,8 @@ Figures (``section``, ``id``):
   ``burst-latency`` first/last sample of a burst vs demand;
 * fan-out: ``fanout`` latency and loss vs the number of subscribers;
 * max-rate searches: ``max-rate-size`` the highest rate meeting the criterion vs size;
-* resources: ``cpu``, ``memory`` per middleware and side, ``threads`` CPU of
+* resources: ``cpu``, ``cpu-per-msg`` (µs per sample delivered), ``memory``
+  per middleware and side, ``threads`` CPU of
   mwperf's own threads vs the middleware's;
 * one point: ``point-histogram``, ``point-time``.
 """
@@ -31,7 +32,7 @@ import math
 import statistics
 from pathlib import Path
 
-from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as
+from mwperf.export.derived import cpu_per_msg, cpu_percent, stat, subscribers, subscribers_as
 from mwperf.export.figure_parts import (
     SIZE_HOVER, WIDTH, Figure, collect, grid, layout, line, log_switch, num, ok_records, palette, panel, ramp,
     series_name,
@@ -316,17 +317,22 @@ def _resources(records: list[dict]) -> list[Figure]:
         return []
     names = list(dict.fromkeys(series_name(r) for r in ok))
     out = []
-    fig = go.Figure()
-    for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
-        cells = collect(ok, lambda r: (series_name(r),), lambda r, s=side: cpu_percent(r, s))
-        fig.add_trace(go.Bar(x=names, y=[cells[(n,)].value if (n,) in cells else None for n in names],
-                             name={"pub": "publisher", "sub": "subscriber"}[side], marker_color=colour,
-                             customdata=[[len(cells[(n,)].values) if (n,) in cells else 0] for n in names],
-                             hovertemplate="%{x}<br>%{y:.1f} % of a core (median)<br>%{customdata[0]} point(s)"))
-    fig.update_layout(barmode="group", yaxis_title="CPU, % of one core (median over points)")
-    layout(fig, "CPU per side (median over the points, % of one core)")
-    fig.update_xaxes(tickangle=-20, automargin=True)
-    out.append(Figure("resources", "cpu", "CPU per side", fig))
+    for key, value, unit, axis, title in (
+            ("cpu", cpu_percent, "% of a core", "CPU, % of one core (median over points)",
+             "CPU per side (median over the points, % of one core)"),
+            ("cpu-per-msg", cpu_per_msg, "us of CPU per sample delivered", "CPU per sample delivered, us "
+             "(median over points)", "CPU per message per side (median over the points, us per sample delivered)")):
+        fig = go.Figure()
+        for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
+            cells = collect(ok, lambda r: (series_name(r),), lambda r, s=side, f=value: f(r, s))
+            fig.add_trace(go.Bar(x=names, y=[cells[(n,)].value if (n,) in cells else None for n in names],
+                                 name={"pub": "publisher", "sub": "subscriber"}[side], marker_color=colour,
+                                 customdata=[[len(cells[(n,)].values) if (n,) in cells else 0] for n in names],
+                                 hovertemplate="%{x}<br>%{y:.1f} " + unit + " (median)<br>%{customdata[0]} point(s)"))
+        fig.update_layout(barmode="group", yaxis_title=axis)
+        layout(fig, title)
+        fig.update_xaxes(tickangle=-20, automargin=True)
+        out.append(Figure("resources", key, title.split(" (")[0], fig))
     fig = go.Figure()
     for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
         peak = {}

@@ -10,7 +10,10 @@ form as the result tables (so text, Markdown and HTML render them alike):
 * **fan-out**: latency (median and worst subscriber) and loss against the
   number of subscribers;
 * **threads**: CPU per thread group and side, mwperf's own threads apart
-  from the middleware's.
+  from the middleware's;
+* **like for like** (:mod:`mwperf.export.like_for_like`): where a mode's
+  rows were measured through different things (data path, wait, publishing,
+  versions, socket buffers).
 
 Each appears only when the records hold what it needs.
 """
@@ -20,10 +23,12 @@ from __future__ import annotations
 import statistics
 from typing import Iterable
 
-from mwperf.export.derived import cpu_percent, stat, subscribers, subscribers_as, subscribers_label
+from mwperf.export.derived import cpu_per_msg, cpu_percent, stat, subscribers, subscribers_as, subscribers_label
 from mwperf.export.launches import launch_sections
+from mwperf.export.like_for_like import like_for_like
 from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
+from mwperf.results.fairness import unlike
 from mwperf.results.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
 
@@ -60,7 +65,7 @@ def _sizes(records: list[dict]) -> str:
 
 
 HEADLINE_HEADERS = ["Middleware", "Mode", "QoS", "Points", "Sizes", "p50 (us)", "p99 (us)", "Mbit/s (max)",
-                    "Lost % (max)", "CPU pub/sub (%)"]
+                    "Lost % (max)", "CPU pub/sub (%)", "CPU pub/sub (us/msg)"]
 
 
 def headline(records: list[dict]) -> list[Section]:
@@ -86,16 +91,19 @@ def headline(records: list[dict]) -> list[Section]:
         mbps = [r.get("mbps") for r in ok if isinstance(r.get("mbps"), (int, float))]
         loss = [100 * r["loss_rate"] for r in ok if isinstance(r.get("loss_rate"), (int, float))]
         cpu = [_median(cpu_percent(r, side) for r in ok) for side in ("pub", "sub")]
+        per_msg = [_median(cpu_per_msg(r, side) for r in ok) for side in ("pub", "sub")]
         section.rows.append(Row([
             mw, mode, qos or "-", points, _sizes(members),
             _range([stat(r, "p50") for r in ok]), _range([stat(r, "p99") for r in ok]),
             _num(max(mbps) if mbps else None), _num(max(loss) if loss else None, 2),
-            "-" if cpu == [None, None] else f"{_num(cpu[0], 0)}/{_num(cpu[1], 0)}"]))
+            "-" if cpu == [None, None] else f"{_num(cpu[0], 0)}/{_num(cpu[1], 0)}",
+            "-" if per_msg == [None, None] else f"{_num(per_msg[0], 1)}/{_num(per_msg[1], 1)}"]))
     return [section]
 
 
 ROS_HEADERS = ["Mode", "Size", "Hz", "Reliability", "Placement", "p50 ROS (us)", "p50 base (us)", "p50 ratio",
-               "S/s ROS", "S/s base", "S/s ratio"]
+               "S/s ROS", "S/s base", "S/s ratio", "Unlike (ROS vs base)"]
+ROS_REFUSED_HEADERS = ["ROS layer", "Base", "Not compared: why"]
 
 
 def _placement(r: dict) -> str:
@@ -126,10 +134,14 @@ def ros_overhead(records: list[dict]) -> list[Section]:
     """For each (ROS, base) pair measured at the same points, on the same
     version of the middleware underneath and the matching transport: p50
     latency and samples/s side by side, and ROS / base (medians over
-    repetitions). Points on another version or transport are never paired;
-    each table's title names the pair it compares."""
+    repetitions). Points on another version or transport are never paired:
+    a last table names each pair not compared and why; each table's title
+    names the pair it compares, and each row what else differs (fairness.unlike)."""
     ok = [r for r in records if r.get("status") == "ok" and r.get("source") is None]
     sections = []
+    refused = Section("ros", "ros-overhead-refused", "ROS overhead: pairs not compared (a ROS layer and a base on "
+                                                      "another transport or version)", list(ROS_REFUSED_HEADERS),
+                      left=(0, 1, 2))
     for ros, base, transports, underneath in ROS_PAIRS:
         mine: dict[tuple, dict[tuple, list[dict]]] = {}  # (base transport, version) -> point -> records
         theirs: dict[tuple, dict[tuple, list[dict]]] = {}
@@ -144,7 +156,26 @@ def ros_overhead(records: list[dict]) -> list[Section]:
             section = _ros_section(ros, base, pair, mine[pair], theirs[pair], underneath)
             if section.rows:
                 sections.append(section)
-    return sections
+        refused.rows += _ros_refused(ros, base, transports, underneath, mine, theirs)
+    return sections + ([refused] if refused.rows else [])
+
+
+def _ros_refused(ros: str, base: str, transports: dict, underneath: str | None, mine: dict, theirs: dict) -> list[Row]:
+    """Each ROS layer's (transport, version) without its base next to each base
+    measured on another transport or version: named, with the difference."""
+    rows = []
+    for ros_pair in sorted(set(mine) - set(theirs), key=str):
+        ros_transport = next(iter(mine[ros_pair].values()))[0].get("transport")
+        for base_pair in sorted(theirs, key=str):
+            why = []
+            if base_pair[0] != ros_pair[0]:
+                why.append(f"transport: {ros}'s {ros_transport} pairs with {base}'s {ros_pair[0]}, not {base_pair[0]}")
+            if base_pair[1] != ros_pair[1]:
+                why.append(f"{underneath} version: {ros_pair[1] or 'unknown'} vs {base_pair[1] or 'unknown'}")
+            on = lambda v: f", {underneath} {v or 'unknown'}" if underneath else ""  # noqa: E731
+            rows.append(Row([f"{ros} ({ros_transport}{on(ros_pair[1])})", f"{base} ({base_pair[0]}{on(base_pair[1])})",
+                             "; ".join(why)]))
+    return rows
 
 
 def _ros_section(ros: str, base: str, pair: tuple, mine: dict, theirs: dict, underneath: str | None) -> Section:
@@ -153,16 +184,17 @@ def _ros_section(ros: str, base: str, pair: tuple, mine: dict, theirs: dict, und
     on = f", {underneath} {version}" if underneath else ""
     section = Section(ros, "ros-overhead", f"ROS overhead: {ros} ({ros_transport}{on}) over {base} "
                                            f"({base_transport}{on}) (what the ROS layer costs; ratio = {ros} / "
-                                           f"{base}, medians over repetitions)", list(ROS_HEADERS), left=(0, 3, 4))
+                                           f"{base}, medians over repetitions)", list(ROS_HEADERS), left=(0, 3, 4, 11))
     for key in sorted(set(mine) & set(theirs), key=lambda k: (k[0], k[1], k[2] or 0, str(k[3]), k[4])):
         mode, size, rate, reliability, placement, _, _ = key
         la = _median(stat(r, "p50") for r in mine[key])
         lb = _median(stat(r, "p50") for r in theirs[key])
         ta = _median(r.get("samples_per_s") for r in mine[key])
         tb = _median(r.get("samples_per_s") for r in theirs[key])
+        differ = unlike(mine[key][0], theirs[key][0])
         section.rows.append(Row([mode, str(size), format_rate_hz(rate) if rate else "-", reliability or "-",
                                  placement, _num(la), _num(lb), _ratio(la, lb), _num(ta, 0), _num(tb, 0),
-                                 _ratio(ta, tb)]))
+                                 _ratio(ta, tb), "; ".join(differ) or "-"]))
     return section
 
 
@@ -248,7 +280,7 @@ def thread_groups(records: list[dict]) -> dict[tuple, dict[tuple, list[dict]]]:
 
 def threads(records: list[dict]) -> list[Section]:
     """CPU per thread group and side (medians over the points), mwperf's own
-    threads (mwperf-*) first, then the middleware's."""
+    threads (registered by thread id) first, then the middleware's."""
     sections = []
     for (mw, qos), groups in thread_groups(records).items():
         section = Section(mw, "threads", f"threads: {mw}{f' ({qos})' if qos else ''} (CPU % of one core over "
@@ -265,5 +297,5 @@ def threads(records: list[dict]) -> list[Section]:
 
 def summaries(records: list[dict]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
-    return (ros_overhead(records) + fanout(records) + threads(records) + launch_sections(records)
-            + max_rate_sections(records))
+    return (like_for_like(records) + ros_overhead(records) + fanout(records) + threads(records)
+            + launch_sections(records) + max_rate_sections(records))

@@ -9,7 +9,7 @@ from typing import Any
 
 from mwperf.results.rundir import samples_path
 
-__all__ = ["get", "to_int", "stats_us", "cpu_side", "cpu_pct", "window_s", "threads", "mw_rss", "affinity",
+__all__ = ["get", "to_int", "stats_us", "cpu_side", "cpu_pct", "cpu_per_msg", "window_s", "threads", "mw_rss", "affinity",
            "clock_record", "samples_file", "elapsed_s", "adaptive"]
 
 _NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p999", "p9999", "p999999")
@@ -60,6 +60,17 @@ def cpu_pct(side: dict | None) -> float | None:
     """CPU (user + sys) over the side's measured window, % of one core."""
     cpu, window = cpu_side(side), window_s(side)
     return None if cpu is None or window is None else 100.0 * (cpu["user"] + cpu["sys"]) / window
+
+
+def cpu_per_msg(side: dict | None, delivered: int | None) -> float | None:
+    """µs of CPU (user + sys, the side's measured window) per sample delivered:
+    the publisher's per sample its subscriber received (its pong, in latency
+    mode), a subscriber's per sample it received (all its readers', when its
+    process runs several: the CPU is the process's)."""
+    cpu = cpu_side(side)
+    if cpu is None or not delivered or delivered <= 0:
+        return None
+    return (cpu["user"] + cpu["sys"]) * 1e6 / delivered
 
 
 def threads(side: dict | None) -> list[dict] | None:

@@ -54,6 +54,7 @@ from typing import Any
 from mwperf.description import AdapterInfo
 from mwperf.plan.options import PlannedPoint, TestPoint
 from mwperf.results import measures as m
+from mwperf.results.fairness import zero_copy
 from mwperf.results.fanout import fanout, per_subscriber
 from mwperf.table import OptionTable, Row
 
@@ -158,6 +159,15 @@ def _sum(*values):
     return sum(present) if present else None
 
 
+def _sub_delivered(sub: dict | None, subs: list, point) -> int | None:
+    """What the subscriber's CPU delivered: its samples (echoed pings too), or,
+    its readers being threads of one process, every reader's."""
+    if point.threaded and subs:
+        counts = [m.to_int(m.get(s, "received")) for s in subs]
+        return None if None in counts else sum(counts)
+    return m.to_int(m.get(sub, "received"))
+
+
 def _config(side: dict | None) -> dict | None:
     config = m.get(side, "adapter_config")
     return config if isinstance(config, dict) else None
@@ -213,7 +223,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
             error = f"subscriber result missing ({sum(s is None for s in subs)} of {len(subs)})"
 
     pub_config, sub_config = _config(pub), _config(sub)
-    return {
+    record = {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
         "point": point.index,
@@ -255,6 +265,8 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "cpu_s": {"pub": m.cpu_side(pub), "sub": m.cpu_side(sub)},
         "cpu_window_s": {"pub": m.window_s(pub), "sub": m.window_s(sub)},
         "cpu_pct": {"pub": m.cpu_pct(pub), "sub": m.cpu_pct(sub)},
+        "cpu_window": {"pub": m.get(pub, "cpu_window"), "sub": m.get(sub, "cpu_window")},
+        "cpu_us_per_msg": {"pub": m.cpu_per_msg(pub, received), "sub": m.cpu_per_msg(sub, _sub_delivered(sub, subs, point))},
         "threads": {"pub": m.threads(pub), "sub": m.threads(sub)},
         "rss_kb": {"pub": m.to_int(m.get(pub, "maxrss_kb")), "sub": m.to_int(m.get(sub, "maxrss_kb"))},
         "mw_rss_kb": {"pub": m.mw_rss(pub), "sub": m.mw_rss(sub)},
@@ -276,3 +288,6 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "status": "ok" if error is None else "failed",
         "error": error,
     }
+    # which path the samples took (the transport in force: the record's)
+    record["adapter"]["zero_copy"] = zero_copy(point.mw, record.get("transport"), outcome.link, _data_path(pub, sub))
+    return record

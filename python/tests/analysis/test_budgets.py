@@ -2,26 +2,18 @@
 measurable" for figures a point cannot have, and bad files refused naming
 the key and the value."""
 
-import copy
 import json
 
 import pytest
 
 from conftest import FIXTURES
+from edited import changed
 from mwperf.analysis.budgets import HOLDS, NOT_MEASURABLE, VIOLATED, evaluate, parse_budgets
 from mwperf.errors import PlanError
 
 
 def record(**changes):
-    r = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])  # udp latency 64 B
-    r = copy.deepcopy(r)
-    for dotted, value in changes.items():
-        where = r
-        *parents, last = dotted.split("__")
-        for p in parents:
-            where = where[p]
-        where[last] = value
-    return r
+    return changed(json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0]), **changes)  # udp latency 64 B
 
 
 def verdicts(budgets: dict, *records, host=None):

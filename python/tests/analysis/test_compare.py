@@ -230,3 +230,29 @@ def test_imported_perftest_latency_is_gated_on_its_ratio(tmp_path, capsys):
     assert "untested (no sample count, samples or intervals)" in out
     assert "REGRESSION: perftest latency 32 B" in out and "p50 12.0 us vs 10.0 us (+20.0 %), untested" in out
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--fail-if-slower", "25"]) == 0
+
+
+def test_each_row_names_what_its_points_were_measured_through_differently(tmp_path):
+    """Synthetic runs of one point: B on another version, socket buffer and
+    data path, then (forced) another wait: each difference is named on the row."""
+    a = point(30.0, [29.5, 30.5])
+    b = point(30.2, [29.6, 30.7])
+    a["adapter"]["versions"], b["adapter"]["versions"] = {"udp": "6.1"}, {"udp": "6.2"}
+    b["adapter"]["sub_config"] = {"so_rcvbuf": 212992, "so_sndbuf": 212992}
+    b["adapter"]["zero_copy"] = {"path": "loan", "source": "middleware"}
+    out = io.StringIO()
+    assert compare_runs([run_dir(tmp_path, "a", [a]), run_dir(tmp_path, "b", [b])], out) == 0
+    row = out.getvalue().splitlines()[3]
+    assert "copy (network stack) vs zero-copy loan; network vs shared memory transport; udp 6.1 vs 6.2; " \
+           "socket receive buffer 8 MiB vs 212992 B" in row, row
+    c = point(30.1, [29.6, 30.6])
+    c["wait"] = "spin"
+    out = io.StringIO()
+    assert compare_runs([run_dir(tmp_path, "a2", [point(30.0, [29.5, 30.5])]), run_dir(tmp_path, "c", [c])], out,
+                        force=True) == 0
+    assert "blocking wait vs busy-poll" in out.getvalue()
+    # alike: nothing named
+    out = io.StringIO()
+    compare_runs([run_dir(tmp_path, "a3", [point(30.0, [29.5, 30.5])]), run_dir(tmp_path, "d", [point(30.1, None)])],
+                 out)
+    assert out.getvalue().splitlines()[3].rstrip().endswith(" -")

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from conftest import FIXTURES, check_golden
+from edited import changed
+from mwperf.export.like_for_like import like_for_like
 from mwperf.export.summaries import fanout, headline, ros_overhead, summaries, threads
 from mwperf.export.tables import build_sections, render_markdown, render_text
 
@@ -25,11 +27,11 @@ def test_ros_overhead_pairs_ros2_with_fastdds_and_ros1_with_tcp():
     assert ros1.title.startswith("ROS overhead: ros1 (tcpros-nodelay) over tcp (tcp)")
     # p50: ros2 90 / fastdds 40 at 64 B, 110 / 50 at 1 KiB; samples/s 5000 / 12000
     assert rows(ros2) == [["latency", "64", "-", "reliable", "cross-core 0,1", "90.0", "40.0", "2.25", "5000", "12000",
-                           "0.42"],
+                           "0.42", "-"],
                           ["latency", "1024", "-", "reliable", "cross-core 0,1", "110.0", "50.0", "2.20", "5000",
-                           "12000", "0.42"]]
+                           "12000", "0.42", "-"]]
     assert rows(ros1) == [["rate", "1024", "100", "reliable", "cross-core 0,1", "120.0", "60.0", "2.00", "100", "100",
-                           "1.00"]]
+                           "1.00", "-"]]
 
 
 def test_ros_overhead_needs_the_same_point_on_both():
@@ -54,8 +56,28 @@ def test_ros_overhead_never_pairs_another_version_or_transport(mw, field, value)
             for key in field[:-1]:
                 target = target[key]
             target[field[-1]] = value
-    tables = {s.mw for s in ros_overhead(records)}
-    assert ("ros2" if mw == "fastdds" else "ros1") not in tables
+    sections = ros_overhead(records)
+    assert ("ros2" if mw == "fastdds" else "ros1") not in {s.mw for s in sections}
+    # the pair is shown as not compared, with the difference named
+    (refused,) = [s for s in sections if s.mode == "ros-overhead-refused"]
+    why = {"fastdds": ("ros2 (udp, fastdds 2.14.5)", "fastdds (udp, fastdds 2.9.1)", "fastdds version: 2.14.5 vs 2.9.1")
+           if field[0] == "adapter" else ("ros2 (udp, fastdds 2.14.5)", "fastdds (shm, fastdds 2.14.5)",
+                                          "transport: ros2's udp pairs with fastdds's udp, not shm"),
+           "ros1": ("ros1 (tcpros)", "tcp (tcp)", "transport: ros1's tcpros pairs with tcp's tcp-nagle, not tcp")}[mw]
+    assert rows(refused) == [list(why)]
+
+
+def test_ros_overhead_names_what_else_differs():
+    """A pair on one transport and version may still differ (publishing, data path):
+    each row names it."""
+    records = load()
+    for r in records:
+        if r["mw"] == "fastdds":
+            r["qos"]["async"] = True
+        elif r["mw"] == "ros2":
+            r["qos"]["async"] = False
+    (ros2,) = [s for s in ros_overhead(records) if s.mw == "ros2"]
+    assert {row.cells[-1] for row in ros2.rows} == {"sync vs async publishing"}
 
 
 def test_ros1_with_nagle_pairs_with_tcp_with_nagle():
@@ -127,7 +149,32 @@ def test_headline_ranges():
 
 def test_older_records_have_none_of_them():
     old = [json.loads(l) for l in (FIXTURES / "results.jsonl").read_text().splitlines() if l.strip()]
-    assert summaries(old) == []
+    assert [s.mode for s in summaries(old)] == ["like-for-like"]  # the fields it needs were always there
+
+
+def test_like_for_like_names_each_difference_with_its_rows():
+    """Synthetic records, one per kind of difference: each is named with the rows on either side."""
+    base = next(r for r in load() if r["mw"] == "fastdds" and r["mode"] == "latency")
+
+    def variant(mw, **changes):
+        return changed(base, mw=mw, **changes)
+
+    records = [variant("fastdds", transport="shm"), variant("iceoryx", transport="shm", adapter__versions={}),
+               variant("connext", wait="spin", qos__async=True, adapter__versions={"connext": "6.1.2"},
+                       transport="udp"),
+               variant("ros2", adapter__versions={"fastdds": "2.9.1"})]
+    (section,) = like_for_like(records)
+    found = {row.cells[1]: row.cells[2] for row in section.rows}
+    assert "zero-copy loan: iceoryx" in found["data path"]
+    assert "shared memory: fastdds" in found["data path"]
+    assert found["transport"].startswith("network: connext")
+    assert found["wait"].startswith("blocking wait: ") and "; busy-poll: connext (" in found["wait"]
+    assert "async: connext" in found["publishing"]
+    assert found["fastdds version"] == ("2.14.5: fastdds (reliable, keep-last:10, waitset, shm); "
+                                        "2.9.1: ros2 (reliable, keep-last:10, waitset, udp)")
+    assert all(row.cells[0] == "latency" for row in section.rows)
+    # alike rows: nothing to say
+    assert like_for_like([variant("fastdds"), variant("ros2")]) == []
 
 
 def test_golden():

@@ -83,7 +83,7 @@ def test_latency_mode():
     assert r["rss_kb"] == {"pub": 5000, "sub": 5000}
     assert r["transport"] == "udp" and r["reliability"] == "best-effort"
     assert r["adapter"] == {"name": "udp", "version": "linux 6.1", "config": None, "sub_config": None,
-                            "versions": None, "data_path": None}
+                            "versions": None, "data_path": None, "zero_copy": {"path": "copy", "source": "adapter"}}
     assert r["qos"] == UDP_QOS  # raw sockets have no QoS to choose
     assert (r["stamp_clock"], r["latency_count"], r["precision"], r["confidence"]) == ("monotonic", None, None, 0.95)
     assert r["mw_rss_kb"] == {"pub": None, "sub": None}  # no rss_before_open_kb from this agent
@@ -215,7 +215,8 @@ def test_failed_dds_point_records_the_request():
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
                         "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
     assert r["adapter"] == {"name": "fastdds", "version": AGENT.adapters["fastdds"].version, "config": None,
-                            "sub_config": None, "versions": None, "data_path": None}
+                            "sub_config": None, "versions": None, "data_path": None,
+                            "zero_copy": {"path": "shm", "source": "adapter"}}  # the transport requested
     r = dds_merge(None, None, dict(mode="latency"), error="boom")
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
     # the table's defaults where the middleware has the capability, the adapter's own else; null where it has none
@@ -431,3 +432,15 @@ def test_the_middlewares_versions_and_each_sides_data_path_are_recorded():
     assert r["adapter"]["versions"] == {"rcl": "9.2.8", "rmw_fastrtps_cpp": "8.4.3", "fastdds": "2.14.5"}
     assert r["adapter"]["data_path"]["pub"]["send"] == "shm"
     assert r["adapter"]["data_path"]["sub"]["receive"] == "shm"
+    assert r["adapter"]["zero_copy"] == {"path": "shm", "source": "middleware"}  # the subscriber's word
+
+
+def test_cpu_per_message_and_the_window_each_side_says():
+    """0.75 s of CPU a side (fixture) over 100 delivered samples: 7500 us each;
+    the window as each agent says it."""
+    r = merge("rate", side("pub", sent=100, cpu_window="first measured sample sent to the last"),
+              side("sub", received=100, lost=0, cpu_window="first measured sample received to the last"), rate=50)
+    validate_record(r)
+    assert r["cpu_us_per_msg"] == {"pub": pytest.approx(7500.0), "sub": pytest.approx(7500.0)}
+    assert r["cpu_window"]["sub"] == "first measured sample received to the last"
+    assert r["adapter"]["zero_copy"] == {"path": "copy", "source": "adapter"}  # udp: the network stack

@@ -1,0 +1,132 @@
+"""Like for like: what a record's numbers were measured through, so that a
+pairing of two records that measure unlike things is flagged with the
+difference named (``compare``, the report, the tables).
+
+A record's traits:
+
+* ``path``: how the data moved between the processes: ``loan`` (zero-copy:
+  the reader reads the writer's shared memory in place), ``shm`` (through
+  shared memory: zenoh's SHM buffers, a DDS shared-memory transport, which
+  copies in and out of its segments), ``copy`` (through the network stack), as the
+  middleware tells it where it can (``adapter.data_path``: zenoh's shared
+  memory counters, iceoryx/iceoryx2 loans), else from the adapter and the
+  transport in force (``adapter.zero_copy.source`` says which);
+* ``transport``: shared memory (``loan``, ``shm``) or network;
+* ``wait``: busy-poll (spin) or blocking wait;
+* ``publishing``: synchronous or asynchronous (``qos.async``, in force);
+* ``versions``: every middleware library and its version;
+* ``socket buffer``: the socket receive buffer the adapter asked for or got
+  (raw sockets' SO_RCVBUF, Cyclone DDS's SocketReceiveBufferSize, Connext's
+  recv_socket_buffer_size), where the adapter's configuration says it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["zero_copy", "traits", "unlike", "describe_path"]
+
+#: adapters whose every sample moves by loan, whatever the middleware reports
+_LOANS = ("iceoryx", "iceoryx2")
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kKmMgG]i?B|B)?$")
+_UNITS = {"B": 1, "kB": 1000, "KiB": 1024, "MB": 10 ** 6, "MiB": 2 ** 20, "GB": 10 ** 9, "GiB": 2 ** 30}
+
+
+def _side_path(reported: Any) -> str | None:
+    """A side's path as the middleware reported it (None: it cannot tell, or carried nothing)."""
+    if not isinstance(reported, dict):
+        return None
+    path = reported.get("receive") if reported.get("receive") not in (None, "none") else reported.get("send")
+    return path if path in ("loan", "shm", "copy", "shm+copy") else None
+
+
+def zero_copy(mw: str, transport: str | None, link: Any, data_path: Any) -> dict:
+    """``{"path": loan|shm|copy|shm+copy, "source": "middleware"|"adapter"}``: the
+    middleware's word (the subscriber's receive path first) where it gave one;
+    otherwise the adapter's: loans for iceoryx and iceoryx2, shared memory for
+    a shared-memory transport on one host, else a copy through the network stack."""
+    sides = data_path if isinstance(data_path, dict) else {}
+    told = _side_path(sides.get("sub")) or _side_path(sides.get("pub"))
+    if told:
+        return {"path": told, "source": "middleware"}
+    one_host = not isinstance(link, dict) or link.get("kind") in (None, "none")
+    if mw in _LOANS:
+        path = "loan"
+    elif transport == "shm" or (transport == "shm+udp" and one_host):
+        path = "shm"
+    else:
+        path = "copy"
+    return {"path": path, "source": "adapter"}
+
+
+def describe_path(path: str | None) -> str:
+    return {"loan": "zero-copy loan", "shm": "shared memory", "copy": "copy (network stack)",
+            "shm+copy": "shared memory, partly copied"}.get(path or "", "unknown")
+
+
+def _bytes(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return int(value) if value > 0 else None
+    match = _SIZE.match(str(value).strip()) if isinstance(value, str) else None
+    return int(float(match.group(1)) * _UNITS[match.group(2) or "B"]) if match else None
+
+
+def _socket_buffer(config: Any) -> int | None:
+    """The socket receive buffer an adapter's configuration names (None: it names none)."""
+    if not isinstance(config, dict):
+        return None
+    if "so_rcvbuf" in config:
+        return _bytes(config["so_rcvbuf"])
+    for text in (v for v in config.values() if isinstance(v, str)):
+        found = re.search(r'SocketReceiveBufferSize[^>]*max="([^"]+)"', text) or \
+            re.search(r"recv_socket_buffer_size</name>\s*<value>(\d+)<", text)
+        if found:
+            return _bytes(found.group(1))
+    return None
+
+
+def traits(r: dict) -> dict[str, Any]:
+    """What the record was measured through (see the module's text)."""
+    adapter = r.get("adapter") if isinstance(r.get("adapter"), dict) else {}
+    zc = adapter.get("zero_copy") if isinstance(adapter.get("zero_copy"), dict) else {} \
+        if r.get("source") is not None else \
+        zero_copy(r.get("mw"), r.get("transport"), r.get("link"), adapter.get("data_path"))  # imported: not known
+    path = zc.get("path")
+    qos = r.get("qos") if isinstance(r.get("qos"), dict) else {}
+    versions = adapter.get("versions") if isinstance(adapter.get("versions"), dict) else {}
+    return {
+        "path": path,
+        "transport": None if path is None else "network" if path == "copy" else "shared memory",
+        "wait": {"spin": "busy-poll", "block": "blocking wait"}.get(r.get("wait")),
+        "publishing": None if qos.get("async") is None else "async" if qos.get("async") else "sync",
+        "versions": {str(k): str(v) for k, v in versions.items()},
+        "socket buffer": _socket_buffer(adapter.get("sub_config")) or _socket_buffer(adapter.get("config")),
+    }
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2 ** 20:g} MiB" if n % 2 ** 20 == 0 else f"{n} B"
+
+
+def unlike(a: dict, b: dict) -> list[str]:
+    """The differences that make a pairing of ``a`` with ``b`` unlike, each
+    named (``copy vs zero-copy loan``, ``fastdds 2.9.1 vs 2.14.2``); empty
+    when nothing known differs. A trait unknown on either side is not compared."""
+    ta, tb = traits(a), traits(b)
+    out = []
+    if ta["path"] and tb["path"] and ("loan" in (ta["path"], tb["path"])) and ta["path"] != tb["path"]:
+        out.append(f"{describe_path(ta['path'])} vs {describe_path(tb['path'])}")
+    for key in ("transport", "wait", "publishing"):
+        if ta[key] and tb[key] and ta[key] != tb[key]:
+            out.append(f"{ta[key]} vs {tb[key]}" + (" transport" if key == "transport" else
+                                                    " publishing" if key == "publishing" else ""))
+    for lib in sorted(set(ta["versions"]) & set(tb["versions"])):
+        if ta["versions"][lib] != tb["versions"][lib]:
+            out.append(f"{lib} {ta['versions'][lib]} vs {tb['versions'][lib]}")
+    sa, sb = ta["socket buffer"], tb["socket buffer"]
+    if sa and sb and sa != sb:
+        out.append(f"socket receive buffer {_mib(sa)} vs {_mib(sb)}")
+    return out
