@@ -4,11 +4,11 @@ records made from a fixture record with known answers per cell."""
 import copy
 import json
 
-from conftest import FIXTURES
+from conftest import FIXTURES, check_golden
 from mwperf.analysis.compare import point_key
-from mwperf.export.interop import interop
+from mwperf.export.interop import interop, interop_figures
 from mwperf.export.summaries import summaries
-from mwperf.export.tables import render_text
+from mwperf.export.tables import render_markdown, render_text
 
 
 def base():
@@ -38,7 +38,8 @@ def test_the_matrix_puts_each_pair_in_its_cell():
     records = [cell("cyclonedds", "cyclonedds", 24.2), cell("cyclonedds", "connext", 34.6),
                cell("connext", "cyclonedds", 42.0, lost=1.5), cell("connext", "connext", 56.3)]
     p50, lost = interop(records)
-    assert p50.title.startswith("Cross-vendor p50 latency (us, RTT/2): latency, 1KiB; rows publish, columns subscribe")
+    assert p50.title.startswith("Cross-vendor p50 latency (us, RTT/2): latency, 1KiB (reliable, keep-last:10, volatile, "
+                              "udp); rows publish, columns subscribe")
     assert p50.headers == ["pub \\ sub", "connext", "cyclonedds"]
     assert rows(p50) == [["connext", "56.3", "42.0"], ["cyclonedds", "34.6", "24.2"]]
     assert rows(lost) == [["connext", "0.0", "1.5"], ["cyclonedds", "0.0", "0.0"]]
@@ -74,3 +75,23 @@ def test_compare_keeps_cross_vendor_points_apart():
     same, cross = cell("connext", "connext", 56.3), cell("connext", "cyclonedds", 42.0)
     assert point_key(same) != point_key(cross)
     assert "peer-mw cyclonedds" in point_key(cross)[-1]
+
+
+def test_the_figure_is_the_matrix_as_heatmaps():
+    records = [cell("cyclonedds", "connext", 34.6), cell("connext", "cyclonedds", status="failed"),
+               cell("connext", "connext", 56.3, lost=2.0)]
+    (figure,) = interop_figures(records)
+    assert figure.section == "interop" and figure.id == "interop-0"
+    p50, lost = figure.fig.data
+    assert list(p50.x) == list(p50.y) == ["connext", "cyclonedds"]
+    assert [list(row) for row in p50.z] == [[56.3, None], [34.6, None]]  # failed: no colour, "failed" as its text
+    assert [list(row) for row in p50.text] == [["56.3", "failed"], ["34.6", "-"]]
+    assert [list(row) for row in lost.z] == [[2.0, None], [0.0, None]]
+
+
+def test_tables_as_text_and_markdown_golden():
+    records = [cell(pub, sub, p50=10.0 + 3 * i + j, lost=0.5 * (i == j))
+               for i, pub in enumerate(("connext", "cyclonedds", "fastdds", "ros2"))
+               for j, sub in enumerate(("connext", "cyclonedds", "fastdds", "ros2"))]
+    check_golden("interop.txt", render_text(interop(records)))
+    check_golden("interop.md", render_markdown(interop(records)))
