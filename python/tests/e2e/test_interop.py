@@ -114,3 +114,44 @@ def test_a_middleware_without_rtps_is_refused_up_front(tmp_path, pub, sub, word)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "--peer-mw" in lines[0] and word in lines[0] and "RTPS" in lines[0], done.stderr
     assert not (tmp_path / "x" / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize("pub, sub", [("cyclonedds", "connext"), ("connext", "fastdds")])
+def test_keyed_instances_cross_vendors(tmp_path, pub, sub):
+    done, out = mwperf(tmp_path, pub, sub, "--mode", "rate", "--rate", "1000", "--size", "1k", *SHORT, "--keyed",
+                       "--instances", "16", "--reliability", "reliable", "--history", "keep-all")
+    (r,) = records_of(done, out)
+    keyed = "mwperf::msg::dds_::KeyedUInt8MultiArray_"
+    assert r["adapter"]["config"]["type"] == r["adapter"]["sub_config"]["type"] == keyed
+    assert r["sent"] > 800 and r["received"] == r["sent"] and r["lost"] == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
+def test_across_a_namespace_link(tmp_path):
+    done, out = mwperf(tmp_path, "connext", "cyclonedds", "--mode", "rate", "--rate", "1000", "--size", "1k", *SHORT,
+                       "--link", "netns:gige")
+    (r,) = records_of(done, out)
+    assert r["link"]["kind"] == "netns" and r["received"] == r["sent"] > 800
+
+
+def test_a_plan_of_pairs_makes_the_matrices(tmp_path):
+    """A 2 x 2 sweep, as plans/interop.yaml's 4 x 4 (shorter): every cell of both matrices filled,
+    each from a point whose counts agree."""
+    plan = tmp_path / "pairs.yaml"
+    plan.write_text("mw: [cyclonedds, connext]\npeer_mw: [cyclonedds, connext]\nmode: [latency, rate]\nrate: 1000\n"
+                    "size: 1k\nreliability: reliable\nhistory: keep-last:10\ntransport: udp\nduration: 1s\nwarmup: 300ms\n")
+    out = tmp_path / "sweep"
+    with count_leaving_packets() as leaving:
+        done = subprocess.run([sys.executable, "-m", "mwperf", "sweep", str(plan), "--agent",
+                               agent("cyclonedds", "connext"), "--out", str(out), "--no-floor"],
+                              capture_output=True, text=True, timeout=240)
+    assert leaving["packets"] == 0
+    records = records_of(done, out, points=8)
+    assert {(r["mw"], r["peer_mw"] or r["mw"], r["mode"]) for r in records} == {
+        (p, s, m) for p in ("cyclonedds", "connext") for s in ("cyclonedds", "connext") for m in ("latency", "rate")}
+    assert all(r["received"] == r["sent"] > 0 for r in records)
+    tables = [line for line in done.stdout.splitlines() if line.startswith("== Cross-vendor")]
+    assert len(tables) == 4, tables  # p50 and loss, latency and rate
+    for name in ("cyclonedds", "connext"):
+        rows = [line for line in done.stdout.splitlines() if line.startswith(name + " ")]
+        assert any(len(line.split()) == 3 and "-" not in line.split()[1:] for line in rows), rows
