@@ -65,6 +65,9 @@ def test_what_the_peer_cannot_honour_on_its_side_is_refused():
     # ros2 receives by wait set only: a listener asked of the subscriber is refused, naming ros2
     with pytest.raises(UsageError, match=r"^--receive listener: not supported by ros2"):
         build(mw="cyclonedds", peer_mw="ros2", qos=dict(receive="listener"))
+    # a transport only one side has
+    with pytest.raises(UsageError, match=r"^--transport shm: not supported by cyclonedds"):
+        build(mw="connext", peer_mw="cyclonedds", qos=dict(transport="shm"))
     # asynchronous writes: the echo writes too, and Cyclone DDS has none
     with pytest.raises(UsageError, match=r"^--async: not supported by cyclonedds"):
         build(mw="connext", peer_mw="cyclonedds", qos=dict(async_=True))
