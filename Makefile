@@ -47,11 +47,18 @@ run: setup
 
 test: setup test-agent test-python
 
+# What can run side by side does (JOBS at a time: the core's unit tests, the
+# Python tests that do not measure); what measures (label `adapters`, marker
+# `measuring`: agents, namespaces, nftables, RouDi) runs one at a time after.
+JOBS ?= $(shell nproc)
+
 test-agent:
-	ctest --test-dir $(AGENT_BUILD) --output-on-failure
+	ctest --test-dir $(AGENT_BUILD) --output-on-failure -j $(JOBS) -L unit
+	ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit
 
 test-python:
-	$(PY) -m pytest python/tests -q
+	$(PY) -m pytest python/tests -q -m "not measuring" -n $(JOBS)
+	$(PY) -m pytest python/tests -q -m measuring
 
 bench: setup
 	bench/run.sh

@@ -153,7 +153,7 @@ int run(Options o) {
     emit(out.line);
     code = std::max(code, out.exit_code);
   }
-  if (o.role == Role::pub) std::this_thread::sleep_for(std::chrono::nanoseconds(kSettleNs));
+  if (o.role == Role::pub) stop.wait_closed(kCloseWaitNs);  // every subscriber drained (session.h)
   for (auto& a : ads) a->close();
   return code;
 }
@@ -161,7 +161,6 @@ int run(Options o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "floor") == 0) return run_floor_command(argc, argv);  // core/floor.h
   Options o;
   std::string err = parse_options(argc, argv, &o);
   if (err.empty() && o.command == "run") {
@@ -194,6 +193,7 @@ int main(int argc, char** argv) {
   if (o.command == "list") return list_adapters();
   if (o.command == "cleanup") return clean_stale();
   if (o.command == "wakeup") return run_wakeup_probe(o);
+  if (o.command == "floor") return run_floor(o.floor);  // core/floor.h
   if (o.command == "clock") return run_clock_probe();
   return run(o);
 }

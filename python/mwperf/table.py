@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -57,6 +57,8 @@ class Row:
     label: str | None                   # its part of a QoS label ("keyed {}")
     label_default: bool                 # the label shows the default value too
     help: str
+    item: str | None = None             # a list's: what each item is (its range, choices and unit are the row's)
+    items: tuple[int, int] = (1, 1)     # a list's: how many items
 
     @property
     def flag(self) -> str:
@@ -90,6 +92,8 @@ class Row:
             if isinstance(text, bool):
                 return text
             raise ValueError("expected true or false")
+        if self.kind == "list":
+            return self._list(text)
         raw = str(text).strip()
         try:
             if self.kind == "bytes":
@@ -119,6 +123,19 @@ class Row:
         if isinstance(value, (int, float)) and not self._within(value):
             raise ValueError(f"must be{self._range()}")
         return value
+
+    @property
+    def each(self) -> "Row":
+        """A list's item as a row of its own (its kind, range and choices)."""
+        return replace(self, kind=self.item or "count", item=None)
+
+    def _list(self, text: Any) -> tuple:
+        items = text if isinstance(text, (list, tuple)) else str(text).split(",")
+        values = tuple(self.each.parse(item) for item in items)
+        low, high = self.items
+        if not low <= len(values) <= high:
+            raise ValueError(f"expected {low if low == high else f'{low} to {high}'} comma-separated values")
+        return values
 
     def _within(self, value: float) -> bool:
         return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
@@ -153,6 +170,8 @@ class Row:
         """A machine value as the agent's argument."""
         if self.kind == "flag":
             return "1" if value else "0"
+        if self.kind == "list":
+            return ",".join(self.each.argv(item) for item in value)
         if self.kind in ("hz", "fraction"):
             return repr(float(value))
         return str(value)
@@ -161,6 +180,8 @@ class Row:
         """A machine value as a person writes it (``5s``, ``1KiB``, ``5%``)."""
         if value is None:
             return "-"
+        if self.kind == "list":
+            return ",".join(self.each.shown(item) for item in value)
         if self.kind == "bytes":
             return format_size(int(value))
         if self.kind == "ns":
@@ -218,20 +239,27 @@ class Row:
             value = row.get(key)
             return tuple(str(v) for v in value) if isinstance(value, list) else None
 
+        default = row.get("default")
+        items = row.get("items")
         return cls(name=str(row["name"]), kind=str(row["kind"]), unit=str(row.get("unit") or ""),
                    group=str(row.get("group") or "control"), min=row.get("min"), max=row.get("max"),
-                   choices=words("choices"), default=row.get("default"), capability=row.get("capability"),
+                   choices=words("choices"), default=tuple(default) if isinstance(default, list) else default,
+                   capability=row.get("capability"),
                    refusal=row.get("refusal"), modes=words("modes") or (), roles=words("roles") or (),
                    command=str(row.get("command") or "run"), required=bool(row.get("required")),
                    point_key=bool(row.get("point_key")), record=row.get("record"), label=row.get("label"),
-                   label_default=bool(row.get("label_default")), help=str(row.get("help") or ""))
+                   label_default=bool(row.get("label_default")), help=str(row.get("help") or ""),
+                   item=row.get("item"),
+                   items=(int(items[0]), int(items[1])) if isinstance(items, list) and len(items) == 2 else (1, 1))
 
 
 @dataclass(frozen=True)
 class OptionTable:
     """The rows, in the agent's order (a QoS label lists its parts in this
     order), and the rules across options: limits by an adapter's figures and
-    values that cannot go together."""
+    values that cannot go together. A name is a row of each command that has
+    it (``floor``'s ``--wait`` is not ``run``'s): looked up by name, a table
+    gives its ``run`` row, :meth:`command` the table of another command."""
 
     rows: tuple[Row, ...]
     limits: tuple[dict, ...] = ()
@@ -253,9 +281,20 @@ class OptionTable:
     def _by_name(self) -> dict[str, Row]:
         cached = self.__dict__.get("_index")
         if cached is None:
-            cached = {r.name: r for r in self.rows}
+            cached = {}
+            for r in sorted(self.rows, key=lambda r: r.command != "run"):  # stable: run's rows first
+                cached.setdefault(r.name, r)
             object.__setattr__(self, "_index", cached)
         return cached
+
+    def command(self, name: str) -> "OptionTable":
+        """The rows of the agent's command ``name`` (``floor``, ``wakeup``), in order."""
+        return OptionTable(tuple(r for r in self.rows if r.command == name))
+
+    def argv(self, command: str, values: dict[str, Any]) -> list[str]:
+        """The agent's ``command`` with these options (machine values by row name; KeyError: none of its)."""
+        rows = self.command(command)
+        return [command, *(part for name, value in values.items() for part in (rows[name].flag, rows[name].argv(value)))]
 
     @property
     def user_rows(self) -> tuple[Row, ...]:

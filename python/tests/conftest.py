@@ -23,7 +23,7 @@ GOLDEN = TESTS / "golden"
 FAKE_AGENT = TESTS / "fake_agent.py"
 
 #: The results store's fixtures (store_url: the same test on DuckDB and on a PostgreSQL server of the session's own).
-pytest_plugins = ("store_fixtures",)
+pytest_plugins = ("store_fixtures", "measuring")
 REAL_AGENT = TESTS.parents[1] / "agent" / "build" / "mwperf-agent"
 
 
@@ -49,6 +49,12 @@ def fake_agent(tmp_path) -> Path:
 
 
 def real_agent_path() -> Path | None:
+    """The built agent (None when it is not built). A test that runs it measures:
+    in a parallel worker it fails, saying to mark it ``measuring``."""
+    import measuring  # the plugin (pytest_plugins)
+
+    if measuring.running_in_parallel():
+        pytest.fail(measuring.REFUSAL, pytrace=False)
     path = Path(os.environ.get("MWPERF_TEST_AGENT", REAL_AGENT))
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
@@ -78,7 +84,11 @@ def pid_alive(pid: int) -> bool:
 
 
 def pids_with_cmdline(marker: str) -> list[int]:
-    """Live processes whose command line contains ``marker``."""
+    """Live processes of this session whose command line contains ``marker``:
+    when the session runs under its own group (as root, :func:`session_gid`),
+    only the processes in that group, which every process the session starts
+    inherits; never another session's (a parallel worker, someone else's run),
+    which a test must neither count nor kill."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
@@ -88,9 +98,20 @@ def pids_with_cmdline(marker: str) -> list[int]:
                 cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if marker in cmdline and pid_alive(int(entry)):
+        if marker in cmdline and pid_alive(int(entry)) and _of_this_session(int(entry)):
             found.append(int(entry))
     return found
+
+
+def _of_this_session(pid: int) -> bool:
+    if os.getegid() != session_gid():
+        return True  # no group of its own (not root): every process counts
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            gids = next(line for line in handle if line.startswith("Gid:")).split()[1:]
+    except (OSError, StopIteration):
+        return False
+    return str(session_gid()) in gids
 
 
 def check_golden(name: str, text: str) -> None:

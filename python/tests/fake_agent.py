@@ -242,6 +242,9 @@ def main():
     else:
         result.update({"rtt_ns": None, "latency_ns": None, "send_lag_ns": stats(3000)})
     emit(result)
+    # as the agent: its endpoints stay until the controller closes it (`close` or EOF), after the subscribers' results
+    while (line := sys.stdin.readline()) and line.split() != ["close"]:
+        pass
     return 5 if mine == "bad-exit" else 0
 
 

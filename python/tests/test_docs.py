@@ -88,7 +88,7 @@ def collect(agent: str, tmp: Path) -> dict[str, set[str]]:
           mw="tcp" if "cyclonedds" not in subprocess.run([agent, "list"], capture_output=True, text=True).stdout
           else "cyclonedds")
     for command in (["list"], ["version"], ["wakeup", "--cpus", "0,0", "--iterations", "100"], ["cleanup"],
-                    ["floor", "--sizes", "64,70000", "--kinds", "memcpy,udp", "--budget-ns", "2000000"]):
+                    ["floor", "--sizes", "64,70000", "--kinds", "memcpy,udp", "--budget", "2000000"]):
         events += [json.loads(line) for line in subprocess.run([agent, *command], capture_output=True, text=True,
                                                                timeout=60).stdout.splitlines()]
     clock = subprocess.run([agent, "clock"], input="x\n", capture_output=True, text=True, timeout=10)

@@ -27,6 +27,8 @@ SEND = ("import socket, sys\n"
         "    s.sendto(b'mwperf-guard-test', (sys.argv[1], 9))\n")
 TARGET = "198.18.0.2"
 
+pytestmark = pytest.mark.measuring  # a namespace and nftables counters
+
 
 def _run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(list(argv), capture_output=True, text=True, timeout=10, check=check)

@@ -58,6 +58,8 @@ HOW = {
     "mwperf sweep plans/rate-matrix.yaml --dry-run": "as written",
     "mwperf sweep plans/rate-matrix.yaml --out results/matrix": "interrupted",
     "mwperf sweep --resume results/matrix": "interrupted",
+    "mwperf max-rate --mw udp --size 1k --loss 1% --link netns:rate=10mbit": "shortened",
+    "mwperf max-rate plans/max-rate.yaml --dry-run": "as written",
     "mwperf run --mw udp,cyclonedds --mode rate --rate 1000 --size 1k --link netns:gige": "shortened",
     "mwperf run --mw udp --mode rate --rate 5000 --size 256 --link netns:lossy:5%": "shortened",
     "mwperf baseline --link netns:gige --out results/mine": "shortened",

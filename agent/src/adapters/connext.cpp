@@ -101,6 +101,21 @@ Description describe() {
 
 std::atomic<int> g_instances{0};
 
+std::string product_version() {
+  const NDDS_Config_ProductVersion_t* v = NDDS_Config_Version_get_product_version();
+  return std::to_string(int(v->major)) + "." + std::to_string(int(v->minor)) + "." + std::to_string(int(v->release)) +
+         "." + std::to_string(int(v->revision));
+}
+
+// "RTICONNECTOR_BUILD_6.1.2.21_20241009T000000Z_RTI_REL" -> "6.1.2.21"
+std::string build_number(const std::string& build) {
+  const std::string tag = "_BUILD_";
+  const size_t at = build.find(tag);
+  if (at == std::string::npos) return build;
+  const size_t from = at + tag.size();
+  return build.substr(from, build.find('_', from) - from);
+}
+
 class ConnextAdapter final : public Adapter {
  public:
   ~ConnextAdapter() override { close(); }
@@ -109,10 +124,16 @@ class ConnextAdapter final : public Adapter {
     return d;
   }
   std::string version() const override {
-    std::string core = NDDS_Config_Version_to_string();  // NDDSCORE_BUILD_6.1.2.21_<date>_RTI_REL...
-    const std::string tag = "NDDSCORE_BUILD_";
-    if (core.rfind(tag, 0) == 0) core = core.substr(tag.size(), core.find('_', tag.size()) - tag.size());
-    return "Connext DDS " + core + " (" + MWPERF_CONNEXT_PACKAGE + ")";
+    return "Connext DDS " + product_version() + " (" + MWPERF_CONNEXT_PACKAGE + ")";
+  }
+  // The loaded libraries' own: Connext's (libnddsc) and the Connector's builds, and the package.
+  std::string versions() const override {
+    const char* core = nullptr;
+    const char* connector = nullptr;
+    const bool built = RTI_Connector_get_build_versions(&core, &connector) == 0 && connector != nullptr;
+    return JsonObject().str("connext", product_version())
+        .str("connector", built ? build_number(connector) : std::string("unknown"))
+        .str("package", MWPERF_CONNEXT_PACKAGE).done();
   }
   std::string effective_config() const override { return config_json_; }
   std::vector<std::string> clean_stale() override { return clean_connext_leftovers(); }

@@ -23,6 +23,8 @@ void* RTI_Connector_get_datawriter(void* self, const char* entity_name);  // a D
 void* RTI_Connector_get_datareader(void* self, const char* entity_name);  // a DDS_DynamicDataReader*
 // The output's sample (a DDS_DynamicData*), which RTI_Connector_write would write.
 int RTI_Connector_get_native_instance(void* self, const char* entity_name, void** instance);
+// Static strings naming the builds: "NDDSCORE_BUILD_6.1.2.21_<date>_RTI_REL\nNDDSC_BUILD_...",
+// "RTICONNECTOR_BUILD_6.1.2.21_<date>_RTI_REL"; 0 (DDS_RETCODE_OK) on success.
 int RTI_Connector_get_build_versions(const char** core_version, const char** connector_version);
 
 // --- Connext C API: basic types ---------------------------------------------
@@ -134,6 +136,12 @@ DDS_Boolean DDS_Condition_get_trigger_value(void* self);
 // --- logging and versions ----------------------------------------------------
 void* NDDS_Config_Logger_get_instance(void);
 DDS_Boolean NDDS_Config_Logger_set_output_file(void* self, FILE* out);
-const char* NDDS_Config_Version_to_string(void);
+struct NDDS_Config_ProductVersion_t {  // Connext's version: 6.1.2.21 = {6, 1, 2, 21}
+  char major;
+  char minor;
+  char release;
+  char revision;
+};
+const NDDS_Config_ProductVersion_t* NDDS_Config_Version_get_product_version(void);
 
 }  // extern "C"

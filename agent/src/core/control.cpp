@@ -29,12 +29,14 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
         start();
         continue;
       }
+      if (std::strncmp(line, "close", 5) == 0) break;
       if (std::strncmp(line, "stop", 4) == 0) {
         char* end = nullptr;
         const long long n = std::strtoll(line + 4, &end, 10);
         request(end == line + 4 ? -1 : n);  // "stop" without a count: unknown
         keep_waking();
-        return;
+        if (eof_is_stop) return;
+        continue;  // the publisher: its `close` is still to come
       }
     }
     start();  // no more lines: nothing to wait for
@@ -42,13 +44,20 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
       request(-1);  // the controller went away
       keep_waking();
     }
+    close();
   }).detach();
 }
 
-void StopSignal::start() {
+
+bool StopSignal::wait_closed(int64_t timeout_ns) {
+  std::unique_lock<std::mutex> lk(mu_);
+  return cv_.wait_for(lk, std::chrono::nanoseconds(timeout_ns), [this] { return closed_; });
+}
+
+void StopSignal::raise(bool* flag) {
   {
     std::lock_guard<std::mutex> lk(mu_);
-    go_ = true;
+    *flag = true;
   }
   cv_.notify_all();
 }

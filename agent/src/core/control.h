@@ -2,9 +2,9 @@
 // middleware's own thread enters the core.
 //
 // read_run_key: the run's key, handed over on stdin before anything else.
-// StopSignal: a thread reads `go` and `stop [SENT]` lines from stdin (EOF may
-// count as `stop -1`) and raises a flag the measuring code polls with one
-// relaxed load. `go` is the start barrier: the publisher sends its first
+// StopSignal: a thread reads `go`, `stop [SENT]` and `close` lines from stdin
+// (EOF may count as `stop -1`, and always as `close`) and raises a flag the
+// measuring code polls with one relaxed load. `go` is the start barrier: the publisher sends its first
 // sample only once every subscriber is matched and receiving.
 // Gate: the Receiver handed to Adapter::listen(); it calls the core's handler
 // while open, one delivery at a time, and shut() returns only once no
@@ -39,6 +39,10 @@ class StopSignal {
   // Blocks until `go` (or a stop, or EOF: nothing to wait for) or timeout_ns
   // passed; true unless the time ran out.
   bool wait_go(int64_t timeout_ns);
+  // Blocks until the controller closes the channel (`close`, or EOF at stdin)
+  // or timeout_ns passed; true when closed. The publisher keeps its endpoints
+  // until then: the controller closes it once every subscriber has its result.
+  bool wait_closed(int64_t timeout_ns);
   // A receive loop that blocks without a timeout registers its adapter: the
   // stop wakes every one registered (one per reader, --subscribers-as threads). Remove it
   // before the adapter may go. false: all kMaxWakeTargets slots are taken
@@ -52,7 +56,9 @@ class StopSignal {
 
  private:
   void keep_waking();
-  void start();  // `go`
+  void start() { raise(&go_); }        // `go`
+  void close() { raise(&closed_); }    // `close` or EOF
+  void raise(bool* flag);              // sets one of the flags below under mu_, wakes the waits
   void wake_all_locked();
 
   mutable std::mutex mu_;
@@ -61,6 +67,7 @@ class StopSignal {
   size_t n_wake_ = 0;
   std::atomic<bool> stop_{false};
   bool go_ = false;  // under mu_
+  bool closed_ = false;  // under mu_
   std::atomic<int64_t> sent_{-1};
 };
 

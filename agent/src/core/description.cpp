@@ -147,7 +147,7 @@ std::string agent_event(const std::string& missing) {
   }
   gone += "]";
   JsonObject timing;  // what the controller's deadlines must allow for
-  timing.num("linger_ns", kLingerNs).num("settle_ns", kSettleNs);
+  timing.num("linger_ns", kLingerNs);
   timing.num("drain_reliable_ns", kDrainReliableNs).num("drain_best_effort_ns", kDrainBestEffortNs);
   JsonObject j;
   j.str("event", "agent").str("version", MWPERF_VERSION).str("build_type", MWPERF_BUILD_TYPE);

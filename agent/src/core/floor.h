@@ -14,7 +14,7 @@
 // both waiting as the run's wait strategy says (blocking calls or a futex;
 // non-blocking polls or a spin). Times are integer nanoseconds in the core's
 // LatencyStats; nothing is allocated in a timed loop. A peer that does not
-// answer within --timeout-ns fails the measurement with that reason.
+// answer within --timeout fails the measurement with that reason.
 #pragma once
 #include <sys/types.h>
 
@@ -33,22 +33,21 @@ constexpr size_t kFloorMaxSize = size_t(64) << 20;
 constexpr size_t kUdpMaxPayload = 65507;
 constexpr const char* kFloorKinds = "memcpy,unix,udp,shm";
 
+// What `floor` measures and how: its options (rows of the option table,
+// core/option_table.cpp, which also holds their defaults: Options().floor).
 struct FloorOptions {
   std::vector<size_t> sizes;
-  int cpu_a = -1, cpu_b = -1;        // the publisher's and the subscriber's core; -1: unpinned
+  int cpu_a = -1, cpu_b = -1;  // the publisher's and the subscriber's core; -1: unpinned
   WaitMode wait = WaitMode::block;
-  int64_t budget_ns = 100'000'000;   // each measurement: warm-up (a tenth) and timed loop
-  int64_t timeout_ns = 1'000'000'000;  // how long one answer may take before the peer counts as gone
-  uint64_t iterations = 100'000;     // each measurement: at most this many timed samples
-  std::vector<std::string> kinds{"memcpy", "unix", "udp", "shm"};
+  int64_t budget_ns = 0;       // each measurement: warm-up (a tenth) and timed loop
+  int64_t timeout_ns = 0;      // how long one answer may take before the peer counts as gone
+  uint64_t iterations = 0;     // each measurement: at most this many timed samples
+  std::vector<std::string> kinds;
 };
 
-// "" or one line naming the bad option and value (exit 2).
-std::string parse_floor_options(int argc, const char* const* argv, FloorOptions* o);
-
-// `mwperf-agent floor ...`: parses, then one `floor` event per kind and size,
-// then `floor_done`; an `error` event and exit 3 when a measurement fails.
-int run_floor_command(int argc, char** argv);
+// `mwperf-agent floor ...` (its options parsed): one `floor` event per kind
+// and size, then `floor_done`; an `error` event and exit 3 when a measurement fails.
+int run_floor(const FloorOptions& o);
 
 const char* placement_name(int cpu_a, int cpu_b);
 

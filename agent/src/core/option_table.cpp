@@ -145,7 +145,8 @@ std::vector<OptionRow> make_rows() {
       OptionRow("port", K::list, G::control).range(0, 65535).items(1, kMaxReaders).by_default("0")
           .says("sub: 0 = an ephemeral port, or one per reader; pub: every subscriber's")
           .sets([](Options& o, const Value& v) {
-            o.ports.assign(v.list.begin(), v.list.end());
+            o.ports.clear();
+            for (const Value& port : v.list) o.ports.push_back(uint16_t(port.u));
             o.port = o.ports.front();
           }),
       OptionRow("peer", K::text, G::control).by_default("127.0.0.1").says("the other side's address (discovery)")
@@ -186,15 +187,48 @@ std::vector<OptionRow> make_rows() {
       OptionRow("clock-offset", K::ns, G::control).range(-kMaxNs, kMaxNs).by_default("0").for_roles(kSub)
           .says("subtracted from every one-way latency (the other host's clock offset)")
           .sets([](Options& o, const Value& v) { o.clock_offset_ns = v.i; }),
-      // -- the wake-up probe ----------------------------------------------------
-      OptionRow("cpus", K::list, G::control).range(0, 4095).items(2, 2).by_default("0,1").of(Command::wakeup)
-          .says("the two cores A,B")
+      // -- the wake-up probe (`wakeup`) ------------------------------------------
+      OptionRow("cpus", K::list, G::control).each(K::integer).range(0, 4095).items(2, 2).by_default("0,1")
+          .of(Command::wakeup).says("the two cores A,B")
           .sets([](Options& o, const Value& v) {
-            o.cpu_a = int(v.list[0]);
-            o.cpu_b = int(v.list[1]);
+            o.cpu_a = int(v.list[0].i);
+            o.cpu_b = int(v.list[1].i);
           }),
       OptionRow("iterations", K::count, G::control).range(1, 1e7).by_default("20000").of(Command::wakeup)
           .says("round trips measured").sets([](Options& o, const Value& v) { o.iterations = int(v.u); }),
+      // -- the floor (`floor`, core/floor.h) --------------------------------------
+      OptionRow("sizes", K::list, G::point).each(K::bytes).range(1, double(kFloorMaxSize)).items(1, 256)
+          .of(Command::floor).needed().says("the message sizes to measure")
+          .sets([](Options& o, const Value& v) {
+            o.floor.sizes.clear();
+            for (const Value& size : v.list) o.floor.sizes.push_back(size_t(size.u));
+          }),
+      OptionRow("kinds", K::list, G::point).each(K::choice).among(kFloorKinds).items(1, 4).by_default(kFloorKinds)
+          .of(Command::floor)
+          .says("memcpy: bytes per second copying a message; unix, udp, shm: a ping-pong over a Unix socket pair, "
+                "UDP on 127.0.0.1, shared memory")
+          .sets([](Options& o, const Value& v) {
+            o.floor.kinds.clear();
+            for (const Value& kind : v.list) o.floor.kinds.push_back(kind.s);
+          }),
+      OptionRow("cpus", K::list, G::point).each(K::integer).range(-1, 4095).items(2, 2).by_default("-1,-1")
+          .of(Command::floor).says("the publisher's and the subscriber's cores A,B (-1: unpinned)")
+          .sets([](Options& o, const Value& v) {
+            o.floor.cpu_a = int(v.list[0].i);
+            o.floor.cpu_b = int(v.list[1].i);
+          }),
+      OptionRow("wait", K::choice, G::measure).among("block,spin").by_default("block").of(Command::floor)
+          .says("both ends wait in blocking calls or on a futex (block), or poll and spin (spin)")
+          .sets([](Options& o, const Value& v) { o.floor.wait = v.s == "spin" ? WaitMode::spin : WaitMode::block; }),
+      OptionRow("budget", K::ns, G::measure).range(1e6, 600 * kSecond).by_default("100000000").of(Command::floor)
+          .says("each measurement (one kind at one size), a tenth of it warm-up")
+          .sets([](Options& o, const Value& v) { o.floor.budget_ns = v.i; }),
+      OptionRow("timeout", K::ns, G::measure).range(1e6, 600 * kSecond).by_default("1000000000").of(Command::floor)
+          .says("an answer later than this: the peer counts as gone and the measurement fails with that reason")
+          .sets([](Options& o, const Value& v) { o.floor.timeout_ns = v.i; }),
+      OptionRow("iterations", K::count, G::measure).range(1, 1e8).by_default("100000").of(Command::floor)
+          .says("each measurement: at most this many timed samples")
+          .sets([](Options& o, const Value& v) { o.floor.iterations = v.u; }),
   };
 }
 
@@ -223,9 +257,9 @@ const std::vector<ConflictRule>& conflict_rules() {
   return rules;
 }
 
-const OptionRow* find_option(const std::string& name) {
+const OptionRow* find_option(const std::string& name, Command c) {
   for (const OptionRow& r : option_rows())
-    if (name == r.name) return &r;
+    if (r.command == c && name == r.name) return &r;
   return nullptr;
 }
 

@@ -31,7 +31,8 @@ enum class Kind {
   flag,      // 0 or 1
   history,   // keep-last:N (N in [min, max]) or keep-all
   text,      // any non-empty text
-  list,      // comma-separated whole numbers in [min, max], items_min..items_max of them
+  list,      // comma-separated values of kind `item` (in [min, max], or of `choices`),
+             // items_min..items_max of them
 };
 const char* to_string(Kind k);
 const char* unit_of(Kind k);  // "B", "ns", "Hz" or ""
@@ -44,16 +45,19 @@ enum class Group {
 };
 const char* to_string(Group g);
 
-enum class Command { run, wakeup };
+// The agent's commands that take options: each row is of one of them (a
+// name may be a row of two commands, with each its own range and default).
+enum class Command { run, wakeup, floor };
+const char* to_string(Command c);
 
 // A parsed value: the member of its kind.
 struct Value {
-  uint64_t u = 0;              // bytes, count, history depth (0: keep-all)
-  int64_t i = 0;               // ns, integer
-  double d = 0;                // hz, fraction
-  bool b = false;              // flag
-  std::string s;               // choice, text, history
-  std::vector<uint64_t> list;  // list
+  uint64_t u = 0;           // bytes, count, history depth (0: keep-all)
+  int64_t i = 0;            // ns, integer
+  double d = 0;             // hz, fraction
+  bool b = false;           // flag
+  std::string s;            // choice, text, history
+  std::vector<Value> list;  // list: its items, each the member of the row's `item` kind
 };
 
 constexpr unsigned kAnyMode = 0xF;
@@ -66,6 +70,7 @@ struct OptionRow {
   Kind kind;
   Group group;
   double min = 0, max = 0;                 // numbers: the range; history: the depth's; list: each item's
+  Kind item = Kind::count;                 // list: what each item is
   unsigned items_min = 1, items_max = 1;   // list: how many items
   const char* choices = "";                // the value must be one of these ("" = any; for a choice
                                            // gated by a capability: the adapter's list)
@@ -86,6 +91,7 @@ struct OptionRow {
   // Builder: OptionRow("size", Kind::bytes, Group::point).range(32, 1 << 30)...
   OptionRow& range(double lo, double hi) { min = lo; max = hi; return *this; }
   OptionRow& items(unsigned lo, unsigned hi) { items_min = lo; items_max = hi; return *this; }
+  OptionRow& each(Kind k) { item = k; return *this; }
   OptionRow& among(const char* c) { choices = c; return *this; }
   OptionRow& by_default(const char* d) { def = d; return *this; }
   OptionRow& gated(const char* cap, const char* why) { capability = cap; refusal = why; return *this; }
@@ -127,10 +133,10 @@ struct ConflictRule {
 const std::vector<OptionRow>& option_rows();
 const std::vector<LimitRule>& limit_rules();
 const std::vector<ConflictRule>& conflict_rules();
-// The row named `name` (no leading dashes), nullptr if none.
-const OptionRow* find_option(const std::string& name);
+// Command c's row named `name` (no leading dashes), nullptr if none.
+const OptionRow* find_option(const std::string& name, Command c = Command::run);
 
-// Option `name`'s default, parsed (an empty Value when it has none).
+// Run option `name`'s default, parsed (an empty Value when it has none).
 Value option_default(const char* name);
 // Parses `text` as a value of row r into *v: "" or why not (one phrase,
 // e.g. "must be a whole number of bytes from 32 to 1073741824").

@@ -70,6 +70,13 @@ void number(JsonObject& j, const char* key, double v) {
   if (std::fabs(v) < 9007199254740992.0 && v == std::floor(v)) j.num(key, int64_t(v)); else j.real(key, v);
 }
 
+// A list item as JSON: a whole number or a string (lists hold no reals or flags).
+std::string item_json(Kind k, const Value& v) {
+  if (k == Kind::bytes || k == Kind::count) return std::to_string(v.u);
+  if (k == Kind::ns || k == Kind::integer) return std::to_string(v.i);
+  return "\"" + json_escape(v.s) + "\"";
+}
+
 const char* mode_names[] = {"latency", "throughput", "rate", "burst"};
 
 }  // namespace
@@ -93,6 +100,15 @@ const char* to_string(Kind k) {
 
 const char* unit_of(Kind k) {
   return k == Kind::bytes ? "B" : k == Kind::ns ? "ns" : k == Kind::hz ? "Hz" : "";
+}
+
+const char* to_string(Command c) {
+  switch (c) {
+    case Command::run: return "run";
+    case Command::wakeup: return "wakeup";
+    case Command::floor: return "floor";
+  }
+  return "?";
 }
 
 const char* to_string(Group g) {
@@ -155,22 +171,23 @@ std::string parse_value(const OptionRow& r, const std::string& text, Value* v) {
       return "";
     case Kind::list: {
       v->list.clear();
-      size_t start = 0;
+      OptionRow each = r;
+      each.kind = r.item;
       bool ok = true;
-      while (ok && start <= text.size()) {
+      for (size_t start = 0; ok && start <= text.size();) {  // "32," has an empty (bad) last item
         size_t end = text.find(',', start);
         if (end == std::string::npos) end = text.size();
-        uint64_t item = 0;
-        ok = to_u64(text.substr(start, end - start), &item) && within(r, double(item)) &&
-             v->list.size() < r.items_max;
+        Value item;
+        ok = parse_value(each, text.substr(start, end - start), &item).empty() && v->list.size() < r.items_max;
         v->list.push_back(item);
         start = end + 1;
       }
-      if (!ok || v->list.size() < r.items_min)
-        return "must be " + (r.items_min == r.items_max ? std::to_string(r.items_min)
-                                                        : std::to_string(r.items_min) + " to " + std::to_string(r.items_max)) +
-               " comma-separated whole numbers " + range;
-      return "";
+      if (ok && v->list.size() >= r.items_min) return "";
+      const std::string count = r.items_min == r.items_max ? std::to_string(r.items_min)
+                                                           : std::to_string(r.items_min) + " to " + std::to_string(r.items_max);
+      return "must be " + count + " comma-separated " +
+             (r.item == Kind::choice ? "words of: " + spaced(r.choices)
+              : r.item == Kind::bytes ? "whole numbers of bytes " + range : "whole numbers " + range);
     }
   }
   if (*r.choices) {  // a number that must also be one of a few
@@ -188,15 +205,16 @@ std::string options_event() {
   std::string rows = "[";
   for (const OptionRow& r : option_rows()) {
     JsonObject j;
-    j.str("name", r.name).str("kind", to_string(r.kind)).str("unit", unit_of(r.kind)).str("group", to_string(r.group));
-    const bool numeric = r.kind != Kind::choice && r.kind != Kind::flag && r.kind != Kind::text;
-    if (numeric) {
+    const Kind k = r.kind == Kind::list ? r.item : r.kind;  // a list's range, choices and unit are its items'
+    j.str("name", r.name).str("kind", to_string(r.kind)).str("unit", unit_of(k)).str("group", to_string(r.group));
+    if (k != Kind::choice && k != Kind::flag && k != Kind::text) {
       number(j, "min", r.min);
       number(j, "max", r.max);
     } else {
       j.null("min").null("max");
     }
-    if (r.kind == Kind::list) j.raw("items", "[" + std::to_string(r.items_min) + "," + std::to_string(r.items_max) + "]");
+    if (r.kind == Kind::list)
+      j.str("item", to_string(r.item)).raw("items", "[" + std::to_string(r.items_min) + "," + std::to_string(r.items_max) + "]");
     if (*r.choices) j.raw("choices", json_list(r.choices)); else j.null("choices");
     if (r.def == nullptr) {
       j.null("default");
@@ -208,6 +226,12 @@ std::string options_event() {
         case Kind::ns: case Kind::integer: j.num("default", v.i); break;
         case Kind::hz: case Kind::fraction: j.real("default", v.d); break;
         case Kind::flag: j.boolean("default", v.b); break;
+        case Kind::list: {
+          std::string items = "[";
+          for (const Value& item : v.list) items += (items.size() > 1 ? "," : "") + item_json(k, item);
+          j.raw("default", items + "]");
+          break;
+        }
         default: j.str("default", r.def);
       }
     }
@@ -217,7 +241,7 @@ std::string options_event() {
       if (r.modes & (1u << m)) modes.push_back(mode_names[m]);
     if (r.roles & kPub) roles.push_back("pub");
     if (r.roles & kSub) roles.push_back("sub");
-    j.strs("modes", modes).strs("roles", roles).str("command", r.command == Command::run ? "run" : "wakeup");
+    j.strs("modes", modes).strs("roles", roles).str("command", to_string(r.command));
     j.boolean("required", r.required).boolean("point_key", r.point_key);
     if (*r.record) j.str("record", r.record); else j.null("record");
     if (*r.label) j.str("label", r.label).boolean("label_default", r.label_default); else j.null("label").boolean("label_default", false);

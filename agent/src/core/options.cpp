@@ -34,13 +34,23 @@ const std::string* Options::given_text(const char* name) const {
 
 namespace {
 
-const char* command_name(Command c) { return c == Command::run ? "run" : "wakeup"; }
-
 std::string names(unsigned bits, const char* const* all, unsigned n, const char* joint) {
   std::string out;
   for (unsigned i = 0, seen = 0; i < n; ++i)
     if (bits & (1u << i)) out += std::string(seen++ ? joint : "") + all[i];
   return out;
+}
+
+// The first of command c's options required in this role and mode (any, for
+// a command without them) that was not given: "--NAME: missing ...", or "".
+std::string missing(Command c, const Options& o, unsigned role = kBothRoles, unsigned mode = kAnyMode) {
+  for (const OptionRow& r : option_rows()) {
+    if (r.command != c || !r.required || !(r.roles & role) || !(r.modes & mode) || o.given_text(r.name) != nullptr)
+      continue;
+    return "--" + std::string(r.name) + ": missing" +
+           (r.modes == kAnyMode ? std::string() : std::string(" (required with --mode ") + to_string(o.mode) + ")");
+  }
+  return "";
 }
 
 // What the given options must satisfy together: each applies to this role
@@ -54,12 +64,7 @@ std::string check_run(const Options& o) {
     if (!(row->modes & mode))
       return "--" + std::string(row->name) + ": only with --mode " + names(row->modes, modes, 4, " or ");
   }
-  for (const OptionRow& r : option_rows()) {
-    if (r.command != Command::run || !r.required || !(r.roles & role) || !(r.modes & mode)) continue;
-    if (o.given_text(r.name) == nullptr)
-      return "--" + std::string(r.name) + ": missing" +
-             (r.modes == kAnyMode ? std::string() : std::string(" (required with --mode ") + to_string(o.mode) + ")");
-  }
+  if (std::string e = missing(Command::run, o, role, mode); !e.empty()) return e;
   if (o.subscriber_index >= o.subscribers)
     return "--subscriber-index: '" + std::to_string(o.subscriber_index) + "' must be below --subscribers " +
            std::to_string(o.subscribers);
@@ -81,18 +86,22 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       return std::string("MWPERF_RUN_ID=") + env + ": must be a 32-bit unsigned integer";
     o->run_id = uint32_t(v.u);
   }
-  if (argc < 2) return "missing command (run, list, wakeup, version, clock, cleanup)";
+  static const char* const commands = "run, list, wakeup, floor, version, clock, cleanup";
+  if (argc < 2) return std::string("missing command (") + commands + ")";
   o->command = argv[1];
-  if (o->command != "run" && o->command != "list" && o->command != "wakeup" && o->command != "version" &&
-      o->command != "clock" && o->command != "cleanup")
-    return "unknown command '" + o->command + "' (run, list, wakeup, version, clock, cleanup)";
+  const Command* command = nullptr;  // nullptr: a command without options
+  static const Command with_options[] = {Command::run, Command::wakeup, Command::floor};
+  for (const Command& c : with_options)
+    if (o->command == to_string(c)) command = &c;
+  if (command == nullptr && o->command != "list" && o->command != "version" && o->command != "clock" &&
+      o->command != "cleanup")
+    return "unknown command '" + o->command + "' (" + commands + ")";
 
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--", 0) != 0) return "unexpected argument '" + a + "'";
-    const OptionRow* row = find_option(a.substr(2));
-    if (row == nullptr || o->command != command_name(row->command))
-      return a + ": unknown option" + (o->command == "run" || o->command == "wakeup" ? "" : " (" + o->command + " takes none)");
+    const OptionRow* row = command == nullptr ? nullptr : find_option(a.substr(2), *command);
+    if (row == nullptr) return a + ": unknown option" + (command != nullptr ? "" : " (" + o->command + " takes none)");
     if (i + 1 >= argc) return a + ": missing value";
     const std::string text = argv[++i];
     if (o->given_text(row->name) != nullptr) return a + ": given twice";
@@ -103,7 +112,8 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
     o->given.emplace_back(row, text);
   }
   o->key = key_of_run_id(o->run_id);  // until --key stdin hands the run's own over
-  return o->command == "run" ? check_run(*o) : "";
+  if (command == nullptr) return "";
+  return *command == Command::run ? check_run(*o) : missing(*command, *o);
 }
 
 // "dir/point-0003.bin" -> "dir/point-0003.sub2.bin": subscriber g's own samples file.

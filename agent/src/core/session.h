@@ -50,13 +50,15 @@ int run_clock_probe();
 // samples_written / samples_time_ordered to j.
 void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64_t divisor);
 
-// How long a publisher keeps its endpoints after its result (its last sample)
-// before it closes them: a writer torn down right after its last sample can
-// lose it (Cyclone DDS drops a best-effort sample still in a reader's receive
-// path when the writer's disposal overtakes it), and that would be the
-// instrument's loss, not the middleware's. The subscribers are told to stop
-// only after the publisher has exited.
-constexpr int64_t kSettleNs = 200'000'000;
+// How long a publisher keeps its endpoints after its result (its last
+// sample) at most, waiting for the controller to close it: a writer torn down
+// right after its last sample can lose it (Cyclone DDS drops a best-effort
+// sample still in a reader's receive path when the writer's disposal
+// overtakes it), and that would be the instrument's loss, not the
+// middleware's. The controller closes the publisher's stdin once every
+// subscriber has drained and said its result; this bound only matters when it
+// does not (the agent run by hand keeps stdin open).
+constexpr int64_t kCloseWaitNs = 10'000'000'000;
 
 // A subscriber's drain after the stop without --drain (how long the data path
 // may be quiet before what is missing counts as lost): a reliable repair may

@@ -1,6 +1,6 @@
 // What is particular to the connext adapter (the checks every adapter gets
-// are in test_adapters.cpp): notices without data, and the clean-up of what a
-// killed Connext leaves.
+// are in test_adapters.cpp): notices without data, the clean-up of what a
+// killed Connext leaves, and the versions it reports.
 #ifdef MWPERF_WITH_CONNEXT
 #include <gtest/gtest.h>
 #include <sys/sem.h>
@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "adapters/connext_leftovers.h"
 #include "pairs.h"
@@ -101,5 +104,38 @@ TEST(Connext, StaleLeftoversGoLiveOnesStay) {
   shmctl(live, IPC_RMID, nullptr);
   unlink(own.c_str());
   rmdir(dir);
+}
+namespace {
+
+// The build a loaded library's file names ("NDDSC_BUILD_6.1.2.21_<date>..." -> "6.1.2.21"),
+// read from the file this process mapped: what `strings` shows, not what the library says.
+std::string build_in_file(const std::string& library, const std::string& tag) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line, path;
+  while (path.empty() && std::getline(maps, line))
+    if (line.size() > library.size() && line.compare(line.size() - library.size(), library.size(), library) == 0)
+      path = line.substr(line.find('/'));
+  std::ifstream file(path, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  const size_t at = bytes.find(tag);
+  if (at == std::string::npos) return "not found in '" + path + "'";
+  const size_t from = at + tag.size();
+  return bytes.substr(from, bytes.find('_', from) - from);
+}
+
+}  // namespace
+
+// The record's versions are the loaded libraries': Connext's core (libnddsc)
+// and the Connector's, each as its file names its build, and the package.
+TEST(Connext, VersionsAreTheLoadedLibraries) {
+  const auto ad = make_adapter("connext");
+  ASSERT_TRUE(ad);
+  const std::string versions = ad->versions();
+  const std::string connext = build_in_file("/libnddsc.so", "NDDSC_BUILD_");
+  EXPECT_NE(versions.find("\"connext\":\"" + connext + "\""), std::string::npos) << versions << " vs " << connext;
+  const std::string connector = build_in_file("/librtiddsconnector.so", "RTICONNECTOR_BUILD_");
+  EXPECT_NE(versions.find("\"connector\":\"" + connector + "\""), std::string::npos) << versions << " vs " << connector;
+  EXPECT_NE(versions.find("\"package\":\"rticonnextdds-connector 1."), std::string::npos) << versions;
+  EXPECT_EQ(ad->version().rfind("Connext DDS " + connext + " (rticonnextdds-connector 1.", 0), 0u) << ad->version();
 }
 #endif

@@ -7,15 +7,20 @@
 #include <vector>
 
 #include "core/floor.h"
+#include "core/options.h"
 #include "util/clock.h"
 
 using namespace mwperf;
 
 namespace {
 
+// `floor`'s options are rows of the option table: parsed as every command's are.
 std::string parse(std::vector<const char*> args, FloorOptions* o) {
   args.insert(args.begin(), {"mwperf-agent", "floor"});
-  return parse_floor_options(int(args.size()), args.data(), o);
+  Options options;
+  const std::string error = parse_options(int(args.size()), args.data(), &options);
+  *o = options.floor;
+  return error;
 }
 
 std::unique_ptr<PingLink> make(const std::string& kind) {
@@ -47,7 +52,7 @@ class Mute : public PingLink {
 // A short measurement; an answer may take `timeout_ns` (a busy machine can
 // hold an unpinned peer back for a while: only the mute-peer test needs it short).
 FloorOptions quick(WaitMode wait, int64_t timeout_ns = 5'000'000'000) {
-  FloorOptions o;
+  FloorOptions o = Options().floor;  // the table's defaults
   o.cpu_a = o.cpu_b = -1;
   o.wait = wait;
   o.budget_ns = 20'000'000;
@@ -74,9 +79,24 @@ TEST(Floor, OptionsAreParsedAndBadValuesNamed) {
   EXPECT_NE(parse({"--sizes", "32", "--cpus", "0"}, &o).find("'0'"), std::string::npos);
   EXPECT_NE(parse({"--sizes", "32", "--wait", "nap"}, &o).find("'nap'"), std::string::npos);
   EXPECT_NE(parse({"--sizes", "32", "--kinds", "tcp"}, &o).find("'tcp'"), std::string::npos);
-  EXPECT_NE(parse({"--sizes", "32", "--budget-ns", "5"}, &o).find("'5'"), std::string::npos);
+  EXPECT_EQ(parse({"--sizes", "32", "--budget", "5"}, &o),
+            "--budget: '5' must be a whole number of nanoseconds from 1000000 to 600000000000");
+  EXPECT_EQ(parse({"--sizes", "32", "--kinds", "udp,tcp"}, &o),
+            "--kinds: 'udp,tcp' must be 1 to 4 comma-separated words of: memcpy, unix, udp, shm");
+  EXPECT_EQ(parse({"--sizes", "32,", "--cpus", "0,1"}, &o),
+            "--sizes: '32,' must be 1 to 256 comma-separated whole numbers of bytes from 1 to 67108864");
+  EXPECT_EQ(parse({"--sizes", "32", "--iterations", "5", "--iterations", "6"}, &o), "--iterations: given twice");
+  EXPECT_EQ(parse({"--sizes", "32", "--duration", "5"}, &o), "--duration: unknown option");
   FloorOptions fresh;
-  EXPECT_NE(parse({"--cpus", "0,1"}, &fresh).find("--sizes: missing"), std::string::npos);
+  EXPECT_EQ(parse({"--cpus", "0,1"}, &fresh), "--sizes: missing");
+  // The table's defaults: every kind, unpinned, blocking, 100 ms, 1 s, 100000 samples.
+  EXPECT_EQ(parse({"--sizes", "64"}, &fresh), "");
+  EXPECT_EQ(fresh.kinds, (std::vector<std::string>{"memcpy", "unix", "udp", "shm"}));
+  EXPECT_EQ(fresh.cpu_a, -1);
+  EXPECT_EQ(fresh.wait, WaitMode::block);
+  EXPECT_EQ(fresh.budget_ns, 100'000'000);
+  EXPECT_EQ(fresh.timeout_ns, 1'000'000'000);
+  EXPECT_EQ(fresh.iterations, 100'000u);
 }
 
 TEST(Floor, UdpRefusesWhatADatagramCannotCarry) {

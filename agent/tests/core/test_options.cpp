@@ -55,7 +55,7 @@ TEST(Options, DefaultsComeFromTheTable) {
 TEST(Options, EveryRowIsComplete) {
   std::set<std::string> names;
   for (const OptionRow& r : option_rows()) {
-    EXPECT_TRUE(names.insert(r.name).second) << r.name << " twice";
+    EXPECT_TRUE(names.insert(std::string(to_string(r.command)) + " " + r.name).second) << r.name << " twice";
     EXPECT_NE(r.set, nullptr) << r.name;
     EXPECT_NE(*r.help, '\0') << r.name << " has no help";
     if (r.point_key) {
@@ -112,6 +112,26 @@ TEST(Options, RequiredPieces) {
   EXPECT_EQ(o.cpu_b, 1);
   o = Options{};
   EXPECT_NE(parse({"wakeup", "--cpus", "0"}, &o).find("'0'"), std::string::npos);
+}
+
+// One name, two commands: each row its own range and default (floor's cores
+// may be -1, unpinned; the wake-up probe's may not), and a command takes only its own.
+TEST(Options, EachCommandItsOwnRows) {
+  Options o;
+  EXPECT_EQ(parse({"wakeup", "--cpus", "-1,1"}, &o),
+            "--cpus: '-1,1' must be 2 comma-separated whole numbers from 0 to 4095");
+  o = Options{};
+  EXPECT_EQ(parse({"floor", "--sizes", "64", "--cpus", "-1,1"}, &o), "");
+  EXPECT_EQ(o.floor.cpu_a, -1);
+  EXPECT_EQ(o.floor.cpu_b, 1);
+  EXPECT_EQ(o.cpu_a, 0);  // the wake-up probe's default, untouched
+  EXPECT_EQ(find_option("cpus"), nullptr);  // not an option of run
+  EXPECT_EQ(find_option("cpus", Command::wakeup)->def, std::string("0,1"));
+  EXPECT_EQ(find_option("wait", Command::floor)->capability, std::string(""));
+  EXPECT_EQ(find_option("wait")->capability, std::string("wait"));
+  o = Options{};
+  EXPECT_EQ(parse({"wakeup", "--sizes", "64"}, &o), "--sizes: unknown option");
+  EXPECT_EQ(parse({"version", "--sizes", "64"}, &o), "--sizes: unknown option (version takes none)");
 }
 
 // An option given where it does not apply is refused, not ignored.

@@ -6,12 +6,23 @@ label, and every other option of the agent's table that says what was
 measured); repetitions of a point are its samples. Each later run is compared with
 the first (the baseline).
 
+Every repetition is a launch of its own (its agents started for it), and
+launches differ more than one launch's interval says (``results/launches.py``);
+so where repetitions exist the launch is the unit tested, never the samples
+of one launch. Each side's spread is shown as between-launch / within-launch
+(the launches' p50 standard deviation over their mean / the median half-width
+of their p50 intervals, as fractions of p50) and the number of launches.
+
 Significance of a latency difference (p50):
 
 * five or more repetitions on each side: two-sided Mann–Whitney U test on
   the repetitions' p50 values (scipy, normal approximation with tie and
   continuity corrections), alpha 0.05; the ratio B/A then carries its 95 %
   bootstrap interval (percentile method over the repetitions);
+* fewer, but repetitions on a side (three launches or more in all, two on a
+  side at least): a two-sided t test on the launches' log p50 with the
+  variance pooled over both sides (scipy; the U test cannot reach 0.05 with
+  fewer than four a side), alpha 0.05;
 * otherwise, when both points kept their latency samples (DIR/samples, up to
   16384 a point, evenly strided over the run): the same test on the samples.
   Latency samples of one run are not independent (a slow second slows many),
@@ -49,10 +60,11 @@ from mwperf.errors import UsageError
 from mwperf.export.derived import source_section, subscribers, subscribers_as
 from mwperf.export.terminal import table_text
 from mwperf.results.labels import field, qos_label
+from mwperf.results.launches import log_p50s, spread, spread_text
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 from mwperf.table import snapshot
 
-__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "compare_runs", "point_key", "point_label", "placement_of",
+__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label", "placement_of",
            "MIN_SAMPLES", "MIN_REPETITIONS"]
 
 MIN_SAMPLES = 100
@@ -173,6 +185,10 @@ def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
     if len(pa) >= MIN_REPETITIONS and len(pb) >= MIN_REPETITIONS:
         _, p = mann_whitney_u(pa, pb)
         return f"{'significant' if p < ALPHA else 'not significant'} (U test p={p:.3f})"
+    if max(len(pa), len(pb)) >= 2 and len(pa) + len(pb) >= 3:  # repetitions: the launch is the unit
+        p = between_launches_p(a, b)
+        return (f"{'significant' if p < ALPHA else 'not significant'} (between launches: t test on log p50, "
+                f"{len(pa)}+{len(pb)} launches, p={p:.3g})")
     la, lb = a[0].get("latency_us") or {}, b[0].get("latency_us") or {}
     if any(c is not None and c < MIN_SAMPLES for c in (la.get("count"), lb.get("count"))):
         return "too few samples"
@@ -185,6 +201,18 @@ def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
         return UNTESTED if la.get("count") is None or lb.get("count") is None else "too few samples"
     disjoint = ca[1] < cb[0] or cb[1] < ca[0]
     return "significant (95 % CIs apart)" if disjoint else "not significant (95 % CIs overlap)"
+
+
+def between_launches_p(a: list[dict], b: list[dict]) -> float:
+    """Two-sided p of a t test on the launches' log p50 (variance pooled over
+    both sides: a side of one launch borrows the other's spread)."""
+    from scipy.stats import ttest_ind
+
+    la, lb = log_p50s(a), log_p50s(b)
+    if statistics.pvariance(la + lb) == 0 or (statistics.pvariance(la) == 0 and statistics.pvariance(lb) == 0):
+        return 1.0 if statistics.fmean(la) == statistics.fmean(lb) else 0.0  # no spread to weigh a difference by
+    p = float(ttest_ind(la, lb, equal_var=True).pvalue)
+    return 1.0 if math.isnan(p) else p
 
 
 def _median(values: list[float | None]) -> float | None:
@@ -226,7 +254,8 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             raise UsageError("compare", f"{base.path} {other.path}",
                              f"not comparable: {problems[0]}{more}; --force compares anyway")
         out.write(f"== {other.path} vs {base.path} (baseline){' [forced: ' + problems[0] + ']' if problems else ''}\n")
-        header = ["point", "p50 A (us)", "p50 B (us)", "B/A", "p50 difference", "S/s A", "S/s B", "B/A", "loss A", "loss B"]
+        header = ["point", "p50 A (us)", "p50 B (us)", "B/A", "p50 difference", "spread A", "spread B", "S/s A",
+                  "S/s B", "B/A", "loss A", "loss B"]
         rows = []
         for key in common:
             a, b = base.points[key], other.points[key]
@@ -239,7 +268,8 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
             ci = bootstrap_ratio_ci([v for v in map(_p50, a) if v is not None], [v for v in map(_p50, b) if v is not None])
             if ci is not None:  # over repetitions: 95 % bootstrap interval of the ratio
                 ratio_text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
-            rows.append([point_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, _fmt(ta, 0), _fmt(tb, 0),
+            rows.append([point_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, spread_text(spread(a)),
+                         spread_text(spread(b)), _fmt(ta, 0), _fmt(tb, 0),
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
                          _fmt(None if lossb is None else 100 * lossb, 2) + "%"])
             if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith(("significant", "untested"))
@@ -250,6 +280,7 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
                     and (lossb - lossa) * 100 > fail_if_lossier):
                 failures.append(f"{point_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
         out.write(table_text(header, rows, left=(0, 4)))
+        out.write("(spread: between launches / within a launch, as shares of p50, and the launches)\n")
         missing = [k for k in base.points if k not in other.points]
         if missing:
             out.write(f"({len(missing)} baseline point(s) not in {other.path})\n")

@@ -14,28 +14,32 @@ from mwperf.cli.common import described_agent, no_agent
 from mwperf.errors import UnitError, UsageError
 from mwperf.plan.options import CpuPlacement
 from mwperf.plan.validate import parse_cpu
-from mwperf.table import snapshot
-from mwperf.units import parse_duration_ns, parse_list, parse_size
+from mwperf.table import Row, snapshot
+from mwperf.units import parse_list
 
-__all__ = ["add_parser", "command", "MAX_SIZE"]
+__all__ = ["add_parser", "command"]
 
-#: As the agent's floor command takes them.
-MAX_SIZE = 64 << 20
-WAITS = ("block", "spin")
 #: A run's default size (the option table's).
 DEFAULT_SIZE = str(snapshot()["size"].default)
 
 
+def _row(name: str) -> Row:
+    """The agent's ``floor`` option ``name`` (its range, choices, default and help)."""
+    return snapshot().command("floor")[name]
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    wait, budget = _row("wait"), _row("budget")
     floor = sub.add_parser("floor", help="what no middleware can beat here: memcpy, Unix socket, UDP and "
                                          "shared-memory ping-pongs", description=__doc__)
     floor.add_argument("--size", metavar="LIST", help=f"message sizes: 32,1k,63000 (default: {DEFAULT_SIZE})")
     floor.add_argument("--cpu", metavar="PUB,SUB", action="append",
                        help="cores of the two ends, or 'none'; give it twice for two placements "
                             "(--cpu 0,0 --cpu 0,1; default: 0,1, or 0,0 on one CPU)")
-    floor.add_argument("--wait", metavar="LIST", help="block (futex, blocking calls) and/or spin (default: block)")
-    floor.add_argument("--budget", metavar="T", default="100ms",
-                       help="each measurement (one kind at one size), a tenth of it warm-up (default: 100ms)")
+    floor.add_argument("--wait", metavar="LIST", help=f"{' and/or '.join(wait.choices or ())}: {wait.help} "
+                                                      f"(default: {wait.default})")
+    floor.add_argument("--budget", metavar="T", default=budget.shown(budget.default),
+                       help=f"{budget.help} (default: {budget.shown(budget.default)})")
     floor.add_argument("--out", metavar="DIR", help="store it as DIR/floor.json (the report shows it)")
     floor.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
     floor.add_argument("--format", choices=("text", "md"), default="text", help="table format")
@@ -44,39 +48,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     floor.set_defaults(func=command)
 
 
-def _sizes(text: str | None) -> list[int]:
-    text = text or DEFAULT_SIZE
-    sizes = []
+def _parsed(flag: str, row: Row, text: str) -> object:
     try:
-        for item in parse_list(text):
-            size = parse_size(item)
-            if not 1 <= size <= MAX_SIZE:
-                raise UsageError("--size", item, "must be from 1 B to 64 MiB")
-            sizes.append(size)
-    except UnitError as exc:
-        raise UsageError("--size", text, str(exc)) from None
-    return sorted(set(sizes))
+        return row.parse(text)
+    except ValueError as exc:
+        raise UsageError(flag, text, str(exc)) from None
+
+
+def _sizes(text: str | None) -> list[int]:
+    return sorted(set(_parsed("--size", _row("sizes"), text or DEFAULT_SIZE)))
 
 
 def _waits(text: str | None) -> list[str]:
+    row = _row("wait")
     try:
-        waits = parse_list(text or "block")
+        waits = parse_list(text or row.default)
     except UnitError as exc:
         raise UsageError("--wait", text, str(exc)) from None
-    for wait in waits:
-        if wait not in WAITS:
-            raise UsageError("--wait", wait, "choose block or spin")
-    return list(dict.fromkeys(waits))
+    return list(dict.fromkeys(_parsed("--wait", row, wait) for wait in waits))
 
 
 def _budget(text: str) -> float:
-    try:
-        ns = parse_duration_ns(text)
-    except UnitError as exc:
-        raise UsageError("--budget", text, str(exc)) from None
-    if not 1_000_000 <= ns <= 10_000_000_000:
-        raise UsageError("--budget", text, "must be from 1ms to 10s")
-    return ns / 1e9
+    return _parsed("--budget", _row("budget"), text) / 1e9
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""Command line: ``mwperf run | sweep | floor | doctor | report | ls | baseline |
+"""Command line: ``mwperf run | sweep | max-rate | floor | doctor | report | ls | baseline |
 compare | history | check | db | export | import | completion``, one module per command in this
 folder.
 
@@ -18,7 +18,8 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf.version import __version__
-from mwperf.cli import baseline, check, compare, completion, db, doctor, export, floor, history, imports, ls, report, run, sweep
+from mwperf.cli import (baseline, check, compare, completion, db, doctor, export, floor, history, imports, ls, max_rate,
+                        report, run, sweep)
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable
 from mwperf.errors import AgentError, BadInput
@@ -26,13 +27,14 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports, completion)
+COMMANDS = (run, sweep, max_rate, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
   mwperf run --mw fastdds --mode rate --rate 100,1000 --size 1k --out results/mine
   mwperf sweep plans/rate-matrix.yaml --dry-run        the points a plan expands to
   mwperf sweep plans/rate-matrix.yaml --out results/matrix
+  mwperf max-rate --mw udp --size 1k --loss 1% --link netns:rate=10mbit   the highest rate at <= 1 % loss
   mwperf ls results/                                   the runs: date, points, command
   mwperf report results/mine                           tables again; report.html (open it in a browser)
   mwperf report results/mine --format svg              every figure as results/mine/plots/*.svg
@@ -150,7 +152,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, floor, doctor, report, ls, baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, max-rate, floor, doctor, report, ls, baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

@@ -18,7 +18,7 @@ from mwperf.plan.validate import build_run_options
 from mwperf.table import Row, snapshot
 from mwperf.units import parse_list
 
-__all__ = ["add_parser", "add_table_options", "command", "request"]
+__all__ = ["add_parser", "add_run_options", "add_table_options", "command", "request"]
 
 #: The help group of each of the table's groups.
 GROUPS = {"point": "what is measured", "measure": "how it is measured",
@@ -64,6 +64,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="run test points (mw x mode x every option's values)",
                          description="Run every combination of the options' comma-separated values "
                                      "(an option applies to the modes its help names).")
+    add_run_options(run)
+    run.set_defaults(func=command)
+
+
+def add_run_options(run: argparse.ArgumentParser) -> None:
+    """``mwperf run``'s options: the table's, Perftest's spellings, and the controller's own."""
     add_table_options(run)
     sugar = run.add_argument_group("as RTI Perftest spells them")
     sugar.add_argument("--best", action="store_true", help="same as --reliability best-effort")
@@ -92,7 +98,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                           "seconds before the first point; run.json records the skip)")
     run.add_argument("--force", action="store_true",
                      help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
-    run.set_defaults(func=command)
 
 
 def _items(row: Row, text) -> tuple:

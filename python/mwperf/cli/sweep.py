@@ -124,8 +124,8 @@ def describe(points: list[PlannedPoint]) -> str:
 
 def _check(plan_path: str | None, resume_dir: str | None) -> None:
     """PlanError for a plan that does not parse, UsageError for a directory that holds no sweep."""
-    if plan_path is not None:
-        load_plan(plan_path)
+    if plan_path is not None and load_plan(plan_path).search is not None:
+        raise PlanError(plan_path, "search", None, f"a max-rate plan: run it with mwperf max-rate {plan_path}")
     if resume_dir is None:
         return
     try:

@@ -171,8 +171,8 @@ def describe(agent: str, timeout: float = 10.0) -> AgentInfo:
     if not info.adapters:
         raise AgentError(f"'{AGENT_NAME} list' reported no adapter")
     if info.table != snapshot():
-        theirs, ours = {r.name for r in info.table.rows}, {r.name for r in snapshot().rows}
-        differ = sorted(theirs ^ ours) or sorted(r.name for r in info.table.rows if r != snapshot().get(r.name))
+        theirs, ours = set(info.table.rows), set(snapshot().rows)
+        differ = sorted({r.name for r in theirs ^ ours}) or ["its limits or conflicts"]
         raise AgentError(f"{agent} has another option table than this mwperf ({', '.join(differ[:5])} differ): "
                          f"rebuild the agent (make agent), or this mwperf's snapshot (python -m mwperf.table)")
     return info
@@ -186,7 +186,7 @@ def agent_version(agent: str, timeout: float = 10.0) -> dict:
 
 
 def wakeup(agent: str, cpus: tuple[int, int], timeout: float = 30.0) -> dict:
-    for event in query(agent, ["wakeup", "--cpus", f"{cpus[0]},{cpus[1]}"], timeout):
+    for event in query(agent, snapshot().argv("wakeup", {"cpus": cpus}), timeout):
         if event.get("event") == "wakeup":
             return event
     raise AgentError(f"'{AGENT_NAME} wakeup' printed no wakeup event")

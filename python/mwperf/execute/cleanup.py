@@ -233,12 +233,20 @@ def fastdds_shm_clean(timeout: float = 20.0) -> bool:
     return done.returncode == 0
 
 
+def _fastdds_segments(shm_dir: Path) -> bool:
+    """Fast DDS's segments, ports, locks or semaphores are in ``shm_dir``."""
+    try:
+        return any("fastrtps" in name or "fast_datasharing" in name for name in os.listdir(shm_dir))
+    except OSError:
+        return True  # cannot tell: let its tool look
+
+
 def clean_shm(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, *,
               use_fastdds: bool = True, min_age_s: float = MIN_AGE_S) -> list[str]:
     """Remove stale segments; returns the names of the files this step removed
     (what ``fastdds shm clean`` removed is not listed)."""
-    if use_fastdds and shm_dir == SHM_DIR:
-        fastdds_shm_clean()
+    if use_fastdds and shm_dir == SHM_DIR and _fastdds_segments(shm_dir):
+        fastdds_shm_clean()  # a Python program of ~0.3 s: only when Fast DDS has segments there
     removed = []
     for path in stale_segments(patterns, shm_dir, proc, min_age_s):
         try:

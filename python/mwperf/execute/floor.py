@@ -18,7 +18,7 @@ find a floor for anything that states ``cpu``, ``wait`` and ``size``
 from __future__ import annotations
 
 import time
-from typing import Iterable, TextIO
+from typing import Any, Iterable, TextIO
 
 from mwperf.errors import AgentError
 from mwperf.execute.agent import query
@@ -27,15 +27,17 @@ from mwperf.results.floor import FLOOR_JSON, FLOOR_VERSION, KINDS, write_floor
 from mwperf.results.measures import stats_us
 from mwperf.results.record import utc_now_iso
 from mwperf.results.rundir import RunDir
+from mwperf.table import snapshot
 
-__all__ = ["BUDGET_S", "MAX_TOTAL_S", "MIN_BUDGET_S", "TIMEOUT_S", "groups_of", "budget_for", "measure_one",
-           "measure", "measure_run_floor", "skipped"]
+__all__ = ["BUDGET_S", "MAX_TOTAL_S", "MIN_BUDGET_S", "TIMEOUT_S", "groups_of", "budget_for", "floor_argv",
+           "measure_one", "measure", "measure_run_floor", "skipped"]
 
-BUDGET_S = 0.1
+#: The agent's defaults (its ``floor`` rows): each measurement's budget, and how late
+#: a ping-pong's answer may be before the peer counts as gone (the floor fails with that reason).
+BUDGET_S = snapshot().command("floor")["budget"].default / 1e9
+TIMEOUT_S = snapshot().command("floor")["timeout"].default / 1e9
 MAX_TOTAL_S = 6.0
 MIN_BUDGET_S = 0.02
-#: A ping-pong answer later than this: the peer counts as gone, the floor fails with that reason.
-TIMEOUT_S = 1.0
 _KEEP = ("count", "mean", "min", "max", "p50", "p90", "p99")
 
 Group = tuple[CpuPlacement, str]
@@ -57,8 +59,9 @@ def budget_for(measurements: int, budget_s: float = BUDGET_S) -> float:
     return max(MIN_BUDGET_S, MAX_TOTAL_S / measurements)
 
 
-def _cores(cpu: CpuPlacement) -> str:
-    return f"{-1 if cpu.pub is None else cpu.pub},{-1 if cpu.sub is None else cpu.sub}"
+def floor_argv(values: dict[str, Any]) -> list[str]:
+    """The agent's ``floor`` command with these options (machine values, by the names of its rows)."""
+    return snapshot().argv("floor", values)
 
 
 def _entry(event: dict) -> dict:
@@ -83,9 +86,10 @@ def measure_one(agent: str, cpu: CpuPlacement, wait: str, sizes: list[int], budg
     started = time.monotonic()
     floor = {"cpu": {"pub": cpu.pub, "sub": cpu.sub, "placement": cpu.placement}, "wait": wait,
              "elapsed_s": None, "error": None, "entries": []}
-    args = ["floor", "--sizes", ",".join(map(str, sizes)), "--cpus", _cores(cpu), "--wait", wait,
-            "--budget-ns", str(int(budget_s * 1e9)), "--timeout-ns", str(int(timeout_s * 1e9)),
-            "--kinds", ",".join(kinds)]
+    unpinned = -1  # the agent's cpus row: -1 is a side left unpinned
+    args = floor_argv({"sizes": sizes, "cpus": (unpinned if cpu.pub is None else cpu.pub,
+                                                unpinned if cpu.sub is None else cpu.sub),
+                       "wait": wait, "budget": int(budget_s * 1e9), "timeout": int(timeout_s * 1e9), "kinds": kinds})
     deadline = len(sizes) * len(kinds) * (budget_s + 2 * timeout_s) + 10
     try:
         events = query(agent, args, timeout=deadline)

@@ -4,7 +4,9 @@ Start the subscriber, wait for its ``ready`` (its port), start the
 publisher, wait for the publisher's ``ready`` and the subscriber's
 ``matched`` (matched and receiving), write ``go`` to the publisher (nothing
 is sent before), wait for the publisher's ``result``, write ``stop SENT`` to
-the subscriber, wait for its ``result``. With N subscribers, N subscriber agents
+the subscriber, wait for its ``result`` (it drains what is in flight), then
+``close`` the publisher (it kept its endpoints until then) and wait for every
+exit. With N subscribers, N subscriber agents
 (``--subscribers-as processes``) or one of N reader threads
 (``--subscribers-as threads``: one ``ready`` with every reader's port, then
 one ``result`` per reader). Any error event, non-zero exit or missed
@@ -29,6 +31,7 @@ from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import clocks, services
 from mwperf.execute.agent import AgentProcess, describe_exit
 from mwperf.execute.netns import NetnsPair
+from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local, Placement
 from mwperf.execute.services import Service
 from mwperf.execute.ssh import SshHosts
@@ -49,7 +52,7 @@ class Timeouts:
     the ping timeout) comes from its description unless given here (tests)."""
 
     ready: float = 5.0        # sub start-up until its ready event
-    after_result: float | None = None  # a side's exit after its result: the agent's linger and settle, + 2 s
+    after_result: float | None = None  # a side's exit after its close: the agent's linger, + 2 s
     stop: float = 5.0         # sub result after 'stop SENT' (plus drain)
     drain: float | None = None  # the subscriber's longest drain (the agent's, under reliable QoS)
     ping: float | None = None   # a last unanswered ping of warm-up and of the run (twice the agent's ping timeout)
@@ -61,7 +64,7 @@ class Timeouts:
         return replace(
             self,
             after_result=self.after_result if self.after_result is not None else
-            agent.timing_s("linger_ns") + agent.timing_s("settle_ns") + EXIT_MARGIN_S,
+            agent.timing_s("linger_ns") + EXIT_MARGIN_S,
             drain=self.drain if self.drain is not None else agent.timing_s("drain_reliable_ns"),
             ping=self.ping if self.ping is not None else 2 * agent.table["ping-timeout"].default / 1e9)
 
@@ -146,6 +149,7 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
     """Run one point where its placement puts it; never raises for agent,
     link or service trouble (see outcome.error)."""
     timeouts = timeouts.resolved(opts.agent)
+    phases = PhaseClock()
     placement = placement_for(opts, point.index)
     try:
         with placement, services.running(opts.adapters.get(point.mw), placement, point) as service:
@@ -159,13 +163,16 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
                 # synchronised (PTP, chrony): its estimate is recorded as a check.
                 if not placement.same_clock and point.get("clock") != "realtime":
                     offset_ns = int(round(clock["offset_us"] * 1000))
-            outcome = _run_agents(opts, point, agent, timeouts, placement, service, offset_ns)
+            phases.mark("placed")  # with the two clocks compared
+            outcome = _run_agents(opts, point, agent, timeouts, placement, service, phases, offset_ns)
             outcome.clock = clock
     except ServiceError as exc:
         outcome = PointOutcome(error=str(exc))
     except OSError as exc:
         outcome = PointOutcome(error=f"link {placement.name}: {exc}")
     outcome.link = placement.as_dict()
+    phases.mark("end")
+    outcome.phases = phases.as_dict()
     return outcome
 
 
@@ -301,7 +308,7 @@ def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]
         nonlocal relayed
         if not relayed and sub.take_event("converged") is not None:
             relayed = True
-            pub.send_line("stop")
+            pub.send_line("stop", close=False)  # its `close` comes once the subscribers have drained
 
     return tick
 
@@ -322,7 +329,7 @@ def _stop_at(pub: AgentProcess, deadline: float) -> Callable[[], None]:
 
 
 def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, placement: Placement,
-                service: Service, clock_offset_ns: int = 0) -> PointOutcome:
+                service: Service, phases: PhaseClock, clock_offset_ns: int = 0) -> PointOutcome:
     """The protocol of one point; never raises for agent trouble (see outcome.error)."""
     run_id = random.getrandbits(32)
     # The key of every message's tag: only the agents' stdin sees it (another
@@ -365,6 +372,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
             if index == 0:
                 outcome.sub_ready = ready
             ports += _ready_ports(each, ready, readers)
+        phases.mark("ready")
 
         pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
         pub_started = True
@@ -374,14 +382,17 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         # The start barrier: the publisher sends once every subscriber is matched and receiving.
         for each in subs:
             _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+        phases.mark("matched")
         _tell(pub, "go", close=False)
         ticks = [_relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
         if point.mode == "burst":  # a burst still being written at the deadline is cut there
             ticks.append(_stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
         outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
                               tick=(lambda: [tick() for tick in ticks]) if ticks else None)
-        _check_exit(pub, timeouts.after_result + slack)
+        phases.mark("result")
 
+        # The publisher keeps its endpoints (what is in flight still arrives, a
+        # reliable writer still repairs) until every subscriber has drained.
         sent = outcome.pub.get("sent")
         for each in subs:  # all told at once: they drain side by side
             _tell(each, f"stop {sent if isinstance(sent, int) else -1}")
@@ -394,8 +405,12 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
                 if got[slot] is not None:
                     raise PointFailed(f"{each.role}: two results for reader {slot}")
                 got[slot] = event
-            _check_exit(each, timeouts.after_result + slack)
             results += got
+        phases.mark("drained")  # the last subscriber's last result: the drain is over
+        pub.send_line("close")  # its endpoints may go now (a reliable writer's linger first); gone: its exit says
+        for each in (*subs, pub):
+            _check_exit(each, timeouts.after_result + slack)
+        phases.mark("closed")
         _check_delivery(results, sent)
         outcome.sub = results[0]
         if len(results) > 1:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
-from typing import TextIO
+from typing import Callable, Iterable, TextIO
 
 from mwperf.display import shown
 from mwperf.execute import provenance
@@ -30,8 +30,9 @@ from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
+from mwperf.results.launches import spread
 from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
-from mwperf.results.rundir import RunDir, read_records
+from mwperf.results.rundir import RunDir
 from mwperf.results.schema import record_errors, record_ok
 
 __all__ = ["run", "execute", "adaptive_saving"]
@@ -58,9 +59,15 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
 
 def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
             out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
-            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False) -> int:
+            timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False,
+            feed: Iterable[PlannedPoint] | None = None,
+            on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> int:
     """Run ``jobs`` into ``rundir`` (created if new), appending each record as
     soon as it is measured; ``doc`` is run.json (provenance), kept up to date.
+    ``feed``: the points measured when they are decided as the run goes (a
+    search, :mod:`mwperf.execute.search`); ``jobs`` are then the points planned
+    at most (the floor, the placement checks and the progress plan with them);
+    ``on_record`` completes each record before it is checked and written.
     ``earlier`` are the records already there (a resumed sweep): they count in
     the totals and the tables. ``leftovers``: what the adapters may leave
     behind (the agent's description), removed before and after. ``floor``:
@@ -84,7 +91,10 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                 rundir.write_run_json(doc)
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
-            _measure(jobs, rundir, agent, timeouts, Progress(progress, [job.point.planned_s for job in jobs]), records)
+            bar = Progress(progress, [job.point.planned_s for job in jobs])
+            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier,
+                     on_record or _launches_of(earlier, records))
+            bar.close()
             status = "complete"
         except KeyboardInterrupt:
             status = "interrupted"
@@ -106,9 +116,12 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     return 0 if all(r["status"] == "ok" for r in everything) else 1
 
 
-def _measure(jobs: list[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
-             records: list[dict]) -> None:
-    """Each point in turn, its record appended (to ``records`` too) the moment it is merged."""
+def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
+             records: list[dict], earlier: list[dict],
+             on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> None:
+    """Each point in turn, its record appended (to ``records`` too) the moment it is merged;
+    results.csv from the records in hand (``earlier`` ones and these: what results.jsonl
+    holds, without reading it again after every point)."""
     for job in jobs:
         bar.start(job.point.label())
         started = utc_now_iso()
@@ -121,15 +134,28 @@ def _measure(jobs: list[PlannedPoint], rundir: RunDir, agent: str, timeouts: Tim
             failed = PointOutcome(error=f"internal: the result does not fit the results schema ({problems[:400]}); "
                                         "a bug in mwperf, please report it", link=outcome.link, clock=outcome.clock)
             record = merge_record(job, failed, run_id=rundir.path.name, time=started)
+        if on_record is not None:  # its own part, checked as the record is written
+            record = on_record(job, record)
         with signals_deferred():
             rundir.append(record)
-            ResultsCsv().write(read_records(rundir.path, warn=_warn), rundir)
+            ResultsCsv().write([*earlier, *records, record], rundir)
         records.append(record)
         bar.finish(point_summary(record))
 
 
-def _warn(message: str) -> None:
-    print(f"mwperf: warning: {message}", file=sys.stderr)
+def _launches_of(earlier: list[dict], records: list[dict]) -> Callable[[PlannedPoint, dict], dict]:
+    """A point's last repetition carries the spread over its launches (each
+    repetition one), those of an earlier invocation of a resumed sweep included."""
+    from mwperf.analysis.compare import point_key
+
+    def complete(job: PlannedPoint, record: dict) -> dict:
+        if job.repetitions < 2 or job.repetition != job.repetitions - 1 or record.get("status") != "ok":
+            return record
+        key = point_key(record)
+        same = [r for r in earlier + records if r.get("status") == "ok" and r.get("repetition") is not None
+                and r.get("source") is None and point_key(r) == key]
+        return {**record, "launches": spread(same + [record])}
+    return complete
 
 
 def _finish(doc: dict, rundir: RunDir, status: str, everything: list[dict]) -> None:

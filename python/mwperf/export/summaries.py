@@ -24,6 +24,8 @@ from typing import Iterable
 
 from mwperf.export.derived import cpu_percent, pair_name, stat, subscribers, subscribers_as, subscribers_label
 from mwperf.export.interop import interop
+from mwperf.export.launches import launch_sections
+from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.results.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
@@ -266,4 +268,5 @@ def threads(records: list[dict]) -> list[Section]:
 
 def summaries(records: list[dict]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
-    return ros_overhead(records) + interop(records) + fanout(records) + threads(records)
+    return (ros_overhead(records) + interop(records) + fanout(records) + threads(records) + launch_sections(records)
+            + max_rate_sections(records))

@@ -8,6 +8,9 @@ that applies to a point's mode (``rate`` only to rate points, ``demand`` and
 as many points as it yields; a key that applies to no point of the plan is
 an error, not dropped. ``mw: built`` is every middleware the agent is built
 with; ``exclude`` rules prune points; ``repetitions`` repeats each point.
+A plan with a ``search`` mapping (``loss``, ``p99``, ``step``, ``bounds``:
+``mwperf max-rate``'s options) is a max-rate plan: its rate is where each
+search starts, and ``mwperf max-rate PLAN`` runs it.
 The plan is validated as ``mwperf run`` validates its options, and an error
 names the plan, the offending key and the value::
 
@@ -51,7 +54,9 @@ __all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_s
 
 #: The controller's own plan keys (each a value or a list, as the options of the table).
 CONTROLLER_KEYS = ("cpu", "link", "point_timeout", "keyed")
-SWEEP_KEYS = ("exclude", "repetitions", "description")
+SWEEP_KEYS = ("exclude", "repetitions", "description", "search")
+#: A max-rate plan's ``search`` keys (``mwperf max-rate``'s options of the same names).
+SEARCH_KEYS = ("loss", "p99", "step", "bounds")
 #: ``mw: built``: every middleware the agent is built with (its description says which).
 BUILT = "built"
 #: One value even when it has a comma (``cpu: 0,1`` is one placement).
@@ -84,6 +89,7 @@ class Plan:
     repetitions: int
     description: str | None
     text: str  # the plan as written (saved in the run directory)
+    search: Mapping[str, str] | None = None  # a max-rate plan's criterion, as written
 
 
 def _key_name(key: str) -> str:
@@ -166,6 +172,7 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
     exclude: list[dict] = []
     repetitions = 1
     description = None
+    search = None
     spelled: dict[str, str] = {}
     keys = option_keys()
     for raw_key, value in data.items():
@@ -180,6 +187,8 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
                 raise PlanError(source, "repetitions", str(value), f"must be a whole number from 1 to {MAX_REPETITIONS}")
             repetitions = value
+        elif key == "search":
+            search = _search(source, value)
         elif key == "description":
             if isinstance(value, (dict, list)):
                 raise PlanError(source, "description", None, "expected text")
@@ -202,7 +211,21 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
                 have = ", ".join(map(str, options.get(cond, ()))) or "not set in this plan"
                 raise PlanError(source, f"exclude[{index}].{cond}", ", ".join(unknown) or "this key",
                                 f"not among the plan's values ({have})")
-    return Plan(source, options, tuple(exclude), repetitions, description, text)
+    return Plan(source, options, tuple(exclude), repetitions, description, text, search)
+
+
+def _search(source: str, raw: Any) -> dict[str, str]:
+    """A max-rate plan's criterion as written (``mwperf max-rate`` checks its values)."""
+    if not isinstance(raw, dict) or not raw:
+        raise PlanError(source, "search", None, "expected a mapping, e.g. {loss: 1%, p99: 2ms}")
+    out = {}
+    for key, value in raw.items():
+        if str(key) not in SEARCH_KEYS:
+            raise PlanError(source, f"search.{key}", None, f"unknown key (known: {', '.join(SEARCH_KEYS)})")
+        if value is None or isinstance(value, (dict, list, bool)):
+            raise PlanError(source, f"search.{key}", None, "expected one value")
+        out[str(key)] = str(value)
+    return out
 
 
 def load_plan(path: str | Path) -> Plan:

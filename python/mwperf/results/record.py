@@ -76,6 +76,7 @@ class PointOutcome:
     link: dict | None = None
     clock: dict | None = None  # two hosts: the estimated clock offset (mwperf.execute.clocks)
     subs: list[dict | None] | None = None  # 1:N: every subscriber's result (sub is subs[0], the echoer)
+    phases: dict | None = None  # where the point's time went (mwperf.execute.phases), seconds per phase
 
 
 def utc_now_iso() -> str:
@@ -277,7 +278,10 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "repetition": planned.repetition,
         "point_key": planned.key,
         "elapsed_s": m.elapsed_s(pub),
+        "phases": outcome.phases,
         "adaptive": m.adaptive(point.get("precision"), pub, sub, mode),
+        "search": None,  # a max-rate search's probe: its search completes it (mwperf.execute.search)
+        "launches": None,  # the last repetition of a point: the runner adds the spread over its launches
         "status": "ok" if error is None else "failed",
         "error": error,
     }

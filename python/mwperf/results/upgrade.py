@@ -30,7 +30,9 @@ Version 2 against version 1:
 
 Within version 2, an option added to the agent's table later is a field of
 the records written since; an older record's is null (the option was not
-asked for): :func:`add_missing_options`.
+asked for): :func:`add_missing_options`. So is a field added to version 2
+later (``ADDED_IN_2``: ``search``, a max-rate probe's section, ``launches``,
+a last repetition's spread): an older record was no such thing.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from mwperf.table import snapshot
 __all__ = ["upgrade", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
 
 OLD_KEY_PREFIX = "v1:"
+#: Fields added to version 2 after its first records: null in a record written before.
+ADDED_IN_2 = ("search", "launches")
 _STATS = ("latency_us", "rtt_us", "send_lag_us", "latency_raw_us", "burst_first_us", "burst_last_us")
 
 
@@ -144,9 +148,12 @@ def _stats(stats: Any) -> None:
 def add_missing_options(record: Any) -> None:
     """A version-2 record written before an option was added to the agent's
     table has no field of it: it was not asked for (the middleware's own
-    default was in force), which its record field says as null."""
+    default was in force), which its record field says as null; so is a field
+    added to version 2 since (``ADDED_IN_2``)."""
     if not isinstance(record, dict):
         return
+    for key in ADDED_IN_2:
+        record.setdefault(key, None)
     for row in snapshot().record_rows:
         parent, _, name = row.record.rpartition(".")
         target = record.get(parent) if parent else record

@@ -15,11 +15,12 @@ from mwperf.results.floor import FLOOR_JSON, read_floor
 
 BAD = [
     (["--size", "0"], "--size 0: size must be positive"),
-    (["--size", "65MiB"], "--size 65MiB: must be from 1 B to 64 MiB"),
+    (["--size", "65MiB"], "--size 65MiB: must be from 1 to 64MiB"),
+    (["--size", "64,"], "--size 64,"),
     (["--size", "5parsecs"], "--size 5parsecs"),
-    (["--wait", "nap"], "--wait nap: choose block or spin"),
+    (["--wait", "nap"], "--wait nap: choose from block, spin"),
     (["--budget", "0s"], "--budget 0s"),
-    (["--budget", "1m"], "--budget 1m: must be from 1ms to 10s"),
+    (["--budget", "11m"], "--budget 11m: must be from 1ms to 10m"),
     (["--cpu", "0,99"], "--cpu 0,99: core 99 does not exist"),
     (["--cpu", "0,1", "--cpu", "x"], "--cpu x"),
     (["--format", "pdf"], "pdf"),

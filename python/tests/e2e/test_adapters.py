@@ -213,14 +213,15 @@ def test_what_a_killed_run_left_the_next_run_removes(tmp_path, mw, helper):
                              "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env=dict(os.environ))
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not pids_with_cmdline("--role pub"):
+    # its agents: their --samples-out lies in its run directory (never another run's agents)
+    while time.monotonic() < deadline and not pids_with_cmdline(f"--role pub --mw {mw}"):
         time.sleep(0.1)
     assert pids_with_cmdline(helper), f"no {helper} while the point runs"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     time.sleep(0.5)
     # the agents of the killed run finish their 20 s on their own; the next run must not wait for them
-    for pid in pids_with_cmdline("mwperf-agent run"):
+    for pid in pids_with_cmdline(f"{out}/"):
         os.kill(pid, signal.SIGKILL)
     before = shm_segments()
     done = mwperf("run", "--agent", AGENT, "--mw", "udp", "--duration", "200ms", "--warmup", "100ms",

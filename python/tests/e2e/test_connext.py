@@ -176,7 +176,7 @@ def test_what_a_killed_run_left_the_next_run_removes(tmp_path):
     time.sleep(1.0)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    for pid in pids_with_cmdline("--mw connext"):
+    for pid in pids_with_cmdline(f"{out}/"):  # its agents (their --samples-out), never another run's
         os.kill(pid, signal.SIGKILL)
     time.sleep(0.5)
     left = connext_sysv() - sysv

@@ -157,6 +157,7 @@ def test_untimed_wait_survives_a_lost_pong():
         sub.send_signal(signal.SIGCONT)
         started = time.monotonic()
         result = json.loads(pub.stdout.readline())
+        pub.stdin.close()  # as the controller, once the subscriber has its result: the publisher may go
         assert pub.wait(timeout=10) == 0
         assert time.monotonic() - started < 5
     finally:
@@ -165,3 +166,33 @@ def test_untimed_wait_survives_a_lost_pong():
     assert result["event"] == "result" and result["ping_lost"] >= 1 and result["pongs"] > 100
     final = finish(sub, result["sent"])
     assert final["event"] == "result"
+
+
+def test_the_publisher_keeps_its_endpoints_until_it_is_closed():
+    """After its result the publisher stays (what is in flight still arrives, a
+    reliable writer still repairs) until the controller closes it, once every
+    subscriber has drained: `close` ends it at once, no fixed settle."""
+    common = ["--mw", "udp", "--mode", "rate", "--size", "64", "--run-id", "79", "--cpu", "-1"]
+    sub, ready = start_sub(*common)
+    try:
+        pub = subprocess.Popen([agent(), "run", "--role", "pub", *common, "--rate", "1000", "--duration", "200000000",
+                                "--warmup", "0", "--port", str(ready["port"])],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            pub.stdin.write("go\n")
+            pub.stdin.flush()
+            events = [json.loads(pub.stdout.readline()) for _ in range(2)]
+            assert [e["event"] for e in events] == ["ready", "result"], events
+            result = finish(sub, events[1]["sent"])  # the subscriber drains while the publisher is still there
+            time.sleep(1.0)
+            assert pub.poll() is None, "the publisher closed before it was told to"
+            closed = time.monotonic()
+            pub.stdin.write("close\n")
+            pub.stdin.flush()
+            assert pub.wait(timeout=10) == 0
+            assert time.monotonic() - closed < 0.5  # at once: best effort, no linger
+        finally:
+            pub.kill()
+    finally:
+        sub.kill()
+    assert result["received"] == events[1]["sent"] > 100 and result["lost"] == 0

@@ -97,6 +97,18 @@ def test_fastdds_tool_only_for_dev_shm(tmp_path, monkeypatch, shm):
     assert calls == []
 
 
+def test_fastdds_tool_only_when_fast_dds_left_something(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(cleanup, "fastdds_shm_clean", lambda: calls.append(1) or True)
+    monkeypatch.setattr(cleanup, "SHM_DIR", tmp_path)
+    (tmp_path / "iox_roudi").write_bytes(b"")
+    clean_shm(PATTERNS, tmp_path, min_age_s=3600)
+    assert calls == []  # nothing of Fast DDS's: its tool (~0.3 s) is not run
+    (tmp_path / "sem.fastrtps_port7412_mutex").write_bytes(b"")
+    clean_shm(PATTERNS, tmp_path, min_age_s=3600)
+    assert calls == [1]
+
+
 def test_lttng_wait_segments_that_ros2_left_go(tmp_path):
     """ROS 2's tracing library (loaded with rcl) creates LTTng-UST's wait
     segments at the agent's start; unreferenced, they go with the rest."""

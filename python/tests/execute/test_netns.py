@@ -20,11 +20,17 @@ from mwperf.results.rundir import read_records
 
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft"))
 needs_root = pytest.mark.skipif(not ROOT, reason="needs root, ip, tc and nft")
+pytestmark = pytest.mark.measuring  # namespaces, qdiscs, nftables, iperf3
 
 
 def ours() -> list[str]:
+    """mwperf's namespaces that are this test's: made by this process, or left by a controller that
+    has exited (the mwperf runs this test started). A live controller's pair is another run's (a
+    concurrent suite or session), not a leftover of this one."""
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return [l.split()[0] for l in out.splitlines() if l.startswith(PREFIX)]
+    names = [l.split()[0] for l in out.splitlines() if l.startswith(PREFIX)]
+    stale = set(stale_namespaces())
+    return [n for n in names if n.startswith(f"{PREFIX}{os.getpid()}-") or n in stale]
 
 
 @pytest.mark.parametrize("spec, expected", [

@@ -142,6 +142,22 @@ def test_ok_point(tmp_path, fake_agent, log):
     assert_all_gone(log)
 
 
+def test_a_record_says_where_the_points_time_went(tmp_path, fake_agent, log):
+    """The phases on the controller's clock: each >= 0, the publisher's run (go to its
+    result: the fake's 0.1 s) inside the total, the overhead the rest."""
+    assert run(options(tmp_path, duration="100ms"), str(fake_agent), ["mwperf", "run"], out=io.StringIO(),
+               progress=io.StringIO(), timeouts=FAST) == 0
+    (record,) = read_records(tmp_path / "run")
+    phases = record["phases"]
+    assert set(phases) == {"setup_s", "start_s", "match_s", "run_s", "drain_s", "close_s", "teardown_s", "total_s",
+                           "overhead_s"}
+    assert all(isinstance(v, float) and v >= 0 for v in phases.values()), phases
+    assert 0.1 <= phases["run_s"] < phases["total_s"]
+    assert phases["overhead_s"] == pytest.approx(phases["total_s"] - phases["run_s"], abs=1e-3)
+    parts = sum(v for k, v in phases.items() if k not in ("total_s", "overhead_s"))
+    assert parts == pytest.approx(phases["total_s"], abs=5e-3)
+
+
 @pytest.mark.parametrize("fault, reason, max_seconds", [
     ("sub-hang-start", "sub: no ready event within 1.0 s (agent hung?)", 4),
     ("pub-hang-result", "pub: no result within 1.1 s (agent hung?)", 5),

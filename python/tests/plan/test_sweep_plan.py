@@ -1,12 +1,15 @@
 """Plan expansion and validation: the bundled plans' dry runs (golden), the
 rules of expansion, and bad plans (each error names the plan and the key)."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from conftest import check_golden, described
+from mwperf.cli.max_rate import describe as describe_searches, plan_cells
 from mwperf.errors import PlanError
+from mwperf.execute.search import parse_criterion
 from mwperf.plan.sweep_plan import expand, load_plan, parse_plan
 from mwperf.cli.sweep import describe
 
@@ -25,11 +28,35 @@ BUNDLED = sorted(p.stem for p in PLANS.glob("*.yaml"))
 @pytest.mark.parametrize("name", BUNDLED)
 def test_bundled_plans_dry_run(name):
     plan = load_plan(PLANS / f"{name}.yaml")
+    if plan.search is not None:  # a max-rate plan: its searches
+        cells = plan_cells(plan, None, AGENT, cpu_count=2)
+        text = describe_searches(cells, parse_criterion(**plan.search))
+        check_golden(f"plans/{name}.txt", text)
+        assert text.splitlines()[-1] == f"{len(cells)} searches"
+        return
     points = expand(plan, out=Path("results/x"), agent=None, agent_info=AGENT, cpu_count=2)
     text = describe(points)
     check_golden(f"plans/{name}.txt", text)
     assert text.splitlines()[-1] == f"{len(points)} points"
     assert len({p.key for p in points}) == len(points)
+
+
+def _hours(text: str) -> float:
+    found = re.search(r"^at most about (?:(\d+)h)?(\d+)m", text, re.M)
+    return int(found.group(1) or 0) + int(found.group(2)) / 60
+
+
+def test_max_rate_plan_answers_the_reference_question_in_a_fraction_of_its_time():
+    grid = describe(expand(load_plan(PLANS / "rate-matrix.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
+                           cpu_count=2))
+    plan = load_plan(PLANS / "max-rate.yaml")
+    cells = plan_cells(plan, None, AGENT, cpu_count=2)
+    searched = describe_searches(cells, parse_criterion(**plan.search))
+    assert {(c.point.mw, c.point.get("reliability"), c.point.size) for c in cells} == {
+        (mw, rel, 1024 << i) for mw in ("cyclonedds", "fastdds") for rel in ("best-effort", "reliable")
+        for i in range(15)}
+    assert _hours(grid) == pytest.approx(4.8) and _hours(searched) <= 1.4
+    assert "at most about 1h10m" in searched  # as plans/max-rate.yaml and the README say
 
 
 def test_rate_matrix_is_the_reference_sweep():

@@ -74,14 +74,21 @@ def option_schema(row: Row) -> dict:
 
 
 def _with_options(schema: dict) -> dict:
-    """Version 2 with the option table's fields (top-level, and ``qos``'s)."""
+    """Version 2 with the option table's fields (top-level, and ``qos``'s), every
+    one required; of the file's own fields, those its ``required`` lists (a field
+    added within version 2, such as ``phases``, is absent from older records)."""
     props, qos = dict(schema["properties"]), {}
+    options: list[str] = []
     for row in snapshot().record_rows:
         parent, _, name = row.record.rpartition(".")
         (qos if parent == "qos" else props)[name] = option_schema(row)
+        if parent != "qos":
+            options.append(name)
     if qos:
         props["qos"] = {"type": "object", "additionalProperties": False, "required": list(qos), "properties": qos}
-    return {**schema, "properties": props, "required": list(props)}
+        options.append("qos")
+    required = list(dict.fromkeys([*schema["required"], *options]))
+    return {**schema, "properties": props, "required": required}
 
 
 @lru_cache(maxsize=None)

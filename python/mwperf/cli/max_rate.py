@@ -1,0 +1,180 @@
+"""``mwperf max-rate``: per middleware, size and QoS, the highest publish rate
+that meets a criterion (``--loss 1%``, optionally ``--p99 2ms``), found by a
+bracketing search over rate-mode points (:mod:`mwperf.execute.search`).
+
+Its options are ``mwperf run``'s (``--rate``: where each search starts), the
+criterion and the search's step and bounds; or a max-rate plan (a sweep plan
+with a ``search`` mapping, ``plans/max-rate.yaml``) whose options and
+criterion the command line's criterion options override. Every probe is a
+record of the run directory with its ``search`` section; the tables and
+report.html end with the answer (a table and a figure of max rate vs size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from mwperf.cli.common import described_agent, no_agent
+from mwperf.cli.run import add_run_options, request
+from mwperf.errors import PlanError, UsageError
+from mwperf.execute.progress import format_eta
+from mwperf.execute.search import DEFAULT_START_HZ, Criterion, Search, parse_criterion, worst_case_probes, worst_case_s
+from mwperf.plan.options import PlannedPoint
+
+__all__ = ["add_parser", "command", "describe", "plan_cells"]
+
+#: The adaptive stop of every probe unless --precision is given.
+DEFAULT_PRECISION = "5%"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("max-rate", help="the highest publish rate meeting a criterion, per middleware and size",
+                            description="Search, per middleware, size and QoS, the highest publish rate whose rate-mode "
+                                        "point meets the criterion: grow the rate x4 until it fails, then bisect to "
+                                        "--step. Options as mwperf run's (--rate: where the search starts), or a "
+                                        "max-rate PLAN.")
+    parser.add_argument("plan", metavar="PLAN.yaml", nargs="?",
+                        help="a max-rate plan (plans/max-rate.yaml): run options and a search mapping")
+    crit = parser.add_argument_group("the criterion and the search")
+    crit.add_argument("--loss", metavar="P", help="at most this share of the samples due may not arrive (lost or "
+                                                  "unsent), e.g. 1%%")
+    crit.add_argument("--p99", metavar="T", help="and a one-way p99 latency of at most T, e.g. 2ms")
+    crit.add_argument("--step", metavar="P", help="stop when the bracket's ends are within P of each other "
+                                                  "(default: 5%%)")
+    crit.add_argument("--bounds", metavar="LO,HI", help="the lowest and highest rate searched (default: 1,1M)")
+    crit.add_argument("--dry-run", action="store_true", help="print the searches and their worst-case time; run nothing")
+    add_run_options(parser)
+    parser.set_defaults(func=command)
+
+
+def _criterion(ns: argparse.Namespace, written: dict | None, source: str | None) -> Criterion:
+    """The command line's criterion options, else the plan's ``search`` mapping's."""
+    written = written or {}
+    given = {key: getattr(ns, key) if getattr(ns, key) is not None else written.get(key)
+             for key in ("loss", "p99", "step", "bounds")}
+    try:
+        return parse_criterion(given["loss"], given["p99"], given["step"], given["bounds"])
+    except UsageError as exc:
+        key = (exc.option or "").lstrip("-")
+        if source is None or getattr(ns, key, None) is not None:
+            raise
+        raise PlanError(source, f"search.{key}", exc.value, exc.reason) from None
+
+
+def _command_line_cells(ns: argparse.Namespace, agent: str, agent_info) -> list[PlannedPoint]:
+    from mwperf.plan.validate import build_run_options
+
+    if ns.mode not in (None, "rate"):
+        raise UsageError("--mode", ns.mode, "max-rate searches over rate-mode points (leave --mode out)")
+    req = request(ns)
+    values = dict(req.values)
+    rates = values.get("rate", (str(DEFAULT_START_HZ),))
+    if len(rates) != 1:
+        raise UsageError("--rate", ns.rate, "one rate: where each search starts")
+    values.update(mode=("rate",), rate=rates)
+    values.setdefault("precision", (DEFAULT_PRECISION,))
+    opts = build_run_options(replace(req, values=values), agent_info, agent=agent)
+    if opts.both_directions:
+        raise UsageError("--direction", "both", "a search runs one direction (run it again with the hosts swapped)")
+    return [PlannedPoint(opts, point) for point in opts.points()]
+
+
+def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None) -> list[PlannedPoint]:
+    """A max-rate plan's searches: its points, in rate mode at its one start rate."""
+    from mwperf.plan.sweep_plan import expand
+    from mwperf.plan.validate import default_out
+
+    options = dict(plan.options)
+    if options.setdefault("mode", ("rate",)) != ("rate",):
+        raise PlanError(plan.source, "mode", ",".join(options["mode"]), "a max-rate plan's points are rate mode")
+    if len(options.setdefault("rate", (str(DEFAULT_START_HZ),))) != 1:
+        raise PlanError(plan.source, "rate", ",".join(options["rate"]), "one rate: where each search starts")
+    options.setdefault("precision", (DEFAULT_PRECISION,))
+    if plan.repetitions != 1:
+        raise PlanError(plan.source, "repetitions", str(plan.repetitions), "a search repeats no point (leave it out)")
+    points = expand(replace(plan, options=options), out=default_out(), agent=agent, agent_info=agent_info,
+                    cpu_count=cpu_count)
+    return [replace(p, key=None, repetition=None, repetitions=1) for p in points]
+
+
+def _run_options(ns: argparse.Namespace) -> list[tuple[str, object]]:
+    """The run options given on the command line (a plan's points take none)."""
+    from mwperf.table import snapshot
+
+    table = [(row.flag, getattr(ns, row.key, None)) for row in snapshot().user_rows]
+    return table + [(f"--{k.replace('_', '-')}", getattr(ns, k)) for k in ("best", "keyed", "cpu", "link", "hosts",
+                                                                          "data", "direction", "point_timeout")]
+
+
+def describe(cells: list[PlannedPoint], crit: Criterion) -> str:
+    """The searches, one a line, their worst-case time and (last line) ``N searches``."""
+    width = len(str(len(cells)))
+    lines = []
+    for i, cell in enumerate(cells):
+        start = cell.point.rate_hz or DEFAULT_START_HZ
+        lines.append(f"{i + 1:>{width}}  {cell.point.label(cell.opts.table)}: at most "
+                     f"{worst_case_probes(crit, start)} probes of at most {cell.point.planned_s:g} s")
+    lines.append(f"criterion: {crit.said()}; step {100 * crit.step:g}%, rates {crit.bounds_hz[0]:g} to "
+                 f"{crit.bounds_hz[1]:g} Hz, x{crit.growth:g} until bracketed")
+    lines.append(f"at most about {format_eta(worst_case_s(cells, crit))} (every search at its most probes, "
+                 "each at its full duration)")
+    lines.append(f"{len(cells)} searches")
+    return "\n".join(lines) + "\n"
+
+
+def command(ns: argparse.Namespace, argv: list[str], out: TextIO | None = None) -> int:
+    plan = None
+    if ns.plan is not None:
+        from mwperf.plan.sweep_plan import load_plan
+
+        plan = load_plan(ns.plan)
+        if plan.search is None:
+            raise PlanError(ns.plan, "search", None, "not a max-rate plan (no search mapping: mwperf sweep runs it)")
+        given = [flag for flag, value in _run_options(ns) if value]
+        if given:
+            raise UsageError(given[0], None, "with a PLAN, the points are the plan's (give the option there)")
+    crit = _criterion(ns, plan.search if plan else None, plan.source if plan else None)
+    found = described_agent(ns.agent)
+    if found is None:
+        return no_agent()
+    agent, agent_info = found
+    cells = plan_cells(plan, agent, agent_info) if plan else _command_line_cells(ns, agent, agent_info)
+    if ns.dry_run:
+        (out or sys.stdout).write(describe(cells, crit))
+        return 0
+    return _search(ns, argv, cells, crit, agent, plan.source if plan else None)
+
+
+def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], crit: Criterion, agent: str,
+            source: str | None) -> int:
+    from mwperf.cli.db import check_run_store, ingest_after_run
+    from mwperf.execute import lock, provenance
+    from mwperf.execute.point import check_placement
+    from mwperf.execute.runner import execute
+    from mwperf.plan.validate import default_out
+    from mwperf.results.record import utc_now_iso
+    from mwperf.results.rundir import RunDir
+
+    out = Path(ns.out) if ns.out else cells[0].opts.out if source is None else default_out()
+    cells = [replace(c, opts=replace(c.opts, out=out)) for c in cells]
+    check_placement(*(c.opts for c in cells))
+    store = check_run_store(ns.db, out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError("--out", str(out), f"cannot create: {exc.strerror or exc}") from None
+    search = Search(cells, crit)
+    options = {"plan": source, **cells[0].opts.as_dict(),
+               "search": {**crit.as_dict(), "step": crit.step, "bounds_hz": list(crit.bounds_hz)}}
+    hosts = cells[0].opts.hosts
+    with lock.hold(out, force=ns.force, measure=hosts is None, cores=str(cells[0].opts.cpu), argv=argv) as held:
+        doc = provenance.collect(run_id=out.name, argv=argv, options=options, agent=agent, started=utc_now_iso())
+        doc["machine_lock"] = held.machine
+        code = execute(search.planned(), RunDir(out), agent, doc, fmt=ns.format, leftovers=cells[0].opts.agent.leftovers,
+                       floor=not ns.no_floor, feed=search, on_record=search.on_record)
+    return ingest_after_run(store, out, code)
+

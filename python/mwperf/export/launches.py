@@ -1,0 +1,39 @@
+"""The report's launch-to-launch table: for every point measured in more than
+one launch (a plan's ``repetitions``), its p50 over the launches, how much it
+moved between launches and how wide one launch's interval was
+(:mod:`mwperf.results.launches`). One launch's interval says nothing about
+the next launch: this table shows how far apart launches really are."""
+
+from __future__ import annotations
+
+from mwperf.analysis.compare import point_key, point_label
+from mwperf.export.sections import Row, Section
+from mwperf.results.launches import spread
+
+__all__ = ["launch_sections", "HEADERS"]
+
+HEADERS = ["Point", "Launches", "p50 median (us)", "p50 min-max (us)", "Between launches", "Within a launch",
+           "Between / within"]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"±{100 * value:.1f}%"
+
+
+def launch_sections(records: list[dict]) -> list[Section]:
+    """One table of every point with two launches or more (none: no table)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        if r.get("status") == "ok" and r.get("source") is None and r.get("search") is None:
+            groups.setdefault(point_key(r), []).append(r)
+    section = Section("", "launches", "launch-to-launch spread of the p50 latency (each repetition a launch of its "
+                                      "own; between: sd / mean of the launches' p50, within: median p50 interval "
+                                      "half-width / p50)", list(HEADERS), left=(0,))
+    for key, members in groups.items():
+        s = spread(members)
+        if s is None or s["launches"] < 2:
+            continue
+        section.rows.append(Row([point_label(key), str(s["launches"]), f"{s['median_us']:.1f}",
+                                 f"{s['min_us']:.1f}-{s['max_us']:.1f}", _pct(s["between"]), _pct(s["within"]),
+                                 "-" if s["ratio"] is None else f"{s['ratio']:.1f}x"]))
+    return [section] if section.rows else []

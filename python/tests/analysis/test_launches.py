@@ -1,0 +1,112 @@
+"""Launch-to-launch spread (issue 21, item 2): repetitions are launches of
+their own; compare and its gate test on the spread between launches when
+repetitions exist, never on one launch's interval; the report shows the
+spread. Synthetic records, seeded: the gate must fail on a shift larger
+than the launches' spread and must pass on one the spread explains, though
+each launch's own interval is narrow."""
+
+import io
+import json
+import random
+import statistics
+
+import pytest
+
+from analysis.test_compare import point, run_dir
+from mwperf.analysis.compare import between_launches_p, compare_runs
+from mwperf.cli.main import main
+from mwperf.export.launches import launch_sections
+from mwperf.results.launches import spread
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
+
+
+def launches(median: float, sigma: float, rng: random.Random, n: int = 3, within: float = 0.01) -> list[dict]:
+    """``n`` launches whose p50 is log-normal around ``median`` (sigma: between launches),
+    each with a narrow interval of its own (``within``: its half-width over p50)."""
+    out = []
+    for i in range(n):
+        v = median * rng.lognormvariate(0, sigma)
+        out.append(point(v, [v * (1 - within), v * (1 + within)], repetition=i, index=i))
+    return out
+
+
+def test_a_shift_beyond_the_launches_spread_fails_the_gate(tmp_path):
+    rng = random.Random(7)
+    a = run_dir(tmp_path, "a", launches(30.0, 0.02, rng))
+    b = run_dir(tmp_path, "b", launches(36.0, 0.02, rng))
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=5) == 1
+    text = out.getvalue()
+    assert "significant (between launches: t test on log p50, 3+3 launches" in text
+    assert "REGRESSION: udp latency 64 B" in text
+
+
+def test_a_shift_the_launches_spread_explains_passes_the_gate(tmp_path):
+    rng = random.Random(1)
+    ra, rb = launches(30.0, 0.3, rng), launches(33.0, 0.3, rng)
+    pa, pb = [r["latency_us"]["p50"] for r in ra], [r["latency_us"]["p50"] for r in rb]
+    # what the test is about: B's median is >10 % slower, and the first launches' own intervals
+    # are far apart (the old within-launch verdict: "significant (95 % CIs apart)", a failed gate)
+    assert statistics.median(pb) / statistics.median(pa) > 1.10
+    assert ra[0]["latency_us"]["p50_ci"][1] < rb[0]["latency_us"]["p50_ci"][0]
+    assert between_launches_p(ra, rb) > 0.05
+    a, b = run_dir(tmp_path, "a", ra), run_dir(tmp_path, "b", rb)
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=5) == 0
+    text = out.getvalue()
+    assert "not significant (between launches" in text and "REGRESSION" not in text
+    s = spread(ra)
+    assert s["launches"] == 3 and s["between"] > 10 * s["within"]  # the launch is what varies
+
+
+def test_one_launch_against_repetitions_borrows_their_spread(tmp_path):
+    rng = random.Random(3)
+    a = run_dir(tmp_path, "a", [point(30.0, [29.9, 30.1])])
+    b = run_dir(tmp_path, "b", launches(40.0, 0.01, rng, n=4))
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=5) == 1
+    assert "1+4 launches" in out.getvalue()
+
+
+def test_spread_numbers():
+    records = [point(v, [v - 1, v + 1], repetition=i, index=i) for i, v in enumerate([10.0, 12.0, 14.0])]
+    s = spread(records)
+    assert s["between"] == pytest.approx(2 / 12) and s["median_us"] == 12.0
+    assert s["within"] == pytest.approx(1 / 12) and s["ratio"] == pytest.approx(2.0)
+    assert spread(records[:1])["between"] is None
+
+
+def test_compare_and_report_show_the_spread(tmp_path, capsys):
+    rng = random.Random(5)
+    ra = launches(30.0, 0.1, rng)
+    a = run_dir(tmp_path, "a", ra)
+    b = run_dir(tmp_path, "b", launches(30.0, 0.1, rng))
+    assert main(["compare", a, b]) == 0
+    out = capsys.readouterr().out
+    s = spread(ra)
+    assert f"±{100 * s['between']:.1f}% / ±1.0% (3)" in out and "spread A" in out
+    (section,) = launch_sections(ra)
+    assert section.rows[0].cells[1] == "3" and section.rows[0].cells[4] == f"±{100 * s['between']:.1f}%"
+    assert main(["report", a]) == 0
+    assert "launch-to-launch spread of the p50 latency" in capsys.readouterr().out
+
+
+def test_repetitions_are_separate_launches(tmp_path, monkeypatch, fake_agent):
+    log = tmp_path / "agents.log"
+    monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
+    monkeypatch.setenv("FAKE_AGENT_LOG", str(log))
+    plan = tmp_path / "p.yaml"
+    plan.write_text("mw: udp\nmode: latency\nsize: 64\nduration: 100ms\nwarmup: 0s\ncpu: 0,1\nrepetitions: 3\n")
+    assert main(["sweep", str(plan), "--out", str(tmp_path / "run"), "--no-floor", "--db", "none"]) == 0
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    argv_pids = [(" ".join(r["argv"]), r["pid"]) for r in runs if "list" not in r["argv"]]
+    pids = [pid for argv, pid in argv_pids if "--role" in argv]
+    assert len(pids) == 6 and len(set(pids)) == 6  # a publisher and a subscriber started for each repetition
+    records = read_records(tmp_path / "run")
+    for r in records:
+        validate_record(r)
+    # the last repetition's record carries the spread over the point's launches
+    assert [r["launches"] is None for r in records] == [True, True, False]
+    last = records[-1]["launches"]
+    assert last["launches"] == 3 and last["median_us"] == records[0]["latency_us"]["p50"]
