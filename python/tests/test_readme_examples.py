@@ -86,6 +86,8 @@ HOW = {
     "mwperf run --mw fastdds --mode rate --rate 1000 --subscribers 3 --slow-subscriber 5ms "
     "--reliability best-effort": "shortened",
     "mwperf run --mw cyclonedds --mode rate --rate 1000 --subscribers 4 --subscribers-as threads": "shortened",
+    "mwperf run --mw connext --peer-mw cyclonedds --mode rate --rate 1000 --size 1k": "shortened",
+    "mwperf sweep plans/interop.yaml --out results/interop": "interrupted",
 }
 
 #: Exit codes a command may end with (0 unless listed), and why.

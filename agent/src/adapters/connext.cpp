@@ -88,7 +88,7 @@ Description describe() {
   d.transport = "shm+udp";  // Connext's builtin transports, both (on a link: udp)
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.honours = "history,durability,keyed,async,batch,nic";
+  d.honours = "history,durability,keyed,async,batch,nic,rtps";
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.license = license.c_str();
@@ -305,8 +305,8 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   const std::string id = std::to_string(cfg.run_id);
   x_.name = std::to_string(getpid()) + "_" + std::to_string(n);
   x_.domain = cfg.domain;
-  x_.topic_out = (cfg.role == Role::pub ? "mwperf_data_" : "mwperf_echo_") + id;
-  x_.topic_in = (cfg.role == Role::pub ? "mwperf_echo_" : "mwperf_data_") + id;
+  x_.topic_out = (cfg.role == Role::pub ? "rt/mwperf_data_" : "rt/mwperf_echo_") + id;  // ROS 2's names
+  x_.topic_in = (cfg.role == Role::pub ? "rt/mwperf_echo_" : "rt/mwperf_data_") + id;
   x_.keyed = keyed_ = cfg.instances > 0;
   x_.instances = std::max<uint32_t>(cfg.instances, 1);
   x_.udp = transport_ != "shm";

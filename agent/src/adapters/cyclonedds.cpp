@@ -1,4 +1,6 @@
-// Cyclone DDS (C API, 0.10). Types come from idl/mwperf.idl through idlc.
+// Cyclone DDS (C API, 0.10). Types come from idl/mwperf.idl through idlc:
+// ROS 2's std_msgs::msg::dds_::UInt8MultiArray_ on `rt/` topics, as the other
+// DDS adapters and ROS 2, so that either side of a point may be another vendor's.
 // Local runs stay on the interface named by --nic (lo by default): the domain is
 // created from an explicit XML configuration (no multicast, unicast peer), which
 // is recorded with the result.
@@ -40,10 +42,10 @@ Description describe() {
   d.transports = d.transport = "udp";  // iceoryx SHM in 0.10 carries fixed-size types only; our payload is unbounded
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.honours = "history,durability,keyed,batch,nic,whc";
+  d.honours = "history,durability,keyed,batch,nic,whc,rtps";
   d.receives = "listener,waitset";
   d.receive = "listener";
-  d.notes = "payload in sequence<octet> after seq, timestamp and key (24 B of CDR + 4 B encapsulation)";
+  d.notes = "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload, the key's 4 more)";
   return d;
 }
 
@@ -52,24 +54,40 @@ Description describe() {
 // so that a steady stream allocates nothing (a loan is cleared and its
 // payload freed and allocated again for every sample). A batch holds at most
 // ~4 MiB of payload (one sample when they are larger).
+using Plain = std_msgs_msg_dds__UInt8MultiArray_;
+using Keyed = mwperf_msg_dds__KeyedUInt8MultiArray_;
+
 struct Batch {
-  mwperf_idl_Sample store[kBatch];  // KeyedSample has the same layout
+  Plain plain[kBatch];
+  Keyed keyed[kBatch];
+  bool is_keyed = false;
   void* samples[kBatch];
   dds_sample_info_t infos[kBatch];
   int limit = kBatch, taken = 0, next = 0;
 
   Batch() {
     for (int i = 0; i < kBatch; ++i) {
-      store[i] = mwperf_idl_Sample{};
-      store[i].payload._release = true;
-      samples[i] = &store[i];
+      plain[i] = Plain{};
+      keyed[i] = Keyed{};
+      plain[i].data._release = keyed[i].data._release = true;
+      plain[i].layout.dim._release = keyed[i].layout.dim._release = true;
     }
+    set_keyed(false);
   }
   ~Batch() {
-    for (mwperf_idl_Sample& s : store) dds_free(s.payload._buffer);
+    for (int i = 0; i < kBatch; ++i) {
+      dds_sample_free(&plain[i], &std_msgs_msg_dds__UInt8MultiArray__desc, DDS_FREE_CONTENTS);
+      dds_sample_free(&keyed[i], &mwperf_msg_dds__KeyedUInt8MultiArray__desc, DDS_FREE_CONTENTS);
+    }
   }
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
+
+  void set_keyed(bool k) {
+    is_keyed = k;
+    for (int i = 0; i < kBatch; ++i) samples[i] = k ? static_cast<void*>(&keyed[i]) : static_cast<void*>(&plain[i]);
+  }
+  const dds_sequence_octet& data(int i) const { return is_keyed ? keyed[i].data : plain[i].data; }
 
   void size_for(size_t size) { limit = int(std::clamp<size_t>((4u << 20) / std::max<size_t>(size, 1), 1, kBatch)); }
   dds_return_t take(dds_entity_t reader) {
@@ -84,8 +102,8 @@ struct Batch {
     while (next < taken) {
       const int i = next++;
       if (!infos[i].valid_data) continue;  // a dispose/unregister notice
-      *data = store[i].payload._buffer;
-      *len = store[i].payload._length;
+      *data = this->data(i)._buffer;
+      *len = this->data(i)._length;
       return true;
     }
     return false;
@@ -132,10 +150,13 @@ class CycloneAdapter final : public Adapter {
     if (cfg.batch) dds_write_set_batch(true);
 
     keyed_ = cfg.instances > 0;
-    const dds_topic_descriptor_t* desc = keyed_ ? &mwperf_idl_KeyedSample_desc : &mwperf_idl_Sample_desc;
+    pulled_.set_keyed(keyed_);
+    listened_.set_keyed(keyed_);
+    const dds_topic_descriptor_t* desc =
+        keyed_ ? &mwperf_msg_dds__KeyedUInt8MultiArray__desc : &std_msgs_msg_dds__UInt8MultiArray__desc;
     const std::string id = std::to_string(cfg.run_id);
-    const std::string out = (cfg.role == Role::pub ? "mwperf_data_" : "mwperf_echo_") + id;
-    const std::string in = (cfg.role == Role::pub ? "mwperf_echo_" : "mwperf_data_") + id;
+    const std::string out = (cfg.role == Role::pub ? "rt/mwperf_data_" : "rt/mwperf_echo_") + id;
+    const std::string in = (cfg.role == Role::pub ? "rt/mwperf_echo_" : "rt/mwperf_data_") + id;
     const dds_entity_t t_out = dds_create_topic(participant_, desc, out.c_str(), nullptr, nullptr);
     const dds_entity_t t_in = dds_create_topic(participant_, desc, in.c_str(), nullptr, nullptr);
     if (t_out < 0 || t_in < 0) return fail(Errc::io, dds_error("create topic", t_out < 0 ? t_out : t_in));
@@ -166,7 +187,7 @@ class CycloneAdapter final : public Adapter {
     j.num("max_blocking_ms", kMaxBlocking / 1000000).boolean("batch", cfg.batch);
     if (cfg.whc_high) j.unum("whc_high", cfg.whc_high);  // else Cyclone's own (Internal/Watermarks/WhcHigh)
     j.num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
-    j.num("instances", cfg.instances).str("receive", receive_).str("type", keyed_ ? "KeyedSample" : "Sample");
+    j.num("instances", cfg.instances).str("receive", receive_).str("type", desc->m_typename);
     j.str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
     config_json_ = j.done();
     return Errc::ok;
@@ -190,15 +211,20 @@ class CycloneAdapter final : public Adapter {
   }
 
   Errc send(const uint8_t* data, size_t len) override {
-    mwperf_idl_Sample s;  // KeyedSample has the same layout
-    s.seq = 0;
-    s.timestamp = 0;
-    s.key = keyed_ ? next_key_ : 0;
-    if (keyed_ && ++next_key_ == cfg_.instances) next_key_ = 0;
-    s.payload._maximum = s.payload._length = uint32_t(len);
-    s.payload._buffer = const_cast<uint8_t*>(data);
-    s.payload._release = false;
-    const dds_return_t rc = dds_write(writer_, &s);
+    Keyed k{};  // the payload where the core has it: Cyclone serializes from there
+    k.data._maximum = k.data._length = uint32_t(len);
+    k.data._buffer = const_cast<uint8_t*>(data);
+    k.data._release = false;
+    dds_return_t rc;
+    if (keyed_) {
+      k.key = next_key_;
+      if (++next_key_ == cfg_.instances) next_key_ = 0;
+      rc = dds_write(writer_, &k);
+    } else {
+      Plain s{};
+      s.data = k.data;
+      rc = dds_write(writer_, &s);
+    }
     if (rc == DDS_RETCODE_OK) return Errc::ok;
     return fail(rc == DDS_RETCODE_TIMEOUT ? Errc::timeout : Errc::io, dds_error("write", rc));
   }
@@ -293,8 +319,6 @@ class CycloneAdapter final : public Adapter {
   Receiver* receiver_ = nullptr;
   SerialDrain drain_;
 };
-
-static_assert(sizeof(mwperf_idl_Sample) == sizeof(mwperf_idl_KeyedSample), "same layout");
 
 }  // namespace
 

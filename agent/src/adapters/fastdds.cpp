@@ -1,4 +1,6 @@
-// Fast DDS (C++ API, 2.9). The type is idl/mwperf.idl's Sample / KeyedSample,
+// Fast DDS (C++ API, 2.9). The type is idl/mwperf.idl's: ROS 2's
+// std_msgs::msg::dds_::UInt8MultiArray_ (keyed points: mwperf's
+// KeyedUInt8MultiArray_) on `rt/` topics, as the other DDS adapters and ROS 2,
 // serialized by a TopicDataType of ours to the same CDR fastddsgen's code
 // writes, but straight from the core's buffer: one copy on send, as Cyclone.
 // Transports are explicit: builtin transports are off; `udp` is UDPv4
@@ -62,16 +64,16 @@ Description describe() {
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.honours = "history,durability,keyed,async,nic";
+  d.honours = "history,durability,keyed,async,nic,rtps";
   d.remote_transport = "udp";  // its default (shm+udp) would keep to shared memory on one host
   d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*";
   d.receives = "listener,waitset";
   d.receive = "listener";
-  d.notes = "payload in sequence<octet> after seq, timestamp and key (24 B of CDR + 4 B encapsulation)";
+  d.notes = "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload, the key's 4 more)";
   return d;
 }
 
-// One message as mwperf_idl::Sample / KeyedSample (idl/mwperf.idl): the same
+// One message as UInt8MultiArray_ / KeyedUInt8MultiArray_ (idl/mwperf.idl): the same
 // CDR as fastddsgen's code writes, serialized straight from the core's buffer
 // (as Cyclone does from the sample that points at it), deserialized into a
 // buffer reserved at open.
@@ -83,10 +85,12 @@ struct RawSample {
 };
 
 class RawType final : public dds::TopicDataType {
+  static constexpr uint32_t kHead = 4 + 12;  // the key (keyed points), dims, data_offset, length
+
  public:
   RawType(bool keyed, size_t size) : keyed_(keyed), size_(size) {
-    setName(keyed ? "mwperf_idl::KeyedSample" : "mwperf_idl::Sample");
-    m_typeSize = uint32_t(4 + 24 + size + 8);  // encapsulation, seq/timestamp/key/length, payload, padding
+    setName(keyed ? "mwperf::msg::dds_::KeyedUInt8MultiArray_" : "std_msgs::msg::dds_::UInt8MultiArray_");
+    m_typeSize = uint32_t(4 + kHead + size + 8);  // encapsulation, key/dims/data_offset/length, payload, padding
     m_isGetKeyDefined = keyed;
   }
   bool serialize(void* data, eprosima::fastrtps::rtps::SerializedPayload_t* payload) override {
@@ -96,7 +100,8 @@ class RawType final : public dds::TopicDataType {
     payload->encapsulation = ser.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
     try {
       ser.serialize_encapsulation();
-      ser << uint64_t(0) << int64_t(0) << s->key << uint32_t(s->out_len);
+      if (keyed_) ser << s->key;
+      ser << uint32_t(0) << uint32_t(0) << uint32_t(s->out_len);  // no dimensions, data_offset 0, the length
       ser.serializeArray(s->out, s->out_len);
     } catch (eprosima::fastcdr::exception::NotEnoughMemoryException&) {
       return false;
@@ -110,10 +115,16 @@ class RawType final : public dds::TopicDataType {
     eprosima::fastcdr::Cdr deser(fb, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
     try {
       deser.read_encapsulation();
-      uint64_t seq;
-      int64_t ts;
-      uint32_t n;
-      deser >> seq >> ts >> s->key >> n;
+      if (keyed_) deser >> s->key;
+      uint32_t dims, n;
+      deser >> dims;
+      if (dims > payload->length) return false;
+      for (uint32_t i = 0; i < dims; ++i) {  // another vendor's layout: read past it
+        std::string label;
+        uint32_t size, stride;
+        deser >> label >> size >> stride;
+      }
+      deser >> n >> n;  // data_offset, then the data's length
       if (n > payload->length) return false;
       s->in.resize(n);  // within the capacity reserved for the point's size: no allocation
       deser.deserializeArray(s->in.data(), n);
@@ -123,7 +134,7 @@ class RawType final : public dds::TopicDataType {
     return true;
   }
   std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
-    return [data]() { return uint32_t(4 + 24 + static_cast<const RawSample*>(data)->out_len); };
+    return [data]() { return uint32_t(4 + kHead + static_cast<const RawSample*>(data)->out_len); };
   }
   void* createData() override {
     auto* s = new RawSample();
@@ -202,8 +213,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     if (ts.register_type(participant_) != ReturnCode_t::RETCODE_OK)
       return fail(Errc::io, "fastdds: cannot register the type");
     const std::string id = std::to_string(cfg.run_id);
-    const std::string out = (cfg.role == Role::pub ? "mwperf_data_" : "mwperf_echo_") + id;
-    const std::string in = (cfg.role == Role::pub ? "mwperf_echo_" : "mwperf_data_") + id;
+    const std::string out = (cfg.role == Role::pub ? "rt/mwperf_data_" : "rt/mwperf_echo_") + id;
+    const std::string in = (cfg.role == Role::pub ? "rt/mwperf_echo_" : "rt/mwperf_data_") + id;
     dds::Topic* t_out = participant_->create_topic(out, ts.get_type_name(), dds::TOPIC_QOS_DEFAULT);
     dds::Topic* t_in = participant_->create_topic(in, ts.get_type_name(), dds::TOPIC_QOS_DEFAULT);
     if (!t_out || !t_in) return fail(Errc::io, "fastdds: cannot create the topics");
@@ -261,7 +272,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     j.num("max_blocking_ms", kMaxBlockingMs).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
     j.num("instances", cfg.instances).str("receive", receive_).boolean("async", cfg.async);
     j.str("history_memory_policy", "PREALLOCATED_WITH_REALLOC").str("topic_out", out).str("topic_in", in);
-    j.num("domain", cfg.domain).str("type", cfg.instances > 0 ? "KeyedSample" : "Sample");
+    j.num("domain", cfg.domain).str("type", cfg.instances > 0 ? "mwperf::msg::dds_::KeyedUInt8MultiArray_"
+                                                                       : "std_msgs::msg::dds_::UInt8MultiArray_");
     j.str("serialization", "from the core's buffer (one copy into the payload, as Cyclone)");
     config_json_ = j.done();
     return Errc::ok;

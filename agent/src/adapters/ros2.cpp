@@ -58,7 +58,7 @@ Description describe() {
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";
-  d.honours = "history,durability,nic";
+  d.honours = "history,durability,nic,rtps";
   d.remote_transport = "udp";  // its Fast DDS default (shm+udp) would keep to shared memory on one host
   // Fast DDS's segments, the wait segments of the LTTng-UST tracing library
   // rcl loads, and the Fast DDS profile each agent writes (open(), below)

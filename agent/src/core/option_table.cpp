@@ -23,6 +23,11 @@ std::vector<OptionRow> make_rows() {
       OptionRow("mw", K::text, G::point).needed().key("mw")
           .says("the middleware (an adapter of `mwperf-agent list`)")
           .sets([](Options& o, const Value& v) { o.mw = v.s; }),
+      OptionRow("peer-mw", K::text, G::point).gated("rtps", "it does not speak RTPS, DDS's wire protocol")
+          .for_roles(kPub).key("peer_mw")
+          .says("cross-vendor: the subscriber's (and the echo's) middleware, another adapter that speaks RTPS, on the "
+                "same topic, type and QoS (default: --mw's)")
+          .sets([](Options& o, const Value& v) { o.peer_mw = v.s; }),
       OptionRow("mode", K::choice, G::point).among("latency,throughput,rate,burst").by_default("latency").key("mode")
           .says("latency: ping-pong; throughput: flat out, a ping every latency-count samples; rate: at --rate on "
                 "deadlines; burst: --demand samples back to back, then --burst-gap")

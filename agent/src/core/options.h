@@ -38,6 +38,7 @@ struct Options {
   std::string command;  // run | list | wakeup | floor | version | clock | cleanup
   Role role = Role::pub;
   std::string mw;
+  std::string peer_mw;  // cross-vendor: the subscriber's middleware (the controller starts it)
   Mode mode = Mode::latency;
   size_t size = 0;
   double rate_hz = 0;

@@ -24,7 +24,10 @@ void Publisher::next_ping() {
   if (send(kFlagPing | (warm ? kFlagWarmup : 0), seq, stamp(t))) return;
   uint64_t s = seq;
   if (outstanding_.compare_exchange_strong(s, kNone, std::memory_order_acq_rel)) {
-    if (warm) --warmup_sent_; else { --sent_; --ping_sent_; }
+    // Not sent (the middleware's blocking time ran out, e.g. a keep-all
+    // history that stayed full): its count and its sequence number go back,
+    // as in the other modes, or the subscriber sees a number past the sent.
+    if (warm) { --warmup_sent_; --warm_seq_; } else { --sent_; --ping_sent_; --seq_; }
     retry_.store(true, std::memory_order_release);  // the main thread starts the next one
   }
 }

@@ -32,8 +32,11 @@ struct Channel {
   int64_t send_delay_ns = 0;  // every data send takes this long (a slow middleware)
   int64_t echo_delay_ns = 0;  // every echo takes this long before it goes
   uint64_t drop_every = 0;    // drop every Nth data message (exact loss)
+  uint64_t timeout_every = 0;  // every Nth data send times out (the middleware's blocking time ran out: not sent)
   // What the channel saw: the ground truth the sessions' counts are checked against.
   std::atomic<uint64_t> data_sent{0};  // data messages the publisher handed over
+  std::atomic<uint64_t> timeouts{0};   // data sends that timed out (not among data_sent)
+  std::atomic<uint64_t> send_calls{0};  // data sends tried (timeout_every counts these)
   std::atomic<uint64_t> dropped{0};    // of them, dropped on the way
   std::atomic<uint64_t> echoes{0};     // messages the subscriber sent back
   std::atomic<uint64_t> warm_sent{0}, warm_dropped{0}, warm_echoes{0};  // of each, warm-up ones (header flag)
@@ -69,6 +72,10 @@ class LoopAdapter final : public Adapter {
     const bool warm = len > 5 && (data[5] & kFlagWarmup);  // Header::flags
     if (role_ == Role::pub) {
       if (c_.send_delay_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(c_.send_delay_ns));
+      if (c_.timeout_every && ++c_.send_calls % c_.timeout_every == 0) {
+        ++c_.timeouts;
+        return Errc::timeout;
+      }
       c_.warm_sent += warm;
       if (++c_.data_sent % (c_.drop_every ? c_.drop_every : UINT64_MAX) == 0) {
         ++c_.dropped;

@@ -25,6 +25,22 @@ TEST(Latency, PingsBeyondTheTimeoutAreLostAndTheirLatePongsCounted) {
   EXPECT_EQ(field(object(p.pub, "rtt_ns"), "count"), 0);
 }
 
+TEST(Latency, APingWhoseSendTimedOutGivesItsSequenceNumberBack) {
+  // Every 7th send times out (a keep-all writer whose history stayed full for
+  // its blocking time): that ping was not sent, so neither its count nor its
+  // sequence number is spent; the numbers the subscriber sees run 0..sent-1.
+  Channel ch;
+  ch.timeout_every = 7;
+  const Point p = run_point(options(Mode::latency, Role::pub), ch);
+  const double sent = field(p.pub, "sent");
+  EXPECT_GT(double(ch.timeouts), 5);
+  EXPECT_EQ(field(p.pub, "send_timeouts"), double(ch.timeouts));
+  EXPECT_EQ(sent, double(ch.data_sent - ch.warm_sent));
+  EXPECT_EQ(field(p.sub, "received"), sent);
+  EXPECT_EQ(field(p.sub, "seq_span"), sent);
+  EXPECT_EQ(field(p.sub, "lost"), 0);
+}
+
 TEST(Adaptive, TheSubscribersLooksAreTimedFromItsFirstMeasuredSample) {
   // 2 s of warm-up, then 1 s measured: the stop rule's looks (whatever they
   // find) come 0.5 s into the measured phase and later, up to its end and

@@ -102,7 +102,9 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
         values["match-timeout"] += SUB_MATCH_MARGIN_NS
     if values.get("transport") is None and two_hosts and info is not None and info.remote_transport:
         values["transport"] = info.remote_transport  # its default crosses no host (shared memory)
-    argv = [agent, "run", "--role", role, "--mw", point.mw, "--mode", point.mode]
+    # Cross-vendor: the subscriber (and the echo) run the peer's middleware, on the same topic, type and QoS.
+    mw = point.get("peer-mw") or point.mw if role == "sub" else point.mw
+    argv = [agent, "run", "--role", role, "--mw", mw, "--mode", point.mode]
     for row in table.user_rows:
         value = values.get(row.name)
         if row.name not in ("mw", "mode") and row.for_role(role) and row.applies(point.mode) \

@@ -5,8 +5,14 @@ ones are upgraded on reading), so nothing here guesses a missing field."""
 
 from __future__ import annotations
 
-__all__ = ["cpu_percent", "cpu_per_msg", "span_s", "pub_rate", "source_section", "subscribers", "subscribers_as",
+__all__ = ["pair_name", "cpu_percent", "cpu_per_msg", "span_s", "pub_rate", "source_section", "subscribers", "subscribers_as",
            "subscribers_label", "stat"]
+
+
+def pair_name(record: dict) -> str:
+    """The middleware of a point, or ``A->B`` for a cross-vendor one (A's publisher, B's subscriber)."""
+    peer = record.get("peer_mw")
+    return f"{record['mw']}->{peer}" if peer else record["mw"]
 
 
 def stat(record: dict, key: str, field: str = "latency_us"):

@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from mwperf.export.derived import source_section, subscribers
+from mwperf.export.derived import pair_name, source_section, subscribers
 from mwperf.results.labels import qos_label
 
 __all__ = ["Figure", "series_name", "ok_records", "num", "Cell", "collect", "palette", "ramp", "wrap", "grid", "layout",
@@ -36,7 +36,7 @@ def series_name(r: dict) -> str:
     extra = [p for p in (qos, source_section(r)) if p]
     if subscribers(r) > 1:
         extra.append(f"{subscribers(r)} subscribers")
-    return f"{r['mw']} ({'; '.join(extra)})" if extra else r["mw"]
+    return f"{pair_name(r)} ({'; '.join(extra)})" if extra else pair_name(r)
 
 
 def ok_records(records: Iterable[dict], mode: str) -> list[dict]:

@@ -19,6 +19,8 @@ Figures (``section``, ``id``):
 * burst mode: ``burst-demand`` samples/s vs demand per size,
   ``burst-latency`` first/last sample of a burst vs demand;
 * fan-out: ``fanout`` latency and loss vs the number of subscribers;
+* cross-vendor: ``interop-N`` p50 and loss heatmaps, publisher x subscriber
+  (:mod:`mwperf.export.interop`);
 * max-rate searches: ``max-rate-size`` the highest rate meeting the criterion vs size;
 * resources: ``cpu``, ``cpu-per-msg`` (µs per sample delivered), ``memory``
   per middleware and side, ``threads`` CPU of
@@ -37,6 +39,7 @@ from mwperf.export.figure_parts import (
     SIZE_HOVER, WIDTH, Figure, collect, grid, layout, line, log_switch, num, ok_records, palette, panel, ramp,
     series_name,
 )
+from mwperf.export.interop import interop_figures
 from mwperf.export.max_rate import max_rate_figures
 from mwperf.results.labels import qos_label
 from mwperf.results.rundir import read_samples
@@ -50,6 +53,7 @@ SECTIONS = (("throughput", "Throughput and loss vs message size"),
             ("rate", "Publish-rate sweep: throughput vs size, latency vs rate, loss"),
             ("burst", "Bursts: samples/s and first/last-sample latency vs demand"),
             ("fanout", "Fan-out: latency and loss vs the number of subscribers"),
+            ("interop", "Cross-vendor: p50 and loss, publisher x subscriber"),
             ("max-rate", "The highest publish rate meeting a criterion vs message size (mwperf max-rate)"),
             ("resources", "CPU and memory"),
             ("point", "One point: latency histogram and latency over time"))
@@ -379,7 +383,7 @@ def _resources(records: list[dict]) -> list[Figure]:
 def run_figures(records: list[dict]) -> list[Figure]:
     """Every figure the records support, in page order."""
     return (_throughput(records) + _latency(records) + _rate(records) + _burst(records) + _fanout(records)
-            + max_rate_figures(records) + _resources(records))
+            + interop_figures(records) + max_rate_figures(records) + _resources(records))
 
 
 def chosen_point(records: list[dict], index: int | None) -> dict | None:

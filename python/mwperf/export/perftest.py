@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from mwperf.export.derived import source_section, subscribers
+from mwperf.export.derived import pair_name, source_section, subscribers
 from mwperf.export.exporter import Exporter
 from mwperf.results.confined import make_dirs, write_inside
 from mwperf.results.labels import qos_label
@@ -61,7 +61,7 @@ def perftest_tables(records: Iterable[dict]) -> dict[str, str]:
             continue
         cpu = r.get("cpu") or {}
         fan = subscribers(r)
-        key = (r["mw"], qos_label(r), source_section(r) or "", f"{fan}-subscribers" if fan > 1 else "",
+        key = (pair_name(r), qos_label(r), source_section(r) or "", f"{fan}-subscribers" if fan > 1 else "",
                cpu.get("placement") or "unknown", r.get("wait") or "unknown", r["mode"])
         groups.setdefault(key, []).append(r)
     files: dict[str, str] = {}

@@ -9,6 +9,8 @@ form as the result tables (so text, Markdown and HTML render them alike):
   ratios (what the ROS layer costs);
 * **fan-out**: latency (median and worst subscriber) and loss against the
   number of subscribers;
+* **cross-vendor**: p50 and loss as publisher x subscriber matrices
+  (:mod:`mwperf.export.interop`);
 * **threads**: CPU per thread group and side, mwperf's own threads apart
   from the middleware's;
 * **like for like** (:mod:`mwperf.export.like_for_like`): where a mode's
@@ -23,7 +25,9 @@ from __future__ import annotations
 import statistics
 from typing import Iterable
 
-from mwperf.export.derived import cpu_per_msg, cpu_percent, stat, subscribers, subscribers_as, subscribers_label
+from mwperf.export.derived import (cpu_per_msg, cpu_percent, pair_name, stat, subscribers, subscribers_as,
+                                   subscribers_label)
+from mwperf.export.interop import interop
 from mwperf.export.launches import launch_sections
 from mwperf.export.like_for_like import like_for_like
 from mwperf.export.max_rate import max_rate_sections
@@ -72,7 +76,7 @@ def headline(records: list[dict]) -> list[Section]:
     """One row per middleware, QoS and mode: ranges over its sizes and rates."""
     groups: dict[tuple, list[dict]] = {}
     for r in records:
-        groups.setdefault((r["mw"], r["mode"], section_key(r)), []).append(r)
+        groups.setdefault((pair_name(r), r["mode"], section_key(r)), []).append(r)
     if not groups:
         return []
     section = Section("", "headline", "headline: look here first (ranges over the sizes and rates measured; "
@@ -229,7 +233,7 @@ def fanout(records: list[dict]) -> list[Section]:
     groups: dict[tuple, list[dict]] = {}
     for r in ok:
         how = subscribers_as(r) if subscribers(r) > 1 else None  # one subscriber is the baseline of both
-        key = (r["mw"], qos_label(r), r["mode"], r["size"], r.get("rate_hz"), r.get("demand"))
+        key = (pair_name(r), qos_label(r), r["mode"], r["size"], r.get("rate_hz"), r.get("demand"))
         for each in ((how,) if how else ("processes", "threads")):
             groups.setdefault((*key, each), []).append(r)
     sections = []
@@ -273,7 +277,7 @@ def thread_groups(records: list[dict]) -> dict[tuple, dict[tuple, list[dict]]]:
         for side in ("pub", "sub"):
             for group in r["threads"].get(side) or []:
                 if isinstance(group, dict) and group.get("name") is not None:
-                    out.setdefault((r["mw"], qos_label(r)), {}).setdefault(
+                    out.setdefault((pair_name(r), qos_label(r)), {}).setdefault(
                         (side, group["name"], bool(group.get("own"))), []).append(group)
     return out
 
@@ -297,5 +301,5 @@ def threads(records: list[dict]) -> list[Section]:
 
 def summaries(records: list[dict]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
-    return (like_for_like(records) + ros_overhead(records) + fanout(records) + threads(records)
+    return (like_for_like(records) + ros_overhead(records) + interop(records) + fanout(records) + threads(records)
             + launch_sections(records) + max_rate_sections(records))

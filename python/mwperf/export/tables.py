@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 from mwperf.display import printable
-from mwperf.export.derived import cpu_percent, pub_rate, source_section, subscribers, subscribers_as, subscribers_label
+from mwperf.export.derived import (cpu_percent, pair_name, pub_rate, source_section, subscribers, subscribers_as,
+                                    subscribers_label)
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
 from mwperf.export.sections import Row, Section, section_key
@@ -169,10 +170,11 @@ def build_sections(records: Iterable[dict], anchors: Anchors | None = None) -> l
     qos_order: dict[tuple, int] = {}
     groups: dict[tuple, list[dict]] = {}
     for record in records:
-        mw_order.setdefault(record["mw"], len(mw_order))
+        name = pair_name(record)  # a cross-vendor pair is a table of its own
+        mw_order.setdefault(name, len(mw_order))
         qos = section_key(record)
-        qos_order.setdefault((record["mw"], qos), len(qos_order))
-        groups.setdefault((record["mw"], qos, record["mode"]), []).append(record)
+        qos_order.setdefault((name, qos), len(qos_order))
+        groups.setdefault((name, qos, record["mode"]), []).append(record)
     sections = []
     for key in sorted(groups, key=lambda k: (mw_order[k[0]], qos_order[(k[0], k[1])], _MODE_ORDER.get(k[2], 9),
                                               k[2])):

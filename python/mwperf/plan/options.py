@@ -98,7 +98,8 @@ class TestPoint:
 
     def label(self, table: OptionTable | None = None) -> str:
         """The point in a progress line or a dry run: ``udp rate 1024 B 100 Hz (best-effort)``."""
-        text = f"{self.mw} {self.mode} {self.size} B"
+        peer = self.get("peer-mw")
+        text = f"{self.mw}{'->' + peer if peer else ''} {self.mode} {self.size} B"
         if self.rate_hz is not None:
             text += f" {self.rate_hz:g} Hz"
         if self.demand is not None:
@@ -173,6 +174,8 @@ class RunOptions:
                 lists = [point_value(r, self.values, info) for r in applying]
                 for combo in itertools.product(*lists):
                     values = dict(zip((r.name for r in applying), combo))
+                    if values.get("peer-mw") == mw:  # its own peer: a point like any other
+                        values["peer-mw"] = None
                     if "duration" not in self.values and values.get("samples"):
                         values["duration"] = sample_duration_ns(values["samples"], values.get("rate"))
                     yield 0, mw, mode, tuple(values.items())

@@ -117,6 +117,20 @@ def _middlewares(values: dict[str, tuple], agent: AgentInfo, check: bool) -> tup
     return names
 
 
+def _peers(values: dict[str, tuple], agent: AgentInfo) -> None:
+    """--peer-mw names middlewares built here that speak RTPS, as --mw's must (the row's capability)."""
+    row = agent.table["peer-mw"]
+    for name in values.get("peer-mw", ()):
+        info = agent.adapters.get(name)
+        if info is None:
+            missing = dict(agent.missing)
+            why = f"not available: {missing[name]}" if name in missing else \
+                f"unknown middleware (available: {', '.join(agent.adapters) or 'none'})"
+            raise UsageError(row.flag, name, why)
+        if not info.honours(str(row.capability)):
+            raise UsageError(row.flag, name, f"{name} cannot be the other side of a DDS point ({row.refusal})")
+
+
 def _nic(values: dict[str, tuple], net_dir: Path | None) -> None:
     """--nic names an interface of this host (of another with --hosts: net_dir None)."""
     if net_dir is None:
@@ -180,6 +194,10 @@ def check_point(opts: RunOptions, point: TestPoint) -> None:
     table, adapter = opts.table, opts.adapters[point.mw]
     problem = refused_option(table, {name: (value,) for name, value in point.values}, adapter) or \
         refused_point(table, point, adapter)
+    peer = opts.adapters.get(point.get("peer-mw", ""))
+    if problem is None and peer is not None:  # the subscriber's and echo's side, under the peer's middleware
+        sub_side = {name: (value,) for name, value in point.values if table[name].for_role("sub")}
+        problem = refused_option(table, sub_side, peer) or refused_point(table, point, peer)
     if problem is not None:
         raise problem
     rate, duration = point.get("rate"), point.get("duration")
@@ -208,6 +226,7 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
     _applicable(request, values, agent_info)
     mws = _middlewares(values, agent_info, check_points)
     values["mw"] = mws
+    _peers(values, agent_info)
     # With --hosts, --nic names an interface of those hosts, not of this one.
     _nic(values, None if request.hosts is not None else NET_DIR)
     link, hosts = _where(request, mws, values, agent_info)

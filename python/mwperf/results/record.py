@@ -182,6 +182,15 @@ def _versions(pub: dict | None, sub: dict | None) -> dict | None:
     return None
 
 
+def _peer_side(point: TestPoint, sub: dict | None) -> dict:
+    """Cross-vendor (peer_mw): the subscriber's middleware, as its agent names it (the publisher's is ``version``)."""
+    if not point.get("peer-mw"):
+        return {}
+    versions = m.get(sub, "versions")
+    return {"sub_version": m.get(sub, "adapter_version"),
+            "sub_versions": {str(k): str(v) for k, v in versions.items()} if isinstance(versions, dict) else None}
+
+
 def _data_path(pub: dict | None, sub: dict | None) -> dict | None:
     """The data path each side's middleware reports it used (shared memory, loan, copy),
     read after the measured phase; null where the middleware cannot tell."""
@@ -273,7 +282,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "own_kb": {"pub": m.to_int(m.get(pub, "own_kb")), "sub": m.to_int(m.get(sub, "own_kb"))},
         "discovery_ms": None if discovery_ns is None else discovery_ns / 1e6,
         "adapter": {"name": point.mw, "version": version, "config": pub_config, "sub_config": sub_config,
-                    "versions": _versions(pub, sub), "data_path": _data_path(pub, sub)},
+                    "versions": _versions(pub, sub), "data_path": _data_path(pub, sub), **_peer_side(point, sub)},
         "source": None,
         "link": outcome.link,
         "clock": m.clock_record(clock, mode, latency, applied_ns),

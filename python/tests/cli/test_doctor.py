@@ -15,7 +15,7 @@ def test_doctor_with_fake_agent(fake_agent):
     assert "version 9.9.9-fake" in text
     assert "udp" in text and "max 65507 B" in text and "max 16777216 B" in text
     assert "supports: reliability best-effort; transports udp\n" in text
-    assert ("supports: reliability reliable,best-effort; batch, durability, history, keyed, nic, whc; "
+    assert ("supports: reliability reliable,best-effort; batch, durability, history, keyed, nic, rtps, whc; "
             "receive listener,waitset; transports udp\n") in text
     assert "same-core  (0,0): 2.0 us / 4.0 us" in text
     assert "cross-core (0,1): 20.0 us / 40.0 us" in text

@@ -206,7 +206,7 @@ def test_keyed_100000_instances(keyed, mw):
     r = next(r for r in keyed["records"] if r["mw"] == mw)
     assert r["qos"]["instances"] == 100000 and r["qos"]["history"] == "keep-last:1"
     assert r["adapter"]["config"]["instances"] == 100000 and r["adapter"]["sub_config"]["instances"] == 100000
-    assert r["adapter"]["config"]["type"] == "KeyedSample"
+    assert r["adapter"]["config"]["type"] == "mwperf::msg::dds_::KeyedUInt8MultiArray_"  # one type for every DDS adapter
 
 
 @pytest.mark.parametrize("mw", DDS)

@@ -127,7 +127,7 @@ def test_description_parsing_and_summary(fake_agent):
     assert info.vocabulary("transport") == ("udp", "tcp", "tcp-nagle") and info.vocabulary("receive") == ("listener", "waitset")
     assert info.timing_s("linger_ns") == 4.0
     assert info.adapters["udp"].summary() == "reliability best-effort; transports udp"
-    assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed, nic, whc; "
+    assert info.adapters["dds"].summary() == ("reliability reliable,best-effort; batch, durability, history, keyed, nic, rtps, whc; "
                                               "receive listener,waitset; transports udp")
 
 

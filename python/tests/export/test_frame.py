@@ -34,7 +34,7 @@ def test_one_row_per_point_with_the_records_values(sweep):
     run, records = sweep
     df = mwperf.load(run)
     assert len(df) == len(records)
-    assert list(df.columns[:6]) == ["run_id", "point", "time", "status", "mw", "mode"]
+    assert list(df.columns[:7]) == ["run_id", "point", "time", "status", "mw", "peer_mw", "mode"]
     for (_, row), r in zip(df.iterrows(), records):
         assert (row["mw"], row["mode"], row["size"], row["status"]) == (r["mw"], r["mode"], r["size"], r["status"])
         p50 = (r.get("latency_us") or {}).get("p50")
