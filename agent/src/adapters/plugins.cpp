@@ -58,6 +58,22 @@ const Plugin* load(const std::string& name, std::string* why) {
   return why->empty() ? p : nullptr;
 }
 
+// The last non-empty line of `f` (its last 4 KiB), at most 400 characters.
+std::string last_line(FILE* f) {
+  if (std::fseek(f, 0, SEEK_END) != 0) return "";
+  const long size = std::ftell(f);
+  const long from = size > 4096 ? size - 4096 : 0;
+  std::fseek(f, from, SEEK_SET);
+  std::string text(size_t(size - from), '\0');
+  text.resize(std::fread(&text[0], 1, text.size(), f));
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  const size_t start = text.rfind('\n');
+  std::string line = start == std::string::npos ? text : text.substr(start + 1);
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  return line.size() > 400 ? line.substr(0, 400) + "..." : line;
+}
+
 }  // namespace
 
 const Plugin* load_plugin(const std::string& name, std::string* why) {
@@ -78,10 +94,14 @@ std::string in_child(const std::function<std::string()>& fn, std::string* why) {
     *why = std::string("pipe: ") + std::strerror(errno);
     return "";
   }
+  // What the child says on stderr: the reason when its middleware ends it
+  // before it can answer (rcl checks RMW_IMPLEMENTATION as it loads and exits).
+  FILE* err = std::tmpfile();
   std::fflush(nullptr);  // nothing buffered is written twice
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
+    if (err != nullptr) dup2(fileno(err), STDERR_FILENO);
     const std::string out = fn();
     for (size_t done = 0; done < out.size();) {
       const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
@@ -106,9 +126,12 @@ std::string in_child(const std::function<std::string()>& fn, std::string* why) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  const std::string said = err != nullptr ? last_line(err) : "";
+  if (err != nullptr) std::fclose(err);
   if (out.empty())
-    *why = WIFSIGNALED(status) ? std::string("killed by ") + strsignal(WTERMSIG(status)) + " while loading"
-                               : "said nothing (exit " + std::to_string(WEXITSTATUS(status)) + ")";
+    *why = (WIFSIGNALED(status) ? std::string("killed by ") + strsignal(WTERMSIG(status)) + " while loading"
+                                : "said nothing (exit " + std::to_string(WEXITSTATUS(status)) + ")") +
+           (said.empty() ? "" : ": " + said);
   return out;
 }
 
