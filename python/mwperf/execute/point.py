@@ -41,7 +41,8 @@ from mwperf.description import AgentInfo
 from mwperf.results.record import PointOutcome
 from mwperf.results.rundir import samples_path
 
-__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_placement", "placement_for", "run_point"]
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_exit", "check_placement", "expect_event", "placement_for",
+           "ready_ports", "run_point", "tell"]
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def _failure(agent: AgentProcess, text: str) -> str:
     return text
 
 
-def _expect(agent: AgentProcess, kinds: set[str], seconds: float, what: str,
+def expect_event(agent: AgentProcess, kinds: set[str], seconds: float, what: str,
             skip: Callable[[dict], None] | None = None, tick: Callable[[], None] | None = None) -> dict:
     """The next event of ``kinds``; PointFailed on error, exit or deadline.
     ``skip`` receives the other events (e.g. the publisher's ready); ``tick``,
@@ -213,7 +214,7 @@ def _expect(agent: AgentProcess, kinds: set[str], seconds: float, what: str,
             skip(event)
 
 
-def _tell(agent: AgentProcess, line: str, close: bool = True) -> None:
+def tell(agent: AgentProcess, line: str, close: bool = True) -> None:
     """Writes a control line; PointFailed when the agent is gone."""
     if not agent.send_line(line, close=close):
         code = agent.wait_exit(time.monotonic() + 1.0)
@@ -221,7 +222,7 @@ def _tell(agent: AgentProcess, line: str, close: bool = True) -> None:
         raise PointFailed(_failure(agent, f"{agent.role}: {how} before '{line.split()[0]}' could be sent"))
 
 
-def _check_exit(agent: AgentProcess, seconds: float) -> None:
+def check_exit(agent: AgentProcess, seconds: float) -> None:
     code = agent.wait_exit(time.monotonic() + seconds)
     if code is None:
         raise PointFailed(_failure(agent, f"{agent.role}: did not exit within {seconds:.1f} s of its result"))
@@ -281,7 +282,7 @@ def _reader_slot(event: dict, base: int, readers: int, fallback: int) -> int:
     return base + fallback
 
 
-def _ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
+def ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
     """The ports a subscriber's ready event gives: its one port, or with
     ``readers`` > 1 each reader's (``ports``). Port-less middlewares (DDS
     discovery) report 0 or none: 0 is passed on."""
@@ -350,7 +351,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         info = opts.adapters.get(point.mw)
         nic = info is None or info.honours("nic")  # the link's interface, for a middleware that chooses one
         process = AgentProcess(placement.wrap(role, argv + service.agent_args(role), nic=nic), name, env=env)
-        _tell(process, f"key {key}", close=False)
+        tell(process, f"key {key}", close=False)
         return process
 
     outcome = PointOutcome()
@@ -368,26 +369,26 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         sub = subs[0]
         ports: list[int] = []
         for index, each in enumerate(subs):
-            ready = _expect(each, {"ready"}, timeouts.ready + slack, "ready event")
+            ready = expect_event(each, {"ready"}, timeouts.ready + slack, "ready event")
             if index == 0:
                 outcome.sub_ready = ready
-            ports += _ready_ports(each, ready, readers)
+            ports += ready_ports(each, ready, readers)
         phases.mark("ready")
 
         pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
         pub_started = True
         run_s = point.planned_s
         match_s = point.get("match-timeout") / 1e9
-        outcome.pub_ready = _expect(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
+        outcome.pub_ready = expect_event(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
         # The start barrier: the publisher sends once every subscriber is matched and receiving.
         for each in subs:
-            _expect(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+            expect_event(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
         phases.mark("matched")
-        _tell(pub, "go", close=False)
+        tell(pub, "go", close=False)
         ticks = [_relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
         if point.mode == "burst":  # a burst still being written at the deadline is cut there
             ticks.append(_stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
-        outcome.pub = _expect(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
+        outcome.pub = expect_event(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
                               tick=(lambda: [tick() for tick in ticks]) if ticks else None)
         phases.mark("result")
 
@@ -395,12 +396,12 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         # its last sample) until every subscriber has its result, or the settle is over.
         sent = outcome.pub.get("sent")
         for each in subs:  # all told at once: they drain side by side
-            _tell(each, f"stop {sent if isinstance(sent, int) else -1}")
+            tell(each, f"stop {sent if isinstance(sent, int) else -1}")
         results: list[dict | None] = []
         for each in subs:
             got: list[dict | None] = [None] * readers
             for j in range(readers):  # one result per reader, in reader order
-                event = _expect(each, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop")
+                event = expect_event(each, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop")
                 slot = _reader_slot(event, 0, readers, j)
                 if got[slot] is not None:
                     raise PointFailed(f"{each.role}: two results for reader {slot}")
@@ -409,7 +410,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         phases.mark("drained")  # the last subscriber's last result: the drain is over
         pub.send_line("close")  # nothing in flight: its endpoints may go (a reliable writer's linger first)
         for each in (*subs, pub):
-            _check_exit(each, timeouts.after_result + slack)
+            check_exit(each, timeouts.after_result + slack)
         phases.mark("closed")
         _check_delivery(results, sent)
         outcome.sub = results[0]

@@ -25,8 +25,8 @@ from typing import Callable
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
 from mwperf.execute.agent import AgentProcess
-from mwperf.execute.point import (RUN_ID_ENV, Timeouts, _check_exit, _expect, _ready_ports, _tell, agent_argv,
-                                  placement_for)
+from mwperf.execute.point import (RUN_ID_ENV, Timeouts, agent_argv, check_exit, expect_event, placement_for,
+                                  ready_ports, tell)
 from mwperf.execute.placement import Placement
 from mwperf.execute.services import Service
 from mwperf.interrupts import signals_deferred
@@ -89,7 +89,7 @@ def _start(flow: _Flow, agent: str, role: str, ports: str, index: int, placement
     process = AgentProcess(placement.wrap(role, argv + service.agent_args(role),
                                           nic=info is None or info.honours("nic")),
                            f"{job.name}.{role}{index}", env=env)
-    _tell(process, f"key {flow.key}", close=False)
+    tell(process, f"key {flow.key}", close=False)
     return process
 
 
@@ -130,24 +130,24 @@ def _run(flows: list[_Flow], agent: str, timeouts: Timeouts, placement: Placemen
     for n, flow in enumerate(flows):
         ports[n] = []
         for i, sub in enumerate(flow.subs):
-            ready = _expect(sub, {"ready"}, timeouts.ready + slack, "ready event")
+            ready = expect_event(sub, {"ready"}, timeouts.ready + slack, "ready event")
             if i == 0:
                 flow.result.outcome.sub_ready = ready
-            ports[n] += _ready_ports(sub, ready, 1)
+            ports[n] += ready_ports(sub, ready, 1)
     for n, flow in enumerate(flows):
         text = ",".join(str(p) for p in ports[n]) if any(ports[n]) else "0"
         flow.pubs = [_start(flow, agent, "pub", text, p, placement, service) for p in range(flow.result.job.publishers)]
     match_s = max(f.result.job.point.get("match-timeout") for f in flows) / 1e9
     for flow in flows:
         for p, pub in enumerate(flow.pubs):
-            ready = _expect(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
+            ready = expect_event(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
             if p == 0:
                 flow.result.outcome.pub_ready = ready
         for sub in flow.subs:
-            _expect(sub, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+            expect_event(sub, {"matched"}, match_s + timeouts.ready + slack, "matched event")
     for flow in flows:  # the start barrier of every flow
         for pub in flow.pubs:
-            _tell(pub, "go", close=False)
+            tell(pub, "go", close=False)
     started = time.monotonic()
     run_s = max(f.result.job.point.planned_s for f in flows)
     deadline = started + run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack
@@ -177,7 +177,7 @@ def _publishers_report(flow: _Flow, cut: float, deadline: float) -> None:
         # a burst still being written at the deadline is cut there
         tick = (lambda pub=pub: pub.send_line("stop", close=False) if time.monotonic() >= cut else None) \
             if burst else None
-        flow.result.pubs.append(_expect(pub, {"result"}, max(deadline - time.monotonic(), 0.1), "result", tick=tick))
+        flow.result.pubs.append(expect_event(pub, {"result"}, max(deadline - time.monotonic(), 0.1), "result", tick=tick))
 
 
 def _stop_subscribers(flow: _Flow) -> None:
@@ -185,17 +185,17 @@ def _stop_subscribers(flow: _Flow) -> None:
     # reliable writer still repairs) until every subscriber has drained.
     sent = [r.get("sent") if isinstance(r.get("sent"), int) else -1 for r in flow.result.pubs]
     for sub in flow.subs:  # all told at once: they drain side by side
-        _tell(sub, "stop " + ",".join(str(s) for s in sent))
+        tell(sub, "stop " + ",".join(str(s) for s in sent))
 
 
 def _subscribers_report(flow: _Flow, result_s: float, exit_s: float) -> None:
     results = []
     for sub in flow.subs:
-        results.append(_expect(sub, {"result"}, result_s, "result after stop"))
+        results.append(expect_event(sub, {"result"}, result_s, "result after stop"))
     for pub in flow.pubs:  # their endpoints may go now (a reliable writer's linger first); gone: its exit says
         pub.send_line("close")
     for side in (*flow.subs, *flow.pubs):
-        _check_exit(side, exit_s)
+        check_exit(side, exit_s)
     outcome = flow.result.outcome
     outcome.pub, outcome.sub = _publishers(flow.result.pubs), results[0]
     if len(results) > 1:
