@@ -24,7 +24,7 @@ mwperf_find_libraries(connext "${connext_dir}" connext_libraries rtiddsconnector
 if(NOT connext_libraries)
   return()
 endif()
-mwperf_adapter(connext src/adapters/connext.cpp src/adapters/connext_xml.cpp src/adapters/connext_leftovers.cpp)
+mwperf_adapter(connext src/adapters/connext.cpp src/adapters/connext_xml.cpp)  # connext_leftovers.cpp: in the agent (CMakeLists.txt)
 # The libraries by full path: CMake puts their folder on the executables' build RPATH.
 target_link_libraries(mwperf_adapter_connext PUBLIC ${connext_libraries})
 target_compile_definitions(mwperf_adapter_connext PRIVATE

@@ -136,7 +136,6 @@ class ConnextAdapter final : public Adapter {
         .str("package", MWPERF_CONNEXT_PACKAGE).done();
   }
   std::string effective_config() const override { return config_json_; }
-  std::vector<std::string> clean_stale() override { return clean_connext_leftovers(); }
 
   Errc open(const AdapterConfig& cfg) override;
 

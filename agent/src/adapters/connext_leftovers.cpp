@@ -24,7 +24,19 @@ constexpr long kFirstPort = 7400, kLastPort = 0xffff;
 constexpr time_t kSemMinAgeS = 10;
 const char* const kPrefix = "mwperf-connext-";
 
-bool alive(long pid) { return pid > 0 && (kill(pid_t(pid), 0) == 0 || errno == EPERM); }
+// A process that has not ended: a zombie (ended, its parent not yet told:
+// an orphan waits for init to reap it, which may take seconds in a
+// container) has released its memory, attachments and files, so it counts
+// as gone, as it does for the kernel's nattch.
+bool alive(long pid) {
+  if (pid <= 0 || (kill(pid_t(pid), 0) != 0 && errno != EPERM)) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // cannot tell: keep what may be its
+  const size_t paren = line.rfind(')');
+  const char state = paren != std::string::npos && paren + 2 < line.size() ? line[paren + 2] : '?';
+  return state != 'Z' && state != 'X';
+}
 
 std::string hex_key(long key) {
   char b[16];
@@ -100,5 +112,7 @@ std::vector<std::string> clean_connext_leftovers(const std::string& sysvipc, con
   }
   return removed;
 }
+
+std::vector<std::string> clean_connext_stale() { return clean_connext_leftovers(); }
 
 }  // namespace mwperf

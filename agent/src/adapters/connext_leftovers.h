@@ -12,6 +12,8 @@
 //   removed at close(); stale when its process is gone.
 //
 // Only objects of RTPS ports (7400 and up) owned by this user are considered.
+// Built into the agent executable, not the plugin (no Connext library needed):
+// `mwperf-agent cleanup` runs it without loading Connext.
 #pragma once
 #include <string>
 #include <vector>
@@ -26,5 +28,7 @@ std::string connext_xml_path(int n, const std::string& dir = "/tmp");
 // `sysvipc` is where the kernel lists System V objects (/proc/sysvipc).
 std::vector<std::string> clean_connext_leftovers(const std::string& sysvipc = "/proc/sysvipc",
                                                  const std::string& dir = "/tmp");
+// The same on this host's tables and /tmp: the connext registry entry's clean.
+std::vector<std::string> clean_connext_stale();
 
 }  // namespace mwperf

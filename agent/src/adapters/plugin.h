@@ -13,7 +13,7 @@
 
 namespace mwperf {
 
-constexpr int kPluginAbi = 1;
+constexpr int kPluginAbi = 2;
 
 struct Plugin {
   int abi;                 // kPluginAbi

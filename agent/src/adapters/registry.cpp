@@ -3,6 +3,7 @@
 // a plugin; it is registered here.
 #include "adapters/registry.h"
 
+#include "adapters/connext_leftovers.h"
 #include "adapters/plugins.h"
 
 namespace mwperf {
@@ -21,56 +22,56 @@ std::unique_ptr<Adapter> make_iceoryx2_adapter();
 namespace {
 const AdapterEntry kAdapters[] = {
 #if defined(MWPERF_WITH_UDP)
-    {"udp", make_udp_adapter},
+    {"udp", make_udp_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_UDP)
-    {"udp", nullptr},
+    {"udp", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_TCP)
-    {"tcp", make_tcp_adapter},
+    {"tcp", make_tcp_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_TCP)
-    {"tcp", nullptr},
+    {"tcp", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_CYCLONEDDS)
-    {"cyclonedds", make_cyclonedds_adapter},
+    {"cyclonedds", make_cyclonedds_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_CYCLONEDDS)
-    {"cyclonedds", nullptr},
+    {"cyclonedds", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_FASTDDS)
-    {"fastdds", make_fastdds_adapter},
+    {"fastdds", make_fastdds_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_FASTDDS)
-    {"fastdds", nullptr},
+    {"fastdds", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_CONNEXT)
-    {"connext", make_connext_adapter},
+    {"connext", make_connext_adapter, clean_connext_stale},
 #elif defined(MWPERF_PLUGIN_CONNEXT)
-    {"connext", nullptr},
+    {"connext", nullptr, clean_connext_stale},
 #endif
 #if defined(MWPERF_WITH_ICEORYX)
-    {"iceoryx", make_iceoryx_adapter},
+    {"iceoryx", make_iceoryx_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_ICEORYX)
-    {"iceoryx", nullptr},
+    {"iceoryx", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_ZENOH)
-    {"zenoh", make_zenoh_adapter},
+    {"zenoh", make_zenoh_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_ZENOH)
-    {"zenoh", nullptr},
+    {"zenoh", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_ICEORYX2)
-    {"iceoryx2", make_iceoryx2_adapter},
+    {"iceoryx2", make_iceoryx2_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_ICEORYX2)
-    {"iceoryx2", nullptr},
+    {"iceoryx2", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_ROS1)
-    {"ros1", make_ros1_adapter},
+    {"ros1", make_ros1_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_ROS1)
-    {"ros1", nullptr},
+    {"ros1", nullptr, nullptr},
 #endif
 #if defined(MWPERF_WITH_ROS2)
-    {"ros2", make_ros2_adapter},
+    {"ros2", make_ros2_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_ROS2)
-    {"ros2", nullptr},
+    {"ros2", nullptr, nullptr},
 #endif
-    {nullptr, nullptr},
+    {nullptr, nullptr, nullptr},
 };
 }  // namespace
 

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/adapter.h"
 
@@ -13,6 +14,12 @@ namespace mwperf {
 struct AdapterEntry {
   const char* name;
   std::unique_ptr<Adapter> (*make)();  // nullptr for an adapter in a plugin
+  // What killed processes of this middleware left and globs cannot name
+  // (System V objects), removed where stale (their process gone); returns
+  // what was removed. Part of the agent executable, never of a plugin: the
+  // clean-up loads no middleware (loading ROS 2's would make the very
+  // LTTng-UST segments the clean-up removes). nullptr: nothing of the kind.
+  std::vector<std::string> (*clean)();
 };
 
 const AdapterEntry* adapters_begin();

@@ -22,6 +22,7 @@
 // (automatic discovery range LOCALHOST) on one host; refused across a link.
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <rcl/error_handling.h>
@@ -365,6 +366,8 @@ class Ros2Adapter final : public Adapter {
       std::remove(profile_.c_str());
       profile_.clear();
     }
+    if (profile_fd_ >= 0) ::close(profile_fd_);
+    profile_fd_ = -1;
   }
 
  private:
@@ -405,10 +408,11 @@ class Ros2Adapter final : public Adapter {
              "</address></udpv4></locator></defaultUnicastLocatorList>";
     xml += "</rtps></participant></profiles></dds>\n";
     char path[] = "/tmp/mwperf-ros2-XXXXXX";
-    const int fd = mkstemp(path);
+    // Held open until close(): the clean-up keeps what a live process holds (/proc/*/fd).
+    const int fd = mkostemp(path, O_CLOEXEC);
     if (fd < 0) return fail(Errc::io, errno_text("ros2: the Fast DDS profile"));
     const bool written = ::write(fd, xml.data(), xml.size()) == ssize_t(xml.size());
-    ::close(fd);
+    profile_fd_ = fd;
     profile_ = path;
     if (!written) return fail(Errc::io, "ros2: cannot write the Fast DDS profile " + profile_);
     // Fast DDS 2.x reads FASTRTPS_DEFAULT_PROFILES_FILE (3.x the FASTDDS_ one).
@@ -435,6 +439,7 @@ class Ros2Adapter final : public Adapter {
   int depth_ = 10;
   size_t subscribers_ = 1;
   std::string rmw_, durability_, config_json_, profile_, confinement_, prefix_ = MWPERF_ROS2_PREFIX;
+  int profile_fd_ = -1;  // profile_ held open while it is in use
   bool known_ = true;  // an rmw mwperf writes a confinement for (Fast DDS, Cyclone DDS)
 };
 

@@ -64,7 +64,7 @@ struct Description {
   // What the middleware may leave behind after a crash: comma-separated glob
   // patterns of absolute paths: files of /dev/shm, removed when no process
   // has them open or mapped; files or folders elsewhere (/tmp), removed when
-  // no agent runs. What globs cannot name (System V objects) is clean_stale()'s.
+  // no agent runs. What globs cannot name (System V objects) is its registry entry's clean (adapters/registry.h).
   const char* leftovers = "";
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
@@ -170,10 +170,6 @@ class Adapter {
   // blocked recv() return (thread-safe, may come before the wait).
   virtual bool can_wake() const { return false; }
   virtual void wake() {}
-  // What this middleware leaves when its process is killed (segments, files),
-  // removed where stale (their process gone); returns what was removed. Run by
-  // `mwperf-agent cleanup` (the controller: after every run, and before it).
-  virtual std::vector<std::string> clean_stale() { return {}; }
   // Samples the middleware rejected on this side (resource limits), or -1
   // where it has no such notion. Read once, after the measured phase.
   virtual int64_t rejected() const { return -1; }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,6 +106,42 @@ TEST(Connext, StaleLeftoversGoLiveOnesStay) {
   unlink(own.c_str());
   rmdir(dir);
 }
+// A killed agent is a zombie until its parent (init, for an orphan: in a
+// container that may take seconds) reaps it; it holds nothing by then, so
+// what it left is stale already. The child here stays unreaped while the
+// clean-up runs (waitid WNOWAIT: ended, not reaped).
+TEST(Connext, LeftoversOfAnUnreapedProcessGo) {
+  char dir[] = "/tmp/mwperf-connext-test-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const long port = kTestPort + 4;
+  const pid_t child = fork();
+  if (child == 0) {
+    const int id = shmget(key_t(0x400000 + port), 4096, IPC_CREAT | 0600);
+    if (id < 0 || shmat(id, nullptr, 0) == reinterpret_cast<void*>(-1)) _exit(1);
+    for (long base : {0x800000L, 0xb00000L})
+      if (semget(key_t(base + port), 1, IPC_CREAT | 0600) < 0) _exit(1);
+    FILE* f = std::fopen((std::string(dir) + "/mwperf-connext-" + std::to_string(getpid()) + "-1.xml").c_str(), "w");
+    if (f == nullptr) _exit(1);
+    std::fclose(f);
+    _exit(0);
+  }
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, id_t(child), &info, WEXITED | WNOWAIT), 0);
+  ASSERT_TRUE(info.si_code == CLD_EXITED && info.si_status == 0);
+  ASSERT_EQ(kill(child, 0), 0);  // still there: a zombie
+  const std::string file = std::string(dir) + "/mwperf-connext-" + std::to_string(child) + "-1.xml";
+  const std::vector<std::string> removed = clean_connext_leftovers("/proc/sysvipc", dir);
+  auto has = [&](const std::string& what) { return std::find(removed.begin(), removed.end(), what) != removed.end(); };
+  EXPECT_TRUE(has("shm 0x0040fded") && has("sem 0x0080fded") && has("sem 0x00b0fded") && has(file))
+      << ::testing::PrintToString(removed);
+  int status = 0;
+  waitpid(child, &status, 0);
+  for (long key : {0x400000 + port}) shmctl(shm_id(key), IPC_RMID, nullptr);  // whatever is left
+  for (long key : {0x800000 + port, 0xb00000 + port}) semctl(sem_id(key), 0, IPC_RMID);
+  unlink(file.c_str());
+  rmdir(dir);
+}
+
 namespace {
 
 // The build a loaded library's file names ("NDDSC_BUILD_6.1.2.21_<date>..." -> "6.1.2.21"),

@@ -10,10 +10,17 @@ Four steps, all safe while other middleware processes run on the host:
    say they may leave (``leftovers`` in ``mwperf-agent list``: Fast DDS's
    segments, zenoh's, iceoryx2's, the LTTng-UST wait segments of ROS 2's
    tracing library) and that no live process has open (``/proc/*/fd``) or
-   mapped (``/proc/*/maps``). When some process cannot be inspected (not
-   root), nothing is removed in this step: an unreferenced file cannot be
-   told from one that process uses. Files younger than ``min_age_s`` are
-   kept too (created but not yet opened);
+   mapped (``/proc/*/maps``) nor locks (``flock``: zenoh's holders keep a
+   shared lock on its segments for as long as they map them). When some
+   process cannot be inspected (not root), nothing is removed in this step:
+   an unreferenced file cannot be told from one that process uses. Age is
+   no guide: a segment is created by opening it (``shm_open``), so its
+   creator has it open from the first instant, and the directory is read
+   before the processes are, so a file listed has its owner seen; the file
+   is removed holding an exclusive lock on it, and only if the name still
+   names that file. Only a file this process cannot open (no lock can be
+   tried: not root, its mode 000 while its creator sets it up) waits until
+   it is ``min_age_s`` old;
 3. the files and folders they name elsewhere (iceoryx2's root folder, the
    Fast DDS profile a ros2 agent writes in /tmp), this user's own, when no
    agent runs;
@@ -24,6 +31,8 @@ Four steps, all safe while other middleware processes run on the host:
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import fnmatch
 import glob
 import json
@@ -107,7 +116,9 @@ def _kernel_thread(base: Path) -> bool:
 
 def stale_segments(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR,
                    min_age_s: float = MIN_AGE_S) -> list[Path]:
-    """Segments of ``patterns`` in ``shm_dir`` that no live process references."""
+    """Segments of ``patterns`` in ``shm_dir`` that no live process has open
+    or mapped (their lock is :func:`_remove_unlocked`'s to try). ``min_age_s``
+    only for a file that cannot be opened (see the module's step 2)."""
     try:
         names = sorted(os.listdir(shm_dir))
     except OSError:
@@ -125,12 +136,52 @@ def stale_segments(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Pat
             st = path.lstat()
         except OSError:
             continue
-        if now - max(st.st_mtime, st.st_ctime) < min_age_s:
-            continue
         if str(path) in referenced or os.path.realpath(path) in referenced:
+            continue
+        if not _openable(path) and now - max(st.st_mtime, st.st_ctime) < min_age_s:
             continue
         stale.append(path)
     return stale
+
+
+def _openable(path: Path) -> bool:
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC))
+        return True
+    except OSError as e:
+        return e.errno == errno.ELOOP  # a link: removed, never followed
+
+
+def _remove_unlocked(path: Path) -> bool:
+    """Unlink ``path`` unless some process holds a lock on it (flock: zenoh's
+    segments), holding an exclusive lock meanwhile so that no holder takes
+    one in between; only while the name still names the file locked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        if e.errno not in (errno.ELOOP, errno.EACCES, errno.EPERM):
+            return False
+        try:  # a link (never followed), or a file no lock can be tried on (stale_segments aged it)
+            path.unlink()
+            return True
+        except OSError:
+            return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a holder keeps its lock: live
+        held, named = os.fstat(fd), path.lstat()
+        if (held.st_dev, held.st_ino) != (named.st_dev, named.st_ino):
+            return False  # replaced meanwhile: not the file looked at
+        path.unlink()
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -190,12 +241,17 @@ def agent_clean_stale(agent: str | None, timeout: float = 30.0) -> list[str]:
 
 def clean_agent_files(leftovers: Iterable[str], proc: Path = PROC_DIR, shm_dir: Path = SHM_DIR) -> list[str]:
     """The files and folders of ``leftovers`` outside ``shm_dir`` (absolute
-    globs: iceoryx2's root, a ros2 agent's profile), this user's own only,
-    when no agent runs (a live one's files are its own)."""
+    globs: iceoryx2's root, a ros2 agent's profile), this user's own only:
+    a file when no live process has it open or mapped (an adapter holds its
+    files open while it uses them: the ros2 agent its profile), so that an
+    agent running meanwhile (another run, a unit test) keeps no killed one's;
+    a folder when no agent runs (a live one's files are its own)."""
     patterns = [p for p in leftovers if os.path.dirname(p) != str(shm_dir)]
     found = sorted({Path(f) for p in patterns for f in glob.glob(p)})
-    if not found or _an_agent_runs(proc):
+    if not found:
         return []
+    referenced: set[str] | None = None
+    agent_runs: bool | None = None
     removed = []
     for path in found:
         try:
@@ -203,8 +259,19 @@ def clean_agent_files(leftovers: Iterable[str], proc: Path = PROC_DIR, shm_dir: 
             if st.st_uid != os.geteuid():
                 continue
             if stat.S_ISDIR(st.st_mode):
+                if agent_runs is None:
+                    agent_runs = _an_agent_runs(proc)
+                if agent_runs:
+                    continue
                 shutil.rmtree(path)
             else:
+                if referenced is None:
+                    paths, complete = referenced_paths(proc)
+                    referenced = paths if complete else None
+                    if referenced is None:
+                        return removed  # a process that cannot be inspected may hold any of them
+                if str(path) in referenced:
+                    continue
                 path.unlink()  # a link is removed, never followed
             removed.append(str(path))
         except OSError:
@@ -247,13 +314,4 @@ def clean_shm(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = P
     (what ``fastdds shm clean`` removed is not listed)."""
     if use_fastdds and shm_dir == SHM_DIR and _fastdds_segments(shm_dir):
         fastdds_shm_clean()  # a Python program of ~0.3 s: only when Fast DDS has segments there
-    removed = []
-    for path in stale_segments(patterns, shm_dir, proc, min_age_s):
-        try:
-            path.unlink()
-            removed.append(path.name)
-        except FileNotFoundError:
-            continue
-        except OSError:
-            continue
-    return removed
+    return [path.name for path in stale_segments(patterns, shm_dir, proc, min_age_s) if _remove_unlocked(path)]

@@ -175,8 +175,10 @@ def _kill_recorded(pidfile: Path, comm: str) -> list[str]:
     return gone + _remove([pidfile])
 
 
-def _write_pidfile(path: Path, pid: int) -> None:
-    path.write_text(f"{pid} {os.getpid()}\n")
+def _write_pidfile(path: Path, pid: int, *more: str) -> None:
+    """"PID CONTROLLER_PID [MORE...]": what :func:`_kill_recorded` reads (and
+    what else the service's clean-up needs, e.g. RouDi's segment name)."""
+    path.write_text(" ".join([str(pid), str(os.getpid()), *more]) + "\n")
 
 
 # --- iceoryx: RouDi ---------------------------------------------------------------------------------
@@ -190,7 +192,8 @@ class RouDi(Service):
     refused instead (iceoryx allows one per machine)."""
 
     name = "roudi"
-    PIDFILE = Path("/tmp/mwperf-roudi.pid")
+    PIDFILE = Path("/tmp/mwperf-roudi.pid")  # "PID CONTROLLER_PID SEGMENT"
+    SHM_DIR = Path("/dev/shm")
     READY = "RouDi is ready for clients"
     #: What RouDi and the agents' runtimes leave when killed (iceoryx 2.0).
     LEFTOVERS = ("/dev/shm/iceoryx_mgmt", "/tmp/roudi", "/tmp/roudi.lock", "/tmp/iox-unique-roudi.lock")
@@ -214,7 +217,7 @@ class RouDi(Service):
         self._log = tempfile.NamedTemporaryFile(prefix="mwperf-roudi.", suffix=".log", delete=False)
         self.proc = subprocess.Popen([exe, "-c", config, "-m", "off"], stdin=subprocess.DEVNULL,
                                      stdout=self._log, stderr=subprocess.STDOUT, process_group=0)
-        _write_pidfile(self.PIDFILE, self.proc.pid)
+        _write_pidfile(self.PIDFILE, self.proc.pid, *_group_names())
         deadline = time.monotonic() + self.START_TIMEOUT_S
         while time.monotonic() < deadline:
             text = Path(self._log.name).read_text(errors="replace")
@@ -235,24 +238,40 @@ class RouDi(Service):
             log.close()
             _remove([Path(log.name)])
         _remove([self.PIDFILE])
-        self._remove_files()
+        self._remove_files(_group_names())
 
     @classmethod
-    def _remove_files(cls) -> list[str]:
+    def _remove_files(cls, segments: list[str]) -> list[str]:
+        """RouDi's files and its data ``segments`` (/dev/shm/NAME: iceoryx
+        names it after the group RouDi ran under)."""
         if _pids_named("iox-roudi"):
             return []  # someone's RouDi owns them
-        paths = [Path(p) for p in cls.LEFTOVERS] + [Path("/dev/shm") / name for name in _group_names()]
+        paths = [Path(p) for p in cls.LEFTOVERS]
+        paths += [cls.SHM_DIR / name for name in segments if name and "/" not in name and name not in (".", "..")]
         paths += sorted(Path("/tmp").glob("mwperf-iox-*")) + sorted(Path("/tmp").glob("mwperf-roudi.*.log"))
         return _remove(paths)
 
     @classmethod
+    def _recorded_segments(cls) -> list[str]:
+        """The data segment the RouDi of the pidfile made: the name its
+        controller recorded (the group it ran under, which may be another
+        user's, or a group deleted since); this process's group for a
+        pidfile without one."""
+        try:
+            fields = cls.PIDFILE.read_text().split()
+        except OSError:
+            return []
+        return fields[2:] if len(fields) > 2 else _group_names()
+
+    @classmethod
     def clean_stale(cls) -> list[str]:
+        segments = cls._recorded_segments()
         gone = _kill_recorded(cls.PIDFILE, "iox-roudi")
         if gone:
             deadline = time.monotonic() + 5.0
             while _pids_named("iox-roudi") and time.monotonic() < deadline:
                 time.sleep(0.05)  # until init has reaped it
-        return gone + (cls._remove_files() if gone else [])
+        return gone + (cls._remove_files(segments) if gone else [])
 
 
 def _group_names() -> list[str]:
@@ -384,10 +403,16 @@ class RosMaster(Service):
 
 
 def _pid_alive(text: str) -> bool:
+    """The process has not ended: a zombie (ended, not yet reaped: a killed
+    controller waits for init, which may take seconds) counts as gone."""
     try:
         os.kill(int(text), 0)
-        return True
     except (ValueError, ProcessLookupError):
         return False
     except PermissionError:
-        return True
+        pass
+    try:
+        state = Path(f"/proc/{int(text)}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # cannot tell: keep what may be its
+    return state not in ("Z", "X")

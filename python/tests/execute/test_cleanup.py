@@ -3,6 +3,7 @@
 The references come from the real /proc: this test process holds one fake
 segment open and maps another, as a live middleware process would."""
 
+import fcntl
 import mmap
 import os
 
@@ -46,9 +47,55 @@ def test_only_unreferenced_segments_go(shm):
     assert sorted(os.listdir(shm)) == ["iox_roudi", "my_zenoh_seg", "unrelated"]
 
 
-def test_young_segments_are_kept(shm):
-    assert stale_segments(PATTERNS, shm, min_age_s=3600) == []
-    assert len(stale_segments(PATTERNS, shm, min_age_s=0)) == 6
+def test_young_segments_whose_owner_is_gone_go(shm, tmp_path):
+    """Age is no guide (a zenoh point shorter than a second left its segments
+    until the next run): a segment just made, that no process holds, goes."""
+    proc = tmp_path / "proc"  # no process at all: nothing holds them
+    proc.mkdir()
+    assert len(stale_segments(PATTERNS, shm, proc, min_age_s=3600)) == 6
+    zenoh = shm / "12345678901234.zenoh"
+    zenoh.write_bytes(b"\0" * 4096)
+    assert clean_shm(("*.zenoh",), shm, proc, use_fastdds=False, min_age_s=3600) == [zenoh.name]
+
+
+def test_a_locked_segment_stays(shm, tmp_path):
+    """zenoh's holders keep a shared flock on a segment while they map it:
+    a lock held is a live owner, whatever /proc shows (here: nothing)."""
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    zenoh = shm / "98765.zenoh"
+    zenoh.write_bytes(b"\0" * 4096)
+    with open(zenoh, "rb") as holder:
+        fcntl.flock(holder.fileno(), fcntl.LOCK_SH)
+        assert clean_shm(("*.zenoh",), shm, proc, use_fastdds=False) == []
+        assert zenoh.exists()
+    assert clean_shm(("*.zenoh",), shm, proc, use_fastdds=False) == [zenoh.name]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root opens any file: the fallback is for files this user cannot open")
+def test_a_file_that_cannot_be_opened_waits_for_its_age(tmp_path):
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (tmp_path / "1.zenoh").write_bytes(b"")
+    (tmp_path / "1.zenoh").chmod(0)  # as iceoryx2 makes its segments while it sets them up
+    assert clean_shm(("*.zenoh",), tmp_path, proc, use_fastdds=False, min_age_s=3600) == []
+    assert clean_shm(("*.zenoh",), tmp_path, proc, use_fastdds=False, min_age_s=0) == ["1.zenoh"]
+
+
+def test_a_replaced_segment_is_not_removed(tmp_path, monkeypatch):
+    """The name is unlinked only while it names the file that was locked."""
+    seg = tmp_path / "7.zenoh"
+    seg.write_bytes(b"x")
+    real_flock = fcntl.flock
+
+    def flock_then_replace(fd, op):
+        real_flock(fd, op)
+        seg.unlink()
+        seg.write_bytes(b"new")  # another file under the name meanwhile
+
+    monkeypatch.setattr(cleanup.fcntl, "flock", flock_then_replace)
+    assert cleanup._remove_unlocked(seg) is False
+    assert seg.read_bytes() == b"new"
 
 
 def test_nothing_goes_when_a_process_cannot_be_inspected(shm, tmp_path):
@@ -145,9 +192,10 @@ def test_what_killed_agents_left_in_tmp_goes_once_no_agent_runs(tmp_path):
     (tmp / "elsewhere" / "keep").write_text("x")
     (tmp / "mwperf-ros2-link").symlink_to(tmp / "elsewhere")
     (tmp / "mwperf-other").write_text("x")
-    assert clean_agent_files(mine, fake_proc(tmp_path / "busy", "bash", "mwperf-agent")) == []
-    assert clean_agent_files(mine, fake_proc(tmp_path / "idle", "bash")) == [
-        str(tmp / n) for n in ("mwperf-iceoryx2", "mwperf-ros2-a1B2c3", "mwperf-ros2-link")]
+    # an agent runs: the files no process holds go (a live ros2 agent holds its profile), the folder stays
+    assert clean_agent_files(mine, fake_proc(tmp_path / "busy", "bash", "mwperf-agent")) == [
+        str(tmp / n) for n in ("mwperf-ros2-a1B2c3", "mwperf-ros2-link")]
+    assert clean_agent_files(mine, fake_proc(tmp_path / "idle", "bash")) == [str(tmp / "mwperf-iceoryx2")]
     assert sorted(os.listdir(tmp)) == ["elsewhere", "mwperf-other"]
     assert (tmp / "elsewhere" / "keep").exists()
     if os.geteuid() == 0:
@@ -167,6 +215,21 @@ def test_the_agent_cleans_what_its_adapters_know(tmp_path):
     old = write_script(tmp_path / "old", "#!/bin/sh\necho \"unknown command '$1'\" >&2\nexit 2\n")
     assert cleanup.agent_clean_stale(str(old)) == []
     assert cleanup.agent_clean_stale(None) == [] and cleanup.agent_clean_stale(str(tmp_path / "missing")) == []
+
+
+def test_a_profile_a_live_agent_holds_open_stays(tmp_path):
+    """A ros2 agent holds its Fast DDS profile open while it runs: kept, the
+    one a killed agent left goes (real /proc: this process holds the file)."""
+    from mwperf.execute.cleanup import clean_agent_files
+
+    if not referenced_paths()[1]:
+        pytest.skip("some process of this host cannot be inspected (not root): nothing would be removed")
+    live, dead = tmp_path / "mwperf-ros2-live", tmp_path / "mwperf-ros2-dead"
+    live.write_text("<dds/>")
+    dead.write_text("<dds/>")
+    with open(live):
+        assert clean_agent_files((str(tmp_path / "mwperf-ros2-*"),)) == [str(dead)]
+    assert live.exists() and not dead.exists()
 
 
 @pytest.mark.parametrize("argv0, kept", [

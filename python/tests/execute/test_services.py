@@ -106,3 +106,53 @@ def test_stale_cleanup_takes_only_the_homes_it_named_of_dead_controllers():
     finally:
         for d in (ours_dead, ours_live, foreign):
             shutil.rmtree(d, ignore_errors=True)
+
+
+def _isolated_roudi(monkeypatch, tmp_path):
+    """RouDi's clean-up on files of this test's own (its pidfile, /dev/shm, leftovers)."""
+    from mwperf.execute.services import RouDi
+
+    shm = tmp_path / "shm"
+    shm.mkdir()
+    monkeypatch.setattr(RouDi, "PIDFILE", tmp_path / "mwperf-roudi.pid")
+    monkeypatch.setattr(RouDi, "SHM_DIR", shm)
+    monkeypatch.setattr(RouDi, "LEFTOVERS", (str(shm / "iceoryx_mgmt"),))
+    monkeypatch.setattr(services, "_pids_named", lambda comm, proc=None: [])
+    return RouDi, shm
+
+
+def test_a_killed_roudi_of_another_group_leaves_nothing(monkeypatch, tmp_path):
+    """The data segment is named after the group RouDi ran under: the one the
+    pidfile records goes, even when it is not this process's group (another
+    user's run, a test session's group deleted since); other files stay."""
+    RouDi, shm = _isolated_roudi(monkeypatch, tmp_path)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    for name in ("iceoryx_mgmt", "mwperf-test-4242", "their-postgres", *services._group_names()):
+        (shm / name).write_bytes(b"x")
+    RouDi.PIDFILE.write_text(f"{dead.pid} {dead.pid} mwperf-test-4242\n")
+    RouDi.clean_stale()
+    assert sorted(os.listdir(shm)) == sorted(["their-postgres", *services._group_names()])
+    assert not RouDi.PIDFILE.exists()
+
+
+def test_a_pidfile_without_a_segment_means_this_group(monkeypatch, tmp_path):
+    RouDi, shm = _isolated_roudi(monkeypatch, tmp_path)
+    (shm / "other").write_bytes(b"x")
+    for name in services._group_names():
+        (shm / name).write_bytes(b"x")
+    RouDi.PIDFILE.write_text("999999999 999999999\n")  # an older controller's
+    RouDi.clean_stale()
+    assert os.listdir(shm) == ["other"]
+
+
+def test_a_killed_controller_not_yet_reaped_is_gone():
+    """A zombie (ended, its parent not told yet) holds nothing: its services' leftovers are stale."""
+    child = subprocess.Popen(["true"])
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped
+    try:
+        assert Path(f"/proc/{child.pid}").exists()
+        assert services._pid_alive(str(child.pid)) is False
+        assert services._pid_alive(str(os.getpid())) is True
+    finally:
+        child.wait()
