@@ -106,8 +106,9 @@ def _kernel_thread(base: Path) -> bool:
 
 
 def stale_segments(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR,
-                   min_age_s: float = MIN_AGE_S) -> list[Path]:
-    """Segments of ``patterns`` in ``shm_dir`` that no live process references."""
+                   min_age_s: float = MIN_AGE_S, young: list[float] | None = None) -> list[Path]:
+    """Segments of ``patterns`` in ``shm_dir`` that no live process references.
+    ``young``: gets, for each unreferenced one kept for its age, the seconds until it is old enough."""
     try:
         names = sorted(os.listdir(shm_dir))
     except OSError:
@@ -125,9 +126,12 @@ def stale_segments(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Pat
             st = path.lstat()
         except OSError:
             continue
-        if now - max(st.st_mtime, st.st_ctime) < min_age_s:
-            continue
         if str(path) in referenced or os.path.realpath(path) in referenced:
+            continue
+        age = now - max(st.st_mtime, st.st_ctime)
+        if age < min_age_s:
+            if young is not None:
+                young.append(min_age_s - age)
             continue
         stale.append(path)
     return stale
@@ -242,18 +246,28 @@ def _fastdds_segments(shm_dir: Path) -> bool:
 
 
 def clean_shm(patterns: tuple[str, ...], shm_dir: Path = SHM_DIR, proc: Path = PROC_DIR, *,
-              use_fastdds: bool = True, min_age_s: float = MIN_AGE_S) -> list[str]:
+              use_fastdds: bool = True, min_age_s: float = MIN_AGE_S, settle_s: float = MIN_AGE_S) -> list[str]:
     """Remove stale segments; returns the names of the files this step removed
-    (what ``fastdds shm clean`` removed is not listed)."""
+    (what ``fastdds shm clean`` removed is not listed). Unreferenced segments
+    kept for their age are looked at again once old enough, when that is at
+    most ``settle_s`` away: a point shorter than ``min_age_s`` (zenoh's
+    segments of a 200 ms run) leaves nothing until the next run."""
     if use_fastdds and shm_dir == SHM_DIR and _fastdds_segments(shm_dir):
         fastdds_shm_clean()  # a Python program of ~0.3 s: only when Fast DDS has segments there
+    young: list[float] = []
+    removed = _unlink(stale_segments(patterns, shm_dir, proc, min_age_s, young))
+    if young and max(young) <= settle_s:
+        time.sleep(max(young) + 0.01)
+        removed += _unlink(stale_segments(patterns, shm_dir, proc, min_age_s))
+    return removed
+
+
+def _unlink(paths: list[Path]) -> list[str]:
     removed = []
-    for path in stale_segments(patterns, shm_dir, proc, min_age_s):
+    for path in paths:
         try:
             path.unlink()
             removed.append(path.name)
-        except FileNotFoundError:
-            continue
-        except OSError:
+        except OSError:  # gone meanwhile, or not ours to remove
             continue
     return removed
