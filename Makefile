@@ -14,7 +14,11 @@ PLAN ?= plans/quick.yaml
 
 .PHONY: setup deps venv agent link run test test-agent test-python bench clean
 
-setup: deps venv agent link
+# The venv and the agent's build are apart: made side by side (ninja keeps
+# the cores busy; pip mostly waits on downloads).
+setup: deps
+	$(MAKE) --no-print-directory -j2 venv agent
+	$(MAKE) --no-print-directory link
 
 deps:
 	@scripts/install-deps.sh
@@ -25,6 +29,7 @@ $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e 'python[test]'
+	$(PY) -m compileall -q python/mwperf python/tests  # not once per parallel worker
 	touch $@
 
 venv: $(VENV)/.stamp
@@ -47,18 +52,22 @@ run: setup
 
 test: setup test-agent test-python
 
-# What can run side by side does (JOBS at a time: the core's unit tests, the
-# Python tests that do not measure); what measures (label `adapters`, marker
-# `measuring`: agents, namespaces, nftables, RouDi) runs one at a time after.
+# What can run side by side does (JOBS at a time: the core's unit tests;
+# SIDE_JOBS at a time: the Python tests that do not measure and the measuring
+# ones marked `side_by_side`, which mostly wait on their points, with
+# --dist loadgroup keeping a module's shared run on one worker); what measures
+# otherwise (label `adapters`, marker `measuring`: namespaces, nftables, RouDi,
+# timing) runs one at a time after.
 JOBS ?= $(shell nproc)
+SIDE_JOBS ?= $(shell n=$$(nproc); echo $$(( 2 * n < 4 ? 2 * n : 4 )))
 
 test-agent:
 	ctest --test-dir $(AGENT_BUILD) --output-on-failure -j $(JOBS) -L unit
 	ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit
 
 test-python:
-	$(PY) -m pytest python/tests -q -m "not measuring" -n $(JOBS)
-	$(PY) -m pytest python/tests -q -m measuring
+	$(PY) -m pytest python/tests -q -m "not measuring or side_by_side" -n $(SIDE_JOBS) --dist loadgroup
+	$(PY) -m pytest python/tests -q -m "measuring and not side_by_side"
 
 bench: setup
 	bench/run.sh

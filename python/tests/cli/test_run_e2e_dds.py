@@ -17,7 +17,10 @@ from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
 
-pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_packet_leaves_loopback", "no_shm_leftovers")]
+# Side by side (measuring.py): loopback only, each point its own run id, counts asserted, no timing;
+# one worker runs the module (its runs are module-scoped fixtures, several tests each).
+pytestmark = [pytest.mark.e2e, pytest.mark.side_by_side, pytest.mark.xdist_group("run_e2e_dds"),
+              pytest.mark.usefixtures("no_packet_leaves_loopback", "no_shm_leftovers")]
 
 DDS = ("cyclonedds", "fastdds")
 MODES = ("latency", "throughput", "rate")

@@ -23,6 +23,8 @@ from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
 
 pytestmark = pytest.mark.e2e
+# Every test but the namespace link's runs side by side (measuring.py): each point its own
+# run id (topic names), no timing asserted.
 
 SHORT = ("--duration", "1s", "--warmup", "300ms")
 TYPE = "std_msgs::msg::dds_::UInt8MultiArray_"
@@ -75,6 +77,7 @@ PAIRS = [("cyclonedds", "connext"), ("connext", "cyclonedds"), ("fastdds", "cycl
          ("ros2", "connext")]
 
 
+@pytest.mark.side_by_side
 @pytest.mark.parametrize("pub, sub", PAIRS)
 def test_rate_counts_agree_on_both_sides(tmp_path, pub, sub):
     done, out = mwperf(tmp_path, pub, sub, "--mode", "rate", "--rate", "1000", "--size", "1k", *SHORT,
@@ -86,6 +89,7 @@ def test_rate_counts_agree_on_both_sides(tmp_path, pub, sub):
     assert f"{pub}->{sub}" in done.stdout or "Cross-vendor" in done.stdout
 
 
+@pytest.mark.side_by_side
 @pytest.mark.parametrize("pub, sub", [("connext", "cyclonedds"), ("fastdds", "connext")])
 def test_latency_the_echo_is_the_peers(tmp_path, pub, sub):
     done, out = mwperf(tmp_path, pub, sub, "--mode", "latency", "--size", "1k", *SHORT)
@@ -94,6 +98,7 @@ def test_latency_the_echo_is_the_peers(tmp_path, pub, sub):
     assert r["received"] == r["sent"] == r["rtt_us"]["count"] > 100 and r["lost"] == 0
 
 
+@pytest.mark.side_by_side
 def test_a_pair_whose_transports_cannot_meet_fails_with_the_reason(tmp_path):
     started = time.monotonic()
     done, out = mwperf(tmp_path, "fastdds", "connext", "--mode", "rate", "--rate", "100", "--size", "1k", *SHORT,
@@ -106,6 +111,7 @@ def test_a_pair_whose_transports_cannot_meet_fails_with_the_reason(tmp_path):
 
 @pytest.mark.parametrize("pub, sub, word", [("cyclonedds", "zenoh", "zenoh"), ("zenoh", "cyclonedds", "zenoh"),
                                             ("udp", "fastdds", "udp")])
+@pytest.mark.side_by_side
 def test_a_middleware_without_rtps_is_refused_up_front(tmp_path, pub, sub, word):
     path = agent(pub, sub)
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", path, "--mw", pub, "--peer-mw", sub,
@@ -116,6 +122,7 @@ def test_a_middleware_without_rtps_is_refused_up_front(tmp_path, pub, sub, word)
     assert not (tmp_path / "x" / "results.jsonl").exists()
 
 
+@pytest.mark.side_by_side
 @pytest.mark.parametrize("pub, sub", [("cyclonedds", "connext"), ("connext", "fastdds")])
 def test_keyed_instances_cross_vendors(tmp_path, pub, sub):
     done, out = mwperf(tmp_path, pub, sub, "--mode", "rate", "--rate", "1000", "--size", "1k", *SHORT, "--keyed",
@@ -134,6 +141,7 @@ def test_across_a_namespace_link(tmp_path):
     assert r["link"]["kind"] == "netns" and r["received"] == r["sent"] > 800
 
 
+@pytest.mark.side_by_side
 def test_a_plan_of_pairs_makes_the_matrices(tmp_path):
     """A 2 x 2 sweep, as plans/interop.yaml's 4 x 4 (shorter): every cell of both matrices filled,
     each from a point whose counts agree."""

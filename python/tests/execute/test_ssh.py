@@ -73,7 +73,7 @@ def test_ssh_launcher_end_to_end(tmp_path):
             out = tmp_path / "run"
             done = subprocess.run(pair.exec_prefix("pub") + [
                 sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--mw", "udp,tcp",
-                "--mode", "latency,rate", "--rate", "1000", "--size", "1k", "--duration", "1s", "--warmup", "100ms",
+                "--mode", "latency,rate", "--rate", "1000", "--size", "1k", "--duration", "500ms", "--warmup", "100ms",
                 "--hosts", f"pub=root@{pair.addr[0]},sub=root@{pair.addr[1]}", "--direction", "both",
                 "--out", str(out)],
                 capture_output=True, text=True, timeout=240, env=env)

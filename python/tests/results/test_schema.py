@@ -5,7 +5,7 @@ import jsonschema
 import pytest
 
 from conftest import FIXTURES
-from mwperf.results.schema import SchemaError, load_schema, record_errors, validate_record
+from mwperf.results.schema import SCHEMA_VERSIONS, SchemaError, load_schema, record_errors, validate_record
 
 
 @pytest.fixture
@@ -13,8 +13,10 @@ def records():
     return [json.loads(line) for line in (FIXTURES / "results.jsonl").read_text().splitlines() if line.strip()]
 
 
-def test_schema_is_valid_draft_2020_12():
-    schema = load_schema()
+@pytest.mark.parametrize("version", SCHEMA_VERSIONS)
+def test_schema_is_valid_draft_2020_12(version):
+    """Every version's schema (the commands do not check them: that is this test's)."""
+    schema = load_schema(version)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)
 
