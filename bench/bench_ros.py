@@ -5,9 +5,10 @@ ros2 (rcl + rmw_fastrtps_cpp) against the Fast DDS it runs on, and ros1
 (roscpp, TCPROS) against raw TCP, which is what TCPROS is: latency p50
 (one-way, RTT/2) and throughput (samples/s, reliable, no pings), same
 placement, interleaved, median of the repeats. Prints the overhead ratios
-ros2/fastdds and ros1/tcp. Note: the ros2 wheels bring Fast DDS 2.14, the
-fastdds adapter uses Debian's 2.9; both with their default transport
-(shared memory + UDP on one host).
+ros2/fastdds-jazzy and ros1/tcp. ros2's base is fastdds-jazzy, the fastdds
+adapter built against the ROS 2 wheels' own Fast DDS 2.14 (the Debian fastdds
+adapter is 2.9: another version); both with their default transport (shared
+memory + UDP on one host) and the same shared-memory settings.
 
 A benchmark, not a test: it prints numbers and never fails on them.
 """
@@ -18,7 +19,7 @@ import sys
 
 from common import PLACEMENTS, built, median, mwperf
 
-PAIRS = (("ros2", "fastdds"), ("ros1", "tcp"))
+PAIRS = (("ros2", "fastdds-jazzy"), ("ros1", "tcp"))
 
 
 def main() -> int:
@@ -35,7 +36,7 @@ def main() -> int:
             print(f"bench: skipping {ros} vs {base}: the agent is built without {', '.join({ros, base} - have)}")
     print(f"# The ROS layer's cost: latency p50 us (one-way) and throughput samples/s, reliable; "
           f"median of {a.repeats} interleaved {a.seconds}s runs")
-    print(f"{'placement':<11} {'pair':<14} {'size':>8} | {'base lat':>9} {'ros lat':>9} {'x':>5} | "
+    print(f"{'placement':<11} {'pair':<18} {'size':>8} | {'base lat':>9} {'ros lat':>9} {'x':>5} | "
           f"{'base S/s':>10} {'ros S/s':>10} {'x':>5}")
     for place in a.placements.split(","):
         cores = PLACEMENTS[place]
@@ -51,7 +52,7 @@ def main() -> int:
                         tput[mw].append(mwperf(["--mw", mw, "--mode", "throughput", "--latency-count", "0",
                                                 *common])["samples_per_s"])
                 bl, rl, bt, rt = median(lat[base]), median(lat[ros]), median(tput[base]), median(tput[ros])
-                print(f"{place:<11} {ros + '/' + base:<14} {size:>8} | {bl:>9.2f} {rl:>9.2f} {rl / bl:>5.2f} | "
+                print(f"{place:<11} {ros + '/' + base:<18} {size:>8} | {bl:>9.2f} {rl:>9.2f} {rl / bl:>5.2f} | "
                       f"{bt:>10.0f} {rt:>10.0f} {rt / bt:>5.2f}")
     return 0
 

@@ -7,8 +7,7 @@
 # Debian's Fast DDS 2.9 of the fastdds adapter: the agent loads one plugin per
 # process, and the unit tests are a binary of their own (mwperf_apart). Their
 # libraries need a DT_RPATH of their own, the plugin's.
-set(MWPERF_ROS2_PREFIX "${CMAKE_CURRENT_SOURCE_DIR}/../.deps/ros2" CACHE PATH
-    "prefix holding the ROS 2 wheels (a venv)")
+include(cmake/ros2-wheels.cmake)  # MWPERF_ROS2_PREFIX, mwperf_ros2_wheel_rpath
 if(NOT EXISTS "${MWPERF_ROS2_PREFIX}/include/rcl/rcl/rcl.h")
   mwperf_adapter_missing(ros2 "rcl not found under ${MWPERF_ROS2_PREFIX} (scripts/install-ros2.sh installs the ROS 2 Jazzy wheels there)")
   return()
@@ -22,7 +21,7 @@ mwperf_find_libraries(ros2 "${MWPERF_ROS2_PREFIX}/lib" ros2_libraries rcl rmw rc
 if(NOT ros2_libraries)
   return()
 endif()
-mwperf_adapter(ros2 src/adapters/ros2.cpp)
+mwperf_adapter(ros2 src/adapters/ros2.cpp src/adapters/loaded_libs.cpp)
 target_include_directories(mwperf_adapter_ros2 SYSTEM PRIVATE ${ros2_includes})
 target_link_libraries(mwperf_adapter_ros2 PUBLIC ${ros2_libraries} ${CMAKE_DL_LIBS})
 get_filename_component(ros2_prefix_real "${MWPERF_ROS2_PREFIX}" REALPATH)
@@ -32,13 +31,11 @@ target_compile_definitions(mwperf_adapter_ros2 PRIVATE MWPERF_ROS2_PREFIX="${ros
 # The plugin (and its unit tests): the wheels' own library folders on its
 # DT_RPATH (their RUNPATHs point elsewhere, and DT_RPATH also reaches the
 # libraries rcutils dlopens), and the CPython stand-ins exported.
-file(GLOB ros2_wheel_libs LIST_DIRECTORIES true "${MWPERF_ROS2_PREFIX}/lib/python3*/site-packages/ros_*.libs")
 mwperf_apart(ros2)
+mwperf_ros2_wheel_rpath(mwperf_plugin_ros2 mwperf_agent_tests_ros2)
 foreach(target mwperf_plugin_ros2 mwperf_agent_tests_ros2)
   if(TARGET ${target})
     target_sources(${target} PRIVATE src/adapters/ros2_pystub.cpp)
-    set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON
-      BUILD_RPATH "${MWPERF_ROS2_PREFIX}/lib;${ros2_wheel_libs}")
-    target_link_options(${target} PRIVATE "-Wl,--disable-new-dtags")
+    set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
   endif()
 endforeach()

@@ -15,12 +15,24 @@ AGENT = Path(__file__).resolve().parents[2] / "agent"
 BUILD = AGENT / "build"
 
 
-def listed(*args: str) -> set[str]:
+def names(*args: str) -> list[str]:
     if shutil.which("ctest") is None or not (BUILD / "CTestTestfile.cmake").exists():
         pytest.skip("the agent's tests are not built (agent/build)")
     out = subprocess.run(["ctest", "--test-dir", str(BUILD), "-N", *args], capture_output=True, text=True,
                          timeout=60, check=True).stdout
-    return set(re.findall(r"Test\s+#\d+: (\S+)", out))
+    return re.findall(r"Test\s+#\d+: (\S+)", out)
+
+
+def listed(*args: str) -> set[str]:
+    return set(names(*args))
+
+
+def test_every_agent_test_name_is_unique():
+    """The adapters with a test binary of their own (ros2, fastdds-jazzy) run the
+    tests every binary has (Registry.*) too: each under its own name (ctest -R
+    picks one, and a report tells them apart)."""
+    all_names = names()
+    assert all_names and sorted({n for n in all_names if all_names.count(n) > 1}) == []
 
 
 def test_every_agent_test_has_a_label():

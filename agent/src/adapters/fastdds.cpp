@@ -1,4 +1,7 @@
-// Fast DDS (C++ API, 2.9). The type is idl/mwperf.idl's: ROS 2's
+// Fast DDS (C++ API): two adapters of this one source, fastdds on Debian's
+// Fast DDS 2.9 / Fast CDR 1 and fastdds-jazzy on the ROS 2 Jazzy wheels' 2.14 /
+// Fast CDR 2 (cmake/fastdds-jazzy.cmake; fastcdr_compat.h covers Fast CDR's
+// differences), the Fast DDS ros2's rmw_fastrtps_cpp runs on. The type is idl/mwperf.idl's: ROS 2's
 // std_msgs::msg::dds_::UInt8MultiArray_ (keyed points: mwperf's
 // KeyedUInt8MultiArray_) on `rt/` topics, as the other DDS adapters and ROS 2,
 // serialized by a TopicDataType of ours to the same CDR fastddsgen's code
@@ -12,8 +15,6 @@
 // Receiving: `listener` (the default) takes the samples inside Fast DDS's
 // on_data_available, on its receive thread, and hands each one to the core
 // right there; `waitset` takes them on the agent's thread after a wait.
-#include <fastcdr/Cdr.h>
-#include <fastcdr/FastBuffer.h>
 #include <fastcdr/exceptions/NotEnoughMemoryException.h>
 #include <fastdds/dds/core/condition/GuardCondition.hpp>
 #include <fastdds/dds/core/condition/StatusCondition.hpp>
@@ -38,13 +39,29 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/fastcdr_compat.h"
+#include "adapters/fastdds_shm.h"
+#include "adapters/loaded_libs.h"
 #include "adapters/socket_util.h"
 #include "core/adapter.h"
 #include "util/json.h"
 #include "util/serial_drain.h"
 
+// The adapter this build of the source is (cmake/fastdds.cmake, cmake/fastdds-jazzy.cmake).
+#ifndef MWPERF_FASTDDS_NAME
+#define MWPERF_FASTDDS_NAME "fastdds"
+#define MWPERF_FASTDDS_MAKE make_fastdds_adapter
+#endif
+
 namespace mwperf {
 namespace {
+
+using fastcdr_compat::Cdr;
+using fastcdr_compat::FastBuffer;
+using fastcdr_compat::kCdrKind;
+
+// How its messages start: "fastdds: ..." / "fastdds-jazzy: ...".
+const std::string kName = MWPERF_FASTDDS_NAME;
 
 namespace dds = eprosima::fastdds::dds;
 using eprosima::fastrtps::Duration_t;
@@ -59,7 +76,7 @@ constexpr int32_t kMaxBlockingMs = 100;  // the DDS default
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
-  d.size_note = "mwperf's cap, not Fast DDS's (it fragments large samples): the reference sweep's largest message; the type's payload pool and the shared-memory segment (up to 256 MiB) are sized from it";
+  d.size_note = "mwperf's cap, not Fast DDS's (it fragments large samples): the reference sweep's largest message; the type's payload pool and the shared-memory segment (up to 256 MiB, as ros2's) are sized from it";
   d.transports = "udp,shm";
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
@@ -95,24 +112,25 @@ class RawType final : public dds::TopicDataType {
   }
   bool serialize(void* data, eprosima::fastrtps::rtps::SerializedPayload_t* payload) override {
     const auto* s = static_cast<const RawSample*>(data);
-    eprosima::fastcdr::FastBuffer fb(reinterpret_cast<char*>(payload->data), payload->max_size);
-    eprosima::fastcdr::Cdr ser(fb, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
-    payload->encapsulation = ser.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
+    FastBuffer fb(reinterpret_cast<char*>(payload->data), payload->max_size);
+    Cdr ser(fb, Cdr::DEFAULT_ENDIAN, kCdrKind);
+    fastcdr_compat::plain(ser);
+    payload->encapsulation = ser.endianness() == Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
     try {
       ser.serialize_encapsulation();
       if (keyed_) ser << s->key;
       ser << uint32_t(0) << uint32_t(0) << uint32_t(s->out_len);  // no dimensions, data_offset 0, the length
-      ser.serializeArray(s->out, s->out_len);
+      fastcdr_compat::serialize_bytes(ser, s->out, s->out_len);
     } catch (eprosima::fastcdr::exception::NotEnoughMemoryException&) {
       return false;
     }
-    payload->length = uint32_t(ser.getSerializedDataLength());
+    payload->length = uint32_t(fastcdr_compat::serialized_length(ser));
     return true;
   }
   bool deserialize(eprosima::fastrtps::rtps::SerializedPayload_t* payload, void* data) override {
     auto* s = static_cast<RawSample*>(data);
-    eprosima::fastcdr::FastBuffer fb(reinterpret_cast<char*>(payload->data), payload->length);
-    eprosima::fastcdr::Cdr deser(fb, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
+    FastBuffer fb(reinterpret_cast<char*>(payload->data), payload->length);
+    Cdr deser(fb, Cdr::DEFAULT_ENDIAN, kCdrKind);
     try {
       deser.read_encapsulation();
       if (keyed_) deser >> s->key;
@@ -127,7 +145,7 @@ class RawType final : public dds::TopicDataType {
       deser >> n >> n;  // data_offset, then the data's length
       if (n > payload->length) return false;
       s->in.resize(n);  // within the capacity reserved for the point's size: no allocation
-      deser.deserializeArray(s->in.data(), n);
+      fastcdr_compat::deserialize_bytes(deser, s->in.data(), n);
     } catch (eprosima::fastcdr::exception::NotEnoughMemoryException&) {
       return false;
     }
@@ -165,8 +183,20 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     static const Description d = describe();
     return d;
   }
-  std::string version() const override { return FASTRTPS_VERSION_STR; }
-  std::string versions() const override { return JsonObject().str("fastdds", FASTRTPS_VERSION_STR).done(); }
+  // Fast DDS and Fast CDR as loaded in the process (loaded_libs.h: the file
+  // names, the headers' full version where a file name is its soname's major.minor).
+  std::string version() const override { return fastdds_version(); }
+  std::string versions() const override {
+    return JsonObject().str("fastdds", fastdds_version()).str("fastcdr", fastcdr_version()).done();
+  }
+  static std::string fastdds_version() {
+    const std::string v = loaded_version("libfastrtps.so", FASTRTPS_VERSION_STR);
+    return v.empty() ? FASTRTPS_VERSION_STR : v;
+  }
+  static std::string fastcdr_version() {
+    const std::string v = loaded_version("libfastcdr.so", FASTCDR_VERSION_STR);
+    return v.empty() ? FASTCDR_VERSION_STR : v;
+  }
   std::string effective_config() const override { return config_json_; }
 
   Errc open(const AdapterConfig& cfg) override {
@@ -175,7 +205,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = cfg.receive.empty() ? "listener" : cfg.receive;
     const std::string ip = cfg.nic.empty() || cfg.nic == "lo" ? "127.0.0.1" : interface_ipv4(cfg.nic);
-    if (ip.empty()) return fail(Errc::unsupported, "fastdds: --nic " + cfg.nic + ": no IPv4 address on that interface");
+    if (ip.empty()) return fail(Errc::unsupported, kName + ": --nic " + cfg.nic + ": no IPv4 address on that interface");
     pulled_.in.reserve(cfg.size);
     listened_.in.reserve(cfg.size);
 
@@ -184,7 +214,9 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     pq.transport().use_builtin_transports = false;
     if (transport_ != "udp") {
       auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
-      if (cfg.size > (512u << 10)) shm->segment_size(uint32_t(std::min<size_t>(4 * cfg.size + (1u << 20), 256u << 20)));
+      // The same explicit segment and message size as ros2's profile (fastdds_shm.h).
+      shm->segment_size(fastdds_shm_segment_size(cfg.size));
+      shm->max_message_size(fastdds_shm_max_message_size(cfg.size));
       pq.transport().user_transports.push_back(shm);
     }
     if (transport_ != "shm") {
@@ -208,16 +240,16 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     }
     auto* factory = dds::DomainParticipantFactory::get_instance();
     participant_ = factory->create_participant(cfg.domain, pq);
-    if (!participant_) return fail(Errc::io, "fastdds: cannot create the participant (transport " + transport_ + ")");
+    if (!participant_) return fail(Errc::io, kName + ": cannot create the participant (transport " + transport_ + ")");
     dds::TypeSupport ts(new RawType(cfg.instances > 0, cfg.size));
     if (ts.register_type(participant_) != ReturnCode_t::RETCODE_OK)
-      return fail(Errc::io, "fastdds: cannot register the type");
+      return fail(Errc::io, kName + ": cannot register the type");
     const std::string id = std::to_string(cfg.run_id);
     const std::string out = (cfg.role == Role::pub ? "rt/mwperf_data_" : "rt/mwperf_echo_") + id;
     const std::string in = (cfg.role == Role::pub ? "rt/mwperf_echo_" : "rt/mwperf_data_") + id;
     dds::Topic* t_out = participant_->create_topic(out, ts.get_type_name(), dds::TOPIC_QOS_DEFAULT);
     dds::Topic* t_in = participant_->create_topic(in, ts.get_type_name(), dds::TOPIC_QOS_DEFAULT);
-    if (!t_out || !t_in) return fail(Errc::io, "fastdds: cannot create the topics");
+    if (!t_out || !t_in) return fail(Errc::io, kName + ": cannot create the topics");
 
     depth_ = cfg.history_depth;
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;
@@ -253,17 +285,21 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     }
     dds::Publisher* pub = participant_->create_publisher(dds::PUBLISHER_QOS_DEFAULT);
     dds::Subscriber* sub = participant_->create_subscriber(dds::SUBSCRIBER_QOS_DEFAULT);
-    if (!pub || !sub) return fail(Errc::io, "fastdds: cannot create publisher/subscriber");
+    if (!pub || !sub) return fail(Errc::io, kName + ": cannot create publisher/subscriber");
     writer_ = pub->create_datawriter(t_out, wq);
     reader_ = sub->create_datareader(t_in, rq);
-    if (!writer_ || !reader_) return fail(Errc::io, "fastdds: cannot create the writer or reader (QoS refused)");
+    if (!writer_ || !reader_) return fail(Errc::io, kName + ": cannot create the writer or reader (QoS refused)");
     if (receive_ == "waitset") {
       reader_->get_statuscondition().set_enabled_statuses(dds::StatusMask::data_available());
       waitset_.attach_condition(reader_->get_statuscondition());
       waitset_.attach_condition(guard_);
     }
     JsonObject j;
-    j.str("transport", transport_).str("interface_whitelist", transport_ == "shm" || cfg.isolated ? "" : ip);
+    j.str("transport", transport_);
+    if (transport_ != "udp")
+      j.num("shm_segment_size", fastdds_shm_segment_size(cfg.size)).num("shm_max_message_size",
+                                                                          fastdds_shm_max_message_size(cfg.size));
+    j.str("interface_whitelist", transport_ == "shm" || cfg.isolated ? "" : ip);
     j.boolean("isolated_namespace", cfg.isolated);
     j.str("initial_peer", transport_ == "shm" ? "" : cfg.peer).str("reliability", reliability_);
     j.str("durability", durability_).str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
@@ -288,7 +324,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       reader_->get_subscription_matched_status(sm);
       if (pm.current_count >= int32_t(cfg_.subscribers) && sm.current_count > 0) return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
-        return fail(Errc::timeout, "fastdds: no matching peer within " + std::to_string(timeout_ns / 1000000000) +
+        return fail(Errc::timeout, kName + ": no matching peer within " + std::to_string(timeout_ns / 1000000000) +
                                        " s (writer and echo reader)");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -301,8 +337,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     if (cfg_.instances > 0 && ++next_key_ == cfg_.instances) next_key_ = 0;
     const ReturnCode_t rc = writer_->write(&out_, eprosima::fastrtps::rtps::InstanceHandle_t());
     if (rc == ReturnCode_t::RETCODE_OK) return Errc::ok;
-    if (rc == ReturnCode_t::RETCODE_TIMEOUT) return fail(Errc::timeout, "fastdds: write timed out (history full)");
-    return fail(Errc::io, "fastdds: write failed (" + std::to_string(rc()) + ")");
+    if (rc == ReturnCode_t::RETCODE_TIMEOUT) return fail(Errc::timeout, kName + ": write timed out (history full)");
+    return fail(Errc::io, kName + ": write failed (" + std::to_string(rc()) + ")");
   }
 
   Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
@@ -318,9 +354,9 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
         *len = pulled_.in.size();
         return Errc::ok;
       }
-      if (rc != ReturnCode_t::RETCODE_NO_DATA) return fail(Errc::io, "fastdds: take failed");
+      if (rc != ReturnCode_t::RETCODE_NO_DATA) return fail(Errc::io, kName + ": take failed");
       if (timeout_ns == 0 || attempt == 1) return Errc::timeout;
-      if (receive_ != "waitset") return fail(Errc::io, "fastdds: recv without a waitset (receive " + receive_ + ")");
+      if (receive_ != "waitset") return fail(Errc::io, kName + ": recv without a waitset (receive " + receive_ + ")");
       active_.clear();
       const Duration_t d = timeout_ns < 0 ? eprosima::fastrtps::c_TimeInfinite
                                           : Duration_t(int32_t(timeout_ns / 1000000000), uint32_t(timeout_ns % 1000000000));
@@ -336,7 +372,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   Errc listen(Receiver* r) override {
     receiver_ = r;
     if (reader_->set_listener(this, dds::StatusMask::data_available()) != ReturnCode_t::RETCODE_OK)
-      return fail(Errc::io, "fastdds: cannot set the reader listener");
+      return fail(Errc::io, kName + ": cannot set the reader listener");
     on_data_available(reader_);  // what arrived before the listener was set
     return Errc::ok;
   }
@@ -395,6 +431,6 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
 
 }  // namespace
 
-std::unique_ptr<Adapter> make_fastdds_adapter() { return std::make_unique<FastddsAdapter>(); }
+std::unique_ptr<Adapter> MWPERF_FASTDDS_MAKE() { return std::make_unique<FastddsAdapter>(); }
 
 }  // namespace mwperf

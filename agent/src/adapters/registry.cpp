@@ -12,6 +12,7 @@ std::unique_ptr<Adapter> make_udp_adapter();
 std::unique_ptr<Adapter> make_tcp_adapter();
 std::unique_ptr<Adapter> make_cyclonedds_adapter();
 std::unique_ptr<Adapter> make_fastdds_adapter();
+std::unique_ptr<Adapter> make_fastdds_jazzy_adapter();
 std::unique_ptr<Adapter> make_connext_adapter();
 std::unique_ptr<Adapter> make_ros2_adapter();
 std::unique_ptr<Adapter> make_iceoryx_adapter();
@@ -40,6 +41,11 @@ const AdapterEntry kAdapters[] = {
     {"fastdds", make_fastdds_adapter, nullptr},
 #elif defined(MWPERF_PLUGIN_FASTDDS)
     {"fastdds", nullptr, nullptr},
+#endif
+#if defined(MWPERF_WITH_FASTDDS_JAZZY)
+    {"fastdds-jazzy", make_fastdds_jazzy_adapter},
+#elif defined(MWPERF_PLUGIN_FASTDDS_JAZZY)
+    {"fastdds-jazzy", nullptr},
 #endif
 #if defined(MWPERF_WITH_CONNEXT)
     {"connext", make_connext_adapter, clean_connext_stale},

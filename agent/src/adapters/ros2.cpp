@@ -24,7 +24,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <rcl/error_handling.h>
 #include <rcl/rcl.h>
 #include <rcl/version.h>
@@ -32,7 +31,8 @@
 #include <std_msgs/msg/u_int8_multi_array.h>
 #include <unistd.h>
 
-#include <fastrtps/config.h>  // the wheel's Fast DDS (its include folder comes first)
+#include <fastcdr/config.h>   // the wheel's Fast CDR and Fast DDS (its include folder comes first)
+#include <fastrtps/config.h>
 
 #include <chrono>
 #include <cstdio>
@@ -42,6 +42,8 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/fastdds_shm.h"
+#include "adapters/loaded_libs.h"
 #include "adapters/socket_util.h"
 #include "core/adapter.h"
 #include "util/json.h"
@@ -137,37 +139,10 @@ std::string package_version(const std::string& prefix, const std::string& packag
   return version;
 }
 
-// The version in the file name of a library loaded in this process whose name
-// starts with `stem` (e.g. "libfastrtps.so" -> "2.14.5" from libfastrtps.so.2.14.5), or "".
-std::string loaded_version(const char* stem) {
-  struct Look {
-    const char* stem;
-    std::string version;
-  } look{stem, ""};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) {
-        auto* l = static_cast<Look*>(data);
-        char real[PATH_MAX];
-        if (info->dlpi_name == nullptr || realpath(info->dlpi_name, real) == nullptr) return 0;
-        const char* base = std::strrchr(real, '/');
-        base = base ? base + 1 : real;
-        const size_t n = std::strlen(l->stem);
-        if (std::strncmp(base, l->stem, n) != 0 || base[n] != '.') return 0;
-        l->version = base + n + 1;
-        return 1;
-      },
-      &look);
-  return look.version;
-}
-
-// The Fast DDS loaded in the process ("" when none): its file name says
-// major.minor (libfastrtps.so.2.14); the full version is the wheel's header's
-// when it agrees, the built-against prefix being where the library comes from.
-std::string fastdds_version() {
-  const std::string loaded = loaded_version("libfastrtps.so");
-  const std::string built = FASTRTPS_VERSION_STR;
-  return !loaded.empty() && built.compare(0, loaded.size(), loaded) == 0 ? built : loaded;
-}
+// The Fast DDS and Fast CDR loaded in the process ("" when none), the wheel's
+// headers' full version when it agrees (loaded_libs.h).
+std::string fastdds_version() { return loaded_version("libfastrtps.so", FASTRTPS_VERSION_STR); }
+std::string fastcdr_version() { return loaded_version("libfastcdr.so", FASTCDR_VERSION_STR); }
 
 // Tearing down: what an rcl call returns changes nothing any more.
 void teardown(rcl_ret_t) { rcl_reset_error(); }
@@ -199,8 +174,9 @@ class Ros2Adapter final : public Adapter {
     JsonObject j;
     j.str("rcl", RCL_VERSION_STR).str("rmw", rmw_name());
     j.str("rmw_version", package_version(prefix_, rmw_name()));
-    const std::string dds = fastdds_version(), cyclone = loaded_version("libddsc.so");
+    const std::string dds = fastdds_version(), cdr = fastcdr_version(), cyclone = loaded_version("libddsc.so");
     if (!dds.empty()) j.str("fastdds", dds);
+    if (!cdr.empty()) j.str("fastcdr", cdr);
     if (!cyclone.empty()) j.str("cyclonedds", cyclone);
     return j.done();
   }
@@ -279,6 +255,9 @@ class Ros2Adapter final : public Adapter {
     j.str("rmw", rmw_name()).str("rmw_requested", rmw_).str("rcl", RCL_VERSION_STR);
     j.str("rmw_prefix", prefix_).str("message_type", "std_msgs/msg/UInt8MultiArray");
     j.str("transport", transport_).str("reliability", reliability_).str("durability", durability_);
+    if (rmw_ == "rmw_fastrtps_cpp" && transport_ != "udp")
+      j.num("shm_segment_size", fastdds_shm_segment_size(cfg.size)).num("shm_max_message_size",
+                                                                          fastdds_shm_max_message_size(cfg.size));
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     linger_ = linger_ns(cfg.role, reliability_);
     j.str("receive", receive_).str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
@@ -391,10 +370,12 @@ class Ros2Adapter final : public Adapter {
              "<maxInitialPeersRange>32</maxInitialPeersRange>" +
              std::string(cfg.isolated ? "" : "<interfaceWhiteList><address>" + ip + "</address></interfaceWhiteList>") +
              "</transport_descriptor>";
+    // Shared memory: the same explicit segment and message size as the fastdds
+    // and fastdds-jazzy adapters set (fastdds_shm.h), never rmw_fastrtps's default.
     if (shm)
       xml += "<transport_descriptor><transport_id>mwperf_shm</transport_id><type>SHM</type><segment_size>" +
-             std::to_string(std::max<size_t>(2 * cfg.size + (1u << 20), 512u << 10)) + "</segment_size><maxMessageSize>" +
-             std::to_string(std::max<size_t>(cfg.size + 4096, 65536)) + "</maxMessageSize></transport_descriptor>";
+             std::to_string(fastdds_shm_segment_size(cfg.size)) + "</segment_size><maxMessageSize>" +
+             std::to_string(fastdds_shm_max_message_size(cfg.size)) + "</maxMessageSize></transport_descriptor>";
     xml += "</transport_descriptors><participant profile_name=\"mwperf\" is_default_profile=\"true\"><rtps>"
            "<useBuiltinTransports>false</useBuiltinTransports><userTransports>";
     if (shm) xml += "<transport_id>mwperf_shm</transport_id>";

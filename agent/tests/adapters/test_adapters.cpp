@@ -228,7 +228,12 @@ TEST_P(EveryAdapter, WakeEndsAnUntimedWait) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registered, EveryAdapter, ::testing::ValuesIn(registered()),
-                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           std::string name = i.param;  // a C identifier: fastdds-jazzy is fastdds_jazzy
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
 
 TEST(Registry, ListsBuiltAdapters) {
   EXPECT_GE(registered().size(), 1u);

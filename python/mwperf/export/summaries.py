@@ -4,7 +4,8 @@ form as the result tables (so text, Markdown and HTML render them alike):
 * the **headline**: one row per middleware, QoS and mode, the ranges of
   p50 / p99 latency, the best throughput and the worst loss: what to look at
   first;
-* **ROS overhead**: ``ros2`` next to ``fastdds`` and ``ros1`` next to
+* **ROS overhead**: ``ros2`` next to the Fast DDS adapter on the Fast DDS
+  it runs on (``fastdds-jazzy``, the ROS 2 wheels' 2.14) and ``ros1`` next to
   ``tcp`` at the same mode, size, rate, reliability and placement, with the
   ratios (what the ROS layer costs);
 * **fan-out**: latency (median and worst subscriber) and loss against the
@@ -38,12 +39,15 @@ from mwperf.units import format_rate_hz, format_size
 
 __all__ = ["headline", "ros_overhead", "fanout", "threads", "summaries", "ROS_PAIRS"]
 
-#: (the ROS layer, the base it runs on, the base's transport for each of the ROS
-#: layer's, the middleware whose version both must share): ros2 over the Fast DDS
-#: its rmw runs on (the same version, the same transport), ros1's tcpros (Nagle on)
-#: over tcp-nagle and tcpros-nodelay over tcp (TCP_NODELAY).
-ROS_PAIRS = (("ros2", "fastdds", {"shm+udp": "shm+udp", "udp": "udp", "shm": "shm"}, "fastdds"),
-             ("ros1", "tcp", {"tcpros": "tcp-nagle", "tcpros-nodelay": "tcp"}, None))
+#: (the ROS layer, the bases it may be compared with, the base's transport for
+#: each of the ROS layer's, the middleware whose version both must share): ros2
+#: over the Fast DDS adapter on the Fast DDS its rmw runs on: fastdds-jazzy, the
+#: wheels' 2.14 as rmw_fastrtps_cpp's (the Debian fastdds adapter, 2.9, is paired
+#: only should it be the same version, and else shown as not compared, with both
+#: versions), on the same transport; ros1's tcpros (Nagle on) over tcp-nagle and
+#: tcpros-nodelay over tcp (TCP_NODELAY).
+ROS_PAIRS = (("ros2", ("fastdds-jazzy", "fastdds"), {"shm+udp": "shm+udp", "udp": "udp", "shm": "shm"}, "fastdds"),
+             ("ros1", ("tcp",), {"tcpros": "tcp-nagle", "tcpros-nodelay": "tcp"}, None))
 
 
 def _median(values: Iterable) -> float | None:
@@ -146,21 +150,23 @@ def ros_overhead(records: list[dict]) -> list[Section]:
     refused = Section("ros", "ros-overhead-refused", "ROS overhead: pairs not compared (a ROS layer and a base on "
                                                       "another transport or version)", list(ROS_REFUSED_HEADERS),
                       left=(0, 1, 2))
-    for ros, base, transports, underneath in ROS_PAIRS:
+    for ros, bases, transports, underneath in ROS_PAIRS:
         mine: dict[tuple, dict[tuple, list[dict]]] = {}  # (base transport, version) -> point -> records
-        theirs: dict[tuple, dict[tuple, list[dict]]] = {}
         for r in ok:
             if r["mw"] == ros and r.get("transport") in transports:
                 pair = (transports[r["transport"]], _version(r, underneath))
                 mine.setdefault(pair, {}).setdefault(_ros_key(r), []).append(r)
-            elif r["mw"] == base:
-                pair = (r.get("transport"), _version(r, underneath))
-                theirs.setdefault(pair, {}).setdefault(_ros_key(r), []).append(r)
-        for pair in sorted(set(mine) & set(theirs), key=str):
-            section = _ros_section(ros, base, pair, mine[pair], theirs[pair], underneath)
-            if section.rows:
-                sections.append(section)
-        refused.rows += _ros_refused(ros, base, transports, underneath, mine, theirs)
+        for base in bases:
+            theirs: dict[tuple, dict[tuple, list[dict]]] = {}
+            for r in ok:
+                if r["mw"] == base:
+                    pair = (r.get("transport"), _version(r, underneath))
+                    theirs.setdefault(pair, {}).setdefault(_ros_key(r), []).append(r)
+            for pair in sorted(set(mine) & set(theirs), key=str):
+                section = _ros_section(ros, base, pair, mine[pair], theirs[pair], underneath)
+                if section.rows:
+                    sections.append(section)
+            refused.rows += _ros_refused(ros, base, transports, underneath, mine, theirs)
     return sections + ([refused] if refused.rows else [])
 
 
@@ -175,7 +181,8 @@ def _ros_refused(ros: str, base: str, transports: dict, underneath: str | None, 
             if base_pair[0] != ros_pair[0]:
                 why.append(f"transport: {ros}'s {ros_transport} pairs with {base}'s {ros_pair[0]}, not {base_pair[0]}")
             if base_pair[1] != ros_pair[1]:
-                why.append(f"{underneath} version: {ros_pair[1] or 'unknown'} vs {base_pair[1] or 'unknown'}")
+                why.append(f"{underneath} version: {ros} runs on {ros_pair[1] or 'unknown'}, {base} on "
+                           f"{base_pair[1] or 'unknown'}")
             on = lambda v: f", {underneath} {v or 'unknown'}" if underneath else ""  # noqa: E731
             rows.append(Row([f"{ros} ({ros_transport}{on(ros_pair[1])})", f"{base} ({base_pair[0]}{on(base_pair[1])})",
                              "; ".join(why)]))

@@ -97,6 +97,32 @@ def test_ros2_records_the_rmw_and_the_dds_it_runs_on(tmp_path):
     versions = r["adapter"]["versions"]
     assert versions["rmw"] == "rmw_fastrtps_cpp" and versions["rmw_version"].count(".") == 2, versions
     assert versions["fastdds"].startswith("2.14."), versions  # the wheel's Fast DDS, not Debian's 2.9
+    assert versions["fastcdr"].startswith("2."), versions  # and its Fast CDR, not Debian's 1.0
+
+
+def test_fastdds_jazzy_runs_on_the_wheels_fast_dds_2_14(tmp_path):
+    """fastdds-jazzy, the base of ros2's overhead pair: a point runs, and its record
+    names the Fast DDS and Fast CDR loaded: the ROS 2 wheels' 2.14 and 2.x, never
+    Debian's 2.9 and 1.x (what the fastdds adapter runs on)."""
+    r = run(tmp_path, "fastdds-jazzy", "--mode", "latency", "--size", "1k", "--duration", "1s", "--warmup", "300ms")
+    assert r["mw"] == "fastdds-jazzy" and r["received"] > 0
+    versions = r["adapter"]["versions"]
+    assert versions["fastdds"].startswith("2.14.") and versions["fastcdr"].startswith("2."), versions
+    assert r["adapter"]["version"] == versions["fastdds"]
+
+
+def test_ros2_and_its_fast_dds_base_share_one_shared_memory_setting(tmp_path):
+    """The shared-memory segment and message size ros2's Fast DDS profile gives
+    rmw_fastrtps_cpp are the ones fastdds-jazzy sets (fastdds_shm.h): the profile
+    ros2 wrote holds the values fastdds-jazzy's record reports, and they are not
+    Fast DDS's default segment (512 KiB) at 1 MiB."""
+    args = ("--transport", "shm", "--mode", "latency", "--size", "1MiB", "--duration", "500ms", "--warmup", "200ms")
+    base = run(tmp_path / "base", "fastdds-jazzy", *args)["adapter"]["config"]
+    ros2 = run(tmp_path / "ros2", "ros2", *args)["adapter"]["config"]
+    segment, message = base["shm_segment_size"], base["shm_max_message_size"]
+    assert segment > 512 << 10 and message > 1 << 20, base
+    assert (ros2["shm_segment_size"], ros2["shm_max_message_size"]) == (segment, message)
+    assert f"<segment_size>{segment}</segment_size><maxMessageSize>{message}</maxMessageSize>" in ros2["confinement"]
 
 
 def test_ros2_with_an_rmw_rcl_cannot_load_is_refused_with_rcls_reason(tmp_path, monkeypatch):

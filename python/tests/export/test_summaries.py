@@ -60,11 +60,35 @@ def test_ros_overhead_never_pairs_another_version_or_transport(mw, field, value)
     assert ("ros2" if mw == "fastdds" else "ros1") not in {s.mw for s in sections}
     # the pair is shown as not compared, with the difference named
     (refused,) = [s for s in sections if s.mode == "ros-overhead-refused"]
-    why = {"fastdds": ("ros2 (udp, fastdds 2.14.5)", "fastdds (udp, fastdds 2.9.1)", "fastdds version: 2.14.5 vs 2.9.1")
+    why = {"fastdds": ("ros2 (udp, fastdds 2.14.5)", "fastdds (udp, fastdds 2.9.1)", "fastdds version: ros2 runs on 2.14.5, fastdds on 2.9.1")
            if field[0] == "adapter" else ("ros2 (udp, fastdds 2.14.5)", "fastdds (shm, fastdds 2.14.5)",
                                           "transport: ros2's udp pairs with fastdds's udp, not shm"),
            "ros1": ("ros1 (tcpros)", "tcp (tcp)", "transport: ros1's tcpros pairs with tcp's tcp-nagle, not tcp")}[mw]
     assert rows(refused) == [list(why)]
+
+
+def test_ros2_pairs_with_fastdds_jazzy_and_debian_fastdds_is_refused_naming_both_versions():
+    """ros2 runs on the ROS 2 wheels' Fast DDS 2.14.5: its base is fastdds-jazzy (the
+    same Fast DDS); the Debian fastdds adapter's 2.9.1 is never paired with it, and the
+    table of pairs not compared names both versions."""
+    records = load()
+    debian = []
+    for r in records:
+        if r["mw"] == "fastdds":
+            r["mw"] = r["adapter"]["name"] = "fastdds-jazzy"
+            r["adapter"]["versions"] = {"fastdds": "2.14.5", "fastcdr": "2.2.5"}
+            other = json.loads(json.dumps(r))
+            other["mw"] = other["adapter"]["name"] = "fastdds"
+            other["adapter"]["versions"] = {"fastdds": "2.9.1", "fastcdr": "1.0.26"}
+            other["latency_us"]["p50"] = 1.0  # were it paired, the ratio would show it
+            debian.append(other)
+    sections = ros_overhead(records + debian)
+    (ros2,) = [s for s in sections if s.mw == "ros2"]
+    assert ros2.title.startswith("ROS overhead: ros2 (udp, fastdds 2.14.5) over fastdds-jazzy (udp, fastdds 2.14.5)")
+    assert [row[5:8] for row in rows(ros2)] == [["90.0", "40.0", "2.25"], ["110.0", "50.0", "2.20"]]
+    (refused,) = [s for s in sections if s.mode == "ros-overhead-refused"]
+    assert rows(refused) == [["ros2 (udp, fastdds 2.14.5)", "fastdds (udp, fastdds 2.9.1)",
+                              "fastdds version: ros2 runs on 2.14.5, fastdds on 2.9.1"]]
 
 
 def test_ros_overhead_names_what_else_differs():

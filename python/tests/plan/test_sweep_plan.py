@@ -111,7 +111,7 @@ def test_ros_plans_mirror_the_reference_studies():
     overhead = expand(load_plan(PLANS / "ros-overhead.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
                       cpu_count=2)
     pairs = {(p.point.mode, p.point.size) for p in overhead}
-    for mw in ("ros2", "fastdds", "ros1", "tcp"):  # every point has its counterpart
+    for mw in ("ros2", "fastdds-jazzy", "ros1", "tcp"):  # every point has its counterpart
         assert {(p.point.mode, p.point.size) for p in overhead if p.point.mw == mw} == pairs
     study = expand(load_plan(PLANS / "ros-wired-vs-wireless.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
                    cpu_count=2)
