@@ -69,7 +69,8 @@ from mwperf.results.launches import log_p50s, spread, spread_text
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 from mwperf.table import snapshot
 
-__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label", "scenario_of", "placement_of",
+__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label",
+           "scenario_of", "placement_of",
            "MIN_SAMPLES", "MIN_REPETITIONS"]
 
 MIN_SAMPLES = 100

@@ -88,7 +88,8 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
     doc = provenance.collect(run_id=first.out.name, argv=argv, options=first.as_dict(), agent=agent,
                              started=utc_now_iso())
     doc["scenario"] = {"name": scenario.name, "source": scenario.source, "hash": scenario.digest,
-                       "flows": [f.name for f in scenario.flows], "solo": not ns.no_solo, "process_model": PROCESS_MODEL}
+                       "flows": [f.name for f in scenario.flows], "solo": not ns.no_solo,
+                       "process_model": PROCESS_MODEL}
     with lock.hold(first.out, force=ns.force, measure=first.hosts is None, cores=str(first.cpu), argv=argv) as held:
         doc["machine_lock"] = held.machine
         rundir = RunDir(first.out).create(samples=True)
