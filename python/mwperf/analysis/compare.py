@@ -69,7 +69,8 @@ from mwperf.results.launches import log_p50s, spread, spread_text
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 from mwperf.table import snapshot
 
-__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label", "placement_of",
+__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label",
+           "scenario_of", "placement_of",
            "MIN_SAMPLES", "MIN_REPETITIONS"]
 
 MIN_SAMPLES = 100
@@ -126,16 +127,26 @@ def _others(r: dict) -> tuple:
     return tuple(out)
 
 
+def scenario_of(r: dict) -> tuple | None:
+    """A scenario's flow: (scenario, its digest, flow, together or alone); None for a plain point."""
+    s = r.get("scenario")
+    if not isinstance(s, dict):
+        return None
+    return s.get("name"), s.get("hash"), s.get("flow"), "together" if s.get("together") else "alone"
+
+
 def point_key(r: dict) -> tuple:
     """What a point is, across runs: the key compare matches points on (and
-    ``mwperf history`` follows a point over time by)."""
+    ``mwperf history`` follows a point over time by); a scenario's flow is
+    its scenario's (name and digest), the flow and whether it ran alone."""
     return (r["mw"], r["mode"], r["size"], r["rate_hz"], qos_label(r), r["demand"], subscribers(r),
-            source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes", _others(r))
+            source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes", scenario_of(r), _others(r))
 
 
 def point_label(key: tuple) -> str:
-    """A point key as a reader sees it: ``udp latency 64 B (best-effort, udp)``."""
-    mw, mode, size, rate, qos, demand, fan, section, how, others = key
+    """A point key as a reader sees it: ``udp latency 64 B (best-effort, udp)``,
+    a scenario's flow ``... [robot-mobile: imu together]``."""
+    mw, mode, size, rate, qos, demand, fan, section, how, scenario, others = key
     text = f"{mw} {mode} {size} B"
     if rate is not None:
         text += f" {rate:g} Hz"
@@ -144,7 +155,8 @@ def point_label(key: tuple) -> str:
     if fan != 1:
         text += f" x{fan} subscribers" + (" as threads" if how == "threads" else "")
     extra = "; ".join(p for p in (qos, *others, section) if p)
-    return f"{text} ({extra})" if extra else text
+    text = f"{text} ({extra})" if extra else text
+    return text if scenario is None else f"{text} [{scenario[0]}: {scenario[2]} {scenario[3]}]"
 
 
 @dataclass

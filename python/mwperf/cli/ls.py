@@ -1,6 +1,7 @@
 """``mwperf ls [DIR]``: the runs under DIR (default results/), oldest first:
 their date, status, points (ok and failed: the usable records of
-results.jsonl) and the command that made them. Every file is read as
+results.jsonl), a scenario run's scenario (its points and its flows'
+records, together and alone) and the command that made them. Every file is read as
 untrusted input (mwperf.results.rundir) and every value printed escaped."""
 
 from __future__ import annotations
@@ -35,8 +36,22 @@ class Run:
 
         self.path = path
         self.doc = RunDir(path).read_run_json() or {}  # 'running' with no live writer reads 'killed'
-        statuses = [r.get("status") for r in read_records(path)]
+        records = read_records(path)
+        statuses = [r.get("status") for r in records]
         self.ok, self.failed = statuses.count("ok"), statuses.count("failed")
+        self.scenarios: dict[str, tuple[set, int]] = {}  # a scenario's name: its points, its flows' records
+        for r in records:
+            s = r.get("scenario")
+            if isinstance(s, dict):
+                points, flows = self.scenarios.get(s["name"], (set(), 0))
+                self.scenarios[s["name"]] = (points | {(s["hash"], s["point"])}, flows + 1)
+
+    @property
+    def scenario(self) -> str:
+        """``robot-mobile: 3 points, 42 flow records`` (empty for a run without scenario)."""
+        return shown("; ".join(f"{name}: {len(points)} point{'s' if len(points) != 1 else ''}, {flows} flow "
+                               f"record{'s' if flows != 1 else ''}" for name, (points, flows) in
+                               self.scenarios.items()), 200)
 
     @property
     def started(self) -> datetime:
@@ -95,8 +110,10 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if not runs:
         print(f"no run in {ns.dir} (a run directory holds results.jsonl)", file=sys.stderr)
         return 0
+    scenarios = any(r.scenarios for r in runs)
     rows = [[shown(str(r.path), 200), r.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), r.status,
-             str(r.ok + r.failed), str(r.failed) if r.failed else "", r.command] for r in runs]
-    sys.stdout.write(table_text(["run", "started", "status", "points", "failed", "command"], rows,
-                                left=(0, 1, 2, 5)))
+             str(r.ok + r.failed), str(r.failed) if r.failed else "", *([r.scenario] if scenarios else []),
+             r.command] for r in runs]
+    headers = ["run", "started", "status", "points", "failed", *(["scenario"] if scenarios else []), "command"]
+    sys.stdout.write(table_text(headers, rows, left=(0, 1, 2, *range(5, len(headers)))))
     return 0

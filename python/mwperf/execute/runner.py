@@ -2,7 +2,8 @@
 
 Each point (:mod:`mwperf.execute.point`) is merged into a record
 (:mod:`mwperf.results.record`) and appended to results.jsonl as soon as it is
-measured, results.csv regenerated; a progress line per point goes to stderr,
+measured (a scenario's step, :mod:`mwperf.execute.scenario`, gives one per
+flow), results.csv regenerated; a progress line per point goes to stderr,
 and at the end the tables to stdout and report.html to the directory.
 Exit code: 0 all points ok, 1 some point failed, 130 interrupted (Ctrl-C or
 SIGTERM or SIGHUP: the results so far are kept and run.json says so). What crashed
@@ -16,7 +17,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
-from typing import Callable, Iterable, TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
 from mwperf.display import shown
 from mwperf.execute import provenance
@@ -24,8 +25,10 @@ from mwperf.execute.cleanup import clean_leftovers
 from mwperf.execute.floor import measure_run_floor, skipped
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
+from mwperf.execute.scenario import ScenarioStep
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
+from mwperf.export.scenario import flows_summary
 from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
@@ -79,7 +82,9 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
     _clean_leftovers(progress, "before the run", leftovers, agent)
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
-    doc.setdefault("points", {})["total"] = len(earlier) + len(jobs)
+    # records planned: a scenario step gives one per flow
+    doc.setdefault("points", {})["total"] = len(earlier) + sum(len(job.jobs) if isinstance(job, ScenarioStep) else 1
+                                                               for job in jobs)
     rundir.write_run_json(doc)
 
     records: list[dict] = []
@@ -123,24 +128,38 @@ def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts:
     results.csv from the records in hand (``earlier`` ones and these: what results.jsonl
     holds, without reading it again after every point)."""
     for job in jobs:
-        bar.start(job.point.label())
-        started = utc_now_iso()
-        outcome = run_point(job.opts, job.point, agent, timeouts)
-        record = merge_record(job, outcome, run_id=rundir.path.name, time=started)
-        if not record_ok(record):
-            # A bug of mwperf's own (a result the schema does not allow): this
-            # point fails saying so, and the run goes on.
-            problems = "; ".join(record_errors(record))
-            failed = PointOutcome(error=f"internal: the result does not fit the results schema ({problems[:400]}); "
-                                        "a bug in mwperf, please report it", link=outcome.link, clock=outcome.clock)
-            record = merge_record(job, failed, run_id=rundir.path.name, time=started)
-        if on_record is not None:  # its own part, checked as the record is written
-            record = on_record(job, record)
-        with signals_deferred():
-            rundir.append(record)
-            ResultsCsv().write([*earlier, *records, record], rundir)
-        records.append(record)
-        bar.finish(point_summary(record))
+        bar.start(job.title if isinstance(job, ScenarioStep) else job.point.label())
+        done = []
+        for planned, outcome, started, own in _outcomes(job, agent, timeouts):
+            record = {**merge_record(planned, outcome, run_id=rundir.path.name, time=started), **own}
+            if not record_ok(record):
+                # A bug of mwperf's own (a result the schema does not allow): this
+                # point fails saying so, and the run goes on.
+                problems = "; ".join(record_errors(record))
+                failed = PointOutcome(error=f"internal: the result does not fit the results schema "
+                                            f"({problems[:400]}); a bug in mwperf, please report it",
+                                      link=outcome.link, clock=outcome.clock)
+                record = merge_record(planned, failed, run_id=rundir.path.name, time=started)
+                record = {**record, **own} if record_ok({**record, **own}) else record  # its flow, if it fits
+            if on_record is not None:  # its own part, checked as the record is written
+                record = on_record(planned, record)
+            with signals_deferred():
+                rundir.append(record)
+                ResultsCsv().write([*earlier, *records, record], rundir)
+            records.append(record)
+            done.append(record)
+        bar.finish(point_summary(done[0]) if len(done) == 1 else flows_summary(done))
+
+
+def _outcomes(job: PlannedPoint, agent: str, timeouts: Timeouts) -> Iterator[tuple[PlannedPoint, PointOutcome, str,
+                                                                                   dict]]:
+    """What a job measures, as (planned point, outcome, start time, fields of its own): a point's one, or a
+    scenario step's, one per flow (:mod:`mwperf.execute.scenario`)."""
+    if isinstance(job, ScenarioStep):
+        yield from job.measure(agent, timeouts)
+        return
+    started = utc_now_iso()
+    yield job, run_point(job.opts, job.point, agent, timeouts), started, {}
 
 
 def _launches_of(earlier: list[dict], records: list[dict]) -> Callable[[PlannedPoint, dict], dict]:

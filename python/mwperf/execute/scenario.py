@@ -12,15 +12,24 @@ every publisher is ready and every subscriber matched, ``go`` goes to all
 publishers at once (the start barrier of all flows); each flow's subscribers
 are told ``stop S0,S1,...`` (each publisher's count) when its publishers
 have reported, and its publishers ``close`` once its subscribers have.
+
+For the runner (:mod:`mwperf.execute.runner`) a scenario point is steps
+(:class:`ScenarioStep`): its flows together, then each flow alone; a step
+yields one record's makings per flow, each record carrying its ``scenario``
+section (results/schema: the scenario, the flow, together or alone, the
+publishers' counts), so results.jsonl holds every flow and the totals are
+made where they are shown.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import secrets
 import time
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
@@ -30,10 +39,13 @@ from mwperf.execute.point import (RUN_ID_ENV, Timeouts, agent_argv, check_exit, 
 from mwperf.execute.placement import Placement
 from mwperf.execute.services import Service
 from mwperf.interrupts import signals_deferred
-from mwperf.plan.options import RunOptions, TestPoint
-from mwperf.results.record import PointOutcome
+from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
+from mwperf.plan.sweep_plan import point_key
+from mwperf.results import measures as m
+from mwperf.results.record import PointOutcome, utc_now_iso
 
-__all__ = ["FlowJob", "FlowOutcome", "run_flows", "PUBLISHER_SHIFT", "PROCESS_MODEL"]
+__all__ = ["FlowJob", "FlowOutcome", "run_flows", "ScenarioStep", "scenario_steps", "flow_section",
+           "PUBLISHER_SHIFT", "PROCESS_MODEL"]
 
 #: Publisher p of a flow numbers its samples from p << PUBLISHER_SHIFT (the agent's kPublisherShift).
 PUBLISHER_SHIFT = 48
@@ -217,3 +229,76 @@ def _publishers(results: list[dict | None]) -> dict | None:
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             merged[key] = sum(values)
     return merged
+
+
+# -- the runner's steps ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScenarioStep(PlannedPoint):
+    """One step of a scenario point for the runner: every flow at once
+    (``together``) or one flow alone. ``opts`` and ``point`` are the first
+    flow's (the placement checks and the progress plan read them)."""
+
+    jobs: tuple[FlowJob, ...] = ()
+    scenario: str = ""
+    digest: str = ""
+    flows: int = 1
+    number: int = 0  # the scenario point (a middleware and a value of the command line's lists)
+    label: str = ""
+    together: bool = True
+
+    @property
+    def title(self) -> str:
+        what = f"{len(self.jobs)} flows together" if self.together else f"{self.jobs[0].name} alone"
+        return f"{self.scenario} on {self.point.mw}{f' ({self.label})' if self.label else ''}: {what}"
+
+    def measure(self, agent: str, timeouts: Timeouts) -> Iterator[tuple[PlannedPoint, PointOutcome, str, dict]]:
+        """(the flow's planned point, its outcome, when the step started, its record's scenario section), a flow
+        at a time, once the step's flows are all measured."""
+        started = utc_now_iso()
+        for result in run_flows(list(self.jobs), agent, timeouts, self.jobs[0].point.index):
+            job = result.job
+            key = {"point": point_key(job.opts, job.point, 0), "scenario": self.digest, "flow": job.name,
+                   "together": self.together}
+            planned = PlannedPoint(job.opts, job.point,
+                                   key=hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16])
+            yield planned, result.outcome, started, {"scenario": flow_section(self, result)}
+
+
+def flow_section(step: ScenarioStep, result: FlowOutcome) -> dict:
+    """A flow's record's ``scenario`` section (results/schema)."""
+    job, outcome = result.job, result.outcome
+    subs = outcome.subs or [outcome.sub]
+    # every process of the flow: its publishers and each subscriber
+    sides = [m.cpu_side(pub) for pub in result.pubs] + [m.cpu_side(sub) for sub in subs]
+    whole = bool(result.pubs) and len(result.pubs) == job.publishers and None not in sides
+    return {"name": step.scenario, "hash": step.digest, "flow": job.name, "together": step.together,
+            "flows": step.flows, "point": step.number, "label": step.label, "publishers": job.publishers,
+            "publisher_sent": [m.to_int((pub or {}).get("sent")) for pub in result.pubs] or [None] * job.publishers,
+            "per_publisher": [(sub or {}).get("per_publisher") for sub in subs] if job.publishers > 1 else None,
+            "payload": job.payload,
+            "payload_check": [{k: m.to_int((sub or {}).get(k)) for k in ("payload_matched", "payload_mismatched")}
+                              for sub in subs] if job.check_payload else None,
+            "cpu_s": sum(s["user"] + s["sys"] for s in sides) if whole else None}
+
+
+def _indexed(jobs: list[FlowJob], base: int) -> tuple[FlowJob, ...]:
+    """Each flow's point its own index (its samples files, its namespace pair's subnet)."""
+    return tuple(replace(job, point=replace(job.point, index=base + i)) for i, job in enumerate(jobs))
+
+
+def scenario_steps(name: str, digest: str, points: list[tuple[str, list[FlowJob]]], solo: bool) -> list[ScenarioStep]:
+    """Every step of a scenario run: per scenario point (label, one job per flow), its flows together, then,
+    with ``solo``, each flow alone; every flow of every step a point index of its own."""
+    steps = []
+    for k, (label, jobs) in enumerate(points):
+        n = len(jobs)
+        base = k * n * (n + 1)
+        common = dict(scenario=name, digest=digest, flows=n, number=k, label=label)
+        together = _indexed(jobs, base)
+        steps.append(ScenarioStep(together[0].opts, together[0].point, jobs=together, together=True, **common))
+        for i, job in enumerate(jobs if solo else ()):
+            (alone,) = _indexed([job], base + n * (i + 1))
+            steps.append(ScenarioStep(alone.opts, alone.point, jobs=(alone,), together=False, **common))
+    return steps

@@ -1,6 +1,7 @@
 """results.csv: one flat row per record (``latency_us.p50`` -> ``latency_p50_us``),
 regenerated from results.jsonl after every point. Every option of the
-agent's table that has a record field is a column (``qos.batch`` -> ``qos_batch``).
+agent's table that has a record field is a column (``qos.batch`` -> ``qos_batch``);
+a scenario's flow fills the ``scenario_*`` columns (empty for a plain point).
 
 Nulls are empty cells, booleans ``true``/``false``, floats in Python's
 shortest round-trip form, affinity lists space-separated.
@@ -75,6 +76,10 @@ _LAYOUT: list[tuple[str, tuple[str, ...]]] = [
     ("adapter_name", ("adapter", "name")),
     ("adapter_version", ("adapter", "version")),
     ("repetition", ("repetition",)),
+    # a scenario's flow (its per-publisher and payload-check rows are in results.jsonl)
+    *((f"scenario_{key}", ("scenario", key)) for key in ("name", "hash", "point", "label", "flow", "together",
+                                                          "flows", "publishers", "publisher_sent", "payload",
+                                                          "cpu_s")),
     ("status", ("status",)),
     ("error", ("error",)),
 ]

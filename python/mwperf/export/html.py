@@ -16,6 +16,7 @@ from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
 from mwperf.export.floor import Anchors, floor_figure
 from mwperf.export.history_figures import HISTORY_SECTION
+from mwperf.export.scenario import plain, scenario_figures, scenario_sections
 from mwperf.export.sections import Section
 from mwperf.export.summaries import headline, summaries
 from mwperf.export.tables import build_sections, floor_sections
@@ -123,6 +124,19 @@ def _tables_html(records: list[dict], anchors: Anchors | None) -> str:
     return "\n".join(_section_html(s) for s in build_sections(records, anchors) + summaries(records))
 
 
+def _scenario_html(records: list[dict], anchors: Anchors | None) -> str:
+    """Each scenario point: its flows alone and together (table and figure)."""
+    sections, figures = scenario_sections(records, anchors), scenario_figures(records)
+    if not sections:
+        return ""
+    return ('<section id="scenario"><h2>Scenarios</h2><p class="hint">Each flow of a scenario measured with every '
+            "other flow at once (together) and, unless --no-solo, alone with the same settings; <b>x</b> is together "
+            "/ alone (above 1: the other flows hurt it). Every publisher and subscriber of every flow is an agent "
+            "process of its own. <b>x floor</b>: the flow's one-way p50 over the floor's at its size. The (all) row "
+            "adds up the flows measured together.</p>"
+            + "\n".join(_section_html(s) + figure_html(f) for s, f in zip(sections, figures)) + "</section>")
+
+
 def _floor_html(floor: dict | None) -> str:
     """The floor section: what no middleware can beat here, and how to read "x floor"."""
     if floor is None:
@@ -211,6 +225,7 @@ def render_html(records: list[dict], run: dict | None, title: str,
     warnings = warnings_for(records, run)
     parts += [f'<div class="warn">{escape(w)}</div>' for w in warnings] or ["<p>None.</p>"]
     parts.append("</section>")
+    flows, records = records, plain(records)  # a scenario's flows: a section of their own
     headline = _headline_html(records)
     if headline:
         parts.append(headline)
@@ -218,6 +233,9 @@ def render_html(records: list[dict], run: dict | None, title: str,
         parts.append(_floor_html(anchors.floor))
     if baseline:
         parts.append(_baseline_html(baseline))
+    scenario = _scenario_html(flows, anchors)
+    if scenario:
+        parts.append(scenario)
     figures = run_figures(records) + list(extra_figures)
     for key, heading in SECTIONS + (HISTORY_SECTION,):
         mine = [f for f in figures if f.section == key]
@@ -227,7 +245,7 @@ def render_html(records: list[dict], run: dict | None, title: str,
                          "reset; click a legend entry to hide it; the camera saves the figure as SVG.</p>"
                          + "\n".join(figure_html(f) for f in mine) + "</section>")
     parts.append(f'<section id="tables"><h2>Tables</h2>{_tables_html(records, anchors)}</section>')
-    parts.append(f"<p>{len(records)} point(s); results.jsonl is the source of truth.</p></body></html>")
+    parts.append(f"<p>{len(flows)} point(s); results.jsonl is the source of truth.</p></body></html>")
     return "\n".join(parts) + "\n"
 
 

@@ -1,26 +1,75 @@
-"""A scenario's tables: each flow's p50, p99 and loss alone and together, with
+"""A scenario's tables and figure, from its flows' records (results.jsonl:
+each flow's record, together and alone, carries its ``scenario`` section):
+per scenario point, each flow's p50, p99 and loss alone and together with
 the ratio (together / alone: the number that says whether one stream hurts
-another), the point's totals, and the floor (DIR/scenario.json -> stdout and
-DIR/scenario.html)."""
+another), "x floor" beside them, and the point's totals, added up here from
+its flows' records (never stored)."""
 
 from __future__ import annotations
 
-import html
-from pathlib import Path
-from typing import TextIO
+from dataclasses import dataclass, field
 
 from mwperf.export.figure_parts import Figure
-from mwperf.export.floor import Anchors, floor_tables
-from mwperf.export.html import figure_html, plotly_js
-from mwperf.export.terminal import table_text
-from mwperf.results.confined import write_inside
-from mwperf.results.floor import read_floor
+from mwperf.export.floor import X_FLOOR, Anchors
+from mwperf.export.sections import Row, Section
+from mwperf.display import printable
 
-__all__ = ["ScenarioReport", "flow_rows", "HEADERS", "SCENARIO_HTML"]
+__all__ = ["ScenarioPoint", "scenario_points", "scenario_sections", "interference_figure", "scenario_figures",
+           "flow_rows", "totals", "plain", "flows_summary", "HEADERS"]
 
-SCENARIO_HTML = "scenario.html"
 HEADERS = ["flow", "size", "rate", "N:M", "p50 alone (us)", "p50 together (us)", "p50 x", "p99 alone (us)",
-           "p99 together (us)", "p99 x", "loss alone", "loss together", "sent", "received", "lost", "cpu all processes (s)"]
+           "p99 together (us)", "p99 x", "loss alone", "loss together", "sent", "received", "lost",
+           "cpu all processes (s)"]
+FLOOR_HEADERS = [f"alone {X_FLOOR}", f"together {X_FLOOR}"]
+
+
+@dataclass
+class ScenarioPoint:
+    """One scenario point of a run: its flows' records together and alone, by flow name, in the run's order."""
+
+    name: str
+    mw: str
+    label: str
+    flows: int
+    together: dict[str, dict] = field(default_factory=dict)
+    alone: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return list(dict.fromkeys([*self.together, *self.alone]))
+
+
+def plain(records: list[dict]) -> list[dict]:
+    """The records that are points of their own (not a scenario's flows)."""
+    return [r for r in records if not isinstance(r.get("scenario"), dict)]
+
+
+def scenario_points(records: list[dict]) -> list[ScenarioPoint]:
+    """Every scenario point the records hold (by run, scenario, its digest and point), in their order; a flow
+    measured twice the same way keeps its last record."""
+    points: dict[tuple, ScenarioPoint] = {}
+    for r in records:
+        s = r.get("scenario")
+        if not isinstance(s, dict):
+            continue
+        key = (r.get("run_id"), s["name"], s["hash"], s["point"])
+        point = points.setdefault(key, ScenarioPoint(s["name"], r["mw"], s["label"], s["flows"]))
+        (point.together if s["together"] else point.alone)[s["flow"]] = r
+    return list(points.values())
+
+
+def totals(point: ScenarioPoint) -> dict:
+    """The point's totals, its flows measured together added up: sent, received, lost, Mbit/s, CPU of every
+    process (None where a flow lacks it), and the flows that failed."""
+    records = list(point.together.values())
+
+    def add(values):
+        return sum(values) if values and all(isinstance(v, (int, float)) for v in values) else None
+
+    return {"flows": len(records), "sent": add([r.get("sent") for r in records]),
+            "received": add([r.get("received") for r in records]), "lost": add([r.get("lost") for r in records]),
+            "mbps": add([r.get("mbps") for r in records]), "cpu_s": add([r["scenario"]["cpu_s"] for r in records]),
+            "failed": [name for name, r in point.together.items() if r.get("status") != "ok"]}
 
 
 def _us(value) -> str:
@@ -36,7 +85,7 @@ def _ratio(together, alone) -> str:
 def _loss(record: dict | None) -> str:
     if record is None:
         return "-"
-    if record["status"] != "ok":
+    if record.get("status") != "ok":
         return "failed"
     rate = record.get("loss_rate")
     return "-" if rate is None else f"{100 * rate:.2f} %"
@@ -46,9 +95,8 @@ def _pct(record: dict | None, key: str):
     return ((record or {}).get("latency_us") or {}).get(key)
 
 
-def _cpu(record: dict) -> str:
-    total = record.get("cpu_total_s")
-    return "-" if total is None else f"{total:.2f}"
+def _num(value, digits: int = 2) -> str:
+    return "-" if not isinstance(value, (int, float)) else f"{value:.{digits}f}"
 
 
 def _rate(record: dict) -> str:
@@ -57,90 +105,75 @@ def _rate(record: dict) -> str:
     return f"x{record.get('demand')}" if record.get("demand") else "-"
 
 
-def flow_rows(point: dict, anchors: Anchors | None = None) -> tuple[list[str], list[list[str]]]:
-    """One row per flow of a scenario point (alone columns '-' without solo runs)."""
-    alone = point.get("alone") or {}
-    floor = anchors is not None and anchors.index
+def _failures(name: str, together: dict | None, alone: dict | None) -> str | None:
+    said = [f"{how}: {' '.join(str(r.get('error') or 'unknown error').split())}"
+            for how, r in (("together", together), ("alone", alone)) if r is not None and r.get("status") != "ok"]
+    return "; ".join(said) or None
+
+
+def flow_rows(point: ScenarioPoint, anchors: Anchors | None = None) -> tuple[list[str], list[Row]]:
+    """One row per flow ('-' where it was not measured alone), then the totals of the flows together."""
+    floor = anchors is not None and bool(anchors.index)
     rows = []
-    for name, rec in point["together"]["flows"].items():
-        solo = alone.get(name)
-        row = [name, str(rec["size"]), _rate(rec), f"{rec['publishers']}:{rec.get('subscribers', 1)}",
-               _us(_pct(solo, "p50")), _us(_pct(rec, "p50")), _ratio(_pct(rec, "p50"), _pct(solo, "p50")),
-               _us(_pct(solo, "p99")), _us(_pct(rec, "p99")), _ratio(_pct(rec, "p99"), _pct(solo, "p99")),
-               _loss(solo), _loss(rec), str(rec.get("sent")), str(rec.get("received")), str(rec.get("lost")),
-               _cpu(rec)]
+    for name in point.names:
+        rec, solo = point.together.get(name), point.alone.get(name)
+        first = rec or solo
+        s = first["scenario"]
+        cells = [name, str(first["size"]), _rate(first), f"{s['publishers']}:{first.get('subscribers', 1)}",
+                 _us(_pct(solo, "p50")), _us(_pct(rec, "p50")), _ratio(_pct(rec, "p50"), _pct(solo, "p50")),
+                 _us(_pct(solo, "p99")), _us(_pct(rec, "p99")), _ratio(_pct(rec, "p99"), _pct(solo, "p99")),
+                 _loss(solo), _loss(rec), *(str((rec or {}).get(k, "-")) for k in ("sent", "received", "lost")),
+                 _num((rec or {}).get("scenario", {}).get("cpu_s"))]
         if floor:
-            row += anchors.cells(rec, "rate")
-        rows.append(row)
-    totals = point["together"]["totals"]
-    rows.append(["(all)", "", "", "", "", "", "", "", "", "", "", "", str(totals["sent"]), str(totals["received"]),
-                 str(totals["lost"]), f"{totals['cpu_s']:.2f}"] + (["" ] if floor else []))
-    return HEADERS + (anchors.headers("rate") if floor else []), rows
+            cells += [anchors.cells(r, "rate")[0] if r is not None else "-" for r in (solo, rec)]
+        rows.append(Row(cells, note=_failures(name, rec, solo)))
+    total = totals(point)
+    rows.append(Row(["(all)"] + [""] * 11 + [str(total[k]) if total[k] is not None else "-"
+                                             for k in ("sent", "received", "lost")]
+                    + [_num(total["cpu_s"])] + ([""] * 2 if floor else [])))
+    return HEADERS + (FLOOR_HEADERS if floor else []), rows
 
 
-def _flows(n: int) -> str:
-    return "1 flow" if n == 1 else f"{n} flows"
+def _title(point: ScenarioPoint) -> str:
+    total = totals(point)
+    failed = f"; failed: {', '.join(total['failed'])}" if total["failed"] else ""
+    label = f"{point.label}, " if point.label else ""
+    flows = "1 flow" if point.flows == 1 else f"{point.flows} flows"
+    return f"scenario {point.name} on {point.mw} ({label}{flows} at once{failed}; x = together / alone)"
 
 
-def _title(doc: dict, point: dict) -> str:
-    failed = point["together"]["totals"]["failed"]
-    note = f"; failed: {', '.join(failed)}" if failed else ""
-    label = f"{point['label']}, " if point.get("label") else ""
-    return f"{doc['scenario']} on {point['mw']} ({label}{_flows(point['together']['totals']['flows'])} at once{note})"
+def scenario_sections(records: list[dict], anchors: Anchors | None = None) -> list[Section]:
+    """One table per scenario point (none without scenario records)."""
+    sections = []
+    for point in scenario_points(records):
+        headers, rows = flow_rows(point, anchors)
+        sections.append(Section(point.mw, "scenario", _title(point), headers, rows, left=(0,)))
+    return sections
 
 
-class ScenarioReport:
-    """The scenario's tables as text or markdown, and its page."""
-
-    def write_text(self, doc: dict, out: TextIO, fmt: str = "text", directory: Path | None = None) -> None:
-        anchors = Anchors.of(directory) if directory is not None else None
-        for point in doc["points"]:
-            headers, rows = flow_rows(point, anchors)
-            out.write(f"\n{_title(doc, point)}\n")
-            if fmt == "md":
-                out.write("| " + " | ".join(headers) + " |\n|" + "---|" * len(headers) + "\n")
-                out.writelines("| " + " | ".join(row) + " |\n" for row in rows)
-            else:
-                out.write(table_text(headers, rows, left=(0,)) + "\n")
-        out.write(f"\n{doc['process_model']}; x = together / alone\n")
-
-    def write_html(self, doc: dict, directory: Path) -> Path:
-        anchors = Anchors.of(directory)
-        parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(doc['scenario'])}</title>",
-                 f"<script>{plotly_js()}</script>",
-                 "<style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}"
-                 "td:first-child{text-align:left}</style>",
-                 f"<h1>scenario {html.escape(doc['scenario'])}</h1>",
-                 f"<p>{html.escape(doc['process_model'])}; x = together / alone.</p>"]
-        for point in doc["points"]:
-            headers, rows = flow_rows(point, anchors)
-            parts.append(f"<h2>{html.escape(_title(doc, point))}</h2>" + _table(headers, rows))
-            parts.append(figure_html(interference_figure(point)))
-        parts.append("<h2>floor</h2>")
-        tables = floor_tables(read_floor(directory))
-        if not tables:
-            parts.append("<p>no floor was measured (--no-floor)</p>")
-        for table in tables:
-            parts.append(f"<h3>{html.escape(table['title'])}</h3>" + _table(table["headers"], table["rows"]))
-        return write_inside(directory, SCENARIO_HTML, "\n".join(parts) + "\n")
-
-
-def interference_figure(point: dict) -> Figure:
+def interference_figure(point: ScenarioPoint, number: int = 0) -> Figure:
     """Each flow's p50 and p99 alone and together (log scale): the bars that grow together are the flows hurt."""
     import plotly.graph_objects as go
 
-    flows = list(point["together"]["flows"])
-    alone = point.get("alone") or {}
+    flows = point.names
     fig = go.Figure()
     for key in ("p50", "p99"):
-        fig.add_bar(name=f"{key} alone", x=flows, y=[_pct(alone.get(f), key) for f in flows])
-        fig.add_bar(name=f"{key} together", x=flows, y=[_pct(point["together"]["flows"][f], key) for f in flows])
+        fig.add_bar(name=f"{key} alone", x=flows, y=[_pct(point.alone.get(f), key) for f in flows])
+        fig.add_bar(name=f"{key} together", x=flows, y=[_pct(point.together.get(f), key) for f in flows])
+    title = f"{point.name} on {point.mw}{f' ({point.label})' if point.label else ''}: each flow alone and together"
     fig.update_layout(barmode="group", yaxis_type="log", yaxis_title="one-way latency (us)", height=400,
-                      title=f"{point['mw']}: each flow alone and together")
-    return Figure("scenario", f"scenario-{point['mw']}-{len(point.get('label') or '')}", f"{point['mw']}: alone and together", fig)
+                      template="plotly_white", title=title)
+    return Figure("scenario", f"scenario-{number}", title, fig)
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+def scenario_figures(records: list[dict]) -> list[Figure]:
+    return [interference_figure(point, i) for i, point in enumerate(scenario_points(records))]
+
+
+def flows_summary(records: list[dict]) -> str:
+    """The tail of a scenario step's progress line: 'ok 7 flows' or which failed and why."""
+    failed = [r for r in records if r.get("status") != "ok"]
+    if not failed:
+        return f"ok {len(records)} flows"
+    said = "; ".join(f"{(r.get('scenario') or {}).get('flow')}: {r.get('error') or 'unknown error'}" for r in failed)
+    return printable(f"FAILED {len(failed)} of {len(records)} flows ({said})")

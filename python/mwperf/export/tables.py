@@ -16,6 +16,7 @@ from mwperf.export.derived import (cpu_percent, pair_name, pub_rate, source_sect
                                     subscribers_label)
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
+from mwperf.export.scenario import plain, scenario_sections
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.export.summaries import headline, summaries
 from mwperf.export.terminal import table_text
@@ -316,8 +317,9 @@ def format_seconds(seconds: float) -> str:
 
 class Tables(Exporter):
     """The tables on a stream (the terminal), as aligned text or Markdown:
-    the result tables, the tables across points the records support (ROS
-    overhead, fan-out, threads) and, last, the headline."""
+    the result tables, a scenario's (its flows alone and together), the
+    tables across points the records support (ROS overhead, fan-out,
+    threads) and, last, the headline."""
 
     def __init__(self, fmt: str, out: TextIO, headline: bool = True):
         self.name = fmt  # text or md
@@ -326,8 +328,10 @@ class Tables(Exporter):
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
         anchors = Anchors.of(rundir.path)
-        sections = floor_sections(anchors.floor) + build_sections(records, anchors) + summaries(records)
+        points = plain(records)  # a scenario's flows: the scenario's tables
+        sections = (floor_sections(anchors.floor) + build_sections(points, anchors)
+                    + scenario_sections(records, anchors) + summaries(points))
         if self.headline:
-            sections += headline(records)
+            sections += headline(points)
         self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
         return []

@@ -22,6 +22,8 @@ PlanError naming the file, the flow and the key.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass, replace
@@ -66,6 +68,14 @@ class Scenario:
     name: str
     source: str
     flows: tuple[Flow, ...]
+
+    @property
+    def digest(self) -> str:
+        """16 hex digits of the scenario's name and flows as the file gives them (its records' ``scenario.hash``):
+        two runs of one scenario file share it, an edited file has another."""
+        flows = [[f.name, f.publishers, f.payload, f.check_payload, [[k, list(v)] for k, v in f.values]]
+                 for f in self.flows]
+        return hashlib.sha256(json.dumps([self.name, flows], sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _text(value: Any) -> str:

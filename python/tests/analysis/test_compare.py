@@ -256,3 +256,24 @@ def test_each_row_names_what_its_points_were_measured_through_differently(tmp_pa
     compare_runs([run_dir(tmp_path, "a3", [point(30.0, [29.5, 30.5])]), run_dir(tmp_path, "d", [point(30.1, None)])],
                  out)
     assert out.getvalue().splitlines()[3].rstrip().endswith(" -")
+
+
+def test_a_scenarios_flows_pair_by_scenario_flow_and_together(tmp_path):
+    """fixtures/scenario-run against itself with imu's p50 together doubled: compare pairs each flow together
+    with itself together and alone with itself alone (4 rows), never a flow together with it alone."""
+    from mwperf.analysis.compare import point_key, point_label
+    from mwperf.results.rundir import read_records
+
+    records = read_records(FIXTURES / "scenario-run")
+    keys = [point_key(r) for r in records]
+    assert len(set(keys)) == 4
+    assert point_label(keys[0]).endswith("[two-flows: imu together]")
+    assert point_label(keys[2]).endswith("[two-flows: imu alone]")
+    slower = copy.deepcopy(records)
+    slower[0]["latency_us"]["p50"] *= 2
+    out = io.StringIO()
+    compare_runs([run_dir(tmp_path, "a", copy.deepcopy(records)), run_dir(tmp_path, "b", slower)], out)
+    rows = [line for line in out.getvalue().splitlines() if "[two-flows:" in line]
+    assert len(rows) == 4
+    (imu,) = [r for r in rows if "imu together" in r]
+    assert "2.00" in imu and not any("2.00" in r for r in rows if r is not imu)

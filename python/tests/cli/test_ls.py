@@ -73,3 +73,16 @@ def test_bash_completion(capsys, tmp_path):
     assert first.split() == ["report"]
     assert sorted(second.split()) == ["parquet", "perftest-csv"]
     assert main(["completion", "fish"]) == 2
+
+
+def test_a_scenario_run_shows_its_points_and_flow_records(tmp_path, capsys):
+    """fixtures/scenario-run: one scenario point of 2 flows, each together and alone: 4 records."""
+    shutil.copytree(FIXTURES / "scenario-run", tmp_path / "s")
+    records = [json.loads(l) for l in (FIXTURES / "results.jsonl").read_text().splitlines()]
+    make_run(tmp_path / "p", "2020-01-01T00:00:00Z", ["mwperf", "run"], records[:2])
+    assert main(["ls", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:6] == ["run", "started", "status", "points", "failed", "scenario"]
+    plain, scenario = lines[2], lines[3]
+    assert "two-flows: 1 point, 4 flow records" in scenario and " 4 " in scenario
+    assert "two-flows" not in plain

@@ -206,3 +206,22 @@ def test_bad_input_is_one_line(tmp_path, capsys, monkeypatch, args, expected):
     (tmp_path / "b.yaml").write_text('budgets: [{p99: "<= 1s"}]\n')
     assert main(args) == 2
     assert expected in one_line_error(capsys)
+
+
+def test_a_scenario_runs_flows_are_stored_with_their_scenario(tmp_path, store_url, capsys):
+    """fixtures/scenario-run: its 4 flow records (2 flows, together and alone) are points of the store, each with
+    its scenario columns, and load back as the run directory has them."""
+    import shutil
+
+    from mwperf import load
+
+    run = tmp_path / "scenario-run"
+    shutil.copytree(FIXTURES / "scenario-run", run)
+    assert main(["db", "ingest", str(run), "--db", store_url]) == 0
+    assert "4 points" in capsys.readouterr().out
+    frame = load(db=store_url)
+    assert sorted(zip(frame["scenario.flow"], frame["scenario.together"])) == [
+        ("imu", False), ("imu", True), ("status", False), ("status", True)]
+    assert set(frame["scenario.name"]) == {"two-flows"}
+    labels = sorted(frame["point_label"]) if "point_label" in frame else []
+    assert not labels or any("[two-flows: imu together]" in label for label in labels)

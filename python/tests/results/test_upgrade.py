@@ -115,3 +115,16 @@ def test_a_v2_record_from_before_an_option_was_added_reads(tmp_path):
     warnings = []
     (back,) = read_records(tmp_path, warn=warnings.append)
     assert warnings == [] and back["qos"]["whc_high"] is None and back["latency_count"] is None
+
+
+def test_a_record_from_before_scenarios_reads_with_scenario_null(tmp_path):
+    """A version-2 record written before the scenario field (no such key) reads as a plain point (null)."""
+    from mwperf.results.rundir import RunDir, read_records
+
+    line = (FIXTURES / "results.jsonl").read_text().splitlines()[0]
+    record = json.loads(line)
+    del record["scenario"]
+    rundir = RunDir(tmp_path / "old").create()
+    (rundir.path / "results.jsonl").write_text(json.dumps(record) + "\n")
+    (read,) = read_records(rundir.path)
+    assert "scenario" in read and read["scenario"] is None
