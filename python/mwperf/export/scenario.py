@@ -57,6 +57,11 @@ def _rate(record: dict) -> str:
     return f"x{record.get('demand')}" if record.get("demand") else "-"
 
 
+def _n(count) -> str:
+    """A count, '-' when there is none (a failed flow's subscriber gave no result)."""
+    return "-" if count is None else str(count)
+
+
 def flow_rows(point: dict, anchors: Anchors | None = None) -> tuple[list[str], list[list[str]]]:
     """One row per flow of a scenario point (alone columns '-' without solo runs)."""
     alone = point.get("alone") or {}
@@ -67,14 +72,14 @@ def flow_rows(point: dict, anchors: Anchors | None = None) -> tuple[list[str], l
         row = [name, str(rec["size"]), _rate(rec), f"{rec['publishers']}:{rec.get('subscribers', 1)}",
                _us(_pct(solo, "p50")), _us(_pct(rec, "p50")), _ratio(_pct(rec, "p50"), _pct(solo, "p50")),
                _us(_pct(solo, "p99")), _us(_pct(rec, "p99")), _ratio(_pct(rec, "p99"), _pct(solo, "p99")),
-               _loss(solo), _loss(rec), str(rec.get("sent")), str(rec.get("received")), str(rec.get("lost")),
+               _loss(solo), _loss(rec), _n(rec.get("sent")), _n(rec.get("received")), _n(rec.get("lost")),
                _cpu(rec)]
         if floor:
             row += anchors.cells(rec, "rate")
         rows.append(row)
     totals = point["together"]["totals"]
-    rows.append(["(all)", "", "", "", "", "", "", "", "", "", "", "", str(totals["sent"]), str(totals["received"]),
-                 str(totals["lost"]), f"{totals['cpu_s']:.2f}"] + (["" ] if floor else []))
+    rows.append(["(all)", "", "", "", "", "", "", "", "", "", "", "", _n(totals["sent"]), _n(totals["received"]),
+                 _n(totals["lost"]), f"{totals['cpu_s']:.2f}"] + (["" ] if floor else []))
     return HEADERS + (anchors.headers("rate") if floor else []), rows
 
 

@@ -38,6 +38,19 @@ def test_the_ratio_is_together_over_alone():
     assert rows[-1][0] == "(all)" and rows[-1][-1] == "0.53"
 
 
+def test_a_failed_flow_has_no_counts_but_dashes():
+    """A flow whose subscriber gave no result (its record's received and lost
+    are null, as cli/scenario.py writes them) shows '-', never 'None'."""
+    failed = {**record(128, 50.0, None, None, 1000, 0, 0.01, status="failed"), "received": None, "lost": None,
+              "latency_us": None}
+    point = {"together": {"flows": {"b": failed}, "totals": {"flows": 1, "sent": 1000, "received": None,
+                                                            "lost": None, "mbps": None, "cpu_s": 0.01,
+                                                            "failed": ["b"]}}}
+    headers, rows = flow_rows(point)
+    for row in rows:
+        cells = dict(zip(headers, row))
+        assert (cells["sent"], cells["received"], cells["lost"]) == ("1000", "-", "-"), row
+
 def test_text_and_markdown_golden():
     for fmt in ("text", "md"):
         out = io.StringIO()
