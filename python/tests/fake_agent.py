@@ -189,11 +189,13 @@ def main():
         if mine == "hang-result":
             hang()
         parts = line.split()
-        known = int(parts[1]) if len(parts) == 2 and parts[0] == "stop" else -1
+        # 'stop S' or, with --publishers N, 'stop S0,S1,...' (each publisher's count): what they sent together
+        counts = [int(c) for c in parts[1].split(",")] if len(parts) == 2 and parts[0] == "stop" else [-1]
+        known = -1 if min(counts) < 0 else sum(counts)
         received = sent if known < 0 else known
         if mine == "deaf":
             received = 0
-        span = received  # sequence numbers 0 .. received - 1
+        span = max(counts) if known >= 0 else received  # each publisher's sequence numbers 0 .. its sent - 1
         if mine.startswith("spoofed"):  # what another sender's datagrams do: more than sent, numbers past the last
             received, span = received + (463 if mine == "spoofed" else 0), 10**9 + 1
         for reader in reversed(range(readers)):  # the controller orders them by "reader"

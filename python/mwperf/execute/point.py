@@ -38,6 +38,7 @@ from mwperf.execute.ssh import SshHosts
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import RunOptions, TestPoint
 from mwperf.description import AgentInfo
+from mwperf.execute.delivery import check_delivery
 from mwperf.results.record import PointOutcome
 from mwperf.results.rundir import samples_path
 
@@ -257,23 +258,6 @@ def _salvage_subs(subs: list[AgentProcess], outcome: PointOutcome, seconds: floa
         outcome.subs = results
 
 
-def _check_delivery(results: list[dict | None], sent) -> None:
-    """PointFailed when a subscriber took more samples than were sent, or
-    sequence numbers past the last sent: messages that are not this
-    publisher's reached it, and none of its numbers can be trusted."""
-    if not isinstance(sent, int) or isinstance(sent, bool) or sent < 0:
-        return
-    for index, result in enumerate(results):
-        received, span = (result or {}).get("received"), (result or {}).get("seq_span")
-        name = "sub" if index == 0 else f"sub{index}"
-        if isinstance(received, int) and received > sent:
-            raise PointFailed(f"{name}: received {received} samples of {sent} sent: messages that are not this "
-                              "publisher's reached it (spoofed?); its numbers are not trusted")
-        if isinstance(span, int) and span > sent:
-            raise PointFailed(f"{name}: a sequence number {span - 1} past the {sent} sent: messages that are not "
-                              "this publisher's reached it (spoofed?); its numbers are not trusted")
-
-
 def _reader_slot(event: dict, base: int, readers: int, fallback: int) -> int:
     """Where a reader's result goes among one process's: by its ``reader`` index."""
     reader = event.get("reader")
@@ -412,7 +396,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         for each in (*subs, pub):
             check_exit(each, timeouts.after_result + slack)
         phases.mark("closed")
-        _check_delivery(results, sent)
+        check_delivery(results, sent)
         outcome.sub = results[0]
         if len(results) > 1:
             outcome.subs = results

@@ -34,6 +34,7 @@ from typing import Callable, Iterator
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
 from mwperf.execute.agent import AgentProcess
+from mwperf.execute.delivery import check_delivery
 from mwperf.execute.point import (RUN_ID_ENV, Timeouts, agent_argv, check_exit, expect_event, placement_for,
                                   ready_ports, tell)
 from mwperf.execute.placement import Placement
@@ -209,7 +210,11 @@ def _subscribers_report(flow: _Flow, result_s: float, exit_s: float) -> None:
     for side in (*flow.subs, *flow.pubs):
         check_exit(side, exit_s)
     outcome = flow.result.outcome
-    outcome.pub, outcome.sub = _publishers(flow.result.pubs), results[0]
+    outcome.pub = _publishers(flow.result.pubs)
+    if outcome.pub is not None:  # more than its publishers sent: another sender's messages, nothing trusted
+        check_delivery(results, outcome.pub.get("sent"), [sub.role for sub in flow.subs],
+                       [r.get("sent") for r in flow.result.pubs])
+    outcome.sub = results[0]
     if len(results) > 1:
         outcome.subs = results
 

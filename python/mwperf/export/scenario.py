@@ -105,6 +105,11 @@ def _rate(record: dict) -> str:
     return f"x{record.get('demand')}" if record.get("demand") else "-"
 
 
+def _n(count) -> str:
+    """A count, '-' when there is none (a failed flow's subscriber gave no result)."""
+    return "-" if count is None else str(count)
+
+
 def _failures(name: str, together: dict | None, alone: dict | None) -> str | None:
     said = [f"{how}: {' '.join(str(r.get('error') or 'unknown error').split())}"
             for how, r in (("together", together), ("alone", alone)) if r is not None and r.get("status") != "ok"]
@@ -122,7 +127,7 @@ def flow_rows(point: ScenarioPoint, anchors: Anchors | None = None) -> tuple[lis
         cells = [name, str(first["size"]), _rate(first), f"{s['publishers']}:{first.get('subscribers', 1)}",
                  _us(_pct(solo, "p50")), _us(_pct(rec, "p50")), _ratio(_pct(rec, "p50"), _pct(solo, "p50")),
                  _us(_pct(solo, "p99")), _us(_pct(rec, "p99")), _ratio(_pct(rec, "p99"), _pct(solo, "p99")),
-                 _loss(solo), _loss(rec), *(str((rec or {}).get(k, "-")) for k in ("sent", "received", "lost")),
+                 _loss(solo), _loss(rec), *(_n((rec or {}).get(k)) for k in ("sent", "received", "lost")),
                  _num((rec or {}).get("scenario", {}).get("cpu_s"))]
         if floor:
             cells += [anchors.cells(r, "rate")[0] if r is not None else "-" for r in (solo, rec)]

@@ -28,9 +28,9 @@ def checked(text: str, line: int, column: str) -> float:
     count, rate, size or time is). ValueError when it is no number at all."""
     value = float(text)
     if not math.isfinite(value):
-        raise BadValue(line, text.strip(), f"not a finite number (column '{column}')")
+        raise BadValue(line, _short(text), f"not a finite number (column '{column}')")
     if value < 0:
-        raise BadValue(line, text.strip(), f"negative (column '{column}')")
+        raise BadValue(line, _short(text), f"negative (column '{column}')")
     if value > MAX_VALUE:
         raise BadValue(line, _short(text), f"larger than any measurement (column '{column}')")
     return value

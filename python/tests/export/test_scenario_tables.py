@@ -54,6 +54,18 @@ def test_a_failed_flow_says_why_and_is_named_in_the_title():
     assert section.rows[1].note == "together: publisher result missing"
 
 
+def test_a_failed_flow_has_no_counts_but_dashes():
+    """A flow whose subscriber gave no result (received and lost null) shows '-', never 'None'."""
+    records = copy.deepcopy(RECORDS)
+    records[1].update(status="failed", error="subscriber result missing", received=None, lost=None,
+                      latency_us=None)
+    (point,) = scenario_points(records)
+    headers, rows = flow_rows(point)
+    camera = dict(zip(headers, rows[1].cells))
+    assert (camera["sent"], camera["received"], camera["lost"]) == ("150", "-", "-")
+    assert "None" not in " ".join(c for row in rows for c in row.cells)
+
+
 def test_points_part_by_run_and_scenario_point():
     other = [dict(r, run_id="r2") for r in RECORDS] + [flow("imu", True, 1.0, 2.0, 10, 0, 0.1, point=1)]
     assert len(scenario_points(RECORDS + other)) == 3

@@ -219,6 +219,9 @@ HOSTILE_TABLE = ("One-Way Latency Results:\n"
 @pytest.mark.parametrize("size, p50, expected", [
     ("1" + "0" * 30, "2", "page.txt:3: 100000000000...(31 digits): larger than any message (4 GiB, column 'size')"),
     ("32", "1e308", "page.txt:3: 1e308: larger than any measurement (column '50% (us)')"),
+    # past float's range: infinite, its 309 digits shown short as the others
+    ("32", "2" + "0" * 308, "page.txt:3: 200000000000...(309 digits): not a finite number (column '50% (us)')"),
+    ("32", "-" + "1" * 100, "page.txt:3: -11111111111...(101 digits): negative (column '50% (us)')"),
 ])
 def test_values_beyond_any_measurement_are_refused_with_their_line(tmp_path, capsys, size, p50, expected):
     page = tmp_path / "page.txt"
