@@ -25,8 +25,9 @@ def scenario(tmp_path, fake_agent, fault: str | None) -> tuple[subprocess.Comple
                            "--mw", "udp", "--duration", "200ms", "--warmup", "0", "--no-floor", "--no-solo",
                            "--out", str(out)], capture_output=True, text=True, timeout=120, env=env)
     assert "Traceback" not in done.stderr, done.stderr
-    (point,) = json.loads((out / "scenario.json").read_text())["points"]
-    return done, point["together"]["flows"]
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert all(r["scenario"]["together"] for r in records), "--no-solo: the flows together only"
+    return done, {r["scenario"]["flow"]: r for r in records}
 
 
 @pytest.mark.parametrize("fault, error", [
