@@ -305,7 +305,8 @@ def _excluded(rules: tuple[Mapping[str, Any], ...], settings: Mapping[str, Any])
                 hit = rate is not None and size is not None and size * 8 * rate / 1e9 > want
             else:
                 hit = cond in settings and _normal(cond, settings[cond]) in want if cond in CONTROLLER_KEYS \
-                    else settings.get(cond) in want
+                    else (settings[cond] if cond in settings else _normal(cond, "default")) in want
+                # (a point at its default has no value of its own: a rule naming `default` is about it)
             if not hit:
                 break
         if hit:

@@ -13,6 +13,9 @@ A record's traits:
   transport in force (``adapter.zero_copy.source`` says which);
 * ``transport``: shared memory (``loan``, ``shm``) or network;
 * ``wait``: busy-poll (spin) or blocking wait;
+* ``receive``: how the middleware hands a sample over (``qos.receive`` in
+  force: a listener on the middleware's thread, a waitset or read loop on the
+  agent's: a thread switch apart, a large part of a small sample's latency);
 * ``publishing``: synchronous or asynchronous (``qos.async``, in force);
 * ``versions``: every middleware library and its version;
 * ``socket buffer``: the socket receive buffer the adapter asked for or got
@@ -102,6 +105,7 @@ def traits(r: dict) -> dict[str, Any]:
         "transport": None if path is None else "network" if path == "copy" else "shared memory",
         "wait": {"spin": "busy-poll", "block": "blocking wait"}.get(r.get("wait")),
         "publishing": None if qos.get("async") is None else "async" if qos.get("async") else "sync",
+        "receive": qos.get("receive") if isinstance(qos.get("receive"), str) else None,
         "versions": {str(k): str(v) for k, v in versions.items()},
         "socket buffer": _socket_buffer(adapter.get("sub_config")) or _socket_buffer(adapter.get("config")),
     }
@@ -119,10 +123,11 @@ def unlike(a: dict, b: dict) -> list[str]:
     out = []
     if ta["path"] and tb["path"] and ("loan" in (ta["path"], tb["path"])) and ta["path"] != tb["path"]:
         out.append(f"{describe_path(ta['path'])} vs {describe_path(tb['path'])}")
-    for key in ("transport", "wait", "publishing"):
+    for key in ("transport", "wait", "publishing", "receive"):
         if ta[key] and tb[key] and ta[key] != tb[key]:
             out.append(f"{ta[key]} vs {tb[key]}" + (" transport" if key == "transport" else
-                                                    " publishing" if key == "publishing" else ""))
+                                                    " publishing" if key == "publishing" else
+                                                    " receive" if key == "receive" else ""))
     for lib in sorted(set(ta["versions"]) & set(tb["versions"])):
         if ta["versions"][lib] != tb["versions"][lib]:
             out.append(f"{lib} {ta['versions'][lib]} vs {tb['versions'][lib]}")

@@ -177,6 +177,15 @@ def test_exclude_rules():
                    ("cyclonedds", 1024, 10000.0), ("cyclonedds", 65536, 10.0), ("cyclonedds", 1 << 20, 10.0)}
 
 
+def test_a_rule_naming_default_excludes_the_points_at_their_default():
+    """`receive: [default, waitset]` with `{mw: fastdds, receive: default}`: fastdds keeps only waitset
+    (a point at its default carries no value, and the rule must still see it)."""
+    text = ("mw: [cyclonedds, fastdds]\nmode: latency\nreceive: [default, waitset]\n"
+            "exclude:\n  - {mw: fastdds, receive: default}\n  - {mw: cyclonedds, receive: waitset}\n")
+    got = sorted((p.point.mw, p.point.get("receive")) for p in points_of(text))
+    assert got == [("cyclonedds", None), ("fastdds", "waitset")]
+
+
 def test_samples_precision_and_qos_reach_the_options():
     (p,) = points_of("mw: fastdds\nmode: latency\nsamples: 500\nprecision: 5%\nconfidence: 0.99\n"
                      "transport: shm\nkeyed: true\ninstances: 100\nasync: true\nreceive: listener\n")

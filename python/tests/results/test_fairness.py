@@ -21,7 +21,7 @@ def test_zero_copy_path(mw, transport, link, data_path, expected):
 
 
 def rec(mw="fastdds", **extra):
-    r = {"mw": mw, "transport": "shm+udp", "link": None, "wait": "block", "qos": {"async": False},
+    r = {"mw": mw, "transport": "shm+udp", "link": None, "wait": "block", "qos": {"async": False, "receive": "waitset"},
          "adapter": {"versions": {"fastdds": "2.9.1"}, "config": {}, "sub_config": None, "data_path": None}}
     r.update(extra)
     return r
@@ -36,6 +36,7 @@ def test_alike_records_have_nothing_named():
     (rec(transport="udp"), "shared memory vs network transport"),
     (rec(wait="spin"), "blocking wait vs busy-poll"),
     (rec(qos={"async": True}), "sync vs async publishing"),
+    (rec("ros2", qos={"async": False, "receive": "listener"}), "waitset vs listener receive"),
     (rec("ros2", adapter={"versions": {"fastdds": "2.14.5", "rcl": "9.2"}}), "fastdds 2.9.1 vs 2.14.5"),
 ])
 def test_each_difference_is_named(other, named):
