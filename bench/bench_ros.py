@@ -8,7 +8,10 @@ placement, interleaved, median of the repeats. Prints the overhead ratios
 ros2/fastdds-jazzy and ros1/tcp. ros2's base is fastdds-jazzy, the fastdds
 adapter built against the ROS 2 wheels' own Fast DDS 2.14 (the Debian fastdds
 adapter is 2.9: another version); both with their default transport (shared
-memory + UDP on one host) and the same shared-memory settings.
+memory + UDP on one host), the same shared-memory settings, and both receiving
+on a waitset (rcl's only way; the fastdds adapters default to a listener).
+ros1 runs tcpros-nodelay, the tcp base TCP_NODELAY (its default): Nagle on
+one side only would measure Nagle, not the ROS layer.
 
 A benchmark, not a test: it prints numbers and never fails on them.
 """
@@ -20,6 +23,8 @@ import sys
 from common import PLACEMENTS, built, median, mwperf
 
 PAIRS = (("ros2", "fastdds-jazzy"), ("ros1", "tcp"))
+#: what each side runs beyond the pair's common options, so the pair differs only by the ROS layer
+SIDE = {"fastdds-jazzy": ["--receive", "waitset"], "ros1": ["--transport", "tcpros-nodelay"]}
 
 
 def main() -> int:
@@ -48,9 +53,10 @@ def main() -> int:
                 tput = {ros: [], base: []}
                 for _ in range(a.repeats):
                     for mw in (base, ros):
-                        lat[mw].append(mwperf(["--mw", mw, "--mode", "latency", *common])["latency_us"]["p50"])
+                        side = [*common, *SIDE.get(mw, [])]
+                        lat[mw].append(mwperf(["--mw", mw, "--mode", "latency", *side])["latency_us"]["p50"])
                         tput[mw].append(mwperf(["--mw", mw, "--mode", "throughput", "--latency-count", "0",
-                                                *common])["samples_per_s"])
+                                                *side])["samples_per_s"])
                 bl, rl, bt, rt = median(lat[base]), median(lat[ros]), median(tput[base]), median(tput[ros])
                 print(f"{place:<11} {ros + '/' + base:<18} {size:>8} | {bl:>9.2f} {rl:>9.2f} {rl / bl:>5.2f} | "
                       f"{bt:>10.0f} {rt:>10.0f} {rt / bt:>5.2f}")
