@@ -22,6 +22,8 @@ from mwperf.display import shown
 from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
 from mwperf.execute.floor import measure_run_floor, skipped
+from mwperf.execute.pair import Pairs
+from mwperf.execute.services import ServiceKeeper
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.export.csv import ResultsCsv
@@ -84,6 +86,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
 
     records: list[dict] = []
     status = "running"
+    # services kept across points, agent pairs across alike points (--reuse-agents; no search feeds them)
+    pairs = Pairs(jobs, ServiceKeeper(), reuse=feed is None and any(job.opts.reuse_agents for job in jobs))
     with sigterm_as_interrupt():
         try:
             if floor and jobs and not (rundir.path / FLOOR_JSON).exists():
@@ -93,7 +97,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                 doc.setdefault("floor", skipped("--no-floor"))
             bar = Progress(progress, [job.point.planned_s for job in jobs])
             _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier,
-                     on_record or _launches_of(earlier, records))
+                     on_record or _launches_of(earlier, records), pairs)
             bar.close()
             status = "complete"
         except KeyboardInterrupt:
@@ -107,6 +111,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
                 progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
+                pairs.close()
+                pairs.keeper.stop()
                 _clean_leftovers(progress, "after the run", leftovers, agent)
 
     everything = earlier + records
@@ -118,14 +124,14 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
 
 def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
              records: list[dict], earlier: list[dict],
-             on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> None:
+             on_record: Callable[[PlannedPoint, dict], dict] | None = None, pairs: Pairs | None = None) -> None:
     """Each point in turn, its record appended (to ``records`` too) the moment it is merged;
     results.csv from the records in hand (``earlier`` ones and these: what results.jsonl
     holds, without reading it again after every point)."""
     for job in jobs:
         bar.start(job.point.label())
         started = utc_now_iso()
-        outcome = run_point(job.opts, job.point, agent, timeouts)
+        outcome = run_point(job.opts, job.point, agent, timeouts) if pairs is None else pairs.run(job, agent, timeouts)
         record = merge_record(job, outcome, run_id=rundir.path.name, time=started)
         if not record_ok(record):
             # A bug of mwperf's own (a result the schema does not allow): this
