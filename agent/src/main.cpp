@@ -75,12 +75,15 @@ int fail(const Options& o, const std::string& message, int code) {
   return code;
 }
 
-// An agent pair (--reuse): the next point's sessions, on the adapters the
-// last point's had (those are gone first: no delivery reaches them any more).
-void next_sides(const std::vector<Options>& ro, std::vector<std::unique_ptr<Adapter>>& ads, StopSignal& stop,
-                std::vector<std::unique_ptr<Session>>* sides, std::vector<Footprint>* footprints) {
+// An agent pair (--reuse): the next point's sessions and their options, on
+// the adapters the last point's had (those sessions are gone first, before
+// the options they refer to: no delivery reaches them any more).
+void next_sides(const Options& point, std::vector<Options>* readers, std::vector<std::unique_ptr<Adapter>>& ads,
+                StopSignal& stop, std::vector<std::unique_ptr<Session>>* sides, std::vector<Footprint>* footprints) {
   for (auto& a : ads) static_cast<PairAdapter&>(*a).detach();
   sides->clear();
+  *readers = reader_options(point);
+  const std::vector<Options>& ro = *readers;
   for (size_t i = 0; i < ro.size(); ++i) {
     sides->push_back(ro[i].role == Role::pub ? make_publisher(ro[i], *ads[i], stop) : make_subscriber(ro[i], *ads[i], stop));
     (*footprints)[i].own_kb = long((*sides)[i]->own_bytes() / 1024);
@@ -171,8 +174,7 @@ int run(Options o) {
       code = 2;
       break;
     }
-    ro = reader_options(point);
-    next_sides(ro, ads, stop, &sides, &footprints);
+    next_sides(point, &ro, ads, stop, &sides, &footprints);
   }
   if (o.role == Role::pub) stop.wait_closed(kSettleNs);  // or until every subscriber has its result (session.h)
   if (pair)
