@@ -155,7 +155,7 @@ class Pairs:
         try:
             info = job.opts.adapters.get(job.point.mw)
             with self.keeper.running(info, Local(), job.point) as service:
-                if self._pair is not None and self._pair.service is not service:
+                if self._pair is not None and service.name and self._pair.service is not service:
                     self.close()  # its agents talk to a service that is gone
                 phases.mark("placed")
                 kept = self.keeper.describe() if service.name else None
