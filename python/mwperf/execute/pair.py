@@ -163,6 +163,11 @@ class Pairs:
                 outcome.service = kept
         except ServiceError as exc:
             outcome.error = str(exc)
+        except BaseException:  # interrupted mid-point: its agents go at once, not after their run
+            if self._pair is not None:
+                self._pair.kill()
+                self._pair = None
+            raise
         if outcome.error is not None:
             self.keeper.failed()
             if self._pair is not None:  # a failed point ends its pair: the next starts fresh
@@ -240,6 +245,9 @@ class Pairs:
                                        run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
                                        tick=(lambda: [tick() for tick in ticks]) if ticks else None)
             phases.mark("result")
+            if place:  # matched before this point: the pair's discovery is the first point's, not this one's
+                outcome.pub = {**outcome.pub, "discovery_ns": None}
+                outcome.pub_ready = {**outcome.pub_ready, "discovery_ns": None}
             sent = outcome.pub.get("sent")
             for each in pair.subs:
                 tell(each, f"stop {sent if isinstance(sent, int) else -1}", close=False)

@@ -189,3 +189,4 @@ def test_mwperf_run_reuse_agents_records_each_point_of_one_pair(tmp_path):
         assert r["status"] == "ok", r["error"]
         assert r["sent"] > 300 and r["received"] + r["lost"] == r["sent"] and r["foreign"] == 0
     assert records[1]["phases"]["start_s"] < records[0]["phases"]["start_s"]  # no agent started for it
+    assert records[0]["discovery_ms"] > 0 and records[1]["discovery_ms"] is None  # matched before it
