@@ -76,7 +76,8 @@ def main() -> int:
                 records, wall = run(mw, args.points, reuse)
                 ok = [r for r in records if r.get("status") == "ok" and r.get("phases")]
                 if len(ok) != args.points:
-                    failed = next((r.get("error") for r in records if r.get("error")), "no record")
+                    failed = ("reused: " if reuse else "fresh: ") + \
+                        next((r.get("error") for r in records if r.get("error")), "no record")
                     continue
                 per[reuse].append((wall - sum(r["phases"]["run_s"] or 0.0 for r in ok)) / len(ok))
                 own[reuse] += [r["phases"]["overhead_s"] for r in ok]
