@@ -103,6 +103,7 @@ def collect(agent: str, tmp: Path) -> dict[str, set[str]]:
             s.stdin.write("next --size 128\n")
             s.stdin.flush()
             p.stdin.write("next --size 128 " + " ".join(timing) + "\n")
+            p.stdin.flush()
         events += [json.loads(s.stdout.readline()), json.loads(p.stdout.readline())]  # matched, ready
         p.stdin.write("go\n")
         p.stdin.flush()
