@@ -18,6 +18,7 @@
 #include "core/description.h"
 #include "core/floor.h"
 #include "core/options.h"
+#include "core/pair.h"
 #include "core/session.h"
 #include "util/clock.h"
 #include "util/json.h"
@@ -70,6 +71,21 @@ int fail(const Options& o, const std::string& message, int code) {
   return code;
 }
 
+// An agent pair (--reuse): the next point's sessions and their options, on
+// the adapters the last point's had (those sessions are gone first, before
+// the options they refer to: no delivery reaches them any more).
+void next_sides(const Options& point, std::vector<Options>* readers, std::vector<std::unique_ptr<Adapter>>& ads,
+                StopSignal& stop, std::vector<std::unique_ptr<Session>>* sides, std::vector<Footprint>* footprints) {
+  for (auto& a : ads) static_cast<PairAdapter&>(*a).detach();
+  sides->clear();
+  *readers = reader_options(point);
+  const std::vector<Options>& ro = *readers;
+  for (size_t i = 0; i < ro.size(); ++i) {
+    sides->push_back(ro[i].role == Role::pub ? make_publisher(ro[i], *ads[i], stop) : make_subscriber(ro[i], *ads[i], stop));
+    (*footprints)[i].own_kb = long((*sides)[i]->own_bytes() / 1024);
+  }
+}
+
 int run(Options o) {
   if (o.key_from_stdin) {  // first: nothing is sent or accepted before the run's key is known
     const std::string e = read_run_key(&o.key);
@@ -78,11 +94,13 @@ int run(Options o) {
   const std::string pin_error = pin_to_cpu(o.cpu);  // the readers' threads inherit it
   if (!pin_error.empty()) return fail(o, pin_error, 3);
   const int64_t t_start = now_ns();  // discovery time runs from here to matched
-  const std::vector<Options> ro = reader_options(o);
+  const bool pair = o.reuse > 0;
+  std::vector<Options> ro = reader_options(o);
   const size_t n = ro.size();
   auto where = [n](size_t i) { return n > 1 ? "reader " + std::to_string(i) + ": " : std::string(); };
   std::vector<std::unique_ptr<Adapter>> ads;
-  for (size_t i = 0; i < n; ++i) ads.push_back(make_adapter(o.mw));
+  for (size_t i = 0; i < n; ++i)
+    ads.push_back(pair ? std::make_unique<PairAdapter>(make_adapter(o.mw)) : make_adapter(o.mw));
   // Shared: one stop wakes every reader. Never freed: its control thread is
   // detached (it may sit in a read of stdin, or between two wake-ups, while
   // the process exits and the middleware's exit handlers run).
@@ -100,7 +118,7 @@ int run(Options o) {
     if (ads[i]->open(adapter_config(ro[i])) != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), 3);
   const char* role = o.role == Role::pub ? "pub" : "sub";
   if (o.role == Role::sub) {
-    stop.start_stdin_reader(true);
+    stop.start_stdin_reader(true, pair);
     std::vector<int> ports;
     for (const auto& a : ads) ports.push_back(a->bound_port());
     emit(JsonObject().str("event", "ready").str("role", role).str("mw", o.mw).num("port", ports[0])
@@ -113,30 +131,50 @@ int run(Options o) {
     if (m != Errc::ok) return fail(o, where(i) + ads[i]->last_error(), m == Errc::timeout ? 4 : 3);
   }
   const int64_t discovery = now_ns() - t_start;
-  if (o.role == Role::sub) {
-    for (size_t i = 0; i < n; ++i)
-      if (const std::string e = sides[i]->arm(); !e.empty()) return fail(o, where(i) + e, 3);
-    emit(JsonObject().str("event", "matched").str("role", role).unum("readers", n).done());
-  } else {
-    emit(JsonObject().str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
-             .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery).done());
-    stop.start_stdin_reader(false);
-    // The start barrier: nothing is sent before every subscriber is matched
-    // and receiving (the controller's `go`), so no first sample is lost to a
-    // reader that is not listening yet, or to an echo writer not yet matched.
-    if (!stop.wait_go(o.match_timeout_ns)) {
-      char within[32];
-      std::snprintf(within, sizeof within, "%.1f s", double(o.match_timeout_ns) / 1e9);
-      return fail(o, std::string("no 'go' from the controller within ") + within + " of being matched", 4);
-    }
-  }
-  const std::vector<Outcome> outs = run_sessions(sides, discovery, footprints);
   int code = 0;
-  for (const Outcome& out : outs) {
-    emit(out.line);
-    code = std::max(code, out.exit_code);
+  // One point, or (an agent pair) one after another until `close`: the
+  // pair's discovery is the first point's; point i > 0 says its number.
+  for (Options point = o;;) {
+    if (o.role == Role::sub) {
+      for (size_t i = 0; i < n; ++i)
+        if (const std::string e = sides[i]->arm(); !e.empty()) return fail(o, where(i) + e, 3);
+      JsonObject matched;
+      matched.str("event", "matched").str("role", role).unum("readers", n);
+      if (pair) matched.unum("pair_point", point.pair_point);
+      emit(matched.done());
+    } else {
+      JsonObject ready;
+      ready.str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
+          .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery);
+      if (pair) ready.unum("pair_point", point.pair_point);
+      emit(ready.done());
+      if (point.pair_point == 0) stop.start_stdin_reader(false, pair);
+      // The start barrier: nothing is sent before every subscriber is matched
+      // and receiving (the controller's `go`), so no first sample is lost to a
+      // reader that is not listening yet, or to an echo writer not yet matched.
+      if (!stop.wait_go(o.match_timeout_ns)) {
+        char within[32];
+        std::snprintf(within, sizeof within, "%.1f s", double(o.match_timeout_ns) / 1e9);
+        return fail(o, std::string("no 'go' from the controller within ") + within + " of being matched", 4);
+      }
+    }
+    const std::vector<Outcome> outs = run_sessions(sides, discovery, footprints);
+    for (const Outcome& out : outs) {
+      emit(out.line);
+      code = std::max(code, out.exit_code);
+    }
+    std::string args;
+    if (!pair || code != 0 || !stop.wait_next(&args)) break;  // a failed point ends the pair
+    if (const std::string e = parse_next(o, args, point.pair_point + 1, &point); !e.empty()) {
+      emit(error_event(o, e));
+      code = 2;
+      break;
+    }
+    next_sides(point, &ro, ads, stop, &sides, &footprints);
   }
   if (o.role == Role::pub) stop.wait_closed(kSettleNs);  // or until every subscriber has its result (session.h)
+  if (pair)
+    for (auto& a : ads) static_cast<PairAdapter&>(*a).detach();
   for (auto& a : ads) a->close();
   return code;
 }

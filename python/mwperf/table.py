@@ -59,6 +59,7 @@ class Row:
     help: str
     item: str | None = None             # a list's: what each item is (its range, choices and unit are the row's)
     items: tuple[int, int] = (1, 1)     # a list's: how many items
+    pair: bool = False                  # may change between the points of one agent pair (--reuse, `next`)
 
     @property
     def flag(self) -> str:
@@ -250,7 +251,8 @@ class Row:
                    point_key=bool(row.get("point_key")), record=row.get("record"), label=row.get("label"),
                    label_default=bool(row.get("label_default")), help=str(row.get("help") or ""),
                    item=row.get("item"),
-                   items=(int(items[0]), int(items[1])) if isinstance(items, list) and len(items) == 2 else (1, 1))
+                   items=(int(items[0]), int(items[1])) if isinstance(items, list) and len(items) == 2 else (1, 1),
+                   pair=bool(row.get("pair")))
 
 
 @dataclass(frozen=True)

@@ -394,7 +394,7 @@ def described(only=None):
 
 # -- run options as the command line spells them ----------------------------------
 
-_CONTROLLER = ("best", "keyed", "cpu", "point_timeout", "link", "hosts", "data", "direction", "out")
+_CONTROLLER = ("best", "keyed", "cpu", "point_timeout", "link", "hosts", "data", "direction", "out", "reuse_agents")
 
 
 def run_request(qos=None, **options):

@@ -27,6 +27,8 @@ def option_line(row: Row) -> str:
     where += [] if len(row.roles) == 2 else [f"{row.roles[0]} only"]
     if row.command != "run":
         where.append(row.command)
+    if row.pair:
+        where.append("pair")  # may change between the points of one agent pair (`next`)
     gate = f"`{row.capability}`" if row.capability else "-"
     record = f"`{row.record}`" if row.record else "-"
     return (f"| `--{row.name}` | {kind} | {default} | {', '.join(where) or 'all'} | {gate} | {record} "
@@ -87,6 +89,30 @@ def collect(agent: str, tmp: Path) -> dict[str, set[str]]:
     point("rate", ("--rate", "1000", "--subscribers", "2"), ("--subscribers", "2", "--subscribers-as", "threads"),
           mw="tcp" if "cyclonedds" not in subprocess.run([agent, "list"], capture_output=True, text=True).stdout
           else "cyclonedds")
+    # an agent pair (--reuse): a second point on the same agents (`next`)
+    s = subprocess.Popen([agent, "run", "--role", "sub", "--mw", "udp", "--mode", "rate", "--size", "64",
+                          "--reuse", "128"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    ready = json.loads(s.stdout.readline())
+    timing = ["--rate", "1000", "--duration", "100000000", "--warmup", "10000000"]
+    p = subprocess.Popen([agent, "run", "--role", "pub", "--mw", "udp", "--mode", "rate", "--size", "64", "--reuse", "128",
+                          "--port", str(ready["port"]), *timing], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, env=env)
+    events.append(ready)
+    for point in range(2):
+        if point:
+            s.stdin.write("next --size 128\n")
+            s.stdin.flush()
+            p.stdin.write("next --size 128 " + " ".join(timing) + "\n")
+            p.stdin.flush()
+        events += [json.loads(s.stdout.readline()), json.loads(p.stdout.readline())]  # matched, ready
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        events.append(json.loads(p.stdout.readline()))
+        s.stdin.write(f"stop {events[-1]['sent']}\n")
+        s.stdin.flush()
+        events.append(json.loads(s.stdout.readline()))
+    s.communicate("close\n", timeout=10)
+    p.communicate("close\n", timeout=10)
     for command in (["list"], ["version"], ["wakeup", "--cpus", "0,0", "--iterations", "100"], ["cleanup"],
                     ["floor", "--sizes", "64,70000", "--kinds", "memcpy,udp", "--budget", "2000000"]):
         events += [json.loads(line) for line in subprocess.run([agent, *command], capture_output=True, text=True,

@@ -20,11 +20,15 @@ std::string read_run_key(RunKey* key) {
   return "";
 }
 
-void StopSignal::start_stdin_reader(bool eof_is_stop) {
-  std::thread([this, eof_is_stop] {
+void StopSignal::start_stdin_reader(bool eof_is_stop, bool pair) {
+  std::thread([this, eof_is_stop, pair] {
     const OwnThread me("mwperf-control");
-    char line[2048];  // `stop S0,...,S63`: 64 counts of up to 20 digits
+    char line[8192];  // `stop S0,...,S63`: 64 counts of up to 20 digits; `next ARGS` with a samples path
     while (std::fgets(line, sizeof line, stdin)) {
+      if (pair && std::strncmp(line, "next", 4) == 0 && (line[4] == ' ' || line[4] == '\n' || line[4] == 0)) {
+        offer_next(line + 4);
+        continue;
+      }
       if (std::strncmp(line, "go", 2) == 0) {
         start();
         continue;
@@ -43,7 +47,7 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
         }
         request(each, n);
         keep_waking();
-        if (eof_is_stop) return;
+        if (eof_is_stop && !pair) return;
         continue;  // the publisher: its `close` is still to come
       }
     }
@@ -56,6 +60,30 @@ void StopSignal::start_stdin_reader(bool eof_is_stop) {
   }).detach();
 }
 
+void StopSignal::offer_next(const char* args) {
+  std::string text(args);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  while (!text.empty() && text.front() == ' ') text.erase(0, 1);
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    next_ = std::move(text);
+    has_next_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool StopSignal::wait_next(std::string* args) {
+  std::unique_lock<std::mutex> lk(mu_);
+  cv_.wait(lk, [this] { return has_next_ || closed_; });
+  if (!has_next_) return false;
+  *args = std::move(next_);
+  has_next_ = false;
+  go_ = false;
+  stop_.store(false, std::memory_order_release);
+  sent_.store(-1, std::memory_order_release);
+  n_each_.store(0, std::memory_order_relaxed);
+  return true;
+}
 
 bool StopSignal::wait_closed(int64_t timeout_ns) {
   std::unique_lock<std::mutex> lk(mu_);

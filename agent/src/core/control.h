@@ -30,7 +30,9 @@ class StopSignal {
  public:
   // Detached thread. eof_is_stop: EOF at stdin counts as `stop -1` (the
   // subscriber drains and reports when the controller goes away).
-  void start_stdin_reader(bool eof_is_stop);
+  // pair (--reuse): the thread reads on after a `stop` and takes `next ARGS`
+  // lines (see wait_next).
+  void start_stdin_reader(bool eof_is_stop, bool pair = false);
   bool requested() const { return stop_.load(std::memory_order_relaxed); }
   int64_t sent() const { return sent_.load(std::memory_order_acquire); }
   void request(int64_t sent);
@@ -49,6 +51,12 @@ class StopSignal {
   // until then (kSettleNs at most): the controller closes it once every
   // subscriber has its result.
   bool wait_closed(int64_t timeout_ns);
+  // An agent pair between two points: blocks until `next ARGS` (true, *args
+  // its arguments; the signal is reset for the next point: no go, no stop)
+  // or until the channel is closed (`close`, EOF: false). Only once every
+  // side of the last point has returned (the controller sends `next` after
+  // every result).
+  bool wait_next(std::string* args);
   // A receive loop that blocks without a timeout registers its adapter: the
   // stop wakes every one registered (one per reader, --subscribers-as threads). Remove it
   // before the adapter may go. false: all kMaxWakeTargets slots are taken
@@ -65,6 +73,7 @@ class StopSignal {
   void start() { raise(&go_); }        // `go`
   void close() { raise(&closed_); }    // `close` or EOF
   void raise(bool* flag);              // sets one of the flags below under mu_, wakes the waits
+  void offer_next(const char* args);   // `next ARGS`
   void wake_all_locked();
 
   mutable std::mutex mu_;
@@ -74,6 +83,8 @@ class StopSignal {
   std::atomic<bool> stop_{false};
   bool go_ = false;  // under mu_
   bool closed_ = false;  // under mu_
+  bool has_next_ = false;  // under mu_: a `next` line waits in next_
+  std::string next_;       // under mu_
   std::atomic<int64_t> sent_{-1};
   std::atomic<int64_t> each_[kMaxSentCounts] = {};
   std::atomic<size_t> n_each_{0};

@@ -36,19 +36,19 @@ std::vector<OptionRow> make_rows() {
                      : v.s == "burst" ? Mode::burst : Mode::latency;
           }),
       OptionRow("size", K::bytes, G::point).range(double(kHeaderSize), double(1 << 30)).by_default("1024").key("size")
-          .says("the whole message handed to the middleware, the 32-byte mwperf header included")
+          .per_point().says("the whole message handed to the middleware, the 32-byte mwperf header included")
           .sets([](Options& o, const Value& v) { o.size = size_t(v.u); }),
       OptionRow("rate", K::hz, G::point).range(1e-6, kMaxRateHz).in_modes(kRate).for_roles(kPub).needed()
-          .key("rate_hz").says("publish rate, on absolute deadlines")
+          .key("rate_hz").per_point().says("publish rate, on absolute deadlines")
           .sets([](Options& o, const Value& v) { o.rate_hz = v.d; }),
       OptionRow("latency-count", K::count, G::point).range(0, 1e12).by_default("10000").in_modes(kThroughput)
-          .for_roles(kPub).key("latency_count").says("one latency ping every N samples (0: none)")
+          .for_roles(kPub).key("latency_count").per_point().says("one latency ping every N samples (0: none)")
           .sets([](Options& o, const Value& v) { o.latency_count = v.u; }),
       OptionRow("demand", K::count, G::point).range(1, 1e7).in_modes(kBurst).for_roles(kPub).needed().key("demand")
-          .says("samples per burst, written back to back")
+          .per_point().says("samples per burst, written back to back")
           .sets([](Options& o, const Value& v) { o.demand = v.u; }),
       OptionRow("burst-gap", K::ns, G::point).range(0, 3600 * kSecond).by_default("10000000").in_modes(kBurst)
-          .for_roles(kPub).key("burst_gap_s").says("the pause after each burst")
+          .for_roles(kPub).key("burst_gap_s").per_point().says("the pause after each burst")
           .sets([](Options& o, const Value& v) { o.burst_gap_ns = v.i; }),
       OptionRow("subscribers", K::count, G::point).range(1, kMaxReaders).by_default("1").key("subscribers")
           .says("1:N fan-out: the publisher serves N subscribers; the first answers pings, the others listen")
@@ -59,24 +59,24 @@ std::vector<OptionRow> make_rows() {
                 "this one process, each its own middleware instance")
           .sets([](Options& o, const Value& v) { o.subscribers_as_threads = v.s == "threads"; }),
       OptionRow("slow-subscriber", K::ns, G::point).range(0, 10 * kSecond).by_default("0").for_roles(kSub)
-          .key("slow_subscriber_s").says("the last subscriber (never the echoer) takes this long over each sample")
+          .key("slow_subscriber_s").per_point().says("the last subscriber (never the echoer) takes this long over each sample")
           .sets([](Options& o, const Value& v) { o.slow_ns = v.i; }),
       // -- how it is measured ----------------------------------------------
       OptionRow("duration", K::ns, G::measure).range(1, kMaxNs).by_default("5000000000").for_roles(kPub)
-          .key("duration_s").says("the measured phase (the maximum with --samples or --precision)")
+          .key("duration_s").per_point().says("the measured phase (the maximum with --samples or --precision)")
           .sets([](Options& o, const Value& v) { o.duration_ns = v.i; }),
       OptionRow("warmup", K::ns, G::measure).range(0, kMaxNs).by_default("1000000000").for_roles(kPub)
-          .key("warmup_s").says("before the measured phase; its samples are flagged and never counted")
+          .key("warmup_s").per_point().says("before the measured phase; its samples are flagged and never counted")
           .sets([](Options& o, const Value& v) { o.warmup_ns = v.i; }),
       OptionRow("samples", K::count, G::measure).range(1, double(1ULL << 40)).for_roles(kPub).key("samples")
-          .says("end the measured phase after N samples (--duration is then the maximum)")
+          .per_point().says("end the measured phase after N samples (--duration is then the maximum)")
           .sets([](Options& o, const Value& v) { o.samples = v.u; }),
       OptionRow("precision", K::fraction, G::measure).range(1e-4, 0.9999).key("precision")
-          .says("adaptive stop: once the intervals of p50 and p99 are within this share of their estimate "
+          .per_point().says("adaptive stop: once the intervals of p50 and p99 are within this share of their estimate "
                 "(--duration is then the maximum)")
           .sets([](Options& o, const Value& v) { o.precision = v.d; }),
       OptionRow("confidence", K::fraction, G::measure).range(0.9, 0.99).among("0.90,0.95,0.99").by_default("0.95")
-          .key("confidence").says("of every interval reported and of the adaptive stop")
+          .key("confidence").per_point().says("of every interval reported and of the adaptive stop")
           .sets([](Options& o, const Value& v) { o.confidence = v.d; }),
       OptionRow("wait", K::choice, G::measure).among("block,spin").by_default("block")
           .gated("wait", "it cannot be polled").key("wait")
@@ -88,7 +88,7 @@ std::vector<OptionRow> make_rows() {
             o.clock = v.s == "realtime" ? StampClock::realtime : StampClock::monotonic;
           }),
       OptionRow("match-timeout", K::ns, G::measure).range(0, 3600 * kSecond).by_default("10000000000")
-          .says("how long the sides wait for each other (discovery), and the publisher for `go`")
+          .per_point().says("how long the sides wait for each other (discovery), and the publisher for `go`")
           .sets([](Options& o, const Value& v) { o.match_timeout_ns = v.i; }),
       // -- the middleware's QoS (a point's QoS label, in this order) ------------
       OptionRow("reliability", K::choice, G::qos).among("reliable,best-effort").gated("reliability", "")
@@ -140,7 +140,7 @@ std::vector<OptionRow> make_rows() {
           .says("which of the --subscribers processes this is: 0 answers pings, the last is the slow one")
           .sets([](Options& o, const Value& v) { o.subscriber_index = uint32_t(v.u); }),
       OptionRow("payload", K::text, G::control).by_default("pattern")
-          .says("what every message's body holds: pattern (byte i = i mod 256), zeros, random (incompressible), or "
+          .per_point().says("what every message's body holds: pattern (byte i = i mod 256), zeros, random (incompressible), or "
                 "file:PATH cut into size-32-byte chunks sent in turn (a scenario's flows; a point's is the pattern)")
           .sets([](Options& o, const Value& v) { o.payload = v.s; }),
       OptionRow("publishers", K::count, G::control).range(1, kMaxPublishers).by_default("1").for_roles(kSub)
@@ -180,24 +180,30 @@ std::vector<OptionRow> make_rows() {
       OptionRow("seq-start", K::count, G::control).range(0, 18446744073709551615.0).by_default("0")
           .says("the first sequence number")
           .sets([](Options& o, const Value& v) { o.seq_start = v.u; }),
+      OptionRow("reuse", K::bytes, G::control).range(0, double(1 << 30)).by_default("0")
+          .says("keep this agent for consecutive points of one middleware, QoS, placement and transport (an agent "
+                "pair): the middleware is opened for messages of up to this many bytes; after each result the agent "
+                "waits for `next ARGS` (the next point's options of the rows marked pair, --size at most this) or "
+                "`close`; point i of the pair numbers its samples from --seq-start + i * 2^40 (0: one point)")
+          .sets([](Options& o, const Value& v) { o.reuse = v.u; }),
       OptionRow("samples-out", K::text, G::control)
-          .says("file for the headline latency samples (little-endian int64 ns); subscriber i > 0 adds .sub<i>")
+          .per_point().says("file for the headline latency samples (little-endian int64 ns); subscriber i > 0 adds .sub<i>")
           .sets([](Options& o, const Value& v) { o.samples_out = v.s; }),
       OptionRow("samples-max", K::count, G::control).range(0, double(1 << 24)).by_default("16384")
-          .says("at most this many samples in that file, evenly strided over the run")
+          .per_point().says("at most this many samples in that file, evenly strided over the run")
           .sets([](Options& o, const Value& v) { o.samples_max = size_t(v.u); }),
       OptionRow("ping-timeout", K::ns, G::control).range(0, kMaxNs).by_default("1000000000").for_roles(kPub)
-          .says("a ping whose pong has not come back by then is lost")
+          .per_point().says("a ping whose pong has not come back by then is lost")
           .sets([](Options& o, const Value& v) { o.ping_timeout_ns = v.i; }),
       OptionRow("drain", K::ns, G::control).range(0, kMaxNs).for_roles(kSub)
-          .says("after the stop, how long the data path may be quiet before what is missing counts as lost "
+          .per_point().says("after the stop, how long the data path may be quiet before what is missing counts as lost "
                 "(default: 4 s under reliable QoS, 0.5 s best effort)")
           .sets([](Options& o, const Value& v) { o.drain_ns = v.i; }),
       OptionRow("stamp-slack", K::ns, G::control).range(0, kMaxNs).by_default("10000000000").for_roles(kSub)
-          .says("how far a send stamp may lie outside [this side's start, now] and belong to the run")
+          .per_point().says("how far a send stamp may lie outside [this side's start, now] and belong to the run")
           .sets([](Options& o, const Value& v) { o.stamp_slack_ns = v.i; }),
       OptionRow("clock-offset", K::ns, G::control).range(-kMaxNs, kMaxNs).by_default("0").for_roles(kSub)
-          .says("subtracted from every one-way latency (the other host's clock offset)")
+          .per_point().says("subtracted from every one-way latency (the other host's clock offset)")
           .sets([](Options& o, const Value& v) { o.clock_offset_ns = v.i; }),
       // -- the wake-up probe (`wakeup`) ------------------------------------------
       OptionRow("cpus", K::list, G::control).each(K::integer).range(0, 4095).items(2, 2).by_default("0,1")
@@ -254,6 +260,7 @@ const std::vector<OptionRow>& option_rows() {
 const std::vector<LimitRule>& limit_rules() {
   static const std::vector<LimitRule> rules = {
       {"size", "max_size", "", "", "carries at most {limit} bytes per message"},
+      {"reuse", "max_size", "", "", "carries at most {limit} bytes per message (its agent pair cannot be opened for more)"},
       {"subscribers", "max_subscribers", "", "", "serves at most {limit} subscriber(s) per publisher"},
       {"subscribers", "max_readers_per_process", "subscribers-as", "threads",
        "holds at most {limit} reader(s) per process (--subscribers-as processes has no such limit)"},

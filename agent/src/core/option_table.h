@@ -82,6 +82,7 @@ struct OptionRow {
   Command command = Command::run;
   bool required = false;                   // in every mode and role it applies to
   bool point_key = false;                  // identifies a test point (sweeps, resume, compare)
+  bool pair = false;                       // may change between the points of one agent pair (--reuse, `next`)
   const char* record = "";                 // its field in the controller's record ("qos.history"; "" none)
   const char* label = "";                  // its part of a QoS label ("{}" = the value; "" none)
   bool label_default = false;              // the label shows the default value too
@@ -99,6 +100,7 @@ struct OptionRow {
   OptionRow& for_roles(unsigned r) { roles = r; return *this; }
   OptionRow& of(Command c) { command = c; return *this; }
   OptionRow& needed() { required = true; return *this; }
+  OptionRow& per_point() { pair = true; return *this; }
   OptionRow& key(const char* record_name) { point_key = true; record = record_name; return *this; }
   OptionRow& recorded(const char* record_name) { record = record_name; return *this; }
   OptionRow& labelled(const char* format, bool show_default = false) {

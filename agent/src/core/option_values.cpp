@@ -242,7 +242,7 @@ std::string options_event() {
     if (r.roles & kPub) roles.push_back("pub");
     if (r.roles & kSub) roles.push_back("sub");
     j.strs("modes", modes).strs("roles", roles).str("command", to_string(r.command));
-    j.boolean("required", r.required).boolean("point_key", r.point_key);
+    j.boolean("required", r.required).boolean("point_key", r.point_key).boolean("pair", r.pair);
     if (*r.record) j.str("record", r.record); else j.null("record");
     if (*r.label) j.str("label", r.label).boolean("label_default", r.label_default); else j.null("label").boolean("label_default", false);
     j.str("help", r.help);

@@ -73,6 +73,9 @@ std::string check_run(const Options& o) {
   if (const std::string why = o.role == Role::pub || o.check_payload ? Payload::check(o.payload, o.size) : "";
       !why.empty())
     return "--payload: '" + o.payload + "' " + why;
+  if (o.reuse > 0 && o.size > o.reuse)
+    return "--size: '" + std::to_string(o.size) + "' must be at most --reuse " + std::to_string(o.reuse) +
+           " (the largest message the agent pair is opened for)";
   const size_t readers = o.role == Role::sub && o.subscribers_as_threads ? o.subscribers : 1;
   if (readers > 1 && o.port != 0 && o.ports.size() != readers)
     return "--port: '" + *o.given_text("port") + "' must be 0 or one port per reader (--subscribers " +
@@ -121,6 +124,77 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
   return *command == Command::run ? check_run(*o) : missing(*command, *o);
 }
 
+namespace {
+
+// `next`'s arguments: separated by spaces, each with '%', ' ', tab and
+// newline written %25, %20, %09, %0A (a path may hold a space).
+std::string unescape(const std::string& word, bool* ok) {
+  std::string out;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (word[i] != '%') {
+      out += word[i];
+      continue;
+    }
+    const std::string hex = word.substr(i + 1, 2);
+    char* end = nullptr;
+    const long c = hex.size() == 2 ? std::strtol(hex.c_str(), &end, 16) : -1;
+    if (c < 0 || end != hex.c_str() + 2) {
+      *ok = false;
+      return word;
+    }
+    out += char(c);
+    i += 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string parse_next(const Options& base, const std::string& args, uint32_t point, Options* out) {
+  if (base.reuse == 0) return "next: this agent was not started with --reuse";
+  if (point >= kMaxPairPoints)
+    return "next: an agent pair serves at most " + std::to_string(kMaxPairPoints) + " points (start a fresh pair)";
+  std::vector<std::string> words;
+  for (size_t at = 0; at < args.size();) {
+    const size_t end = std::min(args.find(' ', at), args.size());
+    if (end > at) {
+      bool ok = true;
+      words.push_back(unescape(args.substr(at, end - at), &ok));
+      if (!ok) return "next: '" + args.substr(at, end - at) + "' has a bad %-escape";
+    }
+    at = end + 1;
+  }
+  Options o = base;
+  std::vector<std::pair<const OptionRow*, std::string>> given;  // this point's own
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& a = words[i];
+    if (a.rfind("--", 0) != 0) return "next: unexpected argument '" + a + "'";
+    const OptionRow* row = find_option(a.substr(2));
+    if (row == nullptr) return "next: " + a + ": unknown option";
+    if (!row->pair)
+      return "next: " + a + ": cannot change between the points of one agent pair (a fresh pair can)";
+    if (i + 1 >= words.size()) return "next: " + a + ": missing value";
+    const std::string& text = words[++i];
+    for (const auto& g : given)
+      if (g.first == row) return "next: " + a + ": given twice";
+    Value v;
+    if (const std::string why = parse_value(*row, text, &v); !why.empty()) return "next: " + a + ": '" + text + "' " + why;
+    row->set(o, v);
+    given.emplace_back(row, text);
+  }
+  // The point's options: the pair's, with this point's in place of theirs.
+  for (const auto& g : given) {
+    auto& all = o.given;
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const auto& e) { return e.first == g.first; }), all.end());
+    all.push_back(g);
+  }
+  if (const std::string e = check_run(o); !e.empty()) return "next: " + e;
+  o.pair_point = point;
+  o.seq_start = base.seq_start + (uint64_t(point) << kPairPointShift);
+  *out = std::move(o);
+  return "";
+}
+
 // "dir/point-0003.bin" -> "dir/point-0003.sub2.bin": subscriber g's own samples file.
 namespace {
 
@@ -158,7 +232,7 @@ AdapterConfig adapter_config(const Options& r) {
   cfg.host = r.host;
   cfg.port = r.port;
   cfg.ports = r.ports;
-  cfg.size = r.size;
+  cfg.size = std::max<size_t>(r.size, r.reuse);  // an agent pair: the largest message of its points
   cfg.wait = r.wait;
   cfg.subscribers = r.role == Role::pub ? r.subscribers : 1;
   cfg.fan_out = std::max(r.subscribers, r.readers);

@@ -80,6 +80,10 @@ struct Options {
   // the writer's next heartbeat: Fast DDS's come every 3 s), else 0.5 s.
   int64_t drain_ns = -1;
   uint64_t seq_start = 0;
+  // --reuse: the largest message the pair is opened for (0: one point, no
+  // `next`), and which point of the pair these options are (0 the first).
+  uint64_t reuse = 0;
+  uint32_t pair_point = 0;
   double precision = 0;     // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
   double confidence = 0;    // of every interval reported and of the stop rule
   StampClock clock = StampClock::monotonic;
@@ -103,6 +107,18 @@ struct Options {
 // adapter can honour the options is checked against its Description
 // (core/description.h), not here.
 std::string parse_options(int argc, const char* const* argv, Options* o);
+
+// An agent pair (--reuse): point `point` (1, 2, ...) of the pair started
+// by `base`, from the arguments of its `next` line (--NAME VALUE of rows
+// marked pair, %-escaped): *out is base with these in place, numbering its
+// samples from base's --seq-start + point << kPairPointShift (late samples of
+// an earlier point are foreign, never this point's). "" or one line naming
+// what is wrong.
+constexpr unsigned kPairPointShift = 40;
+constexpr uint32_t kMaxPairPoints = 256;  // point << 40 stays below the publishers' 2^48 (N:M)
+static_assert((uint64_t(kMaxPairPoints) << kPairPointShift) <= (uint64_t(1) << kPublisherShift),
+              "a pair's points never reach publisher 1's sequence space");
+std::string parse_next(const Options& base, const std::string& args, uint32_t point, Options* out);
 
 // Each reader's options: one, or --subscribers N of them with
 // --subscribers-as threads. Subscriber g (the process's --subscriber-index

@@ -10,7 +10,10 @@ namespace mwperf {
 void Publisher::on_message(const uint8_t* data, size_t len) {
   const int64_t t = now_ns();
   Header h;
-  if (decode_header(data, len, o_.key, &h) != HeaderCheck::ok || !(h.flags & kFlagPong)) {
+  // A pong numbered below this point's first (an earlier point of an agent
+  // pair, --reuse) is not this point's.
+  if (decode_header(data, len, o_.key, &h) != HeaderCheck::ok || !(h.flags & kFlagPong) ||
+      h.seq - o_.seq_start >= (uint64_t(1) << 63)) {
     ++foreign_;
     return;
   }

@@ -137,6 +137,9 @@ def command(ns: argparse.Namespace, argv: list[str], out: TextIO | None = None) 
         given = [flag for flag, value in _run_options(ns) if value]
         if given:
             raise UsageError(given[0], None, "with a PLAN, the points are the plan's (give the option there)")
+    if getattr(ns, "reuse_agents", False) or (plan is not None and any(plan.options.get("reuse_agents", ()))):
+        raise UsageError("--reuse-agents", None, "not with max-rate: each probe's rate follows from the last "
+                                                 "probe's result, on agents of its own")
     crit = _criterion(ns, plan.search if plan else None, plan.source if plan else None)
     found = described_agent(ns.agent)
     if found is None:

@@ -90,6 +90,10 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung "
                           f"(default: {DEFAULT_POINT_TIMEOUT})")
+    run.add_argument("--reuse-agents", action="store_true",
+                     help="consecutive points that differ only in what may change between points (size, rate, "
+                          "duration, ...: the agent's pair rows) share one agent pair opened for their largest size, "
+                          "as Perftest's -scan; off by default: it can change what is measured (records say reuse)")
     run.add_argument("--agent", metavar="PATH",
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
@@ -120,7 +124,7 @@ def request(ns: argparse.Namespace) -> RunRequest:
     values = {row.name: _items(row, given[row.key]) for row in snapshot().user_rows
               if given.get(row.key) not in (None, False)}
     return RunRequest(values=values, best=ns.best, keyed=ns.keyed, cpu=ns.cpu, point_timeout=ns.point_timeout,
-                      link=ns.link, hosts=ns.hosts, data=ns.data, direction=ns.direction, out=ns.out)
+                      reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts, data=ns.data, direction=ns.direction, out=ns.out)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
@@ -133,6 +137,9 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if found is None:
         return no_agent()
     if ns.scenario:
+        if getattr(ns, "reuse_agents", False):
+            raise UsageError("--reuse-agents", None, "not with --scenario: a scenario's flows start together, one "
+                                                     "agent set per flow and point")
         return scenario.command(ns, argv, request(ns), found)
     agent, agent_info = found
     opts = build_run_options(request(ns), agent_info, agent=agent)

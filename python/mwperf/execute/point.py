@@ -42,7 +42,7 @@ from mwperf.execute.delivery import check_delivery
 from mwperf.results.record import PointOutcome
 from mwperf.results.rundir import samples_path
 
-__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_exit", "check_placement", "expect_event", "placement_for",
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_delivery", "check_exit", "check_placement", "relay_converged", "stop_at", "expect_event", "placement_for",
            "ready_ports", "run_point", "tell"]
 
 
@@ -147,14 +147,20 @@ def check_placement(*options: RunOptions) -> None:
 
 
 def run_point(opts: RunOptions, point: TestPoint, agent: str,
-              timeouts: Timeouts = DEFAULT_TIMEOUTS) -> PointOutcome:
+              timeouts: Timeouts = DEFAULT_TIMEOUTS, keeper: services.ServiceKeeper | None = None) -> PointOutcome:
     """Run one point where its placement puts it; never raises for agent,
-    link or service trouble (see outcome.error)."""
+    link or service trouble (see outcome.error). ``keeper``: the run's
+    services, kept across points (a point's own, started and stopped with it,
+    without)."""
     timeouts = timeouts.resolved(opts.agent)
     phases = PhaseClock()
     placement = placement_for(opts, point.index)
+    info = opts.adapters.get(point.mw)
+    serving = services.running(info, placement, point) if keeper is None else keeper.running(info, placement, point)
+    kept = None
     try:
-        with placement, services.running(opts.adapters.get(point.mw), placement, point) as service:
+        with placement, serving as service:
+            kept = keeper.describe() if keeper is not None and service.name else None
             clock, offset_ns = None, 0
             if placement.two_hosts:
                 clock = clocks.estimate(placement.command("pub", [agent, "clock"]),
@@ -168,11 +174,14 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
             phases.mark("placed")  # with the two clocks compared
             outcome = _run_agents(opts, point, agent, timeouts, placement, service, phases, offset_ns)
             outcome.clock = clock
+            if outcome.error is not None and keeper is not None:
+                keeper.failed()  # a new instance for the next point
     except ServiceError as exc:
         outcome = PointOutcome(error=str(exc))
     except OSError as exc:
         outcome = PointOutcome(error=f"link {placement.name}: {exc}")
     outcome.link = placement.as_dict()
+    outcome.service = kept
     phases.mark("end")
     outcome.phases = phases.as_dict()
     return outcome
@@ -283,7 +292,7 @@ def ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
     return [check(p) for p in ports]
 
 
-def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
+def relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
     """The adaptive stop of rate and throughput mode: the subscriber owns what
     it watches (the one-way latency; the received rate and loss) and says
     `converged`; the publisher is told to stop."""
@@ -298,7 +307,7 @@ def _relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]
     return tick
 
 
-def _stop_at(pub: AgentProcess, deadline: float) -> Callable[[], None]:
+def stop_at(pub: AgentProcess, deadline: float) -> Callable[[], None]:
     """Burst mode: a burst runs until its last sample, however long that
     takes (--demand 10000000 in a 1 s run); past the measured phase's end the
     publisher is told to stop, so that it reports instead of counting as hung."""
@@ -369,9 +378,9 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
             expect_event(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
         phases.mark("matched")
         tell(pub, "go", close=False)
-        ticks = [_relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
+        ticks = [relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
         if point.mode == "burst":  # a burst still being written at the deadline is cut there
-            ticks.append(_stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
+            ticks.append(stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
         outcome.pub = expect_event(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
                               tick=(lambda: [tick() for tick in ticks]) if ticks else None)
         phases.mark("result")

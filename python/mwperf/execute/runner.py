@@ -23,6 +23,8 @@ from mwperf.display import shown
 from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
 from mwperf.execute.floor import measure_run_floor, skipped
+from mwperf.execute.pair import Pairs
+from mwperf.execute.services import ServiceKeeper
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.execute.scenario import ScenarioStep
@@ -89,6 +91,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
 
     records: list[dict] = []
     status = "running"
+    # services kept across points, agent pairs across alike points (--reuse-agents; no search feeds them)
+    pairs = Pairs(jobs, ServiceKeeper(), reuse=feed is None and any(job.opts.reuse_agents for job in jobs))
     with sigterm_as_interrupt():
         try:
             if floor and jobs and not (rundir.path / FLOOR_JSON).exists():
@@ -98,7 +102,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                 doc.setdefault("floor", skipped("--no-floor"))
             bar = Progress(progress, [job.point.planned_s for job in jobs])
             _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier,
-                     on_record or _launches_of(earlier, records))
+                     on_record or _launches_of(earlier, records), pairs)
             bar.close()
             status = "complete"
         except KeyboardInterrupt:
@@ -112,6 +116,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
                 progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
+                pairs.close()
+                pairs.keeper.stop()
                 _clean_leftovers(progress, "after the run", leftovers, agent)
 
     everything = earlier + records
@@ -123,14 +129,14 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
 
 def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
              records: list[dict], earlier: list[dict],
-             on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> None:
+             on_record: Callable[[PlannedPoint, dict], dict] | None = None, pairs: Pairs | None = None) -> None:
     """Each point in turn, its record appended (to ``records`` too) the moment it is merged;
     results.csv from the records in hand (``earlier`` ones and these: what results.jsonl
     holds, without reading it again after every point)."""
     for job in jobs:
         bar.start(job.title if isinstance(job, ScenarioStep) else job.point.label())
         done = []
-        for planned, outcome, started, own in _outcomes(job, agent, timeouts):
+        for planned, outcome, started, own in _outcomes(job, agent, timeouts, pairs):
             record = {**merge_record(planned, outcome, run_id=rundir.path.name, time=started), **own}
             if not record_ok(record):
                 # A bug of mwperf's own (a result the schema does not allow): this
@@ -151,15 +157,16 @@ def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts:
         bar.finish(point_summary(done[0]) if len(done) == 1 else flows_summary(done))
 
 
-def _outcomes(job: PlannedPoint, agent: str, timeouts: Timeouts) -> Iterator[tuple[PlannedPoint, PointOutcome, str,
-                                                                                   dict]]:
+def _outcomes(job: PlannedPoint, agent: str, timeouts: Timeouts,
+              pairs: Pairs | None) -> Iterator[tuple[PlannedPoint, PointOutcome, str, dict]]:
     """What a job measures, as (planned point, outcome, start time, fields of its own): a point's one, or a
     scenario step's, one per flow (:mod:`mwperf.execute.scenario`)."""
     if isinstance(job, ScenarioStep):
         yield from job.measure(agent, timeouts)
         return
     started = utc_now_iso()
-    yield job, run_point(job.opts, job.point, agent, timeouts), started, {}
+    outcome = run_point(job.opts, job.point, agent, timeouts) if pairs is None else pairs.run(job, agent, timeouts)
+    yield job, outcome, started, {}
 
 
 def _launches_of(earlier: list[dict], records: list[dict]) -> Callable[[PlannedPoint, dict], dict]:

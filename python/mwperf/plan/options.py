@@ -143,6 +143,7 @@ class RunOptions:
     link: LinkProfile | None = None  # --link netns[:PROFILE]: publisher and subscriber in two namespaces
     hosts: HostPair | None = None    # --hosts pub=..,sub=..: agents on two real hosts, over ssh
     both_directions: bool = False    # --direction both: every point A->B, then B->A
+    reuse_agents: bool = False       # --reuse-agents: consecutive points alike but for pair rows share agents
 
     @property
     def table(self) -> OptionTable:
@@ -189,6 +190,7 @@ class RunOptions:
             "out": str(self.out), "point_timeout_ns": self.point_timeout_ns, "agent": self.agent_path,
             "link": None if self.link is None else self.link.name,
             "hosts": None if self.hosts is None else self.hosts.as_dict(), "both_directions": self.both_directions,
+            "reuse_agents": self.reuse_agents,
         }
 
 
@@ -224,6 +226,7 @@ class RunRequest:
     keyed: bool = False         # --keyed: a keyed topic (--instances 1 unless given)
     cpu: str | None = None
     point_timeout: str | None = None
+    reuse_agents: bool = False  # --reuse-agents / plan key reuse_agents
     link: str | None = None
     hosts: str | None = None
     data: str | None = None

@@ -53,7 +53,7 @@ __all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_s
            "MAX_POINTS", "ENV_MAX_POINTS"]
 
 #: The controller's own plan keys (each a value or a list, as the options of the table).
-CONTROLLER_KEYS = ("cpu", "link", "point_timeout", "keyed")
+CONTROLLER_KEYS = ("cpu", "link", "point_timeout", "keyed", "reuse_agents")
 SWEEP_KEYS = ("exclude", "repetitions", "description", "search")
 #: A max-rate plan's ``search`` keys (``mwperf max-rate``'s options of the same names).
 SEARCH_KEYS = ("loss", "p99", "step", "bounds")
@@ -339,7 +339,8 @@ def _request(options: Mapping[str, tuple], own: Mapping[str, Any], out: Path, ta
         if row is not None:
             values[row.name] = items
     return RunRequest(values=values, keyed=bool(own.get("keyed")), cpu=own.get("cpu"),
-                      point_timeout=own.get("point_timeout"), link=own.get("link"), out=str(out))
+                      point_timeout=own.get("point_timeout"), link=own.get("link"), out=str(out),
+                      reuse_agents=bool(own.get("reuse_agents")))
 
 
 def _planned(plan: Plan, error: UsageError, agent_info: AgentInfo, value_of: Callable[[str], Any]) -> PlanError:

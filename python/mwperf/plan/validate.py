@@ -235,9 +235,13 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
         point_timeout_ns = parse_duration_ns(timeout, allow_zero=True)
     except UnitError as exc:
         raise UsageError("--point-timeout", timeout, str(exc)) from None
+    if request.reuse_agents and (link is not None or hosts is not None):
+        raise UsageError("--reuse-agents", None, f"not with {'--link' if link is not None else '--hosts'}: each "
+                                                 "point has a placement of its own there (agents are reused on one host)")
     opts = RunOptions(agent=agent_info, mws=mws, values=values, cpu=parse_cpu(request.cpu, cpu_count),
                       out=_out(request.out, check_out), point_timeout_ns=point_timeout_ns, agent_path=agent,
-                      link=link, hosts=hosts, both_directions=request.direction == "both")
+                      link=link, hosts=hosts, both_directions=request.direction == "both",
+                      reuse_agents=request.reuse_agents)
     if check_points:
         for point in opts.points():
             check_point(opts, point)

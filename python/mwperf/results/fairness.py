@@ -20,7 +20,10 @@ A record's traits:
 * ``versions``: every middleware library and its version;
 * ``socket buffer``: the socket receive buffer the adapter asked for or got
   (raw sockets' SO_RCVBUF, Cyclone DDS's SocketReceiveBufferSize, Connext's
-  recv_socket_buffer_size), where the adapter's configuration says it.
+  recv_socket_buffer_size), where the adapter's configuration says it;
+* ``agents``: fresh (started for the point) or an agent pair's (``reuse``,
+  mwperf run --reuse-agents: opened for the pair's largest message, matched
+  before the point); a record without the field had fresh agents.
 """
 
 from __future__ import annotations
@@ -108,7 +111,15 @@ def traits(r: dict) -> dict[str, Any]:
         "receive": qos.get("receive") if isinstance(qos.get("receive"), str) else None,
         "versions": {str(k): str(v) for k, v in versions.items()},
         "socket buffer": _socket_buffer(adapter.get("sub_config")) or _socket_buffer(adapter.get("config")),
+        "agents": _agents(r),
     }
+
+
+def _agents(r: dict) -> str | None:
+    """Fresh agents, or an agent pair's (None for an imported record: not known)."""
+    if r.get("source") is not None:
+        return None
+    return "reused agents" if isinstance(r.get("reuse"), dict) else "fresh agents"
 
 
 def _mib(n: int) -> str:
@@ -131,6 +142,8 @@ def unlike(a: dict, b: dict) -> list[str]:
     for lib in sorted(set(ta["versions"]) & set(tb["versions"])):
         if ta["versions"][lib] != tb["versions"][lib]:
             out.append(f"{lib} {ta['versions'][lib]} vs {tb['versions'][lib]}")
+    if ta["agents"] and tb["agents"] and ta["agents"] != tb["agents"]:
+        out.append(f"{ta['agents']} vs {tb['agents']}")
     sa, sb = ta["socket buffer"], tb["socket buffer"]
     if sa and sb and sa != sb:
         out.append(f"socket receive buffer {_mib(sa)} vs {_mib(sb)}")

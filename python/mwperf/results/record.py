@@ -78,6 +78,8 @@ class PointOutcome:
     clock: dict | None = None  # two hosts: the estimated clock offset (mwperf.execute.clocks)
     subs: list[dict | None] | None = None  # 1:N: every subscriber's result (sub is subs[0], the echoer)
     phases: dict | None = None  # where the point's time went (mwperf.execute.phases), seconds per phase
+    reuse: dict | None = None  # an agent pair's point (mwperf.execute.pair): pair, point, opened_for_bytes
+    service: dict | None = None  # the kept service instance that served it (ServiceKeeper.describe)
 
 
 def utc_now_iso() -> str:
@@ -291,6 +293,8 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "point_key": planned.key,
         "elapsed_s": m.elapsed_s(pub),
         "phases": outcome.phases,
+        "reuse": outcome.reuse,
+        "service": outcome.service,
         "adaptive": m.adaptive(point.get("precision"), pub, sub, mode),
         "search": None,  # a max-rate search's probe: its search completes it (mwperf.execute.search)
         "launches": None,  # the last repetition of a point: the runner adds the spread over its launches

@@ -65,6 +65,8 @@ BAD = [
     (["--mw", "dds", "--nic", "nosuch0"], "--nic nosuch0: no such network interface"),
     (["--match-timeout", "soon"], "--match-timeout soon"),
     (["--match-timeout", "-1s"], "--match-timeout -1s"),
+    (["--reuse-agents", "--link", "netns"], "--reuse-agents: not with --link: each point has a placement of its own"),
+    (["--reuse-agents", "--scenario", "s.yaml"], "--reuse-agents: not with --scenario"),
 ]
 
 

@@ -30,6 +30,7 @@ def agent_env(monkeypatch, fake_agent, tmp_path):
     (["--loss", "1%", "--mode", "latency"], "--mode latency: max-rate searches over rate-mode points"),
     (["--loss", "1%", "--rate", "10,20"], "--rate 10,20: one rate"),
     (["--loss", "1%", "--bounds", "9,3"], "--bounds 9,3: the lowest rate must be below the highest"),
+    (["--loss", "1%", "--reuse-agents"], "--reuse-agents: not with max-rate"),
 ])
 def test_bad_input_is_one_line(agent_env, capsys, args, expected):
     assert main(["max-rate", "--mw", "udp", *args]) == 2

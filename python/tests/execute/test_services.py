@@ -156,3 +156,32 @@ def test_a_killed_controller_not_yet_reaped_is_gone():
         assert services._pid_alive(str(os.getpid())) is True
     finally:
         child.wait()
+
+
+def test_the_keeper_starts_a_service_once_for_the_run_and_anew_after_a_failed_point(tmp_path, fake_agent, monkeypatch,
+                                                                                    recorder):
+    opts, point = options(tmp_path, "recorder")
+    keeper = services.ServiceKeeper()
+    said = []
+    for fault in (None, None, "pub-crash", None):
+        if fault:
+            monkeypatch.setenv("FAKE_AGENT_FAULT", fault)
+        else:
+            monkeypatch.delenv("FAKE_AGENT_FAULT", raising=False)
+        outcome = run_point(opts, point, str(fake_agent), FAST, keeper=keeper)
+        assert (outcome.error is None) == (fault is None)
+        said.append(outcome.service)
+    assert recorder.calls == ["start", "stop", "start"]  # the failed point's instance is not the next point's
+    keeper.stop()
+    assert recorder.calls == ["start", "stop", "start", "stop"]
+    assert said == [{"name": "recorder", "instance": 1, "served_before": 0},
+                    {"name": "recorder", "instance": 1, "served_before": 1},
+                    {"name": "recorder", "instance": 1, "served_before": 2},
+                    {"name": "recorder", "instance": 2, "served_before": 0}]
+
+
+def test_the_keeper_keeps_nothing_for_a_point_without_a_service(tmp_path, fake_agent, recorder):
+    opts, point = options(tmp_path, None)
+    keeper = services.ServiceKeeper()
+    outcome = run_point(opts, point, str(fake_agent), FAST, keeper=keeper)
+    assert outcome.error is None and outcome.service is None and keeper.current is None

@@ -58,3 +58,11 @@ def test_an_imported_records_path_is_not_guessed():
     imported = rec("cyclonedds", transport=None, source={"tool": "perftest"})
     assert traits(imported)["path"] is None and traits(imported)["transport"] is None
     assert unlike(imported, rec("iceoryx", transport="shm")) == []
+
+
+def test_reused_agents_and_fresh_ones_are_unlike():
+    pair = {"pair": 1, "point": 2, "opened_for_bytes": 4096}
+    assert unlike(rec(), rec(reuse=pair)) == ["fresh agents vs reused agents"]
+    assert unlike(rec(reuse=pair), rec(reuse={**pair, "point": 0})) == []
+    assert traits(rec(reuse=None))["agents"] == "fresh agents"
+    assert traits(rec(source={"tool": "perftest"}, reuse=pair))["agents"] is None  # imported: not known

@@ -1,0 +1,268 @@
+"""Agent pairs across points (``--reuse-agents``, Perftest's ``-scan``).
+
+Without it every point starts its own agents (:func:`mwperf.execute.point.run_point`).
+With it, consecutive points that differ only in what the agent's option
+table marks *pair* (size, rate, duration, ...) share one agent pair: started
+with ``--reuse BYTES`` (the largest size of those points: the middleware is
+opened once, its buffers sized for it), matched once, and handed each next
+point with ``next ARGS`` (docs/agent-protocol.md, "Agent pairs"). Point i of
+a pair numbers its samples from ``i << 40``: what arrives late from an
+earlier point is foreign. Each record says so (``reuse``: the pair, the
+point's place in it, the size the pair was opened for); a pair ends at a
+point that differs in anything else, at a failed point (its agents are
+killed; the next point starts a fresh pair), after 256 points, and at the end
+of the run (:meth:`Pairs.close`, in the runner's ``finally``).
+
+Only on one host: a namespace pair or two hosts are a placement per point.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+
+from mwperf.errors import AgentError, PointFailed, ServiceError
+from mwperf.execute import services
+from mwperf.execute.agent import AgentProcess
+from mwperf.execute.phases import PhaseClock
+from mwperf.execute.placement import Local
+from mwperf.execute.point import (DEFAULT_TIMEOUTS, RUN_ID_ENV, Timeouts, agent_argv, check_delivery, check_exit,
+                                  expect_event, ready_ports, relay_converged, run_point, stop_at, tell)
+from mwperf.interrupts import signals_deferred
+from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
+from mwperf.results.record import PointOutcome
+
+__all__ = ["Pairs", "signature", "opened_for", "next_args", "MAX_PAIR_POINTS"]
+
+#: The agent's kMaxPairPoints (core/options.h): point << 40 stays below 2^48.
+MAX_PAIR_POINTS = 256
+
+
+def signature(job: PlannedPoint) -> tuple:
+    """What points of one pair share: everything but the values of pair rows
+    (and, of those without a default, whether they are given: `next` can
+    change a value, not take one back), where and how the agents run, and
+    the repetition (repetitions are launches of their own)."""
+    table = job.opts.table
+    values = dict(job.point.values)
+    fixed = tuple((row.name, values.get(row.name) if not row.pair else
+                   (row.default is None and values.get(row.name) is None))
+                  for row in table.user_rows if row.name not in ("mw", "mode"))
+    o = job.opts
+    return (job.point.mw, job.point.mode, fixed, o.cpu, o.link, o.hosts, o.point_timeout_ns, str(o.out),
+            job.repetition)
+
+
+def opened_for(jobs: list[PlannedPoint]) -> list[int]:
+    """Each job's pair size: the largest --size of the run of consecutive jobs it belongs to."""
+    out: list[int] = []
+    start = 0
+    for i in range(1, len(jobs) + 1):
+        if i == len(jobs) or signature(jobs[i]) != signature(jobs[start]) or i - start >= MAX_PAIR_POINTS:
+            biggest = max(int(job.point.get("size")) for job in jobs[start:i])
+            out += [biggest] * (i - start)
+            start = i
+    return out
+
+
+def _escape(word: str) -> str:
+    return word.replace("%", "%25").replace(" ", "%20").replace("\t", "%09").replace("\n", "%0A")
+
+
+def next_args(argv: list[str], opts: RunOptions, role: str, point: TestPoint) -> str:
+    """The ``next`` line's arguments for ``role``: every pair row of the
+    side's command line, and the default of each pair row it leaves out (in
+    `next`, what is left out keeps the pair's first value)."""
+    table = opts.table
+    given: dict[str, str] = {}
+    for flag, value in zip(argv, argv[1:]):
+        row = table.get(flag[2:]) if flag.startswith("--") else None
+        if row is not None and row.pair and row.command == "run":
+            given[row.name] = value
+    for row in table.rows:
+        if row.pair and row.command == "run" and row.name not in given and row.user and row.for_role(role) \
+                and row.applies(point.mode) and row.default is not None:
+            given[row.name] = row.argv(row.default)
+    return " ".join(f"--{name} {_escape(value)}" for name, value in given.items())
+
+
+@dataclass
+class _Pair:
+    """One agent pair: its processes, key and run id, and where it stands."""
+
+    number: int
+    signature: tuple
+    size: int
+    run_id: int
+    key: str
+    service: services.Service
+    subs: list[AgentProcess] = field(default_factory=list)
+    pub: AgentProcess | None = None
+    readers: int = 1
+    points: int = 0  # served so far
+
+    def kill(self) -> None:
+        with signals_deferred():
+            for side in (self.pub, *self.subs):
+                if side is not None:
+                    side.kill()
+
+    def close(self, timeouts: Timeouts, slack: float) -> None:
+        """`close` to every side, each exit awaited (kill what does not go)."""
+        try:
+            for side in (*self.subs, self.pub):
+                if side is not None and side.proc.poll() is None:
+                    side.send_line("close")
+            for side in (*self.subs, self.pub):
+                if side is not None:
+                    check_exit(side, (timeouts.after_result or 0) + slack)
+        except (PointFailed, AgentError):
+            pass
+        finally:
+            self.kill()
+
+
+class Pairs:
+    """The run's points, each on agents of its own, or (``reuse``) on the agent
+    pair of the consecutive points alike (see the module's text). ``jobs``:
+    the run's planned points (each pair's size comes from them); ``keeper``:
+    the run's services."""
+
+    def __init__(self, jobs: list[PlannedPoint], keeper: services.ServiceKeeper, reuse: bool = False):
+        self.keeper = keeper
+        self.reuse = reuse
+        self._sizes = dict(zip(map(id, jobs), opened_for(jobs))) if reuse else {}
+        self._pair: _Pair | None = None
+        self._pairs = 0
+        self._timeouts: Timeouts = DEFAULT_TIMEOUTS
+
+    def run(self, job: PlannedPoint, agent: str, timeouts: Timeouts = DEFAULT_TIMEOUTS) -> PointOutcome:
+        """One point; never raises for agent, link or service trouble (see outcome.error)."""
+        if not self.reuse or id(job) not in self._sizes or job.opts.link is not None or job.opts.hosts is not None:
+            self.close()
+            return run_point(job.opts, job.point, agent, timeouts, keeper=self.keeper)
+        timeouts = timeouts.resolved(job.opts.agent)
+        self._timeouts = timeouts
+        sig = signature(job)
+        pair = self._pair
+        if pair is not None and (pair.signature != sig or pair.points >= MAX_PAIR_POINTS
+                                 or pair.size != self._sizes[id(job)]):
+            self.close()
+        phases = PhaseClock()
+        outcome = PointOutcome()
+        try:
+            info = job.opts.adapters.get(job.point.mw)
+            with self.keeper.running(info, Local(), job.point) as service:
+                if self._pair is not None and service.name and self._pair.service is not service:
+                    self.close()  # its agents talk to a service that is gone
+                phases.mark("placed")
+                kept = self.keeper.describe() if service.name else None
+                outcome = self._point(job, agent, timeouts, service, phases)
+                outcome.service = kept
+        except ServiceError as exc:
+            outcome.error = str(exc)
+        except BaseException:  # interrupted mid-point: its agents go at once, not after their run
+            if self._pair is not None:
+                self._pair.kill()
+                self._pair = None
+            raise
+        if outcome.error is not None:
+            self.keeper.failed()
+            if self._pair is not None:  # a failed point ends its pair: the next starts fresh
+                self._pair.kill()
+                self._pair = None
+        outcome.link = Local().as_dict()
+        phases.mark("end")
+        outcome.phases = phases.as_dict()
+        return outcome
+
+    def close(self) -> None:
+        """The pair's agents closed (the end of a pair, of the run)."""
+        pair, self._pair = self._pair, None
+        if pair is not None:
+            pair.close(self._timeouts, 0.0)
+
+    def _point(self, job: PlannedPoint, agent: str, timeouts: Timeouts, service: services.Service,
+               phases: PhaseClock) -> PointOutcome:
+        opts, point = job.opts, job.point
+        outcome = PointOutcome()
+        slack = opts.point_timeout_ns / 1e9
+        readers = point.subscribers if point.threaded else 1
+        pair = self._pair
+        fresh = pair is None
+        try:
+            if fresh:
+                self._pairs += 1
+                pair = _Pair(self._pairs, signature(job), self._sizes[id(job)], random.getrandbits(32),
+                             secrets.token_hex(16), service, readers=readers)
+                self._pair = pair
+            place = pair.points
+            outcome.reuse = {"pair": pair.number, "point": place, "opened_for_bytes": pair.size}
+
+            def argv(role: str, ports: str, index: int = 0) -> list[str]:
+                return agent_argv(agent, role, point, opts, ports, sub_index=index) + ["--reuse", str(pair.size)]
+
+            def start(role: str, ports: str, index: int = 0) -> AgentProcess:
+                env = {RUN_ID_ENV: str(pair.run_id), **service.agent_env(role)}
+                name = role if index == 0 else f"{role}{index}"
+                process = AgentProcess(Local().wrap(role, argv(role, ports, index) + service.agent_args(role)), name,
+                                       env=env)
+                tell(process, f"key {pair.key}", close=False)
+                return process
+
+            if fresh:
+                for index in range(point.subscribers // readers):
+                    pair.subs.append(start("sub", "0", index))
+                ports: list[int] = []
+                for index, each in enumerate(pair.subs):
+                    ready = expect_event(each, {"ready"}, timeouts.ready + slack, "ready event")
+                    if index == 0:
+                        outcome.sub_ready = ready
+                    ports += ready_ports(each, ready, readers)
+                phases.mark("ready")
+                pair.pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
+            else:
+                for index, each in enumerate(pair.subs):
+                    tell(each, "next " + next_args(argv("sub", "0", index), opts, "sub", point), close=False)
+                phases.mark("ready")
+                tell(pair.pub, "next " + next_args(argv("pub", "0"), opts, "pub", point), close=False)
+            match_s = point.get("match-timeout") / 1e9
+            outcome.pub_ready = expect_event(pair.pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
+            for each in pair.subs:
+                expect_event(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+            if outcome.pub_ready.get("pair_point", place) != place:
+                raise PointFailed(f"pub: ready for point {outcome.pub_ready.get('pair_point')} of the pair, not {place}")
+            phases.mark("matched")
+            tell(pair.pub, "go", close=False)
+            run_s = point.planned_s
+            ticks = [relay_converged(pair.subs[0], pair.pub)] \
+                if point.get("precision") and point.mode in ("rate", "throughput") else []
+            if point.mode == "burst":  # a burst still being written at the deadline is cut there
+                ticks.append(stop_at(pair.pub, time.monotonic() + run_s + timeouts.start + slack))
+            outcome.pub = expect_event(pair.pub, {"result"},
+                                       run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
+                                       tick=(lambda: [tick() for tick in ticks]) if ticks else None)
+            phases.mark("result")
+            if place:  # matched before this point: the pair's discovery is the first point's, not this one's
+                outcome.pub = {**outcome.pub, "discovery_ns": None}
+                outcome.pub_ready = {**outcome.pub_ready, "discovery_ns": None}
+            sent = outcome.pub.get("sent")
+            for each in pair.subs:
+                tell(each, f"stop {sent if isinstance(sent, int) else -1}", close=False)
+            results: list[dict | None] = []
+            for each in pair.subs:
+                for _ in range(readers):
+                    results.append(expect_event(each, {"result"}, (timeouts.drain or 0) + timeouts.stop + slack,
+                                                "result after stop"))
+            phases.mark("drained")
+            phases.mark("closed")  # the pair stays open for the next point
+            check_delivery(results, sent)
+            outcome.sub = results[0]
+            if len(results) > 1:
+                outcome.subs = results
+            pair.points += 1
+        except (PointFailed, AgentError) as exc:
+            outcome.error = str(exc)
+        return outcome
