@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
+from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.agent import AgentProcess
 from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local
@@ -130,7 +131,7 @@ class Pairs:
     the run's planned points (each pair's size comes from them); ``keeper``:
     the run's services."""
 
-    def __init__(self, jobs: list[PlannedPoint], keeper: services.ServiceKeeper, reuse: bool = False):
+    def __init__(self, jobs: list[PlannedPoint], keeper: ServiceKeeper, reuse: bool = False):
         self.keeper = keeper
         self.reuse = reuse
         self._sizes = dict(zip(map(id, jobs), opened_for(jobs))) if reuse else {}

@@ -29,6 +29,7 @@ from typing import Callable
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import clocks, services
+from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.agent import AgentProcess, describe_exit
 from mwperf.execute.netns import NetnsPair
 from mwperf.execute.phases import PhaseClock
@@ -147,7 +148,7 @@ def check_placement(*options: RunOptions) -> None:
 
 
 def run_point(opts: RunOptions, point: TestPoint, agent: str,
-              timeouts: Timeouts = DEFAULT_TIMEOUTS, keeper: services.ServiceKeeper | None = None) -> PointOutcome:
+              timeouts: Timeouts = DEFAULT_TIMEOUTS, keeper: ServiceKeeper | None = None) -> PointOutcome:
     """Run one point where its placement puts it; never raises for agent,
     link or service trouble (see outcome.error). ``keeper``: the run's
     services, kept across points (a point's own, started and stopped with it,

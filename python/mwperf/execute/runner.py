@@ -24,7 +24,7 @@ from mwperf.execute import provenance
 from mwperf.execute.cleanup import clean_leftovers
 from mwperf.execute.floor import measure_run_floor, skipped
 from mwperf.execute.pair import Pairs
-from mwperf.execute.services import ServiceKeeper
+from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.execute.scenario import ScenarioStep

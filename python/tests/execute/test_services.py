@@ -15,6 +15,7 @@ import pytest
 
 from conftest import described, run_request
 from mwperf.execute import services
+from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.point import Timeouts, run_point
 from mwperf.execute.services import Service
 from mwperf.plan.validate import build_run_options
@@ -161,7 +162,7 @@ def test_a_killed_controller_not_yet_reaped_is_gone():
 def test_the_keeper_starts_a_service_once_for_the_run_and_anew_after_a_failed_point(tmp_path, fake_agent, monkeypatch,
                                                                                     recorder):
     opts, point = options(tmp_path, "recorder")
-    keeper = services.ServiceKeeper()
+    keeper = ServiceKeeper()
     said = []
     for fault in (None, None, "pub-crash", None):
         if fault:
@@ -182,6 +183,6 @@ def test_the_keeper_starts_a_service_once_for_the_run_and_anew_after_a_failed_po
 
 def test_the_keeper_keeps_nothing_for_a_point_without_a_service(tmp_path, fake_agent, recorder):
     opts, point = options(tmp_path, None)
-    keeper = services.ServiceKeeper()
+    keeper = ServiceKeeper()
     outcome = run_point(opts, point, str(fake_agent), FAST, keeper=keeper)
     assert outcome.error is None and outcome.service is None and keeper.current is None
