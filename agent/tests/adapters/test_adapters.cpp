@@ -3,6 +3,9 @@
 // mode it lists; its description is consistent. Then what is particular to
 // the raw sockets.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -277,6 +280,40 @@ TEST(Udp, ThePublishersUntimedWaitIsWoken) {
 #endif
 
 #ifdef MWPERF_WITH_TCP
+// Both ends of a pair's connection, as the kernel has them: TCP_NODELAY set
+// (transport tcp) or not (tcp-nagle, Nagle on: the base ROS 1's default
+// tcpros pairs with). Each value is how many of them have it set.
+std::vector<int> nodelay_of_connections_to(uint16_t port) {
+  std::vector<int> out;
+  for (int fd = 0; fd < 4096; ++fd) {
+    int type = 0;
+    socklen_t tl = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM) continue;
+    sockaddr_in me{}, peer{};
+    socklen_t ml = sizeof me, pl = sizeof peer;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&me), &ml) != 0 || me.sin_family != AF_INET ||
+        getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) != 0)
+      continue;  // not connected: the listening socket
+    if (ntohs(me.sin_port) != port && ntohs(peer.sin_port) != port) continue;
+    int on = -1;
+    socklen_t ol = sizeof on;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, &ol) == 0) out.push_back(on != 0 ? 1 : 0);
+  }
+  return out;
+}
+
+TEST(Tcp, NagleIsOffWithTcpAndOnWithTcpNagle) {
+  for (const char* transport : {"tcp", "tcp-nagle"}) {
+    AdapterConfig c;
+    c.transport = transport;
+    Pair p = open_pair("tcp", 64, c);
+    const int want = std::string(transport) == "tcp" ? 1 : 0;
+    EXPECT_EQ(nodelay_of_connections_to(p.sub->bound_port()), std::vector<int>(2, want)) << transport;
+    p.pub->close();
+    p.sub->close();
+  }
+}
+
 TEST(Tcp, ManyMessagesKeepTheirBoundaries) {
   Pair p = open_pair("tcp", 100000);
   std::thread writer([&] {
