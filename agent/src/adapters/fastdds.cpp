@@ -72,6 +72,7 @@ using eprosima::fastrtps::rtps::IPLocator;
 constexpr size_t kMaxSize = 16u << 20;
 
 constexpr int32_t kMaxBlockingMs = 100;  // the DDS default
+constexpr uint32_t kUdpBuffer = 4u << 20;  // socket send and receive buffers of the UDPv4 transport
 
 Description describe() {
   Description d;
@@ -224,7 +225,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       // Fast DDS 2.9 opens no UDP socket at all when the whitelist names a veth
       // inside a network namespace; there the namespace itself confines the traffic.
       if (!cfg.isolated) udp->interfaceWhiteList.push_back(ip);
-      udp->sendBufferSize = udp->receiveBufferSize = 4u << 20;
+      udp->sendBufferSize = udp->receiveBufferSize = kUdpBuffer;
       // Initial peers reach participant ids 0..N-1 on the peer address; more
       // than Fast DDS's 4 so that other participants on the host (other runs,
       // both roles in one process in tests) cannot push ours out of reach.
@@ -301,6 +302,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
                                                                           fastdds_shm_max_message_size(cfg.size));
     j.str("interface_whitelist", transport_ == "shm" || cfg.isolated ? "" : ip);
     j.boolean("isolated_namespace", cfg.isolated);
+    if (transport_ != "shm") j.num("udp_receive_buffer", kUdpBuffer);  // what the UDPv4 transport asks of the kernel
     j.str("initial_peer", transport_ == "shm" ? "" : cfg.peer).str("reliability", reliability_);
     j.str("durability", durability_).str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     j.str("resource_limits", cfg.keep_all ? "unlimited" : "depth per instance");

@@ -163,8 +163,10 @@ class IceoryxAdapter final : public Adapter {
     }
     JsonObject j;
     j.str("runtime", name).str("reliability", reliability_).str("durability", durability_);
-    j.str("history", cfg.keep_all ? "keep-all (a queue of " + std::to_string(depth) + "; the publisher waits while it is full)"
-                                  : "keep-last:" + std::to_string(depth));
+    // "history" is the option's value in force (the record's qos.history); what keep-all is here, beside it
+    j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth));
+    if (cfg.keep_all)
+      j.str("keep_all", "a subscriber queue of " + std::to_string(depth) + " (iceoryx's largest); the publisher waits while it is full");
     j.unum("queue_capacity", depth).unum("history_capacity", history);
     j.str("queue_full_policy", reliable ? "BLOCK_PRODUCER" : "DISCARD_OLDEST_DATA");
     j.str("receive", receive_).str("service", std::string("mwperf/") + (cfg.role == Role::pub ? "data" : "echo") + "/" +

@@ -1,6 +1,7 @@
 # cmake -DSOURCE=<agent dir> -DWORK=<scratch dir> -P test_rust_version.cmake
 # A rustc that says 1.63 (Debian 12's) is refused for both crates, with what to
-# install; 1.80 builds zenoh but not iceoryx2; 1.95 builds both.
+# install (rustup's toolchain, not Debian's cargo); 1.80 builds zenoh but not
+# iceoryx2; 1.95 builds both.
 include(${SOURCE}/cmake/rust_version.cmake)
 file(MAKE_DIRECTORY ${WORK})
 foreach(version 1.63.0 1.80.1 1.95.0)
@@ -24,4 +25,13 @@ endif()
 if(NOT result_1.95.0_zenoh STREQUAL "" OR NOT result_1.95.0_iceoryx2 STREQUAL "")
   message(FATAL_ERROR "1.95 refused: '${result_1.95.0_zenoh}' / '${result_1.95.0_iceoryx2}'")
 endif()
+# What to install is rustup's toolchain, never Debian's cargo (1.63: too old for both).
+foreach(reason "${result_1.63.0_zenoh}" "${result_1.63.0_iceoryx2}" "${result_1.80.1_iceoryx2}")
+  string(FIND "${reason}" "apt install" apt)
+  string(FIND "${reason}" "apt-get" apt_get)
+  string(FIND "${reason}" "rustup toolchain install stable" rustup)
+  if(NOT apt EQUAL -1 OR NOT apt_get EQUAL -1 OR rustup EQUAL -1)
+    message(FATAL_ERROR "the refusal does not say to install rustup's toolchain (or suggests Debian's cargo): '${reason}'")
+  endif()
+endforeach()
 message(STATUS "rust version check: ok")

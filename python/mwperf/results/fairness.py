@@ -18,9 +18,14 @@ A record's traits:
   agent's: a thread switch apart, a large part of a small sample's latency);
 * ``publishing``: synchronous or asynchronous (``qos.async``, in force);
 * ``versions``: every middleware library and its version;
-* ``socket buffer``: the socket receive buffer the adapter asked for or got
-  (raw sockets' SO_RCVBUF, Cyclone DDS's SocketReceiveBufferSize, Connext's
-  recv_socket_buffer_size), where the adapter's configuration says it;
+* ``socket buffer``: the socket receive buffer the adapter asked for (raw
+  sockets' SO_RCVBUF, Cyclone DDS's SocketReceiveBufferSize, Connext's
+  recv_socket_buffer_size, Fast DDS's UDPv4 receiveBufferSize, as the fastdds
+  adapter's configuration or ros2's Fast DDS profile says it), where the
+  adapter's configuration says it. What the raw sockets record is what
+  getsockopt(SO_RCVBUF) read back: Linux doubles the size set (socket(7)),
+  so half of it is what was set, the figure a middleware's configuration
+  names (4 MiB asked reads back as 8 MiB on both);
 * ``agents``: fresh (started for the point) or an agent pair's (``reuse``,
   mwperf run --reuse-agents: opened for the pair's largest message, matched
   before the point); a record without the field had fresh agents.
@@ -84,11 +89,15 @@ def _socket_buffer(config: Any) -> int | None:
     """The socket receive buffer an adapter's configuration names (None: it names none)."""
     if not isinstance(config, dict):
         return None
-    if "so_rcvbuf" in config:
-        return _bytes(config["so_rcvbuf"])
+    if "so_rcvbuf" in config:  # getsockopt's: twice what was set (socket(7))
+        got = _bytes(config["so_rcvbuf"])
+        return None if got is None else got // 2
+    if "udp_receive_buffer" in config:  # the fastdds adapter's UDPv4 transport
+        return _bytes(config["udp_receive_buffer"])
     for text in (v for v in config.values() if isinstance(v, str)):
         found = re.search(r'SocketReceiveBufferSize[^>]*max="([^"]+)"', text) or \
-            re.search(r"recv_socket_buffer_size</name>\s*<value>(\d+)<", text)
+            re.search(r"recv_socket_buffer_size</name>\s*<value>(\d+)<", text) or \
+            re.search(r"<receiveBufferSize>(\d+)</receiveBufferSize>", text)
         if found:
             return _bytes(found.group(1))
     return None

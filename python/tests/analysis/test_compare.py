@@ -244,7 +244,7 @@ def test_each_row_names_what_its_points_were_measured_through_differently(tmp_pa
     assert compare_runs([run_dir(tmp_path, "a", [a]), run_dir(tmp_path, "b", [b])], out) == 0
     row = out.getvalue().splitlines()[3]
     assert "copy (network stack) vs zero-copy loan; network vs shared memory transport; udp 6.1 vs 6.2; " \
-           "socket receive buffer 8 MiB vs 212992 B" in row, row
+           "socket receive buffer 4 MiB vs 106496 B" in row, row  # what each set: half what getsockopt read back
     c = point(30.1, [29.6, 30.6])
     c["wait"] = "spin"
     out = io.StringIO()

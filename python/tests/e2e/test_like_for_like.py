@@ -152,3 +152,19 @@ def test_iceoryx_says_which_limit_it_cannot_go_beyond(tmp_path, args, reason):
     assert "Traceback" not in done.stderr
     (r,) = read_records(out)
     assert r["status"] == "failed" and reason in r["error"], r["error"]
+
+
+def test_iceoryx_keep_all_says_it_is_a_queue_of_256_the_publisher_waits_on(tmp_path):
+    """Reliable keep-all is iceoryx's largest subscriber queue (256) with the
+    publisher waiting while it is full: run, and the record says so (not a
+    silent keep-all), with nothing lost. (The adapter once put that sentence
+    in its configuration's "history", the record's qos.history: every keep-all
+    iceoryx point failed the results schema.)"""
+    r = run(tmp_path, "iceoryx", "--mode", "rate", "--rate", "1000", "--size", "1k", "--duration", "1s",
+            "--warmup", "300ms", "--history", "keep-all", "--reliability", "reliable")
+    for config in (r["adapter"]["config"], r["adapter"]["sub_config"]):
+        assert config["history"] == "keep-all", config
+        assert config["keep_all"].startswith("a subscriber queue of 256 (iceoryx's largest); the publisher waits"), config
+        assert config["queue_capacity"] == 256 and config["queue_full_policy"] == "BLOCK_PRODUCER", config
+    assert r["qos"]["history"] == "keep-all"
+    assert r["received"] == r["sent"] > 500

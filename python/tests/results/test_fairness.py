@@ -45,13 +45,23 @@ def test_each_difference_is_named(other, named):
 
 def test_socket_buffers_from_each_adapters_words():
     cyclone = rec("cyclonedds", adapter={"config": {"xml": '<SocketReceiveBufferSize min="default" max="4MiB"/>'}})
+    # the raw sockets' is getsockopt's, twice what they set (socket(7)): 4 MiB set reads back as 8 MiB
     udp = rec("udp", adapter={"config": {"so_rcvbuf": 8388608}})
+    small_udp = rec("udp", adapter={"config": {"so_rcvbuf": 2 * 2 ** 20}})
     connext = rec("connext", adapter={"config": {"xml": "<name>dds.transport.UDPv4.builtin.recv_socket_buffer_size"
                                                         "</name><value>2097152</value>"}})
+    fastdds = rec(adapter={"config": {"udp_receive_buffer": 4194304}})
+    ros2 = rec("ros2", adapter={"config": {"confinement": "Fast DDS profile: <dds><transport_descriptor><type>UDPv4"
+                                                          "</type><receiveBufferSize>1048576</receiveBufferSize>"}})
     assert traits(cyclone)["socket buffer"] == 4 * 2 ** 20
     assert traits(connext)["socket buffer"] == 2 * 2 ** 20
-    assert "socket receive buffer 4 MiB vs 8 MiB" in unlike(cyclone, udp)
-    assert not any("socket" in d for d in unlike(rec(), udp))  # Fast DDS's is not known: not compared
+    assert traits(udp)["socket buffer"] == 4 * 2 ** 20
+    assert traits(fastdds)["socket buffer"] == 4 * 2 ** 20 and traits(ros2)["socket buffer"] == 2 ** 20
+    # the same 4 MiB asked of the kernel: alike (the read-back 8 MiB is not a difference)
+    assert not any("socket" in d for d in unlike(cyclone, udp) + unlike(fastdds, udp))
+    assert "socket receive buffer 4 MiB vs 1 MiB" in unlike(cyclone, small_udp)
+    assert "socket receive buffer 4 MiB vs 1 MiB" in unlike(fastdds, ros2)
+    assert not any("socket" in d for d in unlike(rec(), udp))  # a configuration that names none: not compared
 
 
 def test_an_imported_records_path_is_not_guessed():
