@@ -27,10 +27,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import MWPERF, built, load, median  # noqa: E402
+from common import MWPERF, STARTUP_SIZES, built, load, median, wanted as choose  # noqa: E402
 
 ORDER = ("udp", "tcp", "cyclonedds", "iceoryx2", "zenoh", "fastdds", "iceoryx", "ros1")
-SIZES = ("32", "64", "128", "256", "512", "1k", "2k", "4k")
+SIZES = STARTUP_SIZES
 
 
 def run(mw: str, points: int, reuse: bool) -> tuple[list[dict], float]:
@@ -58,7 +58,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     have = built()
-    wanted = args.mw.split(",") if args.mw else [mw for mw in ORDER if mw in have]
+    wanted = choose(args.mw, have, ORDER)
     print(f"# per-point overhead (wall less publishers' runs, per point) fresh vs reused agents, seconds; "
           f"latency p50 ratio reused/fresh; {args.points} points x {args.rounds} interleaved rounds; load {load()}")
     print(f"{'mw':<11}{'fresh':>8}{'reused':>8}{'saved':>8}{'x':>7}{'rec fresh':>10}{'rec reused':>11}"

@@ -30,11 +30,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import MWPERF, built, median  # noqa: E402
+from common import MWPERF, STARTUP_SIZES, built, median, wanted as choose  # noqa: E402
 
 ORDER = ("udp", "tcp", "cyclonedds", "iceoryx2", "zenoh", "fastdds", "ros2", "connext", "iceoryx", "ros1")
 TARGET_S = {"udp": 0.3, "tcp": 0.3, "cyclonedds": 0.3, "iceoryx2": 0.3}
-SIZES = ("32", "64", "128", "256", "512", "1k", "2k", "4k")
+SIZES = STARTUP_SIZES
 PHASES = ("start_s", "match_s", "drain_s", "close_s", "teardown_s", "setup_s")
 
 
@@ -64,7 +64,7 @@ def main() -> int:
     parser.add_argument("--mode", default="latency", choices=("latency", "throughput", "rate"))
     args = parser.parse_args()
     have = built()
-    wanted = args.mw.split(",") if args.mw else [mw for mw in ORDER if mw in have] + sorted(have - set(ORDER))
+    wanted = choose(args.mw, have, ORDER, others=True)
     print(f"per-point overhead beyond the publisher's run (go to result), {args.mode} mode, medians of "
           f"{args.points} points, seconds")
     print(f"{'mw':<11}{'overhead':>9}{'target':>7}{'start':>7}{'match':>7}{'drain':>7}{'close':>7}"

@@ -36,6 +36,18 @@ def built() -> set[str]:
     return {e["name"] for e in map(json.loads, lines) if e.get("event") == "adapter"}
 
 
+#: the message sizes the per-point start-up benchmarks step through (bench_startup, bench_reuse)
+STARTUP_SIZES = ("32", "64", "128", "256", "512", "1k", "2k", "4k")
+
+
+def wanted(mw_arg: str | None, have: set[str], order: tuple[str, ...], others: bool = False) -> list[str]:
+    """The middlewares to benchmark: ``--mw``'s (built or not: the caller says which are not), else
+    ``order``'s built ones, then (``others``) every other built one."""
+    if mw_arg:
+        return mw_arg.split(",")
+    return [mw for mw in order if mw in have] + (sorted(have - set(order)) if others else [])
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 
