@@ -18,7 +18,10 @@ The commands are read from README.md's code blocks; each must be listed in
   this very test.
 
 They run in a temporary directory (``results/...`` lands there; ``plans``
-links to the repository's), in README order; ``compare`` gets its
+links to the repository's), in README order; a shortened ``mwperf run`` on
+loopback that no later example reads (no ``--out``, no ``--link``) runs in a
+test of its own, side by side with other tests (measuring.py: it asserts the
+exit code and no traceback, which a loaded machine keeps); ``compare`` gets its
 ``results/before`` and ``results/after`` from two short runs made for it, the
 imports their input files from tests/fixtures.
 """
@@ -103,6 +106,13 @@ EXIT = {
 }
 
 
+def side_by_side(command: str) -> bool:
+    """A shortened loopback ``mwperf run`` whose results no other example reads."""
+    words = command.split()
+    return (HOW.get(command) == "shortened" and words[1] == "run" and "--out" not in words
+            and not any(w.startswith("--link") for w in words))
+
+
 def readme_commands() -> list[str]:
     """The mwperf and make commands of README.md's code blocks, in order
     (continuation lines joined, comments dropped)."""
@@ -164,12 +174,40 @@ def _interrupted(argv: list[str], cwd: Path, env: dict) -> tuple[int, str]:
     return proc.returncode, log.read_text()
 
 
-@pytest.mark.e2e
-@pytest.mark.usefixtures("no_packet_leaves_loopback", "no_shm_leftovers")
-def test_the_readme_examples_run(tmp_path):
+def _failure(command: str, cwd: Path, env: dict) -> str | None:
+    """Run one example as :data:`HOW` says; what went wrong, or None."""
+    if HOW[command] == "interrupted":
+        code, stderr = _interrupted(_argv(command), cwd, env)
+        ok = code == 130 and "interrupted; results so far are kept" in stderr
+    else:
+        done = subprocess.run(_argv(command), cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        code, stderr = done.returncode, done.stderr
+        ok = code in EXIT.get(command, (0,))
+    if not ok or "Traceback" in stderr:
+        return f"{command} ({HOW[command]}): exit {code}\n{stderr[-1500:]}"
+    return None
+
+
+def _agent() -> Path:
     agent = real_agent_path()
     if agent is None:
         pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
+    return agent
+
+
+@pytest.mark.e2e
+@pytest.mark.side_by_side
+@pytest.mark.usefixtures("no_packet_leaves_loopback", "no_shm_leftovers")
+@pytest.mark.parametrize("command", [c for c in readme_commands() if side_by_side(c)])
+def test_a_loopback_run_example_runs(command, tmp_path):
+    failure = _failure(command, tmp_path, dict(os.environ, MWPERF_AGENT=str(_agent())))
+    assert failure is None, failure
+
+
+@pytest.mark.e2e
+@pytest.mark.usefixtures("no_packet_leaves_loopback", "no_shm_leftovers")
+def test_the_readme_examples_run(tmp_path):
+    agent = _agent()
     if os.geteuid() != 0:
         pytest.skip("the --link netns examples need root")
     env = dict(os.environ, MWPERF_AGENT=str(agent))
@@ -179,23 +217,16 @@ def test_the_readme_examples_run(tmp_path):
     shutil.copy(FIXTURES / "ddsperf-ping.txt", tmp_path / "ddsperf-ping.txt")
     failures = []
     for command in readme_commands():
-        how = HOW[command]
-        if how in ("not run", "validated"):
+        if HOW[command] in ("not run", "validated") or side_by_side(command):
             continue
         if command.startswith("mwperf compare") and not (tmp_path / "results" / "after").exists():
             for side in ("before", "after"):
                 subprocess.run([sys.executable, "-m", "mwperf", "run", "--mw", "udp", "--mode", "latency", "--size",
                                 "64", *SHORT_RUN, "--out", f"results/{side}"], cwd=tmp_path, env=env, check=True,
                                capture_output=True, timeout=120)
-        if how == "interrupted":
-            code, stderr = _interrupted(_argv(command), tmp_path, env)
-            ok = code == 130 and "interrupted; results so far are kept" in stderr
-        else:
-            done = subprocess.run(_argv(command), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-            code, stderr = done.returncode, done.stderr
-            ok = code in EXIT.get(command, (0,))
-        if not ok or "Traceback" in stderr:
-            failures.append(f"{command} ({how}): exit {code}\n{stderr[-1500:]}")
+        failure = _failure(command, tmp_path, env)
+        if failure:
+            failures.append(failure)
     assert not failures, "\n\n".join(failures)
     assert (tmp_path / "results" / "mine" / "baseline.json").is_file()
     assert (tmp_path / "results" / "matrix" / "plan.yaml").is_file()

@@ -163,10 +163,28 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
+#: What ``list`` said, by :func:`_identity`: a run asks for the description more than once (its command line,
+#: its provenance), and ``list`` loads every adapter's library (~0.2 s).
+_described: dict[tuple, AgentInfo] = {}
+
+
+def _identity(agent: str) -> tuple | None:
+    """The agent's file as it is now (a rebuilt one is another) and the environment it would see; None: unknown."""
+    try:
+        st = os.stat(agent)
+    except OSError:
+        return None
+    return os.path.realpath(agent), st.st_ino, st.st_size, st.st_mtime_ns, frozenset(os.environ.items())
+
+
 def describe(agent: str, timeout: float = 10.0) -> AgentInfo:
-    """The agent's description of itself (``mwperf-agent list``). Its option
-    table must be the one this controller's command line and record schema
-    were made from (the snapshot, :mod:`mwperf.table`)."""
+    """The agent's description of itself (``mwperf-agent list``), asked once
+    per agent file and environment. Its option table must be the one this
+    controller's command line and record schema were made from (the
+    snapshot, :mod:`mwperf.table`)."""
+    key = _identity(agent)
+    if key is not None and key in _described:
+        return _described[key]
     info = AgentInfo.from_events(query(agent, ["list"], timeout))
     if not info.adapters:
         raise AgentError(f"'{AGENT_NAME} list' reported no adapter")
@@ -175,6 +193,8 @@ def describe(agent: str, timeout: float = 10.0) -> AgentInfo:
         differ = sorted({r.name for r in theirs ^ ours}) or ["its limits or conflicts"]
         raise AgentError(f"{agent} has another option table than this mwperf ({', '.join(differ[:5])} differ): "
                          f"rebuild the agent (make agent), or this mwperf's snapshot (python -m mwperf.table)")
+    if key is not None:
+        _described[key] = info
     return info
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from mwperf.export.derived import cpu_per_msg, cpu_percent, stat, subscribers, subscribers_as
 from mwperf.export.figure_parts import (
-    SIZE_HOVER, WIDTH, Figure, collect, grid, layout, line, log_switch, num, ok_records, palette, panel, ramp,
+    SIZE_HOVER, WIDTH, Figure, collect, grid, layout, line, log_switch, num, ok_records, palette, panel, plotly, ramp,
     series_name,
 )
 from mwperf.export.interop import interop_figures
@@ -64,7 +64,7 @@ _NEEDS = {"p50": 2, "p90": 10, "p99": 100, "p9999": 10_000}
 
 
 def _throughput(records: list[dict]) -> list[Figure]:
-    from plotly.subplots import make_subplots
+    _, make_subplots = plotly()
 
     tput = ok_records(records, "throughput")
     if not tput:
@@ -122,7 +122,7 @@ def _latency(records: list[dict]) -> list[Figure]:
 
 
 def _rate(records: list[dict]) -> list[Figure]:
-    import plotly.graph_objects as go
+    go, _ = plotly()
 
     rate = [r for r in ok_records(records, "rate") if num(r.get("rate_hz"))]
     if not rate:
@@ -268,7 +268,7 @@ def _fan_value(r: dict, field: str, which: str):
 
 
 def _fanout(records: list[dict]) -> list[Figure]:
-    from plotly.subplots import make_subplots
+    _, make_subplots = plotly()
 
     ok = [r for r in records if r.get("status") == "ok"]
 
@@ -314,7 +314,7 @@ def _fanout(records: list[dict]) -> list[Figure]:
 
 
 def _resources(records: list[dict]) -> list[Figure]:
-    import plotly.graph_objects as go
+    go, _ = plotly()
 
     ok = [r for r in records if r.get("status") == "ok" and r.get("source") is None]
     if not ok:
@@ -397,7 +397,7 @@ def chosen_point(records: list[dict], index: int | None) -> dict | None:
 
 def point_figures(directory: Path, records: list[dict], point: int | None) -> list[Figure]:
     """Histogram and latency over time of the chosen point's kept samples."""
-    import plotly.graph_objects as go
+    go, _ = plotly()
 
     record = chosen_point(records, point)
     samples = read_samples(directory, record) if record else None

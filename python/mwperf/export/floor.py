@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mwperf.export.figure_parts import plotly
 from mwperf.export.figures import Figure
 from mwperf.results.floor import KINDS, PINGPONGS, FloorIndex, read_floor
 from mwperf.results.rundir import RunDir
@@ -127,8 +128,7 @@ def floor_figure(doc: dict | None) -> Figure | None:
     floors = (doc or {}).get("floors", [])
     if not any(f["entries"] for f in floors):
         return None
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
+    go, make_subplots = plotly()
 
     fig = make_subplots(rows=1, cols=2, subplot_titles=("ping-pong one-way p50 (µs)", "memcpy (Gbit/s)"))
     for floor in floors:
@@ -150,7 +150,7 @@ def floor_figure(doc: dict | None) -> Figure | None:
                           row=1, col=2 if kind == "memcpy" else 1)
     fig.update_xaxes(type="log", title_text="message size (B)")
     fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_layout(template="plotly_white", height=480, margin={"l": 60, "r": 20, "t": 80, "b": 60},
+    fig.update_layout(height=480, margin={"l": 60, "r": 20, "t": 80, "b": 60},
                       title={"text": "The floor: what no middleware can beat on this machine", "x": 0},
                       legend={"orientation": "h", "y": -0.25})
     return Figure("floor", "floor-figure", "The floor", fig)  # not "floor": the section's id

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from mwperf.export.figure_parts import grid, log_switch, panel
+from mwperf.export.figure_parts import grid, log_switch, panel, plotly
 from mwperf.export.figures import Figure
 
 __all__ = ["history_figures", "HISTORY_SECTION", "MAX_PANELS"]
@@ -32,7 +32,7 @@ def _hover(run) -> str:
 def history_figures(series: list) -> list[Figure]:
     """The history figure of ``series`` (change points already found); none
     when no point has two runs."""
-    import plotly.graph_objects as go
+    go, _ = plotly()
 
     shown = [s for s in series if len(s.runs) >= 2]
     if not shown:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from mwperf.export.derived import stat
-from mwperf.export.figure_parts import Figure, layout
+from mwperf.export.figure_parts import Figure, layout, plotly
 from mwperf.export.sections import Row, Section
 from mwperf.results.labels import field
 from mwperf.units import format_rate_hz, format_size
@@ -100,8 +100,7 @@ def interop(records: list[dict]) -> list[Section]:
 
 def interop_figures(records: list[dict]) -> list[Figure]:
     """One figure per matrix: p50 and loss side by side as heatmaps (a failed pair blank, named in its hover)."""
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
+    go, make_subplots = plotly()
 
     out = []
     for i, m in enumerate(matrices(records)):

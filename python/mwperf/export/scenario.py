@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mwperf.export.figure_parts import Figure
+from mwperf.export.figure_parts import Figure, plotly
 from mwperf.export.floor import X_FLOOR, Anchors
 from mwperf.export.sections import Row, Section
 from mwperf.display import printable
@@ -158,7 +158,7 @@ def scenario_sections(records: list[dict], anchors: Anchors | None = None) -> li
 
 def interference_figure(point: ScenarioPoint, number: int = 0) -> Figure:
     """Each flow's p50 and p99 alone and together (log scale): the bars that grow together are the flows hurt."""
-    import plotly.graph_objects as go
+    go, _ = plotly()
 
     flows = point.names
     fig = go.Figure()
@@ -166,8 +166,7 @@ def interference_figure(point: ScenarioPoint, number: int = 0) -> Figure:
         fig.add_bar(name=f"{key} alone", x=flows, y=[_pct(point.alone.get(f), key) for f in flows])
         fig.add_bar(name=f"{key} together", x=flows, y=[_pct(point.together.get(f), key) for f in flows])
     title = f"{point.name} on {point.mw}{f' ({point.label})' if point.label else ''}: each flow alone and together"
-    fig.update_layout(barmode="group", yaxis_type="log", yaxis_title="one-way latency (us)", height=400,
-                      template="plotly_white", title=title)
+    fig.update_layout(barmode="group", yaxis_type="log", yaxis_title="one-way latency (us)", height=400, title=title)
     return Figure("scenario", f"scenario-{number}", title, fig)
 
 
