@@ -132,7 +132,7 @@ def collect(agent: str, tmp: Path) -> dict[str, set[str]]:
     return seen
 
 
-@pytest.mark.e2e
+@pytest.mark.e2e  # apart: `mwperf-agent cleanup` removes what any killed run left on the machine
 def test_every_event_key_is_in_the_document_and_no_other(tmp_path):
     agent = real_agent_path()
     if agent is None:

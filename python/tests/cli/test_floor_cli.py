@@ -50,6 +50,7 @@ def agent() -> str:
 
 
 @pytest.mark.e2e
+@pytest.mark.side_by_side  # what it measured, not how fast
 def test_mwperf_floor_prints_and_stores_it(tmp_path):
     done = mwperf("floor", "--agent", agent(), "--size", "64,70000", "--cpu", "0,0", "--budget", "20ms",
                   "--out", str(tmp_path))
@@ -62,7 +63,7 @@ def test_mwperf_floor_prints_and_stores_it(tmp_path):
         "UDP carries at most 65507 bytes per datagram"]
 
 
-@pytest.mark.e2e
+@pytest.mark.e2e  # apart: the floor's elapsed time is asserted
 @pytest.mark.usefixtures("no_packet_leaves_loopback")
 def test_a_run_measures_its_floor_first_and_no_floor_skips_it(tmp_path):
     common = ["run", "--agent", agent(), "--mw", "udp", "--mode", "latency", "--size", "64", "--duration", "300ms",

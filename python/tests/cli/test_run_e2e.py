@@ -20,6 +20,12 @@ from mwperf.results.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_packet_leaves_loopback")]
 
+#: The tests of the module's one run (the sweep fixture) run side by side on one worker (measuring.py):
+#: loopback, counts and statuses; a rate point's publisher catches up what it fell behind (it only loses
+#: what is due at its deadline), so half its 1000 Hz is what a loaded machine keeps.
+SHARED_RUN = pytest.mark.xdist_group("run_e2e")
+
+
 MWS = ("udp", "tcp")
 MODES = ("latency", "throughput", "rate")
 
@@ -59,6 +65,8 @@ def sweep(tmp_path_factory):
     return {"done": done, "out": out, "marker": str(link), "leaving": leaving}
 
 
+@pytest.mark.side_by_side
+@SHARED_RUN
 def test_sweep_exit_and_output(sweep):
     assert sweep["leaving"]["packets"] == 0, "packets left through a non-loopback interface"
     done = sweep["done"]
@@ -71,6 +79,8 @@ def test_sweep_exit_and_output(sweep):
     assert not wait_gone(sweep["marker"]), "agent processes left behind"
 
 
+@pytest.mark.side_by_side
+@SHARED_RUN
 @pytest.mark.parametrize("mw", MWS)
 @pytest.mark.parametrize("mode", MODES)
 def test_point(sweep, mw, mode):
@@ -110,6 +120,8 @@ def test_point(sweep, mw, mode):
         assert r["received"] == r["sent"] or mw == "udp"
 
 
+@pytest.mark.side_by_side
+@SHARED_RUN
 def test_run_directory(sweep):
     out = sweep["out"]
     records = read_records(out)
@@ -126,6 +138,8 @@ def test_run_directory(sweep):
     assert all(row["latency_p50_us"] for row in rows)
 
 
+@pytest.mark.side_by_side
+@SHARED_RUN
 def test_report_regenerates_the_same_csv(sweep):
     out = sweep["out"]
     before = (out / "results.csv").read_text()
@@ -137,7 +151,8 @@ def test_report_regenerates_the_same_csv(sweep):
 
 
 def test_hung_and_killed_agents_fail_only_their_point(tmp_path):
-    """size 48: the sub hangs before 'ready'; size 96: the pub is SIGKILLed mid-run."""
+    """size 48: the sub hangs before 'ready'; size 96: the pub is SIGKILLed mid-run.
+    Apart (not side_by_side): it asserts the run's wall time."""
     real = require_agent()
     marker = str(tmp_path / "marked-agent")
     wrapper = write_script(tmp_path / "agent-wrapper", f"""#!/bin/bash
@@ -170,6 +185,7 @@ exec -a "{marker}" "{real}" "$@"
     assert not wait_gone(marker), "agent processes left behind"
 
 
+@pytest.mark.side_by_side  # its text only, not the wake-up times it measures
 def test_doctor_with_real_agent():
     real = require_agent()
     done = mwperf("doctor", "--agent", str(real))

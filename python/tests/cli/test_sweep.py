@@ -40,6 +40,7 @@ def mwperf(*args, timeout=300, **kw):
 
 
 @pytest.mark.e2e
+@pytest.mark.side_by_side  # loopback, counts and statuses (no timing): beside other tests (measuring.py)
 def test_small_sweep_end_to_end(tmp_path):
     agent = agent_or_skip()
     plan = tmp_path / "small.yaml"
@@ -78,6 +79,7 @@ def test_small_sweep_end_to_end(tmp_path):
 
 
 @pytest.mark.e2e
+@pytest.mark.side_by_side  # loopback, counts; the lock is the session's own (conftest)
 def test_killed_sweep_resumes_every_point_exactly_once(tmp_path):
     agent = agent_or_skip()
     plan = tmp_path / "p.yaml"
@@ -112,7 +114,7 @@ def test_killed_sweep_resumes_every_point_exactly_once(tmp_path):
     assert len(read_records(out)) == 6
 
 
-@pytest.mark.e2e
+@pytest.mark.e2e  # apart: its points' elapsed time is asserted (1.5 s +- 0.2), both sides on core 0
 def test_a_point_that_cannot_reach_its_precision_says_what_it_would_need(tmp_path):
     """What this machine cannot change: at 0.01 % no point of 1.5 s stops
     early; each runs its full duration and says, in its record and on screen,

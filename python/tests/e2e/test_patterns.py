@@ -20,6 +20,8 @@ from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
 
+# Apart but for the refusal: their ground truth is timing (gaps, a slow reader's wait, CPU sums), a
+# publisher that keeps its rate to the sample, or listeners of keep-last 10 that a stall makes lose.
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_shm_leftovers")]
 
 
@@ -194,6 +196,7 @@ def test_a_slow_reader_thread_loses_under_best_effort_and_the_others_do_not(tmp_
         assert 0.99 * r["sent"] <= s["received"] <= r["sent"] and s["duplicates"] == 0, s
 
 
+@pytest.mark.side_by_side
 def test_more_readers_than_a_middleware_holds_in_one_process_are_refused(tmp_path):
     """The agent's description says which adapter holds one reader per process;
     the agent refuses more (exit 2, one line naming the value), and so does

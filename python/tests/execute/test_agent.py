@@ -155,7 +155,7 @@ def test_missing_adapters_are_named(tmp_path):
     assert info.missing == (("zenoh", "cargo not found"),) and list(info.adapters) == ["udp"]
 
 
-@pytest.mark.measuring  # the real agent
+@pytest.mark.side_by_side  # the real agent's `list`
 def test_the_recorded_description_is_the_real_agents():
     """fixtures/agent-list.jsonl (what tests without an agent validate against)
     is what the built agent says, but for versions."""
@@ -179,7 +179,7 @@ def test_the_recorded_description_is_the_real_agents():
         "regenerate it: agent/build/mwperf-agent list > python/tests/fixtures/agent-list.jsonl"
 
 
-@pytest.mark.measuring  # the real agent
+@pytest.mark.side_by_side  # the real agent's `list`
 def test_the_option_table_snapshot_is_the_real_agents():
     """mwperf/option-table.json (what --help, completion and the record
     schema read without an agent) is the built agent's option table."""

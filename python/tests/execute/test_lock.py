@@ -181,6 +181,8 @@ def wait_for_records(run: Path, count: int, timeout: float = 60) -> None:
     raise AssertionError(f"{count} record(s) did not appear in {run}")
 
 
+# Apart (not side_by_side), as the next: the refused mwperf must reach the lock before the holder's
+# remaining points are done, a race of start-up time that a loaded machine can lose.
 @pytest.mark.e2e
 @pytest.mark.usefixtures("no_packet_leaves_loopback")
 def test_two_resumes_at_once_one_is_refused_and_every_point_is_measured_once(tmp_path):
@@ -238,6 +240,7 @@ def test_a_run_is_refused_while_a_sweep_measures_unless_forced(tmp_path):
 
 
 @pytest.mark.e2e
+@pytest.mark.side_by_side  # no race: the controller is killed, then read and resumed
 @pytest.mark.usefixtures("no_packet_leaves_loopback")
 def test_a_killed_controller_leaves_a_run_that_reads_as_killed_and_resumes(tmp_path):
     agent = agent_or_skip()

@@ -285,6 +285,7 @@ def test_compare_and_export_of_a_hostile_directory(tmp_path):
 
 
 @pytest.mark.e2e
+@pytest.mark.side_by_side  # loopback, counts and warnings
 @pytest.mark.usefixtures("no_packet_leaves_loopback")
 def test_resume_over_corrupted_records_runs_exactly_the_points_without_a_usable_record(tmp_path):
     from conftest import real_agent_path

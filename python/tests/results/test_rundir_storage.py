@@ -200,7 +200,7 @@ def test_run_and_resume_into_a_read_only_directory_are_refused_in_one_line(tmp_p
             assert done.stderr.count("\n") == 1 and "Read-only file system" in done.stderr, done.stderr
 
 
-@pytest.mark.measuring  # the real agent, when built
+@pytest.mark.side_by_side  # the real agent, when built: a refusal, no mount
 @pytest.mark.parametrize("command", ["run", "sweep"])
 def test_an_out_name_too_long_is_one_line(tmp_path, command):
     agent = real_agent_path() or "/nonexistent"
