@@ -341,10 +341,10 @@ def leftover_segments(before: set[str]) -> list[str]:
     if not new:
         return []
     used, _ = referenced_paths()
-    return sorted(n for n in new if str(SHM_DIR / n) not in used and _ours(SHM_DIR / n))
+    return sorted(n for n in new if str(SHM_DIR / n) not in used and made_by_session(SHM_DIR / n))
 
 
-def _ours(path: Path) -> bool:
+def made_by_session(path: Path) -> bool:
     """Created by this session's processes (their group, see session_gid()),
     not by another session running on the machine meanwhile."""
     if os.getegid() != session_gid():

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import count_leaving_packets, pids_with_cmdline, real_agent_path, session_gid
+from conftest import count_leaving_packets, made_by_session, pids_with_cmdline, real_agent_path, session_gid
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
@@ -74,16 +74,7 @@ def connext_sysv() -> set[str]:
 
 def xml_files() -> set[str]:
     """The adapter's XML files in /tmp that this session's processes made (their group)."""
-    found = set()
-    for name in os.listdir("/tmp"):
-        if name.startswith("mwperf-connext-"):
-            try:
-                gid = os.stat(Path("/tmp", name)).st_gid
-            except OSError:
-                continue  # gone meanwhile
-            if own_group() in (None, gid):
-                found.add(name)
-    return found
+    return {n for n in os.listdir("/tmp") if n.startswith("mwperf-connext-") and made_by_session(Path("/tmp", n))}
 
 
 def run(tmp_path, *args, points=1, prefix=(), timeout=300):

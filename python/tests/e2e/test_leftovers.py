@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import agent_with, pid_alive, session_gid
+from conftest import agent_with, made_by_session, pid_alive, session_gid
 from mwperf.execute.services import RouDi, _pids_named
 
 pytestmark = pytest.mark.e2e
@@ -40,17 +40,6 @@ SHM = Path("/dev/shm")
 
 def zenoh_segments() -> set[str]:
     return {n for n in os.listdir(SHM) if n.endswith(".zenoh")}
-
-
-def of_this_session(name: str) -> bool:
-    """A segment this session's processes made (their group, conftest.session_gid), not another
-    session's run meanwhile; every one when the session has no group of its own (not root)."""
-    if os.getegid() != session_gid():
-        return True
-    try:
-        return (SHM / name).stat().st_gid == session_gid()
-    except OSError:
-        return False  # gone meanwhile: nobody left it
 
 
 def start_run(agent: str, out: Path, *args: str, preexec=None) -> subprocess.Popen:
@@ -133,7 +122,7 @@ def test_a_zenoh_point_shorter_than_a_second_leaves_no_segment(tmp_path):
                            "--out", str(tmp_path / "run")], capture_output=True, text=True, env=dict(os.environ),
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert {n for n in zenoh_segments() - before if of_this_session(n)} == set()
+    assert {n for n in zenoh_segments() - before if made_by_session(SHM / n)} == set()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="runs a controller under a group of its own (root: groupadd, setgid)")
