@@ -50,7 +50,7 @@ def test_history_finds_a_link_slowed_from_run_7_and_nothing_before(tmp_path):
         link = "netns:none" if i < 6 else "netns:rate=2mbit"
         done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "1000", "--size", "1k",
                       "--duration", "500ms", "--warmup", "200ms", "--cpu", "0,1", "--link", link,
-                      "--out", str(tmp_path / f"run{i + 1:02d}"), "--db", store, "--no-floor")
+                      "--out", str(tmp_path / f"run{i + 1:02d}"), "--db", store)
         assert done.returncode == 0, done.stderr[-2000:]
         assert "store: stored in" in done.stderr
     done = mwperf("history", "--db", store, "--json")
