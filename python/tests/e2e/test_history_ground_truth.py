@@ -46,11 +46,16 @@ def test_history_finds_a_link_slowed_from_run_7_and_nothing_before(tmp_path):
     if agent is None:
         pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
     store = str(tmp_path / "store.duckdb")
+    point = ("--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "1000", "--size", "1k",
+             "--duration", "500ms", "--warmup", "200ms", "--cpu", "0,1")
+    # One run kept out of the store first: the first of a series on this VM has been seen at twice the
+    # p50 of the next ones (96 vs 50 us, cold caches and a first namespace), a change history rightly
+    # finds at run 2 but not one this test sets up.
+    done = mwperf("run", *point, "--link", "netns:none", "--out", str(tmp_path / "warm-up"))
+    assert done.returncode == 0, done.stderr[-2000:]
     for i in range(12):
         link = "netns:none" if i < 6 else "netns:rate=2mbit"
-        done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "1000", "--size", "1k",
-                      "--duration", "500ms", "--warmup", "200ms", "--cpu", "0,1", "--link", link,
-                      "--out", str(tmp_path / f"run{i + 1:02d}"), "--db", store)
+        done = mwperf("run", *point, "--link", link, "--out", str(tmp_path / f"run{i + 1:02d}"), "--db", store)
         assert done.returncode == 0, done.stderr[-2000:]
         assert "store: stored in" in done.stderr
     done = mwperf("history", "--db", store, "--json")
