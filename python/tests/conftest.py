@@ -8,6 +8,7 @@ import fnmatch
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -30,6 +31,20 @@ REAL_AGENT = TESTS.parents[1] / "agent" / "build" / "mwperf-agent"
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: end-to-end tests against the real mwperf-agent binary")
     _enter_session_gid()  # before any process is started: see session_gid()
+    _interruptible()
+
+
+def _interruptible() -> None:
+    """Ctrl-C as in a terminal, however the suite was started.
+
+    A shell without job control (``nohup make test &``, some CI runners) starts its
+    children with SIGINT ignored; Python then installs no KeyboardInterrupt handler,
+    and every process a test starts inherits the ignore, so the tests that interrupt
+    a run would measure how the suite was launched. A handler set here is reset to
+    the default in every child at exec, as a terminal's would be.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_unconfigure(config):
