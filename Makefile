@@ -12,7 +12,7 @@ BIN_DIR ?= /usr/local/bin
 # middleware next to the raw UDP/TCP floor, on loopback, adaptive duration.
 PLAN ?= plans/quick.yaml
 
-.PHONY: setup deps venv agent link run test test-unit test-side test-apart test-agent test-python bench clean
+.PHONY: setup deps venv agent link run test test-unit test-agent test-side test-apart test-python bench clean
 
 # The venv and the agent's build are apart: made side by side (ninja keeps
 # the cores busy; pip mostly waits on downloads).
@@ -51,36 +51,39 @@ run: setup
 	$(MWPERF) sweep $(PLAN)
 
 test: setup
-	$(MAKE) --no-print-directory -j2 test-unit test-side
+	$(MAKE) --no-print-directory -j2 test-agent test-side
 	$(MAKE) --no-print-directory test-apart
 
-# What can run side by side does, all at once: the core's unit tests (JOBS at
-# a time) next to the Python tests that do not measure and the measuring ones
-# marked `side_by_side`, which mostly wait on their points (SIDE_JOBS at a
-# time, --dist loadgroup keeping a module's shared run on one worker). What
-# measures otherwise (label `adapters`, marker `measuring`: namespaces,
-# nftables, RouDi, timing) runs one at a time after.
+# What can run side by side does, all at once: the agent's tests (the core's
+# unit tests, JOBS at a time, then the adapters' one at a time: they mostly
+# wait on discovery and matching, each on a topic of its own) next to the
+# Python tests that do not measure and the measuring ones marked
+# `side_by_side`, which mostly wait on their points (SIDE_JOBS at a time,
+# --dist loadgroup keeping a module's shared run on one worker). What measures
+# otherwise (marker `measuring`: namespaces, nftables, RouDi, timing) runs one
+# at a time after.
 JOBS ?= $(shell nproc)
 SIDE_JOBS ?= $(shell n=$$(nproc); echo $$(( 2 * n < 4 ? 2 * n : 4 )))
 
-# (its log apart: the Python tests' progress is shown meanwhile)
+# (their logs apart: the Python tests' progress is shown meanwhile)
 test-unit:
 	@log=$(AGENT_BUILD)/test-unit.log; \
 	if ctest --test-dir $(AGENT_BUILD) --output-on-failure -j $(JOBS) -L unit > $$log 2>&1; \
-	then tail -n 3 $$log; else cat $$log; exit 1; fi
+	then grep -E "tests passed|Total Test time" $$log; else cat $$log; exit 1; fi
+
+test-agent: test-unit
+	@log=$(AGENT_BUILD)/test-adapters.log; \
+	if ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit > $$log 2>&1; \
+	then grep -E "tests passed|Total Test time" $$log; else cat $$log; exit 1; fi
 
 test-side:
 	$(PY) -m pytest python/tests -q -m "not measuring or side_by_side" -n $(SIDE_JOBS) --dist loadgroup
 
 test-apart:
-	ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit
 	$(PY) -m pytest python/tests -q -m "measuring and not side_by_side"
-
-test-agent: test-unit
-	ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit
 
 test-python: test-side
-	$(PY) -m pytest python/tests -q -m "measuring and not side_by_side"
+	$(MAKE) --no-print-directory test-apart
 
 bench: setup
 	bench/run.sh
