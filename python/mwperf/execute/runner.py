@@ -28,6 +28,7 @@ from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.execute.scenario import ScenarioStep
+from mwperf.execute.ssh import close_shared_connections
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
 from mwperf.export.scenario import flows_summary
@@ -118,6 +119,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             with signals_deferred():
                 pairs.close()
                 pairs.keeper.stop()
+                close_shared_connections()
                 _clean_leftovers(progress, "after the run", leftovers, agent)
 
     everything = earlier + records

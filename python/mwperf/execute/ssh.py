@@ -5,16 +5,91 @@ Each agent is started with the system's OpenSSH client; the control channel
 hosts' addresses. The remote command is the agent's argument list, each
 argument quoted for the remote shell (ssh hands the remote side one string):
 no shell string is ever built from user input unquoted.
+
+The ssh sessions to one host share one connection (OpenSSH's ControlMaster):
+a point opens four or more (each side's clock exchange, each agent), and
+without sharing each pays a key exchange and an authentication. The master
+sockets are in a directory of this process's own (``mwperf-ssh-PID-*`` in the
+temporary directory, 0700); :func:`close_shared_connections` ends the masters
+at the end of the run; a crashed controller's end by themselves
+:data:`CONTROL_PERSIST_S` after their last session, and the next run removes
+its directory. Options of the user's own about sharing
+(``MWPERF_SSH_OPTIONS`` naming a Control* option, ``-S``, ``-M``) are theirs.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 from mwperf.execute.placement import Placement
 from mwperf.plan.where import HostPair
 
-__all__ = ["SshHosts"]
+__all__ = ["SshHosts", "close_shared_connections"]
+
+#: How long a master outlives its last session (a crashed controller's masters end by themselves).
+CONTROL_PERSIST_S = 30
+_DIR_PREFIX = "mwperf-ssh-"
+_USERS_OWN = re.compile(r"^-[MS]|control(master|path|persist)", re.I)
+
+
+class _SharedConnections:
+    """The run's master connections, one per host and option set."""
+
+    def __init__(self) -> None:
+        self.dir: Path | None = None
+        self.used: set[tuple[str, tuple[str, ...]]] = set()
+
+    def options(self, target: str, user: tuple[str, ...]) -> list[str]:
+        if any(_USERS_OWN.search(o) for o in user):
+            return []
+        if self.dir is None or not self.dir.is_dir():
+            self.dir = _own_dir()
+        self.used.add((target, user))
+        return self._control()
+
+    def _control(self) -> list[str]:
+        return ["-o", "ControlMaster=auto", "-o", f"ControlPath={self.dir}/%C",
+                "-o", f"ControlPersist={CONTROL_PERSIST_S}"]
+
+    def close(self) -> None:
+        for target, user in sorted(self.used):
+            try:
+                subprocess.run(["ssh", *user, *self._control(), "-O", "exit", target],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+            except (OSError, subprocess.SubprocessError):
+                pass  # the master ends by itself CONTROL_PERSIST_S after its last session
+        self.used.clear()
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+
+def _own_dir() -> Path:
+    """A new ``mwperf-ssh-PID-*`` (0700), after removing this user's of controllers no longer running."""
+    tmp = tempfile.gettempdir()
+    tmp = tmp if len(tmp) <= 40 else "/tmp"  # room for /mwperf-ssh-PID-xxxxxxxx/ + 40 (%C) in a socket's 108
+    for old in Path(tmp).glob(f"{_DIR_PREFIX}*-*"):
+        pid = old.name[len(_DIR_PREFIX):].split("-")[0]
+        try:
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists() and old.lstat().st_uid == os.getuid():
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass
+    return Path(tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-", dir=tmp))
+
+
+_SHARED = _SharedConnections()
+
+
+def close_shared_connections() -> None:
+    """End this process's ssh masters and remove their directory (the end of a run)."""
+    _SHARED.close()
 
 
 class SshHosts(Placement):
@@ -29,7 +104,8 @@ class SshHosts(Placement):
     def command(self, role: str, argv: list[str]) -> list[str]:
         """The local argv that runs ``argv`` on the role's host."""
         target = self.hosts.pub if role == "pub" else self.hosts.sub
-        return ["ssh", *self.hosts.ssh_options, target, "--", shlex.join(argv)]
+        user = tuple(self.hosts.ssh_options)
+        return ["ssh", *user, *_SHARED.options(target, user), target, "--", shlex.join(argv)]
 
     def address(self, role: str) -> str:
         return self.hosts.data[0 if role == "pub" else 1]
