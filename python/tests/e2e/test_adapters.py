@@ -46,6 +46,8 @@ ADAPTERS = sorted(INFO.adapters) if INFO is not None else []
 
 
 def mwperf(*args, timeout=300):
+    if args and args[0] == "run":  # the floor is not what this module checks (test_floor_* do)
+        args = ("run", "--no-floor", *args[1:])
     return subprocess.run([sys.executable, "-m", "mwperf", *args], capture_output=True, text=True,
                           env=dict(os.environ), timeout=timeout)
 

@@ -82,7 +82,7 @@ def run(tmp_path, *args, points=1, prefix=(), timeout=300):
     out = tmp_path / "run"
     sysv, files = connext_sysv(), xml_files()
     with count_leaving_packets() as leaving:
-        done = subprocess.run([*prefix, sys.executable, "-m", "mwperf", "run", "--agent", agent(), "--mw", "connext",
+        done = subprocess.run([*prefix, sys.executable, "-m", "mwperf", "run", "--no-floor", "--agent", agent(), "--mw", "connext",
                                *args, "--out", str(out)], capture_output=True, text=True, env=dict(os.environ),
                               timeout=timeout)
     assert "Traceback" not in done.stderr

@@ -31,7 +31,7 @@ agent = agent_with
 def run(tmp_path, mw, *args, points=1, timeout=300):
     out = tmp_path / "run"
     with count_leaving_packets() as leaving:
-        done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", agent(mw), "--mw", mw, *args,
+        done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-floor", "--agent", agent(mw), "--mw", mw, *args,
                                "--out", str(out)], capture_output=True, text=True, env=dict(os.environ),
                               timeout=timeout)
     assert "Traceback" not in done.stderr
