@@ -5,6 +5,7 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake ninja-build pkg-config libgtest-dev   # the agent and its unit tests
+  ccache                                                      # a new clone's agent from what another compiled
   python3 python3-venv python3-pip                            # the controller
   cyclonedds-dev cyclonedds-tools                             # Cyclone DDS adapter (idlc), ddsperf baseline
   libfastrtps-dev fastdds-tools                               # Fast DDS adapter, `fastdds shm clean`
