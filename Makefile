@@ -12,16 +12,22 @@ BIN_DIR ?= /usr/local/bin
 # middleware next to the raw UDP/TCP floor, on loopback, adaptive duration.
 PLAN ?= plans/quick.yaml
 
-.PHONY: setup deps venv agent link run test test-unit test-agent test-side test-apart test-python bench clean
+.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-side test-apart test-python bench clean
 
-# The venv and the agent's build are apart: made side by side (ninja keeps
-# the cores busy; pip mostly waits on downloads).
-setup: deps
+# The system's packages first (the venv needs python3-venv); then the venv
+# beside the agent's wheels and build (ninja keeps the cores busy; pip mostly
+# waits on downloads and the cache).
+setup: deps-system
 	$(MAKE) --no-print-directory -j2 venv agent
 	$(MAKE) --no-print-directory link
 
-deps:
+deps: deps-system deps-wheels
+
+deps-system:
 	@scripts/install-deps.sh
+
+# The PyPI wheels the ROS 2 and Connext adapters build against (.deps/)
+deps-wheels:
 	@scripts/install-ros2.sh
 	@scripts/install-connext.sh
 
@@ -34,7 +40,7 @@ $(VENV)/.stamp: python/pyproject.toml
 
 venv: $(VENV)/.stamp
 
-agent:
+agent: deps-wheels
 	cmake -S agent -B $(AGENT_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(AGENT_BUILD)
 
