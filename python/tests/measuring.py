@@ -35,7 +35,7 @@ REAL_AGENT = Path(__file__).resolve().parents[2] / "agent" / "build" / "mwperf-a
 REFUSAL = ("this test runs the real agent: mark it `measuring` (run one at a time, apart from the tests "
            "that run side by side)")
 #: Fixtures that set up what is the machine's (namespaces, nftables, tc): never in a ``side_by_side`` test.
-APART_FIXTURES = ("netns_with_nth_drop", "netns_dropping_one_flow", "netns")
+APART_FIXTURES = ("netns_with_nth_drop", "netns_dropping_one_flow", "netns_dropping_user_traffic", "netns")
 
 
 def in_parallel_worker() -> bool:
