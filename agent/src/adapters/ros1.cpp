@@ -127,6 +127,7 @@ Description describe() {
   d.transport = "tcpros";
   d.reliabilities = d.reliability = "reliable";
   d.honours = "history,durability,nic";
+  d.in_order = true;  // one TCP connection per publisher; roscpp's queues drop their oldest
   d.receives = "waitset,listener";
   d.receive = "waitset";
   d.service = "rosmaster";

@@ -51,6 +51,7 @@ Description describe() {
   d.transports = "tcp,tcp-nagle";
   d.transport = "tcp";
   d.reliabilities = d.reliability = "reliable";
+  d.in_order = true;  // one stream
   d.notes = "4-byte length prefix per message; TCP_NODELAY on transport tcp, Nagle on with tcp-nagle";
   return d;
 }

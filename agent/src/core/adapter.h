@@ -58,6 +58,11 @@ struct Description {
   bool writable_data = true;
   // recv() may run on one thread while send() runs on another.
   bool concurrent_recv = true;
+  // One publisher's samples reach a reader in the order sent, and what is lost
+  // is lost before a later sample arrives (one TCP stream; queues that drop
+  // their oldest): once the newest sample sent is here, nothing else will come,
+  // and the drain after the stop ends then instead of after its quiet time.
+  bool in_order = false;
   // With no --transport between two hosts: the transport to use when the
   // default does not cross hosts (shared memory), "" when it does.
   const char* remote_transport = "";

@@ -127,7 +127,10 @@ class Subscriber final : public Session {
       if (v != SeqTracker::Verdict::fresh) return false;  // a duplicate is counted, never measured twice
       // How far the sequence numbers reach: never past what the publisher sent.
       const uint64_t span = (trackers_.size() == 1 ? rel : rel - (p << kPublisherShift)) + 1;
-      if (span > spans_[p]) spans_[p] = span;
+      if (span > spans_[p]) {
+        spans_[p] = span;
+        if (in_order_) newest_span_.store(span, std::memory_order_relaxed);
+      }
       if (o_.check_payload) ++(payload_.matches(data, len, span - 1) ? payload_ok_ : payload_bad_);
       if (first_rx_ == 0) first_rx_ = t;
       last_rx_.store(t, std::memory_order_relaxed);
@@ -182,11 +185,13 @@ class Subscriber final : public Session {
     if (untimed) stop_.remove_wake_target(&ad_);
   }
 
-  // After the stop: everything the publisher sent is here, or the data path
-  // has been quiet for --drain.
+  // After the stop: everything the publisher sent is here (or, on an in-order
+  // path, its newest sample), or the data path has been quiet for --drain.
   bool drained() {
     const int64_t sent = stop_.sent();
     if (sent >= 0 && received_.load(std::memory_order_relaxed) >= uint64_t(sent)) return true;
+    // An in-order path whose newest sample is here: what is missing is lost (Description::in_order).
+    if (sent >= 0 && in_order_ && newest_span_.load(std::memory_order_relaxed) >= uint64_t(sent)) return true;
     const int64_t t = now_ns();
     if (stop_seen_ == 0) stop_seen_ = t;
     const int64_t drain = o_.drain_ns >= 0 ? o_.drain_ns
@@ -277,6 +282,9 @@ class Subscriber final : public Session {
   const bool measure_oneway_;
   std::vector<SeqTracker> trackers_;  // one per publisher (--publishers)
   std::vector<uint64_t> spans_;       // each publisher's highest measured sequence number received, from its first, + 1
+  // One publisher on an in-order path: its span, read by the drain on another thread.
+  const bool in_order_ = ad_.description().in_order && o_.publishers == 1;
+  std::atomic<uint64_t> newest_span_{0};
   uint64_t unique_ = 0, gaps_ = 0;    // over every publisher
   Payload payload_;                   // --check-payload: what every body should hold
   std::string payload_error_;

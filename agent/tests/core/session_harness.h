@@ -33,6 +33,7 @@ struct Channel {
   int64_t echo_delay_ns = 0;  // every echo takes this long before it goes
   uint64_t drop_every = 0;    // drop every Nth data message (exact loss)
   uint64_t timeout_every = 0;  // every Nth data send times out (the middleware's blocking time ran out: not sent)
+  bool in_order = false;      // the adapters say Description::in_order
   // What the channel saw: the ground truth the sessions' counts are checked against.
   std::atomic<uint64_t> data_sent{0};  // data messages the publisher handed over
   std::atomic<uint64_t> timeouts{0};   // data sends that timed out (not among data_sent)
@@ -47,16 +48,18 @@ class LoopAdapter final : public Adapter {
   LoopAdapter(Channel& c, Role role, bool listener) : c_(c), role_(role), listener_(listener) {}
   ~LoopAdapter() override { close(); }
   const Description& description() const override {
-    static Description d = [] {
-      Description x;
-      x.max_size = 1 << 20;
-      x.transports = x.transport = "loop";
-      x.reliabilities = x.reliability = "best-effort";
-      x.receives = "listener,waitset";
-      x.receive = "waitset";
-      return x;
-    }();
-    return d;
+    static const Description d = describe(false), ordered = describe(true);
+    return c_.in_order ? ordered : d;
+  }
+  static Description describe(bool in_order) {
+    Description x;
+    x.max_size = 1 << 20;
+    x.transports = x.transport = "loop";
+    x.reliabilities = x.reliability = "best-effort";
+    x.receives = "listener,waitset";
+    x.receive = "waitset";
+    x.in_order = in_order;
+    return x;
   }
   std::string version() const override { return "test"; }
   std::string effective_config() const override { return "{}"; }

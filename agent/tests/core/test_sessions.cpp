@@ -136,6 +136,29 @@ TEST(Drain, TheSubscriberEndsAsSoonAsItHasEverything) {
   EXPECT_LT(now_ns() - t0, 2'000'000'000);
 }
 
+// Every 7th of 50 samples dropped on the way, the last one not: an in-order path
+// ends its drain when the last one is here; any other waits out its quiet time.
+TEST(Drain, AnInOrderPathEndsWithItsNewestSampleWhateverItLostBefore) {
+  for (bool in_order : {true, false}) {
+    Channel ch;
+    ch.in_order = in_order;
+    ch.drop_every = 7;
+    Options o = options(Mode::rate, Role::pub);
+    o.rate_hz = 200;
+    o.samples = 50;
+    o.drain_ns = 3'000'000'000;
+    const int64_t t0 = now_ns();
+    const Point p = run_point(o, ch);
+    const int64_t took = now_ns() - t0;
+    EXPECT_EQ(field(p.pub, "sent"), 50) << in_order;
+    EXPECT_EQ(field(p.sub, "lost"), double(ch.dropped)) << in_order;
+    EXPECT_EQ(ch.dropped, 7u) << in_order;
+    EXPECT_EQ(field(p.sub, "received"), 43) << in_order;
+    if (in_order) EXPECT_LT(took, 2'000'000'000);
+    else EXPECT_GE(took, 3'000'000'000);
+  }
+}
+
 TEST(Count, StopsAfterTheRequestedSamples) {
   Channel ch;
   Options o = options(Mode::rate, Role::pub);
