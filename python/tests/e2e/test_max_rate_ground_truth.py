@@ -4,7 +4,9 @@ udp message (mwperf's 32-byte header included) is 1024 + 8 (UDP) + 20 (IPv4)
 + 14 (Ethernet) = 1066 bytes on it: 10 Mbit/s carries 1172.6 of them a
 second, and a rate whose missing share is 1 % is 1184.4 Hz. The search's
 answer must lie within ±15 % of that; nothing the answer is checked against
-comes from mwperf's own figures."""
+comes from mwperf's own figures. (Probes of 1 s: what the tbf's bucket and
+queue pass beyond the rate adds ~6 % to the answer, 1242 Hz three times of
+three.)"""
 
 import os
 import shutil
@@ -30,7 +32,7 @@ def test_max_rate_over_a_10_mbit_link(tmp_path):
         pytest.skip("the agent is not built")
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "mwperf", "max-rate", "--agent", str(agent), "--mw", "udp",
-                           "--size", "1k", "--loss", "1%", "--link", "netns:rate=10mbit", "--duration", "2s",
+                           "--size", "1k", "--loss", "1%", "--link", "netns:rate=10mbit", "--duration", "1s",
                            "--warmup", "200ms", "--no-floor", "--db", "none", "--out", str(out)],
                           capture_output=True, text=True, timeout=170)
     assert done.returncode == 0, done.stderr[-2000:]
