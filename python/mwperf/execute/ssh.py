@@ -49,7 +49,10 @@ class _SharedConnections:
         if any(_USERS_OWN.search(o) for o in user):
             return []
         if self.dir is None or not self.dir.is_dir():
-            self.dir = _own_dir()
+            try:
+                self.dir = _own_dir()
+            except OSError:  # no writable temporary directory: each session its own connection, as before
+                return []
         self.used.add((target, user))
         return self._control()
 
