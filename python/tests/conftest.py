@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from session_process import enter_session, leave_session, session_gid
+from session_process import enter_session, leave_session, own_group, session_gid
 
 TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "fixtures"
@@ -106,14 +106,14 @@ def pids_with_cmdline(marker: str) -> list[int]:
 
 
 def _of_this_session(pid: int) -> bool:
-    if os.getegid() != session_gid():
+    if own_group() is None:
         return True  # no group of its own (not root): every process counts
     try:
         with open(f"/proc/{pid}/status") as handle:
             gids = next(line for line in handle if line.startswith("Gid:")).split()[1:]
     except (OSError, StopIteration):
         return False
-    return str(session_gid()) in gids
+    return str(own_group()) in gids
 
 
 def check_golden(name: str, text: str) -> None:
@@ -288,10 +288,10 @@ def leftover_segments(before: set[str]) -> list[str]:
 def made_by_session(path: Path) -> bool:
     """Created by this session's processes (their group, see session_gid()),
     not by another session running on the machine meanwhile."""
-    if os.getegid() != session_gid():
+    if own_group() is None:
         return True  # not root: no group of its own, every new segment counts
     try:
-        return path.stat().st_gid == session_gid()
+        return path.stat().st_gid == own_group()
     except OSError:
         return False  # gone meanwhile: nobody left it
 

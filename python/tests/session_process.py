@@ -42,6 +42,13 @@ def session_gid() -> int:
     return SESSION_GID_BASE + os.getpid() % 20000
 
 
+def own_group() -> int | None:
+    """The session's own group, which every process it starts inherits and so
+    every object those make; None when it runs under none (not root): then
+    every object on the host counts as the session's."""
+    return session_gid() if os.getegid() == session_gid() else None
+
+
 SESSION_GID_BASE = 40000
 _saved_gid: int | None = None
 

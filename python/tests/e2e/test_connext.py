@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (count_leaving_packets, made_by_session, namespace_dropping_every_10th, pids_with_cmdline,
-                      real_agent_path, session_gid)
+from conftest import (count_leaving_packets, made_by_session, namespace_dropping_every_10th, own_group,
+                      pids_with_cmdline, real_agent_path)
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 from mwperf.results.schema import validate_record
@@ -45,13 +45,6 @@ def agent() -> str:
     if "connext" not in describe(str(path)).adapters:
         pytest.skip("the agent is built without connext")
     return str(path)
-
-
-def own_group() -> int | None:
-    """The session's own group (conftest.session_gid), which every process it
-    starts inherits, and so every object those make; None when the session has
-    none (not root): then every object on the host counts."""
-    return session_gid() if os.getegid() == session_gid() else None
 
 
 def connext_sysv() -> set[str]:
