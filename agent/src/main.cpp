@@ -36,11 +36,13 @@ int list_adapters() {
   std::vector<std::string> lines;
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e) {
     std::string why;
-    const std::string line = in_child([e] {
-      std::string reason;
-      auto a = make_adapter(e->name, &reason);
-      return a ? adapter_event(e->name, a->version(), a->description(), agent_dir()) : "!" + reason;
-    }, &why);
+    const std::string line = in_child(
+        [e] {
+          std::string reason;
+          auto a = make_adapter(e->name, &reason);
+          return a ? adapter_event(e->name, a->version(), a->description(), agent_dir()) : "!" + reason;
+        },
+        &why);
     if (!line.empty() && line[0] != '!') {
       lines.push_back(line);
       continue;
@@ -62,7 +64,8 @@ int list_adapters() {
 // make files of their own when loaded (ROS 2's LTTng-UST wait segments).
 int clean_stale() {
   for (const AdapterEntry* e = adapters_begin(); e != adapters_end(); ++e)
-    if (e->clean != nullptr) emit(JsonObject().str("event", "cleaned").str("mw", e->name).strs("removed", e->clean()).done());
+    if (e->clean != nullptr)
+      emit(JsonObject().str("event", "cleaned").str("mw", e->name).strs("removed", e->clean()).done());
   return 0;
 }
 
@@ -81,7 +84,8 @@ void next_sides(const Options& point, std::vector<Options>* readers, std::vector
   *readers = reader_options(point);
   const std::vector<Options>& ro = *readers;
   for (size_t i = 0; i < ro.size(); ++i) {
-    sides->push_back(ro[i].role == Role::pub ? make_publisher(ro[i], *ads[i], stop) : make_subscriber(ro[i], *ads[i], stop));
+    sides->push_back(ro[i].role == Role::pub ? make_publisher(ro[i], *ads[i], stop)
+                                             : make_subscriber(ro[i], *ads[i], stop));
     (*footprints)[i].own_kb = long((*sides)[i]->own_bytes() / 1024);
   }
 }
@@ -121,8 +125,15 @@ int run(Options o) {
     stop.start_stdin_reader(true, pair);
     std::vector<int> ports;
     for (const auto& a : ads) ports.push_back(a->bound_port());
-    emit(JsonObject().str("event", "ready").str("role", role).str("mw", o.mw).num("port", ports[0])
-             .ints("ports", ports).unum("readers", n).num("pid", getpid()).ints("cpu_affinity", current_affinity())
+    emit(JsonObject()
+             .str("event", "ready")
+             .str("role", role)
+             .str("mw", o.mw)
+             .num("port", ports[0])
+             .ints("ports", ports)
+             .unum("readers", n)
+             .num("pid", getpid())
+             .ints("cpu_affinity", current_affinity())
              .done());
   }
   const int64_t match_deadline = now_ns() + o.match_timeout_ns;  // the readers are matched side by side
@@ -144,8 +155,12 @@ int run(Options o) {
       emit(matched.done());
     } else {
       JsonObject ready;
-      ready.str("event", "ready").str("role", role).str("mw", o.mw).num("pid", getpid())
-          .ints("cpu_affinity", current_affinity()).num("discovery_ns", discovery);
+      ready.str("event", "ready")
+          .str("role", role)
+          .str("mw", o.mw)
+          .num("pid", getpid())
+          .ints("cpu_affinity", current_affinity())
+          .num("discovery_ns", discovery);
       if (pair) ready.unum("pair_point", point.pair_point);
       emit(ready.done());
       if (point.pair_point == 0) stop.start_stdin_reader(false, pair);
@@ -198,12 +213,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   const OwnThread me("mwperf-main");  // its id tells it apart from the middleware's threads
-  prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the controller
-  prctl(PR_SET_TIMERSLACK, 1UL);     // deadlines to the nanosecond, not the default 50 us slack
+  prctl(PR_SET_PDEATHSIG, SIGTERM);   // never outlive the controller
+  prctl(PR_SET_TIMERSLACK, 1UL);      // deadlines to the nanosecond, not the default 50 us slack
   signal(SIGPIPE, SIG_IGN);
   if (o.command == "version") {
-    emit(JsonObject().str("event", "version").str("version", MWPERF_VERSION).str("build_type", MWPERF_BUILD_TYPE)
-             .str("compiler", __VERSION__).done());
+    emit(JsonObject()
+             .str("event", "version")
+             .str("version", MWPERF_VERSION)
+             .str("build_type", MWPERF_BUILD_TYPE)
+             .str("compiler", __VERSION__)
+             .done());
     return 0;
   }
   if (o.command == "list") return list_adapters();

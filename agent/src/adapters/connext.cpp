@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "adapters/connext_c.h"
+#include "adapters/connext_leftovers.h"
 #include "adapters/connext_loan.h"
 #include "adapters/connext_log.h"
-#include "adapters/connext_leftovers.h"
 #include "adapters/connext_xml.h"
 #include "adapters/socket_util.h"
 #include "core/adapter.h"
@@ -42,14 +42,24 @@ namespace mwperf {
 namespace {
 
 constexpr size_t kMaxSize = 16u << 20;
-constexpr int32_t kMemberByName = 0;        // DDS_DYNAMIC_DATA_MEMBER_ID_UNSPECIFIED: the name says which
+constexpr int32_t kMemberByName = 0;  // DDS_DYNAMIC_DATA_MEMBER_ID_UNSPECIFIED: the name says which
 static_assert(offsetof(DDS_SampleInfoHead, valid_data) == 88, "DDS_SampleInfo as documented");
 static_assert(sizeof(DDS_InstanceHandle_t) == 24, "DDS_InstanceHandle_t as DDS_HANDLE_NIL");
 
 std::string retcode(DDS_ReturnCode_t rc) {
-  static const char* const names[] = {"OK", "ERROR", "UNSUPPORTED", "BAD_PARAMETER", "PRECONDITION_NOT_MET",
-                                      "OUT_OF_RESOURCES", "NOT_ENABLED", "IMMUTABLE_POLICY", "INCONSISTENT_POLICY",
-                                      "ALREADY_DELETED", "TIMEOUT", "NO_DATA", "ILLEGAL_OPERATION"};
+  static const char* const names[] = {"OK",
+                                      "ERROR",
+                                      "UNSUPPORTED",
+                                      "BAD_PARAMETER",
+                                      "PRECONDITION_NOT_MET",
+                                      "OUT_OF_RESOURCES",
+                                      "NOT_ENABLED",
+                                      "IMMUTABLE_POLICY",
+                                      "INCONSISTENT_POLICY",
+                                      "ALREADY_DELETED",
+                                      "TIMEOUT",
+                                      "NO_DATA",
+                                      "ILLEGAL_OPERATION"};
   return rc >= 0 && rc <= 12 ? std::string("DDS_RETCODE_") + names[rc] : "return code " + std::to_string(rc);
 }
 
@@ -82,8 +92,9 @@ Description describe() {
   static const std::string license = find_license();
   Description d;
   d.max_size = kMaxSize;
-  d.size_note = "mwperf's cap, not Connext's (it fragments a sample over its transports' message_size_max): the payload is one "
-                "unbounded sequence; samples above 1 MiB are allocated from the heap, not the writer's preallocated pool";
+  d.size_note =
+      "mwperf's cap, not Connext's (it fragments a sample over its transports' message_size_max): the payload is one "
+      "unbounded sequence; samples above 1 MiB are allocated from the heap, not the writer's preallocated pool";
   d.transports = "udp,shm";
   d.transport = "shm+udp";  // Connext's builtin transports, both (on a link: udp)
   d.reliabilities = "reliable,best-effort";
@@ -92,10 +103,11 @@ Description describe() {
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.license = license.c_str();
-  d.notes = "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload) over DynamicData: "
-            "entities from the Connector's XML, written and taken through the Connext 6.1.2 C API "
-            "(Perftest's generated types would avoid DynamicData's cost); reliable samples above 63000 B "
-            "are published asynchronously";
+  d.notes =
+      "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload) over DynamicData: "
+      "entities from the Connector's XML, written and taken through the Connext 6.1.2 C API "
+      "(Perftest's generated types would avoid DynamicData's cost); reliable samples above 63000 B "
+      "are published asynchronously";
   return d;
 }
 
@@ -131,9 +143,11 @@ class ConnextAdapter final : public Adapter {
     const char* core = nullptr;
     const char* connector = nullptr;
     const bool built = RTI_Connector_get_build_versions(&core, &connector) == 0 && connector != nullptr;
-    return JsonObject().str("connext", product_version())
+    return JsonObject()
+        .str("connext", product_version())
         .str("connector", built ? build_number(connector) : std::string("unknown"))
-        .str("package", MWPERF_CONNEXT_PACKAGE).done();
+        .str("package", MWPERF_CONNEXT_PACKAGE)
+        .done();
   }
   std::string effective_config() const override { return config_json_; }
 
@@ -153,8 +167,8 @@ class ConnextAdapter final : public Adapter {
       if (std::chrono::steady_clock::now() >= end)
         return fail(Errc::timeout, "connext: no matching peer within " + std::to_string(timeout_ns / 1000000000) +
                                        " s (writer: " + std::to_string(pm.current_count) + " of " +
-                                       std::to_string(cfg_.subscribers) + " reader(s); echo reader: " +
-                                       std::to_string(sm.current_count) + ")");
+                                       std::to_string(cfg_.subscribers) +
+                                       " reader(s); echo reader: " + std::to_string(sm.current_count) + ")");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
@@ -189,9 +203,9 @@ class ConnextAdapter final : public Adapter {
       }
       waited_ = true;
       if (waitset_ == nullptr) return fail(Errc::io, "connext: recv without a wait set (receive " + receive_ + ")");
-      const DDS_Duration_t d = timeout_ns < 0 ? DDS_DURATION_INFINITE
-                                              : DDS_Duration_t{int32_t(timeout_ns / 1000000000),
-                                                               uint32_t(timeout_ns % 1000000000)};
+      const DDS_Duration_t d =
+          timeout_ns < 0 ? DDS_DURATION_INFINITE
+                         : DDS_Duration_t{int32_t(timeout_ns / 1000000000), uint32_t(timeout_ns % 1000000000)};
       const DDS_ReturnCode_t w = DDS_WaitSet_wait(waitset_, active_, &d);
       if (w == DDS_RETCODE_TIMEOUT) return Errc::timeout;
       if (w != DDS_RETCODE_OK) return fail(Errc::io, "connext: wait: " + retcode(w));
@@ -208,8 +222,8 @@ class ConnextAdapter final : public Adapter {
     listener_ = DDS_DataReaderListener{};
     listener_.listener_data = this;
     listener_.on_data_available = &ConnextAdapter::on_data;
-    const DDS_ReturnCode_t rc =
-        DDS_DataReader_set_listener(DDS_DynamicDataReader_as_datareader(reader_), &listener_, DDS_DATA_AVAILABLE_STATUS);
+    const DDS_ReturnCode_t rc = DDS_DataReader_set_listener(DDS_DynamicDataReader_as_datareader(reader_), &listener_,
+                                                            DDS_DATA_AVAILABLE_STATUS);
     if (rc != DDS_RETCODE_OK) return fail(Errc::io, "connext: set listener: " + retcode(rc));
     on_data(this, reader_);  // what arrived before the listener was set
     return Errc::ok;
@@ -333,15 +347,17 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   LogCapture log;
   const RTI_Connector_Options options{0, 1};  // no Connector data-available listener: the adapter sets its own
   connector_ = RTI_Connector_new(x_.participant().c_str(), path_.c_str(), &options);
-  if (connector_ == nullptr) return fail(Errc::io, "connext: cannot create the entities of " + path_ + ": " + log.finish());
+  if (connector_ == nullptr)
+    return fail(Errc::io, "connext: cannot create the entities of " + path_ + ": " + log.finish());
   writer_ = RTI_Connector_get_datawriter(connector_, kConnextWriter);
   reader_ = RTI_Connector_get_datareader(connector_, kConnextReader);
-  if (writer_ == nullptr || reader_ == nullptr || RTI_Connector_get_native_instance(connector_, kConnextWriter, &sample_) != 0 ||
-      sample_ == nullptr)
+  if (writer_ == nullptr || reader_ == nullptr ||
+      RTI_Connector_get_native_instance(connector_, kConnextWriter, &sample_) != 0 || sample_ == nullptr)
     return fail(Errc::io, "connext: the Connector has no writer or reader: " + log.finish());
   if (!log.finish().empty()) std::fprintf(stderr, "connext: Connext logged the above while creating the entities\n");
   if (!pulled_.init() || !listened_.init())
-    return fail(Errc::io, "connext: a DDS sequence is larger than the " + std::to_string(kSeqBytes) + " bytes kept for it");
+    return fail(Errc::io,
+                "connext: a DDS sequence is larger than the " + std::to_string(kSeqBytes) + " bytes kept for it");
   in_.assign(std::max<size_t>(cfg.size, 64), 0);
   if (receive_ == "waitset") {
     std::memset(active_, 0xa5, sizeof active_);
@@ -358,10 +374,11 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
       return fail(Errc::io, "connext: wait set setup failed");
   }
   JsonObject j;
-  j.str("data_path", "RTI Connector (XML application file) over DynamicData, Connext 6.1.2 C API: "
-                     "DDS_DynamicData_set_octet_array + DDS_DynamicDataWriter_write; DDS_DynamicDataReader_take on loan "
-                     "+ DDS_DynamicData_get_octet_array (one copy each way); Perftest's generated types would avoid "
-                     "DynamicData's cost");
+  j.str("data_path",
+        "RTI Connector (XML application file) over DynamicData, Connext 6.1.2 C API: "
+        "DDS_DynamicData_set_octet_array + DDS_DynamicDataWriter_write; DDS_DynamicDataReader_take on loan "
+        "+ DDS_DynamicData_get_octet_array (one copy each way); Perftest's generated types would avoid "
+        "DynamicData's cost");
   j.str("license", description().license).str("type", x_.type_name()).str("transport", transport_);
   j.str("reliability", reliability_).str("durability", x_.transient_local ? "transient-local" : "volatile");
   j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(x_.depth));
@@ -370,7 +387,8 @@ Errc ConnextAdapter::open(const AdapterConfig& cfg) {
   j.boolean("async", x_.asynchronous).boolean("batch", cfg.batch);  // the options' own names: in force
   j.num("max_blocking_ms", 100).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
   j.str("receive", receive_).str("topic_out", x_.topic_out).str("topic_in", x_.topic_in).num("domain", cfg.domain);
-  j.str("initial_peers", (x_.udp ? cfg.peer : std::string()) + (x_.udp && x_.shm ? ", " : "") + (x_.shm ? "shmem" : ""));
+  j.str("initial_peers",
+        (x_.udp ? cfg.peer : std::string()) + (x_.udp && x_.shm ? ", " : "") + (x_.shm ? "shmem" : ""));
   j.str("allow_interfaces", x_.allow_ip).boolean("multicast", false).str("xml_file", path_).str("xml", xml);
   if (access("USER_QOS_PROFILES.xml", R_OK) == 0) j.str("user_qos_profiles", "USER_QOS_PROFILES.xml (read by Connext)");
   j.strs("cleaned", cleaned);

@@ -7,7 +7,7 @@ namespace mwperf {
 namespace {
 
 constexpr size_t kPoolLimit = 1u << 20;
-constexpr size_t kCdrOverhead = 256;       // encapsulation, layout, lengths, key: far less, rounded up
+constexpr size_t kCdrOverhead = 256;        // encapsulation, layout, lengths, key: far less, rounded up
 constexpr int kShmReceiveBuffer = 2 << 20;  // as Perftest: 2 MiB of shared memory per receive port
 constexpr int kUdpReceiveBuffer = 4 << 20;  // the machine's rmem_max; Cyclone asks the same
 
@@ -42,7 +42,8 @@ std::string endpoint_qos(const ConnextXml& x, const char* side) {
   q += "</kind></durability>";
   q += "<resource_limits><max_instances>" + std::to_string(x.instances) + "</max_instances>";
   q += "<initial_instances>" + std::to_string(std::min<uint32_t>(x.instances, 1024)) + "</initial_instances>";
-  q += "<instance_hash_buckets>" + std::to_string(std::min<uint32_t>(x.instances, 1u << 16)) + "</instance_hash_buckets>";
+  q += "<instance_hash_buckets>" + std::to_string(std::min<uint32_t>(x.instances, 1u << 16)) +
+       "</instance_hash_buckets>";
   q += "<max_samples_per_instance>" + unlimited_or(writer || x.keep_all, per_instance) + "</max_samples_per_instance>";
   const int64_t samples = per_instance * x.instances;
   q += "<max_samples>" + unlimited_or(writer || x.keep_all || samples > INT32_MAX, samples) + "</max_samples>";
@@ -123,13 +124,16 @@ std::string member(const std::string& name, const std::string& attributes) {
 std::string types(bool keyed) {
   const std::string final_ = "extensibility=\"final\"";
   std::string t = "<types><module name=\"std_msgs\"><module name=\"msg\"><module name=\"dds_\">";
-  t += "<struct name=\"MultiArrayDimension_\" " + final_ + ">" + member("label", "type=\"string\" stringMaxLength=\"-1\"") +
-       member("size", "type=\"uint32\"") + member("stride", "type=\"uint32\"") + "</struct>";
+  t += "<struct name=\"MultiArrayDimension_\" " + final_ + ">" +
+       member("label", "type=\"string\" stringMaxLength=\"-1\"") + member("size", "type=\"uint32\"") +
+       member("stride", "type=\"uint32\"") + "</struct>";
   t += "<struct name=\"MultiArrayLayout_\" " + final_ + ">" +
-       member("dim", "type=\"nonBasic\" nonBasicTypeName=\"std_msgs::msg::dds_::MultiArrayDimension_\" "
-                     "sequenceMaxLength=\"-1\"") +
+       member("dim",
+              "type=\"nonBasic\" nonBasicTypeName=\"std_msgs::msg::dds_::MultiArrayDimension_\" "
+              "sequenceMaxLength=\"-1\"") +
        member("data_offset", "type=\"uint32\"") + "</struct>";
-  const std::string layout = member("layout", "type=\"nonBasic\" nonBasicTypeName=\"std_msgs::msg::dds_::MultiArrayLayout_\"");
+  const std::string layout =
+      member("layout", "type=\"nonBasic\" nonBasicTypeName=\"std_msgs::msg::dds_::MultiArrayLayout_\"");
   const std::string data = member("data", "type=\"octet\" sequenceMaxLength=\"-1\"");
   t += "<struct name=\"UInt8MultiArray_\" " + final_ + ">" + layout + data + "</struct>";
   t += "</module></module></module>";

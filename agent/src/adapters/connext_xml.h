@@ -22,7 +22,7 @@ constexpr const char* kConnextReader = "in::reader";
 
 // Every choice the file makes, resolved (no defaults left).
 struct ConnextXml {
-  std::string name;                // unique per adapter instance: "<pid>_<n>" (its libraries' suffix)
+  std::string name;  // unique per adapter instance: "<pid>_<n>" (its libraries' suffix)
   uint32_t domain = 0;
   std::string topic_out, topic_in;
   bool keyed = false;
@@ -30,14 +30,15 @@ struct ConnextXml {
   bool udp = true, shm = true;     // builtin transports
   std::string allow_ip;            // the UDPv4 interface allowed: 127.0.0.1, or the link's address
   std::string peer = "127.0.0.1";  // the UDPv4 discovery peer
-  int peer_index_limit = 100;      // participant indices the peers are asked at (Connext allows 0..119; a point has up to 65)
+  int peer_index_limit =
+      100;  // participant indices the peers are asked at (Connext allows 0..119; a point has up to 65)
   bool reliable = true;
   bool keep_all = false;
   int depth = 10;
   bool transient_local = false;
-  bool asynchronous = false;       // publish mode
+  bool asynchronous = false;  // publish mode
   bool batch = false;
-  size_t size = 0;                 // the point's message size
+  size_t size = 0;  // the point's message size
 
   // The configuration name RTI_Connector_new takes ("library::participant").
   std::string participant() const;

@@ -16,6 +16,10 @@
 // on_data_available, on its receive thread, and hands each one to the core
 // right there; `waitset` takes them on the agent's thread after a wait.
 #include <fastcdr/exceptions/NotEnoughMemoryException.h>
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+#include <fastrtps/config.h>
+#include <fastrtps/utils/IPLocator.h>
 #include <fastdds/dds/core/condition/GuardCondition.hpp>
 #include <fastdds/dds/core/condition/StatusCondition.hpp>
 #include <fastdds/dds/core/condition/WaitSet.hpp>
@@ -28,10 +32,6 @@
 #include <fastdds/dds/subscriber/SampleInfo.hpp>
 #include <fastdds/dds/subscriber/Subscriber.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
-#include <fastrtps/config.h>
-#include <fastrtps/utils/IPLocator.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -65,19 +65,21 @@ const std::string kName = MWPERF_FASTDDS_NAME;
 
 namespace dds = eprosima::fastdds::dds;
 using eprosima::fastrtps::Duration_t;
-using eprosima::fastrtps::types::ReturnCode_t;
-using eprosima::fastrtps::rtps::Locator_t;
 using eprosima::fastrtps::rtps::IPLocator;
+using eprosima::fastrtps::rtps::Locator_t;
+using eprosima::fastrtps::types::ReturnCode_t;
 
 constexpr size_t kMaxSize = 16u << 20;
 
-constexpr int32_t kMaxBlockingMs = 100;  // the DDS default
+constexpr int32_t kMaxBlockingMs = 100;    // the DDS default
 constexpr uint32_t kUdpBuffer = 4u << 20;  // socket send and receive buffers of the UDPv4 transport
 
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
-  d.size_note = "mwperf's cap, not Fast DDS's (it fragments large samples): the reference sweep's largest message; the type's payload pool and the shared-memory segment (up to 256 MiB, as ros2's) are sized from it";
+  d.size_note =
+      "mwperf's cap, not Fast DDS's (it fragments large samples): the reference sweep's largest message; the type's "
+      "payload pool and the shared-memory segment (up to 256 MiB, as ros2's) are sized from it";
   d.transports = "udp,shm";
   d.transport = "shm+udp";
   d.reliabilities = "reliable,best-effort";
@@ -206,7 +208,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     reliability_ = cfg.reliability.empty() ? "reliable" : cfg.reliability;
     receive_ = cfg.receive.empty() ? "listener" : cfg.receive;
     const std::string ip = cfg.nic.empty() || cfg.nic == "lo" ? "127.0.0.1" : interface_ipv4(cfg.nic);
-    if (ip.empty()) return fail(Errc::unsupported, kName + ": --nic " + cfg.nic + ": no IPv4 address on that interface");
+    if (ip.empty())
+      return fail(Errc::unsupported, kName + ": --nic " + cfg.nic + ": no IPv4 address on that interface");
     pulled_.in.reserve(cfg.size);
     listened_.in.reserve(cfg.size);
 
@@ -255,7 +258,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     depth_ = cfg.history_depth;
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;
     const auto rel = reliability_ == "reliable" ? dds::RELIABLE_RELIABILITY_QOS : dds::BEST_EFFORT_RELIABILITY_QOS;
-    const auto dur = durability_ == "transient-local" ? dds::TRANSIENT_LOCAL_DURABILITY_QOS : dds::VOLATILE_DURABILITY_QOS;
+    const auto dur =
+        durability_ == "transient-local" ? dds::TRANSIENT_LOCAL_DURABILITY_QOS : dds::VOLATILE_DURABILITY_QOS;
     const auto hist = cfg.keep_all ? dds::KEEP_ALL_HISTORY_QOS : dds::KEEP_LAST_HISTORY_QOS;
     const auto mem = eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
 
@@ -298,8 +302,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     JsonObject j;
     j.str("transport", transport_);
     if (transport_ != "udp")
-      j.num("shm_segment_size", fastdds_shm_segment_size(cfg.size)).num("shm_max_message_size",
-                                                                          fastdds_shm_max_message_size(cfg.size));
+      j.num("shm_segment_size", fastdds_shm_segment_size(cfg.size))
+          .num("shm_max_message_size", fastdds_shm_max_message_size(cfg.size));
     j.str("interface_whitelist", transport_ == "shm" || cfg.isolated ? "" : ip);
     j.boolean("isolated_namespace", cfg.isolated);
     if (transport_ != "shm") j.num("udp_receive_buffer", kUdpBuffer);  // what the UDPv4 transport asks of the kernel
@@ -310,8 +314,9 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     j.num("max_blocking_ms", kMaxBlockingMs).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
     j.num("instances", cfg.instances).str("receive", receive_).boolean("async", cfg.async);
     j.str("history_memory_policy", "PREALLOCATED_WITH_REALLOC").str("topic_out", out).str("topic_in", in);
-    j.num("domain", cfg.domain).str("type", cfg.instances > 0 ? "mwperf::msg::dds_::KeyedUInt8MultiArray_"
-                                                                       : "std_msgs::msg::dds_::UInt8MultiArray_");
+    j.num("domain", cfg.domain)
+        .str("type",
+             cfg.instances > 0 ? "mwperf::msg::dds_::KeyedUInt8MultiArray_" : "std_msgs::msg::dds_::UInt8MultiArray_");
     j.str("serialization", "from the core's buffer (one copy into the payload, as Cyclone)");
     config_json_ = j.done();
     return Errc::ok;
@@ -360,8 +365,9 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       if (timeout_ns == 0 || attempt == 1) return Errc::timeout;
       if (receive_ != "waitset") return fail(Errc::io, kName + ": recv without a waitset (receive " + receive_ + ")");
       active_.clear();
-      const Duration_t d = timeout_ns < 0 ? eprosima::fastrtps::c_TimeInfinite
-                                          : Duration_t(int32_t(timeout_ns / 1000000000), uint32_t(timeout_ns % 1000000000));
+      const Duration_t d = timeout_ns < 0
+                               ? eprosima::fastrtps::c_TimeInfinite
+                               : Duration_t(int32_t(timeout_ns / 1000000000), uint32_t(timeout_ns % 1000000000));
       if (waitset_.wait(active_, d) != ReturnCode_t::RETCODE_OK) return Errc::timeout;
       if (guard_.get_trigger_value()) {
         guard_.set_trigger_value(false);
@@ -394,7 +400,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   int64_t rejected() const override {
     dds::SampleRejectedStatus st;
     return reader_ != nullptr && reader_->get_sample_rejected_status(st) == ReturnCode_t::RETCODE_OK
-               ? int64_t(st.total_count) : -1;
+               ? int64_t(st.total_count)
+               : -1;
   }
   void wake() override { guard_.set_trigger_value(true); }
 

@@ -14,15 +14,13 @@ namespace mwperf {
 
 // The largest message on the transport: one sample of `size` bytes with its
 // RTPS headers (4 KiB is more than they take), never fragmented; at least 64 KiB.
-inline uint32_t fastdds_shm_max_message_size(size_t size) {
-  return uint32_t(std::max<size_t>(size + 4096, 64u << 10));
-}
+inline uint32_t fastdds_shm_max_message_size(size_t size) { return uint32_t(std::max<size_t>(size + 4096, 64u << 10)); }
 
 // Each participant's segment: four of the largest messages, at least Fast DDS's
 // 512 KiB, at most 256 MiB.
 inline uint32_t fastdds_shm_segment_size(size_t size) {
-  return uint32_t(std::min<size_t>(std::max<size_t>(4 * size_t(fastdds_shm_max_message_size(size)), 512u << 10),
-                                   256u << 20));
+  return uint32_t(
+      std::min<size_t>(std::max<size_t>(4 * size_t(fastdds_shm_max_message_size(size)), 512u << 10), 256u << 20));
 }
 
 }  // namespace mwperf

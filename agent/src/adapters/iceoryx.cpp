@@ -63,8 +63,9 @@ Description describe() {
   d.max_subscribers = iox::MAX_SUBSCRIBERS_PER_PUBLISHER;
   d.writable_data = false;  // RouDi's chunk, shared by every subscriber
   d.size_note = "the largest chunk of RouDi's memory pools (roudi.toml, next to the agent)";
-  d.notes = "zero-copy chunks of a RouDi-managed shared memory; queue depth at most 256 (keep-all: that queue, "
-            "reliable only), transient-local history at most 16";
+  d.notes =
+      "zero-copy chunks of a RouDi-managed shared memory; queue depth at most 256 (keep-all: that queue, "
+      "reliable only), transient-local history at most 16";
   return d;
 }
 
@@ -112,19 +113,21 @@ class IceoryxAdapter final : public Adapter {
     const bool reliable = reliability_ == "reliable";
     if (cfg.keep_all && !reliable)
       return fail(Errc::unsupported, "iceoryx: --history keep-all with best-effort: a subscriber queue holds at most " +
-                                         std::to_string(kMaxQueue) + " samples and drops the oldest when full "
+                                         std::to_string(kMaxQueue) +
+                                         " samples and drops the oldest when full "
                                          "(choose reliable, or keep-last:N)");
     const uint64_t depth = cfg.keep_all ? kMaxQueue : uint64_t(cfg.history_depth);
     if (depth > kMaxQueue)
       return fail(Errc::unsupported, "iceoryx: --history keep-last:" + std::to_string(depth) +
-                                         ": a subscriber queue holds at most " + std::to_string(kMaxQueue) + " samples");
+                                         ": a subscriber queue holds at most " + std::to_string(kMaxQueue) +
+                                         " samples");
     durability_ = cfg.durability.empty() ? "volatile" : cfg.durability;
     if (durability_ == "transient-local" && depth > kMaxHistory)
-      return fail(Errc::unsupported, "iceoryx: --durability transient-local with " +
-                                         (cfg.keep_all ? std::string("keep-all") : "keep-last:" + std::to_string(depth)) +
-                                         ": a publisher keeps at most " + std::to_string(kMaxHistory) +
-                                         " samples of history (choose keep-last:N, N <= " +
-                                         std::to_string(kMaxHistory) + ")");
+      return fail(Errc::unsupported,
+                  "iceoryx: --durability transient-local with " +
+                      (cfg.keep_all ? std::string("keep-all") : "keep-last:" + std::to_string(depth)) +
+                      ": a publisher keeps at most " + std::to_string(kMaxHistory) +
+                      " samples of history (choose keep-last:N, N <= " + std::to_string(kMaxHistory) + ")");
     const uint64_t history = durability_ == "transient-local" ? depth : 0;
     subscribers_ = cfg.subscribers;
     run_id_ = cfg.run_id;
@@ -143,8 +146,8 @@ class IceoryxAdapter final : public Adapter {
     po.historyCapacity = history;
     iox::popo::SubscriberOptions so;
     so.queueCapacity = depth;
-    so.queueFullPolicy = reliable ? iox::popo::QueueFullPolicy::BLOCK_PRODUCER
-                                  : iox::popo::QueueFullPolicy::DISCARD_OLDEST_DATA;
+    so.queueFullPolicy =
+        reliable ? iox::popo::QueueFullPolicy::BLOCK_PRODUCER : iox::popo::QueueFullPolicy::DISCARD_OLDEST_DATA;
     so.historyRequest = history;
     so.requiresPublisherHistorySupport = history > 0;
     pub_.emplace(service(cfg.role == Role::pub ? "data" : "echo", cfg.run_id), po);
@@ -166,11 +169,13 @@ class IceoryxAdapter final : public Adapter {
     // "history" is the option's value in force (the record's qos.history); what keep-all is here, beside it
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth));
     if (cfg.keep_all)
-      j.str("keep_all", "a subscriber queue of " + std::to_string(depth) + " (iceoryx's largest); the publisher waits while it is full");
+      j.str("keep_all", "a subscriber queue of " + std::to_string(depth) +
+                            " (iceoryx's largest); the publisher waits while it is full");
     j.unum("queue_capacity", depth).unum("history_capacity", history);
     j.str("queue_full_policy", reliable ? "BLOCK_PRODUCER" : "DISCARD_OLDEST_DATA");
-    j.str("receive", receive_).str("service", std::string("mwperf/") + (cfg.role == Role::pub ? "data" : "echo") + "/" +
-                                                  std::to_string(cfg.run_id));
+    j.str("receive", receive_)
+        .str("service",
+             std::string("mwperf/") + (cfg.role == Role::pub ? "data" : "echo") + "/" + std::to_string(cfg.run_id));
     config_json_ = j.done();
     return Errc::ok;
   }
@@ -191,9 +196,10 @@ class IceoryxAdapter final : public Adapter {
       const uint32_t present = discovery ? count_present(*discovery) : 0;
       if (discovery && connected && present >= subscribers_) return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
-        return fail(Errc::timeout, presence_ ? "iceoryx: no publisher of ours within " + std::to_string(timeout_ns / 1000000000) + " s"
-                                             : "iceoryx: " + std::to_string(present) + " of " + std::to_string(subscribers_) +
-                                                   " subscriber(s) within " + std::to_string(timeout_ns / 1000000000) + " s");
+        return fail(Errc::timeout,
+                    presence_ ? "iceoryx: no publisher of ours within " + std::to_string(timeout_ns / 1000000000) + " s"
+                              : "iceoryx: " + std::to_string(present) + " of " + std::to_string(subscribers_) +
+                                    " subscriber(s) within " + std::to_string(timeout_ns / 1000000000) + " s");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
@@ -214,8 +220,9 @@ class IceoryxAdapter final : public Adapter {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (take(data, len)) return Errc::ok;
       if (timeout_ns == 0 || attempt == 1 || !waitset_) return Errc::timeout;
-      const auto fired = timeout_ns < 0 ? waitset_->wait()
-                                        : waitset_->timedWait(iox::units::Duration::fromNanoseconds(uint64_t(timeout_ns)));
+      const auto fired = timeout_ns < 0
+                             ? waitset_->wait()
+                             : waitset_->timedWait(iox::units::Duration::fromNanoseconds(uint64_t(timeout_ns)));
       for (const auto* n : fired)
         if (n->doesOriginateFrom(&*trigger_)) return Errc::timeout;  // woken (an event: it resets itself)
     }
@@ -225,8 +232,10 @@ class IceoryxAdapter final : public Adapter {
   Errc listen(Receiver* r) override {
     receiver_ = r;
     listener_.emplace();
-    if (listener_->attachEvent(*sub_, iox::popo::SubscriberEvent::DATA_RECEIVED,
-                               iox::popo::createNotificationCallback(on_data, *this)).has_error())
+    if (listener_
+            ->attachEvent(*sub_, iox::popo::SubscriberEvent::DATA_RECEIVED,
+                          iox::popo::createNotificationCallback(on_data, *this))
+            .has_error())
       return fail(Errc::io, "iceoryx: cannot attach the listener");
     on_data(&*sub_, this);  // what arrived before (an event fires for new samples only)
     return Errc::ok;
@@ -261,8 +270,9 @@ class IceoryxAdapter final : public Adapter {
 
   uint32_t count_present(iox::runtime::ServiceDiscovery& discovery) const {
     uint32_t n = 0;
-    discovery.findService(id(kPresence), id(std::to_string(run_id_)), iox::cxx::nullopt,
-                          [&n](const iox::capro::ServiceDescription&) { ++n; }, iox::popo::MessagingPattern::PUB_SUB);
+    discovery.findService(
+        id(kPresence), id(std::to_string(run_id_)), iox::cxx::nullopt,
+        [&n](const iox::capro::ServiceDescription&) { ++n; }, iox::popo::MessagingPattern::PUB_SUB);
     return n;
   }
 

@@ -18,7 +18,9 @@ constexpr size_t kMaxSize = 16u << 20;
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
-  d.size_note = "mwperf's cap, not iceoryx2's: the publisher's slice (initial_max_slice_len) is sized from it, and its shared memory holds the subscriber's buffer plus two loans of it";
+  d.size_note =
+      "mwperf's cap, not iceoryx2's: the publisher's slice (initial_max_slice_len) is sized from it, and its shared "
+      "memory holds the subscriber's buffer plus two loans of it";
   d.transports = d.transport = "shm";
   d.reliabilities = "reliable,best-effort";
   d.reliability = "reliable";

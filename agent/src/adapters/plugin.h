@@ -16,18 +16,21 @@ namespace mwperf {
 constexpr int kPluginAbi = 2;
 
 struct Plugin {
-  int abi;                 // kPluginAbi
-  const char* version;     // MWPERF_VERSION
-  const char* compiler;    // __VERSION__
-  size_t description_size; // sizeof(Description)
-  size_t config_size;      // sizeof(AdapterConfig)
-  const char* name;        // the adapter's (`--mw`)
+  int abi;                  // kPluginAbi
+  const char* version;      // MWPERF_VERSION
+  const char* compiler;     // __VERSION__
+  size_t description_size;  // sizeof(Description)
+  size_t config_size;       // sizeof(AdapterConfig)
+  const char* name;         // the adapter's (`--mw`)
   std::unique_ptr<Adapter> (*make)();
 };
 
 // The build's own values of the checked fields, for `name`'s factory.
-#define MWPERF_PLUGIN_INIT(name, make) \
-  { ::mwperf::kPluginAbi, MWPERF_VERSION, __VERSION__, sizeof(::mwperf::Description), sizeof(::mwperf::AdapterConfig), name, make }
+#define MWPERF_PLUGIN_INIT(name, make)                                                                                 \
+  {                                                                                                                    \
+    ::mwperf::kPluginAbi, MWPERF_VERSION, __VERSION__, sizeof(::mwperf::Description), sizeof(::mwperf::AdapterConfig), \
+        name, make                                                                                                     \
+  }
 
 }  // namespace mwperf
 

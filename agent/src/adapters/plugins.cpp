@@ -25,12 +25,16 @@ namespace {
 std::string mismatch(const Plugin& p, const std::string& name, const std::string& path) {
   static const Plugin ours = MWPERF_PLUGIN_INIT(nullptr, nullptr);
   std::string d;
-  if (p.abi != ours.abi) d = "plugin ABI " + std::to_string(p.abi) + ", the agent's " + std::to_string(ours.abi);
-  else if (std::strcmp(p.version, ours.version) != 0) d = std::string("version ") + p.version + ", the agent's " + ours.version;
-  else if (std::strcmp(p.compiler, ours.compiler) != 0) d = std::string("compiler ") + p.compiler + ", the agent's " + ours.compiler;
+  if (p.abi != ours.abi)
+    d = "plugin ABI " + std::to_string(p.abi) + ", the agent's " + std::to_string(ours.abi);
+  else if (std::strcmp(p.version, ours.version) != 0)
+    d = std::string("version ") + p.version + ", the agent's " + ours.version;
+  else if (std::strcmp(p.compiler, ours.compiler) != 0)
+    d = std::string("compiler ") + p.compiler + ", the agent's " + ours.compiler;
   else if (p.description_size != ours.description_size || p.config_size != ours.config_size)
     d = "another Adapter interface (its structures differ in size)";
-  else if (name != p.name) d = std::string("it holds adapter '") + p.name + "'";
+  else if (name != p.name)
+    d = std::string("it holds adapter '") + p.name + "'";
   return d.empty() ? d : path + " is not of this agent's build: " + d + " (rebuild: make agent)";
 }
 
@@ -119,8 +123,10 @@ std::string in_child(const std::function<std::string()>& fn, std::string* why) {
   std::string out;
   char buf[4096];
   for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n > 0) out.append(buf, size_t(n));
-    else if (errno != EINTR) break;
+    if (n > 0)
+      out.append(buf, size_t(n));
+    else if (errno != EINTR)
+      break;
   }
   close(fds[0]);
   int status = 0;

@@ -133,8 +133,9 @@ Description describe() {
   d.service = "rosmaster";
   d.max_readers_per_process = 1;
   d.readers_note = "roscpp is one node per process; its subscribers of a topic share one connection";
-  d.notes = "std_msgs/UInt8MultiArray on the wire: 12 B (empty layout, data_offset, length) before the payload; "
-            "keep-last:N is roscpp's queue_size, keep-all an unbounded queue, transient-local a latched topic";
+  d.notes =
+      "std_msgs/UInt8MultiArray on the wire: 12 B (empty layout, data_offset, length) before the payload; "
+      "keep-last:N is roscpp's queue_size, keep-all an unbounded queue, transient-local a latched topic";
   return d;
 }
 
@@ -282,8 +283,8 @@ class Ros1Adapter final : public Adapter {
       if (ros::console::set_logger_level(ROSCONSOLE_DEFAULT_NAME, ros::console::levels::Warn))
         ros::console::notifyLoggerLevelsChanged();
       ros::M_string remap{{"__master", master}, {"__ip", ip}};
-      const std::string name = std::string("mwperf_") + (cfg.role == Role::pub ? "pub_" : "sub_") +
-                               std::to_string(cfg.run_id);
+      const std::string name =
+          std::string("mwperf_") + (cfg.role == Role::pub ? "pub_" : "sub_") + std::to_string(cfg.run_id);
       ros::init(remap, name, ros::init_options::NoSigintHandler | ros::init_options::NoRosout);
       ros::master::setRetryTimeout(ros::WallDuration(5));
       if (!ros::master::check()) return fail(Errc::io, std::string("ros1: no rosmaster at ") + master);
@@ -296,8 +297,10 @@ class Ros1Adapter final : public Adapter {
 
   void on_message(const RosBytes& m) {
     if (m.len == 0) {  // the closing publisher's marker
-      if (role_ == Role::sub) pub_.publish(RosBytes{});
-      else end_echoed_ = true;
+      if (role_ == Role::sub)
+        pub_.publish(RosBytes{});
+      else
+        end_echoed_ = true;
       return;
     }
     if (m.too_big) {
@@ -326,8 +329,10 @@ class Ros1Adapter final : public Adapter {
     const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(kLingerMs);
     // (Nothing will echo once the peer's echo publisher is gone.)
     while (!end_echoed_ && sub_.getNumPublishers() > 0 && std::chrono::steady_clock::now() < end) {
-      if (receive_ == "listener") std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      else queue_.callOne(ros::WallDuration(0.01));
+      if (receive_ == "listener")
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      else
+        queue_.callOne(ros::WallDuration(0.01));
     }
   }
 

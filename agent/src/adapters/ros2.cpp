@@ -31,7 +31,7 @@
 #include <std_msgs/msg/u_int8_multi_array.h>
 #include <unistd.h>
 
-#include <fastcdr/config.h>   // the wheel's Fast CDR and Fast DDS (its include folder comes first)
+#include <fastcdr/config.h>  // the wheel's Fast CDR and Fast DDS (its include folder comes first)
 #include <fastrtps/config.h>
 
 #include <chrono>
@@ -65,11 +65,13 @@ Description describe() {
   d.remote_transport = "udp";  // its Fast DDS default (shm+udp) would keep to shared memory on one host
   // Fast DDS's segments, the wait segments of the LTTng-UST tracing library
   // rcl loads, and the Fast DDS profile each agent writes (open(), below)
-  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*,/dev/shm/lttng-ust-wait-*,"
-                "/tmp/mwperf-ros2-*";
+  d.leftovers =
+      "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*,/dev/shm/lttng-ust-wait-*,"
+      "/tmp/mwperf-ros2-*";
   d.receives = d.receive = "waitset";
-  d.notes = "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
-            "before the payload";
+  d.notes =
+      "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
+      "before the payload";
   return d;
 }
 
@@ -195,7 +197,8 @@ class Ros2Adapter final : public Adapter {
     prefix_ = rmw_prefix(rmw_);
     known_ = rmw_ == "rmw_fastrtps_cpp" || rmw_ == "rmw_cyclonedds_cpp";
     if (!known_ && cfg.peer != "127.0.0.1")
-      return fail(Errc::unsupported, "ros2: " + rmw_ + ": only on one host (mwperf keeps an rmw it has no "
+      return fail(Errc::unsupported, "ros2: " + rmw_ +
+                                         ": only on one host (mwperf keeps an rmw it has no "
                                          "configuration for on this host with ROS 2's LOCALHOST discovery range)");
     if (rmw_ != "rmw_fastrtps_cpp" && transport_ != "udp")
       return fail(Errc::unsupported, "ros2: " + rmw_ + ": --transport udp only (shm selects Fast DDS's transports)");
@@ -222,7 +225,8 @@ class Ros2Adapter final : public Adapter {
     if (rcl_node_init(&node_, node.c_str(), "", &context_, &no) != RCL_RET_OK) return fail(Errc::io, rcl_error("node"));
 
     rmw_qos_profile_t q = rmw_qos_profile_default;
-    q.reliability = reliability_ == "reliable" ? RMW_QOS_POLICY_RELIABILITY_RELIABLE : RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT;
+    q.reliability =
+        reliability_ == "reliable" ? RMW_QOS_POLICY_RELIABILITY_RELIABLE : RMW_QOS_POLICY_RELIABILITY_BEST_EFFORT;
     depth_ = cfg.history_depth;
     q.history = cfg.keep_all ? RMW_QOS_POLICY_HISTORY_KEEP_ALL : RMW_QOS_POLICY_HISTORY_KEEP_LAST;
     q.depth = cfg.keep_all ? 0 : size_t(depth_);
@@ -234,7 +238,8 @@ class Ros2Adapter final : public Adapter {
     const std::string in = std::string("/mwperf_") + (cfg.role == Role::pub ? "echo_" : "data_") + id;
     rcl_publisher_options_t po = rcl_publisher_get_default_options();
     po.qos = q;
-    if (rcl_publisher_init(&pub_, &node_, ts, out.c_str(), &po) != RCL_RET_OK) return fail(Errc::io, rcl_error("publisher"));
+    if (rcl_publisher_init(&pub_, &node_, ts, out.c_str(), &po) != RCL_RET_OK)
+      return fail(Errc::io, rcl_error("publisher"));
     rcl_subscription_options_t so = rcl_subscription_get_default_options();
     so.qos = q;
     if (rcl_subscription_init(&sub_, &node_, ts, in.c_str(), &so) != RCL_RET_OK)
@@ -256,8 +261,8 @@ class Ros2Adapter final : public Adapter {
     j.str("rmw_prefix", prefix_).str("message_type", "std_msgs/msg/UInt8MultiArray");
     j.str("transport", transport_).str("reliability", reliability_).str("durability", durability_);
     if (rmw_ == "rmw_fastrtps_cpp" && transport_ != "udp")
-      j.num("shm_segment_size", fastdds_shm_segment_size(cfg.size)).num("shm_max_message_size",
-                                                                          fastdds_shm_max_message_size(cfg.size));
+      j.num("shm_segment_size", fastdds_shm_segment_size(cfg.size))
+          .num("shm_max_message_size", fastdds_shm_max_message_size(cfg.size));
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     linger_ = linger_ns(cfg.role, reliability_);
     j.str("receive", receive_).str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
@@ -365,28 +370,31 @@ class Ros2Adapter final : public Adapter {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         "<dds xmlns=\"http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles\"><profiles><transport_descriptors>";
     if (udp)
-      xml += "<transport_descriptor><transport_id>mwperf_udp</transport_id><type>UDPv4</type>"
-             "<sendBufferSize>4194304</sendBufferSize><receiveBufferSize>4194304</receiveBufferSize>"
-             "<maxInitialPeersRange>32</maxInitialPeersRange>" +
-             std::string(cfg.isolated ? "" : "<interfaceWhiteList><address>" + ip + "</address></interfaceWhiteList>") +
-             "</transport_descriptor>";
+      xml +=
+          "<transport_descriptor><transport_id>mwperf_udp</transport_id><type>UDPv4</type>"
+          "<sendBufferSize>4194304</sendBufferSize><receiveBufferSize>4194304</receiveBufferSize>"
+          "<maxInitialPeersRange>32</maxInitialPeersRange>" +
+          std::string(cfg.isolated ? "" : "<interfaceWhiteList><address>" + ip + "</address></interfaceWhiteList>") +
+          "</transport_descriptor>";
     // Shared memory: the same explicit segment and message size as the fastdds
     // and fastdds-jazzy adapters set (fastdds_shm.h), never rmw_fastrtps's default.
     if (shm)
       xml += "<transport_descriptor><transport_id>mwperf_shm</transport_id><type>SHM</type><segment_size>" +
              std::to_string(fastdds_shm_segment_size(cfg.size)) + "</segment_size><maxMessageSize>" +
              std::to_string(fastdds_shm_max_message_size(cfg.size)) + "</maxMessageSize></transport_descriptor>";
-    xml += "</transport_descriptors><participant profile_name=\"mwperf\" is_default_profile=\"true\"><rtps>"
-           "<useBuiltinTransports>false</useBuiltinTransports><userTransports>";
+    xml +=
+        "</transport_descriptors><participant profile_name=\"mwperf\" is_default_profile=\"true\"><rtps>"
+        "<useBuiltinTransports>false</useBuiltinTransports><userTransports>";
     if (shm) xml += "<transport_id>mwperf_shm</transport_id>";
     if (udp) xml += "<transport_id>mwperf_udp</transport_id>";
     xml += "</userTransports>";
     if (udp)
       xml += "<builtin><metatrafficUnicastLocatorList><locator><udpv4><address>" + ip +
              "</address></udpv4></locator></metatrafficUnicastLocatorList><initialPeersList><locator><udpv4><address>" +
-             cfg.peer + "</address></udpv4></locator></initialPeersList></builtin>"
-             "<defaultUnicastLocatorList><locator><udpv4><address>" + ip +
-             "</address></udpv4></locator></defaultUnicastLocatorList>";
+             cfg.peer +
+             "</address></udpv4></locator></initialPeersList></builtin>"
+             "<defaultUnicastLocatorList><locator><udpv4><address>" +
+             ip + "</address></udpv4></locator></defaultUnicastLocatorList>";
     xml += "</rtps></participant></profiles></dds>\n";
     char path[] = "/tmp/mwperf-ros2-XXXXXX";
     // Held open until close(): the clean-up keeps what a live process holds (/proc/*/fd).
@@ -421,7 +429,7 @@ class Ros2Adapter final : public Adapter {
   size_t subscribers_ = 1;
   std::string rmw_, durability_, config_json_, profile_, confinement_, prefix_ = MWPERF_ROS2_PREFIX;
   int profile_fd_ = -1;  // profile_ held open while it is in use
-  bool known_ = true;  // an rmw mwperf writes a confinement for (Fast DDS, Cyclone DDS)
+  bool known_ = true;    // an rmw mwperf writes a confinement for (Fast DDS, Cyclone DDS)
 };
 
 }  // namespace

@@ -85,12 +85,18 @@ class ShimAdapter : public Adapter {
 
   static Errc to_errc(int32_t rc) {
     switch (rc) {
-      case MWS_OK: return Errc::ok;
-      case MWS_TIMEOUT: return Errc::timeout;
-      case MWS_CLOSED: return Errc::closed;
-      case MWS_TOO_BIG: return Errc::too_big;
-      case MWS_UNSUPPORTED: return Errc::unsupported;
-      default: return Errc::io;
+      case MWS_OK:
+        return Errc::ok;
+      case MWS_TIMEOUT:
+        return Errc::timeout;
+      case MWS_CLOSED:
+        return Errc::closed;
+      case MWS_TOO_BIG:
+        return Errc::too_big;
+      case MWS_UNSUPPORTED:
+        return Errc::unsupported;
+      default:
+        return Errc::io;
     }
   }
 

@@ -3,11 +3,11 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
-#include <pthread.h>
-#include <signal.h>
 
 #include <atomic>
 #include <cerrno>
@@ -111,8 +111,6 @@ inline std::string kernel_version() {
   return std::string("linux ") + u.release;
 }
 
-inline std::string errno_text(const char* what) {
-  return std::string(what) + ": " + std::strerror(errno);
-}
+inline std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
 }  // namespace mwperf

@@ -18,9 +18,9 @@
 #include <cstring>
 #include <vector>
 
+#include "adapters/socket_util.h"
 #include "core/adapter.h"
 #include "util/clock.h"
-#include "adapters/socket_util.h"
 
 namespace mwperf {
 namespace {
@@ -47,7 +47,9 @@ Description describe() {
   Description d;
   d.max_subscribers = 1;  // one unicast peer
   d.max_size = kTcpMax;
-  d.size_note = "mwperf's framing cap: each message is read into one buffer of this size (its 4-byte length prefix could say 4 GiB)";
+  d.size_note =
+      "mwperf's framing cap: each message is read into one buffer of this size (its 4-byte length prefix could say 4 "
+      "GiB)";
   d.transports = "tcp,tcp-nagle";
   d.transport = "tcp";
   d.reliabilities = d.reliability = "reliable";
@@ -66,9 +68,9 @@ class TcpAdapter final : public Adapter {
   }
   std::string version() const override { return kernel_version(); }
   std::string effective_config() const override {
-    return std::string("{\"tcp_nodelay\":") + (nodelay_ ? "true" : "false") + ",\"framing\":\"u32 length prefix\",\"send_timeout_ms\":" +
-           std::to_string(kSendTimeoutMs) + ",\"so_rcvbuf\":" +
-           std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) +
+    return std::string("{\"tcp_nodelay\":") + (nodelay_ ? "true" : "false") +
+           ",\"framing\":\"u32 length prefix\",\"send_timeout_ms\":" + std::to_string(kSendTimeoutMs) +
+           ",\"so_rcvbuf\":" + std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) +
            ",\"refused_connections\":" + std::to_string(refused_) + "}";
   }
 
@@ -120,9 +122,9 @@ class TcpAdapter final : public Adapter {
     for (;;) {
       const int64_t left_ms = (deadline - now_ns()) / 1000000;
       if (left_ms <= 0) {
-        return fail(Errc::timeout, "tcp: no connection from the publisher" +
-                                       (refused_ ? " (refused " + std::to_string(refused_) + " other connection(s))"
-                                                 : std::string()));
+        return fail(Errc::timeout,
+                    "tcp: no connection from the publisher" +
+                        (refused_ ? " (refused " + std::to_string(refused_) + " other connection(s))" : std::string()));
       }
       pollfd p{listen_fd_, POLLIN, 0};
       const int r = poll(&p, 1, int(left_ms));

@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "core/adapter.h"
 #include "adapters/socket_util.h"
+#include "core/adapter.h"
 
 namespace mwperf {
 namespace {
@@ -37,8 +37,8 @@ class UdpAdapter final : public Adapter {
   }
   std::string version() const override { return kernel_version(); }
   std::string effective_config() const override {
-    return "{\"so_rcvbuf\":" + std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) +
-           ",\"wait\":\"" + (timed_ ? "SO_RCVTIMEO" : "untimed") + "\"}";
+    return "{\"so_rcvbuf\":" + std::to_string(rcvbuf_) + ",\"so_sndbuf\":" + std::to_string(sndbuf_) + ",\"wait\":\"" +
+           (timed_ ? "SO_RCVTIMEO" : "untimed") + "\"}";
   }
 
   Errc open(const AdapterConfig& cfg) override {
@@ -46,8 +46,8 @@ class UdpAdapter final : public Adapter {
     reliability_ = "best-effort";
     receive_ = "read";
     if (cfg.size > kUdpMax)
-      return fail(Errc::unsupported, "udp: size " + std::to_string(cfg.size) +
-                                         " exceeds UDP's maximum payload of 65507 bytes");
+      return fail(Errc::unsupported,
+                  "udp: size " + std::to_string(cfg.size) + " exceeds UDP's maximum payload of 65507 bytes");
     if (cfg.role == Role::pub && cfg.port == 0)
       return fail(Errc::unsupported, "udp: --port missing (the port the subscriber reported)");
     sockaddr_in a;

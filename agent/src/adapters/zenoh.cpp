@@ -24,7 +24,9 @@ constexpr uint32_t kQueue = 1024;  // the pull channel between zenoh's callback 
 Description describe() {
   Description d;
   d.max_size = kMaxSize;
-  d.size_note = "mwperf's cap, not zenoh's (it fragments a payload of any size): the reference sweep's largest message; the shared-memory pools are sized from it (4x and 8x)";
+  d.size_note =
+      "mwperf's cap, not zenoh's (it fragments a payload of any size): the reference sweep's largest message; the "
+      "shared-memory pools are sized from it (4x and 8x)";
   d.transports = (mws_features() & MWS_FEATURE_ZENOH_SHM) ? "tcp,shm" : "tcp";
   d.transport = "tcp";
   d.reliabilities = "reliable,best-effort";
@@ -66,8 +68,9 @@ class ZenohAdapter final : public ShimAdapter {
     const std::string congestion = cfg.congestion.empty() ? "block" : cfg.congestion;
     port_ = cfg.role == Role::sub && cfg.port == 0 ? free_port(cfg.host) : cfg.port;  // a sub's --port 0: pick one
     if (port_ == 0)
-      return fail(Errc::unsupported, cfg.role == Role::sub ? "zenoh: no free port on " + cfg.host
-                                                           : std::string("zenoh: --port missing (the port the subscriber reported)"));
+      return fail(Errc::unsupported, cfg.role == Role::sub
+                                         ? "zenoh: no free port on " + cfg.host
+                                         : std::string("zenoh: --port missing (the port the subscriber reported)"));
     // The publisher connects to every subscriber (fan-out: each listens on a port of its own).
     std::string endpoint = "tcp/" + cfg.host + ":" + std::to_string(port_);
     if (cfg.role == Role::pub)
@@ -87,7 +90,9 @@ class ZenohAdapter final : public ShimAdapter {
     c.subscribers = cfg.fan_out;
     (cfg.role == Role::sub ? c.listen : c.connect) = endpoint.c_str();
     JsonObject j;
-    j.str("mode", "peer").str("scouting", "off (multicast, gossip)").str(cfg.role == Role::sub ? "listen" : "connect", endpoint);
+    j.str("mode", "peer")
+        .str("scouting", "off (multicast, gossip)")
+        .str(cfg.role == Role::sub ? "listen" : "connect", endpoint);
     j.str("transport", transport_).str("reliability", reliability_).str("congestion", congestion);
     j.boolean("batch", cfg.batch).str("receive", receive_).str("key", "mwperf/" + std::to_string(cfg.run_id));
     return open_shim("zenoh", c, j);

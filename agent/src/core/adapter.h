@@ -35,23 +35,23 @@ enum class WaitMode { block, spin };
 // copied elsewhere). Lists are comma-separated; the first entry of a list is
 // not the default unless it is also named as the default.
 struct Description {
-  size_t max_size = 0;              // largest message (header included)
-  const char* size_note = "";       // whose limit max_size is and why (the middleware's, or mwperf's own cap)
-  const char* transports = "";      // selectable with --transport
-  const char* transport = "";       // in force when none is chosen
-  const char* reliabilities = "";   // "reliable,best-effort"
-  const char* reliability = "";     // default
+  size_t max_size = 0;             // largest message (header included)
+  const char* size_note = "";      // whose limit max_size is and why (the middleware's, or mwperf's own cap)
+  const char* transports = "";     // selectable with --transport
+  const char* transport = "";      // in force when none is chosen
+  const char* reliabilities = "";  // "reliable,best-effort"
+  const char* reliability = "";    // default
   // The capabilities that take no list: "history,durability,keyed,async,batch,congestion,nic".
   const char* honours = "";
-  const char* receives = "";        // "listener,waitset"; "" = the adapter's one way (e.g. a socket read)
-  const char* receive = "";         // default
-  bool spin = true;                 // --wait spin (polls recv without blocking)
-  bool multi_host = true;           // false: shared memory only, one host (no --link / --hosts)
-  uint32_t max_subscribers = 0;     // readers one publisher can serve at once; 0: no limit
+  const char* receives = "";     // "listener,waitset"; "" = the adapter's one way (e.g. a socket read)
+  const char* receive = "";      // default
+  bool spin = true;              // --wait spin (polls recv without blocking)
+  bool multi_host = true;        // false: shared memory only, one host (no --link / --hosts)
+  uint32_t max_subscribers = 0;  // readers one publisher can serve at once; 0: no limit
   // Adapter instances (--subscribers-as threads) one process can hold at
   // once; 0: no limit of its own (1: its middleware is one per process, e.g. a node).
   uint32_t max_readers_per_process = 0;
-  const char* readers_note = "";    // why, when limited (one line)
+  const char* readers_note = "";  // why, when limited (one line)
   // What recv() / on_message deliver is the adapter's own memory, which the
   // core may change in place (an echo turns a ping into a pong there); false:
   // read-only (another process's shared memory, the middleware's buffers).
@@ -94,8 +94,8 @@ struct AdapterConfig {
   std::vector<uint16_t> ports;     // pub: every subscriber's port (fan-out over endpoints); port is ports[0]
   size_t size = 0;                 // message size of this test point, bytes
   WaitMode wait = WaitMode::block;
-  uint32_t run_id = 0;             // distinguishes topics of concurrent runs
-  std::string reliability;         // "reliable" | "best-effort"
+  uint32_t run_id = 0;      // distinguishes topics of concurrent runs
+  std::string reliability;  // "reliable" | "best-effort"
   // The option table's default until set: keep-last depth, or keep-all.
   int history_depth = int(option_default("history").u);
   bool keep_all = option_default("history").u == 0;
@@ -111,8 +111,8 @@ struct AdapterConfig {
   std::string peer = "127.0.0.1";  // the other side's address, for unicast discovery
   bool isolated = false;           // a namespace whose only ways out are lo and the link
   uint32_t domain = 0;
-  uint32_t subscribers = 1;        // pub: the subscribers wait_matched() waits for
-  uint32_t fan_out = 1;            // both roles: the subscribers the data stream serves (iceoryx2 sizes its services by it)
+  uint32_t subscribers = 1;  // pub: the subscribers wait_matched() waits for
+  uint32_t fan_out = 1;      // both roles: the subscribers the data stream serves (iceoryx2 sizes its services by it)
 };
 
 // What the middleware's thread calls in listen mode. `data` is valid only

@@ -85,8 +85,11 @@ void proportion_bounds(double x, double neff, double df, double confidence, doub
 }
 
 Batches::Batches(uint64_t min_batch)
-    : min_batch_(std::max<uint64_t>(min_batch, 1)), prev_(coarse(2 * LatencyStats::kBuckets - 1) + 1, 0),
-      pool_(kPool, Entry{0, 0}), scratch_(2 * prev_.size(), Entry{0, 0}), begin_{0} {
+    : min_batch_(std::max<uint64_t>(min_batch, 1)),
+      prev_(coarse(2 * LatencyStats::kBuckets - 1) + 1, 0),
+      pool_(kPool, Entry{0, 0}),
+      scratch_(2 * prev_.size(), Entry{0, 0}),
+      begin_{0} {
   begin_.reserve(kMaxBatches + 2);
   sizes_.reserve(kMaxBatches + 1);
 }
@@ -131,9 +134,12 @@ bool Batches::merge_pairs() {
     if (i + 1 < count()) {
       const Entry *b = ae, *be = &pool_[begin_[i + 2]];
       while (a < ae || b < be) {
-        if (b == be || (a < ae && a->pos < b->pos)) scratch_[n++] = *a++;
-        else if (a == ae || b->pos < a->pos) scratch_[n++] = *b++;
-        else scratch_[n++] = Entry{a->count + b->count, a->pos}, ++a, ++b;
+        if (b == be || (a < ae && a->pos < b->pos))
+          scratch_[n++] = *a++;
+        else if (a == ae || b->pos < a->pos)
+          scratch_[n++] = *b++;
+        else
+          scratch_[n++] = Entry{a->count + b->count, a->pos}, ++a, ++b;
       }
       sizes_[out] = sizes_[i] + sizes_[i + 1];
     } else {
@@ -220,8 +226,8 @@ Interval Batches::interval(const LatencyStats& s, uint64_t ppm, double confidenc
 void Batches::fill(Summary* sum, const LatencyStats& s, double confidence) const {
   sum->ci_confidence = confidence;
   sum->ci_batches = count();
-  const std::pair<Interval*, uint64_t> want[] = {{&sum->p50_ci, 500000}, {&sum->p99_ci, 990000},
-                                                 {&sum->p999_ci, 999000}};
+  const std::pair<Interval*, uint64_t> want[] = {
+      {&sum->p50_ci, 500000}, {&sum->p99_ci, 990000}, {&sum->p999_ci, 999000}};
   for (const auto& [ci, ppm] : want) *ci = interval(s, ppm, confidence);
 }
 

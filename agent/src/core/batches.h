@@ -47,9 +47,9 @@ namespace mwperf {
 // standard error from batch means, for correlated batches (see above).
 struct BatchMean {
   double ratio = 0;
-  double se = 0;      // widened by the remaining lag-1 autocorrelation
-  double df = 0;      // effective degrees of freedom of se
-  uint32_t batches = 0;  // at the grouping used
+  double se = 0;              // widened by the remaining lag-1 autocorrelation
+  double df = 0;              // effective degrees of freedom of se
+  uint32_t batches = 0;       // at the grouping used
   const char* why = nullptr;  // set when there is no estimate
 };
 BatchMean batch_mean(const std::vector<double>& c, const std::vector<double>& s);
@@ -94,7 +94,7 @@ class Batches {
  public:
   static constexpr uint32_t kMinBatches = 10;
   static constexpr uint32_t kMaxBatches = 128;
-  static constexpr int kCoarseShift = 4;  // 16 histogram buckets a coarse position: 32 a power of two
+  static constexpr int kCoarseShift = 4;            // 16 histogram buckets a coarse position: 32 a power of two
   static constexpr size_t kPool = size_t(1) << 16;  // entries all batches share
 
   explicit Batches(uint64_t min_batch = 100);
@@ -118,7 +118,6 @@ class Batches {
   // Adds the intervals of p50, p99 and p99.9 (at `confidence`) to sum.
   void fill(Summary* sum, const LatencyStats& s, double confidence) const;
 
-
  private:
   struct Entry {
     uint64_t count;
@@ -131,10 +130,10 @@ class Batches {
   bool merge_pairs();
 
   uint64_t min_batch_;
-  uint64_t batched_ = 0;            // samples in closed batches
-  std::vector<uint64_t> prev_;      // cumulative count per coarse position at the last close
+  uint64_t batched_ = 0;        // samples in closed batches
+  std::vector<uint64_t> prev_;  // cumulative count per coarse position at the last close
   std::vector<Entry> pool_, scratch_;
-  std::vector<size_t> begin_;       // batch i: pool_[begin_[i], begin_[i + 1]) (begin_ has count() + 1 entries)
+  std::vector<size_t> begin_;  // batch i: pool_[begin_[i], begin_[i + 1]) (begin_ has count() + 1 entries)
   std::vector<uint64_t> sizes_;
 };
 

@@ -141,7 +141,8 @@ int64_t StopSignal::sent_of(size_t p, size_t publishers) const {
   const int64_t total = sent();  // acquire: the counts before it are visible
   if (publishers <= 1) return p == 0 ? total : -1;
   return p < n_each_.load(std::memory_order_relaxed) && n_each_.load(std::memory_order_relaxed) == publishers
-             ? each_[p].load(std::memory_order_relaxed) : -1;
+             ? each_[p].load(std::memory_order_relaxed)
+             : -1;
 }
 
 bool StopSignal::wait(int64_t timeout_ns) {

@@ -70,10 +70,10 @@ class StopSignal {
 
  private:
   void keep_waking();
-  void start() { raise(&go_); }        // `go`
-  void close() { raise(&closed_); }    // `close` or EOF
-  void raise(bool* flag);              // sets one of the flags below under mu_, wakes the waits
-  void offer_next(const char* args);   // `next ARGS`
+  void start() { raise(&go_); }       // `go`
+  void close() { raise(&closed_); }   // `close` or EOF
+  void raise(bool* flag);             // sets one of the flags below under mu_, wakes the waits
+  void offer_next(const char* args);  // `next ARGS`
   void wake_all_locked();
 
   mutable std::mutex mu_;
@@ -81,8 +81,8 @@ class StopSignal {
   Adapter* wake_targets_[kMaxWakeTargets] = {};  // a fixed array: nothing allocated on registering
   size_t n_wake_ = 0;
   std::atomic<bool> stop_{false};
-  bool go_ = false;  // under mu_
-  bool closed_ = false;  // under mu_
+  bool go_ = false;        // under mu_
+  bool closed_ = false;    // under mu_
   bool has_next_ = false;  // under mu_: a `next` line waits in next_
   std::string next_;       // under mu_
   std::atomic<int64_t> sent_{-1};

@@ -120,10 +120,19 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   j.raw("capabilities", caps.done()).raw("defaults", defaults.done());
   j.raw("limits", limits.done()).raw("limit_notes", notes.done());
   j.str("hosts", d.multi_host ? "any" : "one");
-  if (*d.remote_transport) j.str("remote_transport", d.remote_transport); else j.null("remote_transport");
+  if (*d.remote_transport)
+    j.str("remote_transport", d.remote_transport);
+  else
+    j.null("remote_transport");
   j.raw("leftovers", json_list(d.leftovers));
-  if (*d.service) j.str("service", d.service); else j.null("service");
-  if (*d.service_config) j.str("service_config", dir + d.service_config); else j.null("service_config");
+  if (*d.service)
+    j.str("service", d.service);
+  else
+    j.null("service");
+  if (*d.service_config)
+    j.str("service_config", dir + d.service_config);
+  else
+    j.null("service_config");
   j.boolean("writable_data", d.writable_data).boolean("concurrent_recv", d.concurrent_recv);
   j.str("notes", d.notes);
   if (*d.license) j.str("license", d.license);
@@ -141,7 +150,10 @@ std::string agent_event(const std::string& missing) {
     if (!item.empty() && colon != std::string::npos) {
       const size_t text = item.find_first_not_of(' ', colon + 1);
       gone += std::string(gone.size() > 1 ? "," : "") +
-              JsonObject().str("name", item.substr(0, colon)).str("reason", text == std::string::npos ? "" : item.substr(text)).done();
+              JsonObject()
+                  .str("name", item.substr(0, colon))
+                  .str("reason", text == std::string::npos ? "" : item.substr(text))
+                  .done();
     }
     start = end + 1;
   }

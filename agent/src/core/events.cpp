@@ -36,11 +36,13 @@ std::string stats_json(const Summary& s) {
   } else {
     o.real("mean", s.mean).real("std", s.std).num("min", s.min).num("max", s.max);
   }
-  const std::pair<const char*, const Pct*> pcts[] = {
-      {"p50", &s.p50}, {"p90", &s.p90}, {"p99", &s.p99}, {"p999", &s.p999}, {"p9999", &s.p9999},
-      {"p999999", &s.p999999}};
+  const std::pair<const char*, const Pct*> pcts[] = {{"p50", &s.p50},   {"p90", &s.p90},     {"p99", &s.p99},
+                                                     {"p999", &s.p999}, {"p9999", &s.p9999}, {"p999999", &s.p999999}};
   for (const auto& [name, p] : pcts) {
-    if (p->ok) o.num(name, p->v); else o.null(name);
+    if (p->ok)
+      o.num(name, p->v);
+    else
+      o.null(name);
   }
   o.real("relative_error", LatencyStats::kRelativeError);
   auto ci = [](const Interval& i) {
@@ -71,14 +73,19 @@ std::string convergence_json(const Convergence& c, int64_t divisor) {
     for (const auto& [name, r] : {std::pair<const char*, const Range&>{"rate", c.rate}, {"loss", c.loss}}) {
       JsonObject v;
       v.real("est", r.est);
-      if (r.valid) v.real("lo", r.lo).real("hi", r.hi); else v.null("lo").null("hi");
+      if (r.valid)
+        v.real("lo", r.lo).real("hi", r.hi);
+      else
+        v.null("lo").null("hi");
       o.raw(name, v.done());
     }
   }
   o.num("needed_ns", c.needed_ns);
-  const std::pair<const char*, const char*> whys[] = {
-      {"batches", c.why}, {"p50_ci", c.flow ? nullptr : c.p50.why}, {"p99_ci", c.flow ? nullptr : c.p99.why},
-      {"rate", c.flow ? c.rate.why : nullptr}, {"loss", c.flow ? c.loss.why : nullptr}};
+  const std::pair<const char*, const char*> whys[] = {{"batches", c.why},
+                                                      {"p50_ci", c.flow ? nullptr : c.p50.why},
+                                                      {"p99_ci", c.flow ? nullptr : c.p99.why},
+                                                      {"rate", c.flow ? c.rate.why : nullptr},
+                                                      {"loss", c.flow ? c.loss.why : nullptr}};
   for (const auto& [name, reason] : whys)
     if (reason) why.str(name, reason);
   o.raw("why", why.done());

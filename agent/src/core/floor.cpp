@@ -18,8 +18,12 @@ namespace {
 
 JsonObject header(const FloorOptions& o, const std::string& kind, const char* method, size_t size) {
   JsonObject j;
-  j.str("event", "floor").str("kind", kind).str("method", method).unum("size", size)
-      .ints("cpus", {o.cpu_a, o.cpu_b}).str("placement", placement_name(o.cpu_a, o.cpu_b))
+  j.str("event", "floor")
+      .str("kind", kind)
+      .str("method", method)
+      .unum("size", size)
+      .ints("cpus", {o.cpu_a, o.cpu_b})
+      .str("placement", placement_name(o.cpu_a, o.cpu_b))
       .str("wait", o.wait == WaitMode::spin ? "spin" : "block");
   return j;
 }
@@ -31,9 +35,12 @@ std::string measure(const FloorOptions& o, const std::string& kind, size_t size,
     LatencyStats stats;  // allocated before the timed loop
     const FloorResult r = floor_memcpy(o, size, batch, stats);
     const Summary s = stats.summarize();
-    return header(o, kind, "memcpy", size).unum("batch", batch).raw("batch_ns", stats_json(s))
+    return header(o, kind, "memcpy", size)
+        .unum("batch", batch)
+        .raw("batch_ns", stats_json(s))
         .real("bytes_per_s", s.p50.ok && s.p50.v > 0 ? double(size) * double(batch) * 1e9 / double(s.p50.v) : 0)
-        .num("elapsed_ns", r.elapsed_ns).done();
+        .num("elapsed_ns", r.elapsed_ns)
+        .done();
   }
   auto link = kind == "shm" ? make_shm_link() : make_socket_link(kind == "udp");
   if (kind == "udp" && size > kUdpMaxPayload)
@@ -45,8 +52,11 @@ std::string measure(const FloorOptions& o, const std::string& kind, size_t size,
     return "";
   }
   const Summary s = rtt.summarize();
-  return header(o, kind, link->method(), size).raw("rtt_ns", stats_json(s)).raw("latency_ns", stats_json(halve(s)))
-      .num("elapsed_ns", r.elapsed_ns).done();
+  return header(o, kind, link->method(), size)
+      .raw("rtt_ns", stats_json(s))
+      .raw("latency_ns", stats_json(halve(s)))
+      .num("elapsed_ns", r.elapsed_ns)
+      .done();
 }
 
 }  // namespace
@@ -68,9 +78,14 @@ int run_floor(const FloorOptions& o) {
       ++count;
     }
   }
-  emit(JsonObject().str("event", "floor_done").num("measurements", count).num("elapsed_ns", now_ns() - t0)
-           .num("budget_ns", o.budget_ns).ints("cpus", {o.cpu_a, o.cpu_b})
-           .str("placement", placement_name(o.cpu_a, o.cpu_b)).str("wait", o.wait == WaitMode::spin ? "spin" : "block")
+  emit(JsonObject()
+           .str("event", "floor_done")
+           .num("measurements", count)
+           .num("elapsed_ns", now_ns() - t0)
+           .num("budget_ns", o.budget_ns)
+           .ints("cpus", {o.cpu_a, o.cpu_b})
+           .str("placement", placement_name(o.cpu_a, o.cpu_b))
+           .str("wait", o.wait == WaitMode::spin ? "spin" : "block")
            .done());
   return 0;
 }

@@ -39,9 +39,9 @@ struct FloorOptions {
   std::vector<size_t> sizes;
   int cpu_a = -1, cpu_b = -1;  // the publisher's and the subscriber's core; -1: unpinned
   WaitMode wait = WaitMode::block;
-  int64_t budget_ns = 0;       // each measurement: warm-up (a tenth) and timed loop
-  int64_t timeout_ns = 0;      // how long one answer may take before the peer counts as gone
-  uint64_t iterations = 0;     // each measurement: at most this many timed samples
+  int64_t budget_ns = 0;    // each measurement: warm-up (a tenth) and timed loop
+  int64_t timeout_ns = 0;   // how long one answer may take before the peer counts as gone
+  uint64_t iterations = 0;  // each measurement: at most this many timed samples
   std::vector<std::string> kinds;
 };
 

@@ -28,7 +28,8 @@ FloorResult floor_memcpy(const FloorOptions& o, size_t size, size_t batch, Laten
   FloorResult r;
   std::vector<uint8_t> src(size, 0x5a), dst(size, 0);
   const int64_t warm_end = now_ns() + o.budget_ns / 10;
-  do copy_batch(dst.data(), src.data(), size, batch); while (now_ns() < warm_end);
+  do copy_batch(dst.data(), src.data(), size, batch);
+  while (now_ns() < warm_end);
   const int64_t t0 = now_ns(), end = t0 + o.budget_ns - o.budget_ns / 10;
   int64_t t1 = t0;
   for (uint64_t i = 0; i < o.iterations && t1 < end; ++i) {

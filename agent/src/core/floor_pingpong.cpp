@@ -31,7 +31,8 @@ std::string await_peer(int fd, int64_t timeout_ns) {
   pollfd p{fd, POLLIN, 0};
   const int ms = int(timeout_ns / 1'000'000) + 1;
   int r;
-  do r = poll(&p, 1, ms); while (r < 0 && errno == EINTR);
+  do r = poll(&p, 1, ms);
+  while (r < 0 && errno == EINTR);
   if (r == 0) return "did not start: " + no_answer(timeout_ns);
   char text[256];
   const ssize_t n = read(fd, text, sizeof text - 1);
@@ -87,7 +88,8 @@ FloorResult floor_pingpong(const FloorOptions& o, PingLink& link, size_t size, L
     // Warm-up: a tenth of the budget (one round trip at least), then the timed loop.
     const int64_t warm_end = now_ns() + o.budget_ns / 10;
     uint64_t seq = 0;
-    do r.error = link.ping(++seq); while (r.error.empty() && now_ns() < warm_end);
+    do r.error = link.ping(++seq);
+    while (r.error.empty() && now_ns() < warm_end);
     const int64_t t0 = now_ns(), end = t0 + o.budget_ns - o.budget_ns / 10;
     int64_t t1 = t0;
     for (uint64_t i = 0; r.error.empty() && i < o.iterations && t1 < end; ++i) {

@@ -102,8 +102,10 @@ class ShmLink : public PingLink {
         cpu_relax();
         if ((++spins % kSpinsPerClockRead) != 0) continue;
         const int64_t t = now_ns();
-        if (deadline == 0) deadline = t + timeout_ns_;
-        else if (t > deadline) return false;
+        if (deadline == 0)
+          deadline = t + timeout_ns_;
+        else if (t > deadline)
+          return false;
       }
       return true;
     }

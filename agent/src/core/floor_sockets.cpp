@@ -53,7 +53,8 @@ class SocketLink : public PingLink {
   void serve() override {
     for (;;) {
       std::string e;
-      do e = receive(fd_[1]); while (e == no_answer(timeout_ns_));  // the peer waits as long as it takes
+      do e = receive(fd_[1]);
+      while (e == no_answer(timeout_ns_));  // the peer waits as long as it takes
       if (!e.empty() || !transmit(fd_[1], in_.data()).empty()) return;
     }
   }
@@ -128,7 +129,8 @@ class SocketLink : public PingLink {
     while (got < size_) {
       const ssize_t n = recv(fd, in_.data() + got, size_ - got, flags_);
       if (n > 0 && datagram_) {
-        if (size_t(n) != size_) return "a datagram of " + std::to_string(n) + " bytes instead of " + std::to_string(size_);
+        if (size_t(n) != size_)
+          return "a datagram of " + std::to_string(n) + " bytes instead of " + std::to_string(size_);
         got = size_;
       } else if (n > 0) {
         got += size_t(n);

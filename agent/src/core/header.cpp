@@ -61,13 +61,20 @@ HeaderCheck decode_header(const uint8_t* buf, size_t len, const RunKey& key, Hea
 
 const char* to_string(HeaderCheck c) {
   switch (c) {
-    case HeaderCheck::ok: return "ok";
-    case HeaderCheck::too_short: return "too short";
-    case HeaderCheck::bad_magic: return "bad magic";
-    case HeaderCheck::bad_version: return "bad version";
-    case HeaderCheck::bad_flags: return "unknown flags";
-    case HeaderCheck::wrong_run: return "not this run's (tag)";
-    case HeaderCheck::wrong_size: return "size mismatch";
+    case HeaderCheck::ok:
+      return "ok";
+    case HeaderCheck::too_short:
+      return "too short";
+    case HeaderCheck::bad_magic:
+      return "bad magic";
+    case HeaderCheck::bad_version:
+      return "bad version";
+    case HeaderCheck::bad_flags:
+      return "unknown flags";
+    case HeaderCheck::wrong_run:
+      return "not this run's (tag)";
+    case HeaderCheck::wrong_size:
+      return "size mismatch";
   }
   return "?";
 }

@@ -23,11 +23,11 @@ constexpr size_t kHeaderSize = 32;
 constexpr size_t kTagBytes = 6;
 
 enum Flags : uint8_t {
-  kFlagWarmup = 1,  // not counted in any statistic
-  kFlagPing = 2,    // the subscriber must echo this sample
-  kFlagPong = 4,    // an echo, travelling subscriber -> publisher
-  kFlagBurstFirst = 8,   // burst mode: the first sample of a burst
-  kFlagBurstLast = 16,   // ... and the last
+  kFlagWarmup = 1,      // not counted in any statistic
+  kFlagPing = 2,        // the subscriber must echo this sample
+  kFlagPong = 4,        // an echo, travelling subscriber -> publisher
+  kFlagBurstFirst = 8,  // burst mode: the first sample of a burst
+  kFlagBurstLast = 16,  // ... and the last
 };
 constexpr uint8_t kKnownFlags = kFlagWarmup | kFlagPing | kFlagPong | kFlagBurstFirst | kFlagBurstLast;
 
@@ -36,9 +36,9 @@ struct Header {
   uint8_t version;
   uint8_t flags;
   uint8_t tag[kTagBytes];  // written by encode_header
-  uint32_t size;     // total message size in bytes, header included
+  uint32_t size;           // total message size in bytes, header included
   uint64_t seq;
-  int64_t send_ns;   // publisher's (intended) send time, CLOCK_MONOTONIC
+  int64_t send_ns;  // publisher's (intended) send time, CLOCK_MONOTONIC
 };
 static_assert(sizeof(Header) == kHeaderSize, "header layout");
 

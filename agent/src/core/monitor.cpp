@@ -77,7 +77,11 @@ Convergence judge(const FlowBatches& f, double precision, double confidence, con
 
 Monitor::Monitor(const LatencyStats& s, double precision, double confidence, int64_t max_ns,
                  std::function<void(int64_t)> on_converged, Flow flow)
-    : s_(s), precision_(precision), confidence_(confidence), max_ns_(max_ns), on_converged_(std::move(on_converged)),
+    : s_(s),
+      precision_(precision),
+      confidence_(confidence),
+      max_ns_(max_ns),
+      on_converged_(std::move(on_converged)),
       flow_(flow) {}
 
 void Monitor::start(int64_t t0_ns) {
@@ -88,9 +92,7 @@ void Monitor::start(int64_t t0_ns) {
   });
 }
 
-uint64_t Monitor::seen() const {
-  return flow_.received ? flow_.received->load(std::memory_order_relaxed) : s_.count();
-}
+uint64_t Monitor::seen() const { return flow_.received ? flow_.received->load(std::memory_order_relaxed) : s_.count(); }
 
 void Monitor::run() {
   std::unique_lock<std::mutex> lk(mu_);

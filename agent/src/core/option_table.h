@@ -69,47 +69,96 @@ struct OptionRow {
   const char* name;
   Kind kind;
   Group group;
-  double min = 0, max = 0;                 // numbers: the range; history: the depth's; list: each item's
-  Kind item = Kind::count;                 // list: what each item is
-  unsigned items_min = 1, items_max = 1;   // list: how many items
-  const char* choices = "";                // the value must be one of these ("" = any; for a choice
-                                           // gated by a capability: the adapter's list)
-  const char* def = nullptr;               // the default, as argv text; nullptr: none (the adapter's own)
-  const char* capability = "";             // the adapter capability that gates it ("" none)
-  const char* refusal = "";                // why an adapter without it refuses the option
-  unsigned modes = kAnyMode;               // bits (1 << Mode) it applies to
+  double min = 0, max = 0;                // numbers: the range; history: the depth's; list: each item's
+  Kind item = Kind::count;                // list: what each item is
+  unsigned items_min = 1, items_max = 1;  // list: how many items
+  const char* choices = "";               // the value must be one of these ("" = any; for a choice
+                                          // gated by a capability: the adapter's list)
+  const char* def = nullptr;              // the default, as argv text; nullptr: none (the adapter's own)
+  const char* capability = "";            // the adapter capability that gates it ("" none)
+  const char* refusal = "";               // why an adapter without it refuses the option
+  unsigned modes = kAnyMode;              // bits (1 << Mode) it applies to
   unsigned roles = kBothRoles;
   Command command = Command::run;
-  bool required = false;                   // in every mode and role it applies to
-  bool point_key = false;                  // identifies a test point (sweeps, resume, compare)
-  bool pair = false;                       // may change between the points of one agent pair (--reuse, `next`)
-  const char* record = "";                 // its field in the controller's record ("qos.history"; "" none)
-  const char* label = "";                  // its part of a QoS label ("{}" = the value; "" none)
-  bool label_default = false;              // the label shows the default value too
+  bool required = false;       // in every mode and role it applies to
+  bool point_key = false;      // identifies a test point (sweeps, resume, compare)
+  bool pair = false;           // may change between the points of one agent pair (--reuse, `next`)
+  const char* record = "";     // its field in the controller's record ("qos.history"; "" none)
+  const char* label = "";      // its part of a QoS label ("{}" = the value; "" none)
+  bool label_default = false;  // the label shows the default value too
   const char* help = "";
   void (*set)(Options&, const Value&) = nullptr;
 
   // Builder: OptionRow("size", Kind::bytes, Group::point).range(32, 1 << 30)...
-  OptionRow& range(double lo, double hi) { min = lo; max = hi; return *this; }
-  OptionRow& items(unsigned lo, unsigned hi) { items_min = lo; items_max = hi; return *this; }
-  OptionRow& each(Kind k) { item = k; return *this; }
-  OptionRow& among(const char* c) { choices = c; return *this; }
-  OptionRow& by_default(const char* d) { def = d; return *this; }
-  OptionRow& gated(const char* cap, const char* why) { capability = cap; refusal = why; return *this; }
-  OptionRow& in_modes(unsigned m) { modes = m; return *this; }
-  OptionRow& for_roles(unsigned r) { roles = r; return *this; }
-  OptionRow& of(Command c) { command = c; return *this; }
-  OptionRow& needed() { required = true; return *this; }
-  OptionRow& per_point() { pair = true; return *this; }
-  OptionRow& key(const char* record_name) { point_key = true; record = record_name; return *this; }
-  OptionRow& recorded(const char* record_name) { record = record_name; return *this; }
+  OptionRow& range(double lo, double hi) {
+    min = lo;
+    max = hi;
+    return *this;
+  }
+  OptionRow& items(unsigned lo, unsigned hi) {
+    items_min = lo;
+    items_max = hi;
+    return *this;
+  }
+  OptionRow& each(Kind k) {
+    item = k;
+    return *this;
+  }
+  OptionRow& among(const char* c) {
+    choices = c;
+    return *this;
+  }
+  OptionRow& by_default(const char* d) {
+    def = d;
+    return *this;
+  }
+  OptionRow& gated(const char* cap, const char* why) {
+    capability = cap;
+    refusal = why;
+    return *this;
+  }
+  OptionRow& in_modes(unsigned m) {
+    modes = m;
+    return *this;
+  }
+  OptionRow& for_roles(unsigned r) {
+    roles = r;
+    return *this;
+  }
+  OptionRow& of(Command c) {
+    command = c;
+    return *this;
+  }
+  OptionRow& needed() {
+    required = true;
+    return *this;
+  }
+  OptionRow& per_point() {
+    pair = true;
+    return *this;
+  }
+  OptionRow& key(const char* record_name) {
+    point_key = true;
+    record = record_name;
+    return *this;
+  }
+  OptionRow& recorded(const char* record_name) {
+    record = record_name;
+    return *this;
+  }
   OptionRow& labelled(const char* format, bool show_default = false) {
     label = format;
     label_default = show_default;
     return *this;
   }
-  OptionRow& says(const char* text) { help = text; return *this; }
-  OptionRow& sets(void (*f)(Options&, const Value&)) { set = f; return *this; }
+  OptionRow& says(const char* text) {
+    help = text;
+    return *this;
+  }
+  OptionRow& sets(void (*f)(Options&, const Value&)) {
+    set = f;
+    return *this;
+  }
 };
 
 // An adapter limit on an option's value: value > the adapter's limit (when
@@ -120,7 +169,7 @@ struct LimitRule {
   const char* limit;  // a name of Description::limit(): max_size, max_subscribers, max_readers_per_process
   const char* when;
   const char* is;
-  const char* text;   // "{mw} <text>": {limit} is the adapter's limit
+  const char* text;  // "{mw} <text>": {limit} is the adapter's limit
 };
 
 // Two values that cannot go together: `option` = `value` and `other` = `other_value`.

@@ -67,7 +67,10 @@ bool within(const OptionRow& r, double v) { return v >= r.min && v <= r.max; }
 
 // A number in JSON: an integer where it is one (and exact), else a real.
 void number(JsonObject& j, const char* key, double v) {
-  if (std::fabs(v) < 9007199254740992.0 && v == std::floor(v)) j.num(key, int64_t(v)); else j.real(key, v);
+  if (std::fabs(v) < 9007199254740992.0 && v == std::floor(v))
+    j.num(key, int64_t(v));
+  else
+    j.real(key, v);
 }
 
 // A list item as JSON: a whole number or a string (lists hold no reals or flags).
@@ -83,40 +86,56 @@ const char* mode_names[] = {"latency", "throughput", "rate", "burst"};
 
 const char* to_string(Kind k) {
   switch (k) {
-    case Kind::bytes: return "bytes";
-    case Kind::ns: return "ns";
-    case Kind::hz: return "hz";
-    case Kind::count: return "count";
-    case Kind::integer: return "integer";
-    case Kind::fraction: return "fraction";
-    case Kind::choice: return "choice";
-    case Kind::flag: return "flag";
-    case Kind::history: return "history";
-    case Kind::text: return "text";
-    case Kind::list: return "list";
+    case Kind::bytes:
+      return "bytes";
+    case Kind::ns:
+      return "ns";
+    case Kind::hz:
+      return "hz";
+    case Kind::count:
+      return "count";
+    case Kind::integer:
+      return "integer";
+    case Kind::fraction:
+      return "fraction";
+    case Kind::choice:
+      return "choice";
+    case Kind::flag:
+      return "flag";
+    case Kind::history:
+      return "history";
+    case Kind::text:
+      return "text";
+    case Kind::list:
+      return "list";
   }
   return "?";
 }
 
-const char* unit_of(Kind k) {
-  return k == Kind::bytes ? "B" : k == Kind::ns ? "ns" : k == Kind::hz ? "Hz" : "";
-}
+const char* unit_of(Kind k) { return k == Kind::bytes ? "B" : k == Kind::ns ? "ns" : k == Kind::hz ? "Hz" : ""; }
 
 const char* to_string(Command c) {
   switch (c) {
-    case Command::run: return "run";
-    case Command::wakeup: return "wakeup";
-    case Command::floor: return "floor";
+    case Command::run:
+      return "run";
+    case Command::wakeup:
+      return "wakeup";
+    case Command::floor:
+      return "floor";
   }
   return "?";
 }
 
 const char* to_string(Group g) {
   switch (g) {
-    case Group::point: return "point";
-    case Group::qos: return "qos";
-    case Group::measure: return "measure";
-    case Group::control: return "control";
+    case Group::point:
+      return "point";
+    case Group::qos:
+      return "qos";
+    case Group::measure:
+      return "measure";
+    case Group::control:
+      return "control";
   }
   return "?";
 }
@@ -183,11 +202,13 @@ std::string parse_value(const OptionRow& r, const std::string& text, Value* v) {
         start = end + 1;
       }
       if (ok && v->list.size() >= r.items_min) return "";
-      const std::string count = r.items_min == r.items_max ? std::to_string(r.items_min)
-                                                           : std::to_string(r.items_min) + " to " + std::to_string(r.items_max);
+      const std::string count = r.items_min == r.items_max
+                                    ? std::to_string(r.items_min)
+                                    : std::to_string(r.items_min) + " to " + std::to_string(r.items_max);
       return "must be " + count + " comma-separated " +
-             (r.item == Kind::choice ? "words of: " + spaced(r.choices)
-              : r.item == Kind::bytes ? "whole numbers of bytes " + range : "whole numbers " + range);
+             (r.item == Kind::choice  ? "words of: " + spaced(r.choices)
+              : r.item == Kind::bytes ? "whole numbers of bytes " + range
+                                      : "whole numbers " + range);
     }
   }
   if (*r.choices) {  // a number that must also be one of a few
@@ -214,28 +235,47 @@ std::string options_event() {
       j.null("min").null("max");
     }
     if (r.kind == Kind::list)
-      j.str("item", to_string(r.item)).raw("items", "[" + std::to_string(r.items_min) + "," + std::to_string(r.items_max) + "]");
-    if (*r.choices) j.raw("choices", json_list(r.choices)); else j.null("choices");
+      j.str("item", to_string(r.item))
+          .raw("items", "[" + std::to_string(r.items_min) + "," + std::to_string(r.items_max) + "]");
+    if (*r.choices)
+      j.raw("choices", json_list(r.choices));
+    else
+      j.null("choices");
     if (r.def == nullptr) {
       j.null("default");
     } else {
       Value v;
       parse_value(r, r.def, &v);  // a unit test checks every default parses
       switch (r.kind) {
-        case Kind::bytes: case Kind::count: j.unum("default", v.u); break;
-        case Kind::ns: case Kind::integer: j.num("default", v.i); break;
-        case Kind::hz: case Kind::fraction: j.real("default", v.d); break;
-        case Kind::flag: j.boolean("default", v.b); break;
+        case Kind::bytes:
+        case Kind::count:
+          j.unum("default", v.u);
+          break;
+        case Kind::ns:
+        case Kind::integer:
+          j.num("default", v.i);
+          break;
+        case Kind::hz:
+        case Kind::fraction:
+          j.real("default", v.d);
+          break;
+        case Kind::flag:
+          j.boolean("default", v.b);
+          break;
         case Kind::list: {
           std::string items = "[";
           for (const Value& item : v.list) items += (items.size() > 1 ? "," : "") + item_json(k, item);
           j.raw("default", items + "]");
           break;
         }
-        default: j.str("default", r.def);
+        default:
+          j.str("default", r.def);
       }
     }
-    if (*r.capability) j.str("capability", r.capability).str("refusal", r.refusal); else j.null("capability").null("refusal");
+    if (*r.capability)
+      j.str("capability", r.capability).str("refusal", r.refusal);
+    else
+      j.null("capability").null("refusal");
     std::vector<std::string> modes, roles;
     for (unsigned m = 0; m < 4; ++m)
       if (r.modes & (1u << m)) modes.push_back(mode_names[m]);
@@ -243,8 +283,14 @@ std::string options_event() {
     if (r.roles & kSub) roles.push_back("sub");
     j.strs("modes", modes).strs("roles", roles).str("command", to_string(r.command));
     j.boolean("required", r.required).boolean("point_key", r.point_key).boolean("pair", r.pair);
-    if (*r.record) j.str("record", r.record); else j.null("record");
-    if (*r.label) j.str("label", r.label).boolean("label_default", r.label_default); else j.null("label").boolean("label_default", false);
+    if (*r.record)
+      j.str("record", r.record);
+    else
+      j.null("record");
+    if (*r.label)
+      j.str("label", r.label).boolean("label_default", r.label_default);
+    else
+      j.null("label").boolean("label_default", false);
     j.str("help", r.help);
     rows += (rows.size() > 1 ? "," : "") + j.done();
   }
@@ -252,17 +298,27 @@ std::string options_event() {
   for (const LimitRule& l : limit_rules()) {
     JsonObject j;
     j.str("option", l.option).str("limit", l.limit);
-    if (*l.when) j.str("when", l.when).str("is", l.is); else j.null("when").null("is");
+    if (*l.when)
+      j.str("when", l.when).str("is", l.is);
+    else
+      j.null("when").null("is");
     limits += (limits.size() > 1 ? "," : "") + j.str("text", l.text).done();
   }
   std::string conflicts = "[";
   for (const ConflictRule& c : conflict_rules())
     conflicts += (conflicts.size() > 1 ? "," : "") + JsonObject()
-                                                          .str("option", c.option).str("value", c.value)
-                                                          .str("other", c.other).str("other_value", c.other_value)
-                                                          .str("text", c.text).done();
-  return JsonObject().str("event", "options").raw("options", rows + "]").raw("limits", limits + "]")
-      .raw("conflicts", conflicts + "]").done();
+                                                         .str("option", c.option)
+                                                         .str("value", c.value)
+                                                         .str("other", c.other)
+                                                         .str("other_value", c.other_value)
+                                                         .str("text", c.text)
+                                                         .done();
+  return JsonObject()
+      .str("event", "options")
+      .raw("options", rows + "]")
+      .raw("limits", limits + "]")
+      .raw("conflicts", conflicts + "]")
+      .done();
 }
 
 }  // namespace mwperf

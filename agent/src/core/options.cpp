@@ -12,10 +12,14 @@ const char* to_string(StampClock c) { return c == StampClock::realtime ? "realti
 
 const char* to_string(Mode m) {
   switch (m) {
-    case Mode::latency: return "latency";
-    case Mode::throughput: return "throughput";
-    case Mode::rate: return "rate";
-    case Mode::burst: return "burst";
+    case Mode::latency:
+      return "latency";
+    case Mode::throughput:
+      return "throughput";
+    case Mode::rate:
+      return "rate";
+    case Mode::burst:
+      return "burst";
   }
   return "?";
 }
@@ -61,7 +65,8 @@ std::string check_run(const Options& o) {
   static const char* const roles[] = {"pub", "sub"};
   const unsigned role = o.role == Role::pub ? kPub : kSub, mode = 1u << unsigned(o.mode);
   for (const auto& [row, text] : o.given) {
-    if (!(row->roles & role)) return "--" + std::string(row->name) + ": only for --role " + names(row->roles, roles, 2, " or ");
+    if (!(row->roles & role))
+      return "--" + std::string(row->name) + ": only for --role " + names(row->roles, roles, 2, " or ");
     if (!(row->modes & mode))
       return "--" + std::string(row->name) + ": only with --mode " + names(row->modes, modes, 4, " or ");
   }
@@ -171,14 +176,14 @@ std::string parse_next(const Options& base, const std::string& args, uint32_t po
     if (a.rfind("--", 0) != 0) return "next: unexpected argument '" + a + "'";
     const OptionRow* row = find_option(a.substr(2));
     if (row == nullptr) return "next: " + a + ": unknown option";
-    if (!row->pair)
-      return "next: " + a + ": cannot change between the points of one agent pair (a fresh pair can)";
+    if (!row->pair) return "next: " + a + ": cannot change between the points of one agent pair (a fresh pair can)";
     if (i + 1 >= words.size()) return "next: " + a + ": missing value";
     const std::string& text = words[++i];
     for (const auto& g : given)
       if (g.first == row) return "next: " + a + ": given twice";
     Value v;
-    if (const std::string why = parse_value(*row, text, &v); !why.empty()) return "next: " + a + ": '" + text + "' " + why;
+    if (const std::string why = parse_value(*row, text, &v); !why.empty())
+      return "next: " + a + ": '" + text + "' " + why;
     row->set(o, v);
     given.emplace_back(row, text);
   }

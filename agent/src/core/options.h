@@ -21,11 +21,11 @@ const char* to_string(StampClock c);
 // Limits the option table's ranges are made of (core/option_table.cpp).
 constexpr int kMaxHistoryDepth = 1000000;
 constexpr uint32_t kMaxInstances = 10000000;
-constexpr double kMaxRateHz = 1e9;                         // a period of at least 1 ns
-constexpr int64_t kMaxDurationNs = int64_t(1) << 55;       // about 1 year, far inside int64 arithmetic
-constexpr uint32_t kMaxReaders = 64;                      // --subscribers: the stop signal wakes this many readers
-constexpr uint32_t kMaxPublishers = 64;                   // --publishers: the sequence spaces one subscriber tracks
-constexpr int kPublisherShift = 48;                       // publisher p's sequence numbers start at --seq-start + p << 48
+constexpr double kMaxRateHz = 1e9;                    // a period of at least 1 ns
+constexpr int64_t kMaxDurationNs = int64_t(1) << 55;  // about 1 year, far inside int64 arithmetic
+constexpr uint32_t kMaxReaders = 64;                  // --subscribers: the stop signal wakes this many readers
+constexpr uint32_t kMaxPublishers = 64;               // --publishers: the sequence spaces one subscriber tracks
+constexpr int kPublisherShift = 48;                   // publisher p's sequence numbers start at --seq-start + p << 48
 
 struct OptionRow;
 
@@ -45,29 +45,29 @@ struct Options {
   int64_t duration_ns = 0;
   int64_t warmup_ns = 0;
   uint64_t latency_count = 0;
-  uint64_t demand = 0;            // burst mode: samples written back to back per burst
-  int64_t burst_gap_ns = 0;       // burst mode: the pause after each burst
-  uint32_t subscribers = 1;       // the point's subscribers (the publisher waits for as many)
+  uint64_t demand = 0;                  // burst mode: samples written back to back per burst
+  int64_t burst_gap_ns = 0;             // burst mode: the pause after each burst
+  uint32_t subscribers = 1;             // the point's subscribers (the publisher waits for as many)
   bool subscribers_as_threads = false;  // sub: the N subscribers are N readers of this process
-  uint32_t subscriber_index = 0;  // sub, as processes: which one this process is
-  int64_t slow_ns = 0;            // the slow subscriber's sleep after each sample (--slow-subscriber)
-  std::string payload = "pattern";  // what the body of every message holds (core/payload.h)
-  bool check_payload = false;     // sub: compare every measured sample's body with what --payload sends
-  uint32_t publishers = 1;        // sub: the topic's publishers, each its own sequence space (N:M)
+  uint32_t subscriber_index = 0;        // sub, as processes: which one this process is
+  int64_t slow_ns = 0;                  // the slow subscriber's sleep after each sample (--slow-subscriber)
+  std::string payload = "pattern";      // what the body of every message holds (core/payload.h)
+  bool check_payload = false;           // sub: compare every measured sample's body with what --payload sends
+  uint32_t publishers = 1;              // sub: the topic's publishers, each its own sequence space (N:M)
   // Set per reader by reader_options(), not options: this reader's place
   // among the readers of this process, and whether it answers pings.
   uint32_t readers = 1;
   uint32_t reader = 0;
   bool echo = true;
-  uint64_t samples = 0;           // pub: stop after this many measured samples (0: run for the duration)
-  std::string samples_out;        // file for the headline latency samples (little-endian int64 ns)
-  size_t samples_max = 0;         // at most this many, evenly strided over the run
+  uint64_t samples = 0;     // pub: stop after this many measured samples (0: run for the duration)
+  std::string samples_out;  // file for the headline latency samples (little-endian int64 ns)
+  size_t samples_max = 0;   // at most this many, evenly strided over the run
   std::string host;
   uint16_t port = 0;
   std::vector<uint16_t> ports;  // --port P[,P...]: every subscriber's (fan-out); port = the first
   int cpu = -1;
   WaitMode wait = WaitMode::block;
-  uint32_t run_id = 1;            // names the run's topics, ports and segments
+  uint32_t run_id = 1;  // names the run's topics, ports and segments
   // The key of every message's tag (core/header.h): from the run id unless
   // --key stdin, when the controller hands it over as the first line on
   // stdin (`key <32 hex digits>`; read_run_key in core/control.h).
@@ -84,8 +84,8 @@ struct Options {
   // `next`), and which point of the pair these options are (0 the first).
   uint64_t reuse = 0;
   uint32_t pair_point = 0;
-  double precision = 0;     // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
-  double confidence = 0;    // of every interval reported and of the stop rule
+  double precision = 0;   // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
+  double confidence = 0;  // of every interval reported and of the stop rule
   StampClock clock = StampClock::monotonic;
   int64_t clock_offset_ns = 0;  // sub: subtracted from every one-way latency (the other host's clock offset)
   // sub: how far a send stamp may lie outside [this agent's start, now] and

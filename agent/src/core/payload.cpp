@@ -61,7 +61,8 @@ std::string Payload::load(const std::string& spec, size_t size) {
   for (size_t got; (got = std::fread(block, 1, sizeof block, f)) > 0;) data.insert(data.end(), block, block + got);
   std::fclose(f);
   n_ = data.size() / chunk;  // a tail shorter than a chunk is not sent
-  if (n_ == 0) return "holds " + std::to_string(data.size()) + " bytes, less than one sample's " + std::to_string(chunk);
+  if (n_ == 0)
+    return "holds " + std::to_string(data.size()) + " bytes, less than one sample's " + std::to_string(chunk);
   buf_.assign(n_ * size, 0);
   for (size_t k = 0; k < n_; ++k) std::memcpy(&buf_[k * size + kHeaderSize], &data[k * chunk], chunk);
   return "";

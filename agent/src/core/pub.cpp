@@ -45,10 +45,18 @@ Outcome Publisher::run(int64_t discovery_ns, const Footprint& footprint) {
   }
   const int64_t warm_end = now_ns() + o_.warmup_ns;
   switch (o_.mode) {
-    case Mode::latency: listen ? latency_driven(warm_end) : latency_pulled(warm_end); break;
-    case Mode::throughput: throughput(warm_end); break;
-    case Mode::rate: rate(warm_end); break;
-    case Mode::burst: burst(warm_end); break;
+    case Mode::latency:
+      listen ? latency_driven(warm_end) : latency_pulled(warm_end);
+      break;
+    case Mode::throughput:
+      throughput(warm_end);
+      break;
+    case Mode::rate:
+      rate(warm_end);
+      break;
+    case Mode::burst:
+      burst(warm_end);
+      break;
   }
   const int64_t t1 = now_ns();
   const Usage u1 = usage_now();
@@ -85,14 +93,21 @@ std::string Publisher::result(int64_t discovery_ns, const Footprint& footprint, 
     j.null("scheduled").null("unsent");
     j.real("achieved_hz", elapsed > 0 ? double(sent_) * 1e9 / double(elapsed) : 0.0);
   }
-  j.unum("pongs", pongs_).unum("ping_sent", ping_sent_).unum("ping_lost", ping_lost_).num("ping_timeout_ns", o_.ping_timeout_ns);
+  j.unum("pongs", pongs_)
+      .unum("ping_sent", ping_sent_)
+      .unum("ping_lost", ping_lost_)
+      .num("ping_timeout_ns", o_.ping_timeout_ns);
   j.unum("late_pongs", late_pongs_).unum("send_errors", send_errors_).unum("send_timeouts", send_timeouts_);
   j.unum("foreign", foreign_);
   j.num("discovery_ns", discovery_ns).boolean("stopped_early", stop_.requested());
-  j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 2))
+  j.num("converged_after_ns", monitor_.at().after_ns)
+      .raw("convergence", convergence_json(monitor_.at(), 2))
       .raw("last_look", convergence_json(monitor_.last_look(), 2));
   j.num("cpu_user_ns", u1.user_ns - u0_.user_ns).num("cpu_sys_ns", u1.sys_ns - u0_.sys_ns);
-  j.num("cpu_window_ns", elapsed).str("cpu_window", "first measured sample sent to the last").num("maxrss_kb", u1.maxrss_kb).raw("threads", threads_json(u0_, u1));
+  j.num("cpu_window_ns", elapsed)
+      .str("cpu_window", "first measured sample sent to the last")
+      .num("maxrss_kb", u1.maxrss_kb)
+      .raw("threads", threads_json(u0_, u1));
   if (o_.mode == Mode::burst) {
     j.null("rtt_ns").null("latency_ns").null("send_lag_ns");
   } else if (o_.mode == Mode::rate) {

@@ -14,8 +14,10 @@ void Publisher::burst(int64_t warm_end) {
       uint8_t flags = (i == 0 ? kFlagBurstFirst : 0) | (i + 1 == o_.demand ? kFlagBurstLast : 0);
       if (warm) flags |= kFlagWarmup;
       if (send(flags, warm ? warm_seq_ : seq_, stamp(t))) {
-        if (warm) ++warm_seq_, ++warmup_sent_;
-        else ++sent_, ++seq_;
+        if (warm)
+          ++warm_seq_, ++warmup_sent_;
+        else
+          ++sent_, ++seq_;
       }
     }
     if (o_.qos.batch) ad_.flush();

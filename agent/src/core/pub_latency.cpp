@@ -18,7 +18,12 @@ void Publisher::next_ping() {
   }
   const bool warm = ph == Phase::warmup;
   const uint64_t seq = warm ? warm_seq_++ : seq_++;
-  if (warm) ++warmup_sent_; else { ++sent_; ++ping_sent_; }
+  if (warm)
+    ++warmup_sent_;
+  else {
+    ++sent_;
+    ++ping_sent_;
+  }
   ping_at_.store(t, std::memory_order_relaxed);
   outstanding_.store(seq, std::memory_order_release);  // before the send: a pong may come back at once
   if (send(kFlagPing | (warm ? kFlagWarmup : 0), seq, stamp(t))) return;
@@ -27,7 +32,14 @@ void Publisher::next_ping() {
     // Not sent (the middleware's blocking time ran out, e.g. a keep-all
     // history that stayed full): its count and its sequence number go back,
     // as in the other modes, or the subscriber sees a number past the sent.
-    if (warm) { --warmup_sent_; --warm_seq_; } else { --sent_; --ping_sent_; --seq_; }
+    if (warm) {
+      --warmup_sent_;
+      --warm_seq_;
+    } else {
+      --sent_;
+      --ping_sent_;
+      --seq_;
+    }
     retry_.store(true, std::memory_order_release);  // the main thread starts the next one
   }
 }

@@ -14,9 +14,12 @@ void Publisher::pull_pongs() {
     const uint8_t* data = nullptr;
     size_t len = 0;
     const Errc e = ad_.recv(&data, &len, wakeable ? -1 : kBlockSliceNs);
-    if (e == Errc::ok) on_message(data, len);
-    else if (e == Errc::too_big) ++foreign_;
-    else if (e != Errc::timeout) return;  // e.g. the stream closed at the end
+    if (e == Errc::ok)
+      on_message(data, len);
+    else if (e == Errc::too_big)
+      ++foreign_;
+    else if (e != Errc::timeout)
+      return;  // e.g. the stream closed at the end
   }
 }
 
@@ -34,8 +37,8 @@ void Publisher::throughput(int64_t warm_end) {
   for (uint64_t i = 0; error_.empty(); ++i) {
     const int64_t t = now_ns();
     if (done(t)) break;
-    const bool ping = o_.latency_count > 0 && i % o_.latency_count == 0 &&
-                      outstanding_.load(std::memory_order_relaxed) == kNone;
+    const bool ping =
+        o_.latency_count > 0 && i % o_.latency_count == 0 && outstanding_.load(std::memory_order_relaxed) == kNone;
     if (ping) {
       ping_at_.store(t, std::memory_order_relaxed);
       outstanding_.store(seq_, std::memory_order_release);
@@ -54,8 +57,10 @@ void Publisher::throughput(int64_t warm_end) {
   if (o_.qos.batch) ad_.flush();  // what the last packet holds goes out now
   const int64_t last = now_ns() + o_.ping_timeout_ns + kWatchNs;
   while (outstanding_.load(std::memory_order_acquire) != kNone && now_ns() < last) {
-    if (!pong_thread_.joinable() && !listening_) poll_pong();
-    else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!pong_thread_.joinable() && !listening_)
+      poll_pong();
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     expire(now_ns());
   }
 }

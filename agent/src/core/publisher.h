@@ -34,7 +34,7 @@ namespace mwperf {
 
 constexpr uint64_t kMaxConsecutiveSendErrors = 1000;
 constexpr uint64_t kNone = ~uint64_t(0);
-constexpr int64_t kWatchNs = 100'000'000;   // how often a lost ping is looked for
+constexpr int64_t kWatchNs = 100'000'000;               // how often a lost ping is looked for
 constexpr uint64_t kWarmSeqOffset = uint64_t(1) << 62;  // warm-up pings never share a sequence number
 
 enum class Phase { warmup, measure, stopping };
@@ -42,9 +42,14 @@ enum class Phase { warmup, measure, stopping };
 class Publisher final : public Session {
  public:
   Publisher(const Options& o, Adapter& ad, StopSignal& stop)
-      : o_(o), ad_(ad), stop_(stop), rtt_(pings() ? o.samples_max : 0), lag_(0),
+      : o_(o),
+        ad_(ad),
+        stop_(stop),
+        rtt_(pings() ? o.samples_max : 0),
+        lag_(0),
         // the stop of a throughput point watches the subscriber's flow, not the pings
-        monitor_(rtt_, o.mode == Mode::latency ? o.precision : 0, o.confidence, o.duration_ns), gate_(*this),
+        monitor_(rtt_, o.mode == Mode::latency ? o.precision : 0, o.confidence, o.duration_ns),
+        gate_(*this),
         base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0) {
     hdr_ = Header{kMagic, kHeaderVersion, 0, {}, uint32_t(o.size), 0, 0};
     payload_error_ = payload_.load(o.payload, o.size);
@@ -54,7 +59,9 @@ class Publisher final : public Session {
 
   ~Publisher() override { stop_threads(); }
 
-  size_t own_bytes() const override { return payload_.memory_bytes() + rtt_.memory_bytes() + lag_.memory_bytes() + monitor_.memory_bytes(); }
+  size_t own_bytes() const override {
+    return payload_.memory_bytes() + rtt_.memory_bytes() + lag_.memory_bytes() + monitor_.memory_bytes();
+  }
 
   // The core's handler of everything that comes back (pongs).
   void on_message(const uint8_t* data, size_t len);
@@ -69,9 +76,7 @@ class Publisher final : public Session {
   bool counted_out() const { return o_.samples > 0 && sent_ >= o_.samples; }
   // The measured phase is over: its end, the controller's stop, the adaptive
   // stop, or --samples.
-  bool done(int64_t t) const {
-    return t >= end_ || stop_.requested() || monitor_.converged() || counted_out();
-  }
+  bool done(int64_t t) const { return t >= end_ || stop_.requested() || monitor_.converged() || counted_out(); }
 
   void begin_measuring(int64_t t0) {
     t0_ = t0;
@@ -101,8 +106,7 @@ class Publisher final : public Session {
     }
     ++send_errors_;
     if (++consecutive_errors_ >= kMaxConsecutiveSendErrors && error_.empty())
-      error_ = o_.mw + ": " + std::to_string(consecutive_errors_) +
-               " sends failed in a row, last: " + ad_.last_error();
+      error_ = o_.mw + ": " + std::to_string(consecutive_errors_) + " sends failed in a row, last: " + ad_.last_error();
     return false;
   }
 

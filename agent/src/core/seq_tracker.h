@@ -20,10 +20,10 @@ class SeqTracker {
   enum class Verdict { fresh, duplicate, too_old, before_first };
   Verdict on_seq(uint64_t seq);
 
-  uint64_t unique() const { return unique_; }          // distinct samples received
-  uint64_t duplicates() const { return duplicates_; }  // same sequence number again
+  uint64_t unique() const { return unique_; }              // distinct samples received
+  uint64_t duplicates() const { return duplicates_; }      // same sequence number again
   uint64_t out_of_order() const { return out_of_order_; }  // arrived after a later one
-  uint64_t missing() const { return missing_; }        // gaps not (yet) filled
+  uint64_t missing() const { return missing_; }            // gaps not (yet) filled
   // Lost samples: sent - unique when the publisher's count is known (sent >= 0),
   // otherwise the gaps seen so far (a loss at the very end is invisible then).
   uint64_t lost(int64_t sent) const;

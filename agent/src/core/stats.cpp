@@ -8,9 +8,7 @@ namespace {
 __extension__ typedef unsigned __int128 u128;  // n * ppm without overflow
 }  // namespace
 
-bool supported(uint64_t n, uint64_t ppm) {
-  return ppm < 1000000 && (u128)n * (1000000 - ppm) >= 1000000;
-}
+bool supported(uint64_t n, uint64_t ppm) { return ppm < 1000000 && (u128)n * (1000000 - ppm) >= 1000000; }
 
 LatencyStats::LatencyStats(size_t strided)
     : pos_(new std::atomic<uint64_t>[kBuckets]), neg_(new std::atomic<uint64_t>[kBuckets]), slots_(strided) {

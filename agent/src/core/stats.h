@@ -99,8 +99,8 @@ class LatencyStats {
     if (e >= kMaxExp) return kBuckets - 1;
     return (size_t(e - kSubBits + 1) << kSubBits) + size_t((magnitude >> (e - kSubBits)) & ((1u << kSubBits) - 1));
   }
-  static uint64_t bucket_mid(size_t idx);  // midpoint of a bucket's magnitudes
-  static uint64_t bucket_low(size_t idx);  // its smallest magnitude
+  static uint64_t bucket_mid(size_t idx);   // midpoint of a bucket's magnitudes
+  static uint64_t bucket_low(size_t idx);   // its smallest magnitude
   static uint64_t bucket_high(size_t idx);  // its largest
   // Signed position in [0, 2*kBuckets): negative values below (most negative
   // first), then the non-negative ones; count_at() reads it.

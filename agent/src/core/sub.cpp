@@ -40,18 +40,25 @@ std::vector<SeqTracker> trackers(const Options& o) {
 class Subscriber final : public Session {
  public:
   Subscriber(const Options& o, Adapter& ad, StopSignal& stop)
-      : o_(o), ad_(ad), stop_(stop), measure_oneway_(o.mode != Mode::latency || !o.echo), trackers_(trackers(o)), spans_(o.publishers, 0),
+      : o_(o),
+        ad_(ad),
+        stop_(stop),
+        measure_oneway_(o.mode != Mode::latency || !o.echo),
+        trackers_(trackers(o)),
+        spans_(o.publishers, 0),
         oneway_(measure_oneway_ ? o.samples_max : 0),
         // The stop watches the one-way latency (rate mode) or the flow (throughput mode).
-        monitor_(oneway_, o.mode == Mode::rate || o.mode == Mode::throughput ? o.precision : 0, o.confidence,
-                 o.duration_ns,
-                 [reader = o.reader](int64_t after) {
-                   // Reader 0's word stops the run, as subscriber 0's does with processes.
-                   if (reader == 0)
-                     emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
-                 },
-                 o.mode == Mode::throughput ? Flow{&received_, &missing_} : Flow{}),
-        gate_(*this), base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0), offset_(o.clock_offset_ns),
+        monitor_(
+            oneway_, o.mode == Mode::rate || o.mode == Mode::throughput ? o.precision : 0, o.confidence, o.duration_ns,
+            [reader = o.reader](int64_t after) {
+              // Reader 0's word stops the run, as subscriber 0's does with processes.
+              if (reader == 0)
+                emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
+            },
+            o.mode == Mode::throughput ? Flow{&received_, &missing_} : Flow{}),
+        gate_(*this),
+        base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0),
+        offset_(o.clock_offset_ns),
         writable_(ad.description().writable_data) {
     if (!writable_) echo_.assign(o.size, 0);
     if (o.check_payload) payload_error_ = payload_.load(o.payload, o.size);
@@ -62,8 +69,8 @@ class Subscriber final : public Session {
   }
 
   size_t own_bytes() const override {
-    return echo_.size() + payload_.memory_bytes() + trackers_.size() * sizeof(SeqTracker) + oneway_.memory_bytes() + monitor_.memory_bytes() +
-           (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
+    return echo_.size() + payload_.memory_bytes() + trackers_.size() * sizeof(SeqTracker) + oneway_.memory_bytes() +
+           monitor_.memory_bytes() + (first_ ? first_->memory_bytes() + last_->memory_bytes() : 0);
   }
 
   // The receive path.
@@ -71,7 +78,8 @@ class Subscriber final : public Session {
     const int64_t t = now_ns();
     const bool sample = take(data, len, t);
     last_any_.store(t, std::memory_order_relaxed);
-    if (sample && o_.slow_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(o_.slow_ns));  // a slow reader, by request
+    if (sample && o_.slow_ns > 0)
+      std::this_thread::sleep_for(std::chrono::nanoseconds(o_.slow_ns));  // a slow reader, by request
   }
 
   std::string arm() override {
@@ -84,7 +92,7 @@ class Subscriber final : public Session {
     if (!payload_error_.empty()) return {3, error_event(o_, "--payload: '" + o_.payload + "' " + payload_error_)};
     cpu_watch_ = std::thread([this] { watch_cpu(); });
     monitor_.start(-1);  // measured from the first measured sample: the warm-up is not
-    if (listening_) {  // armed before `matched`: the middleware's thread delivers
+    if (listening_) {    // armed before `matched`: the middleware's thread delivers
       while (error_.empty() && !stop_.wait(100'000'000)) {
       }
       while (error_.empty() && !drained()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -194,8 +202,9 @@ class Subscriber final : public Session {
     if (sent >= 0 && in_order_ && newest_span_.load(std::memory_order_relaxed) >= uint64_t(sent)) return true;
     const int64_t t = now_ns();
     if (stop_seen_ == 0) stop_seen_ = t;
-    const int64_t drain = o_.drain_ns >= 0 ? o_.drain_ns
-                          : ad_.reliability_in_use() == "reliable" ? kDrainReliableNs : kDrainBestEffortNs;
+    const int64_t drain = o_.drain_ns >= 0                         ? o_.drain_ns
+                          : ad_.reliability_in_use() == "reliable" ? kDrainReliableNs
+                                                                   : kDrainBestEffortNs;
     return t - std::max(last_any_.load(std::memory_order_relaxed), stop_seen_) >= drain;
   }
 
@@ -243,9 +252,15 @@ class Subscriber final : public Session {
       const int64_t sent_p = stop_.requested() ? stop_.sent_of(p, o_.publishers) : -1;
       lost += t.lost(sent_p), duplicates += t.duplicates(), out_of_order += t.out_of_order();
       seq_span = std::max(seq_span, spans_[p]);
-      per += (p ? "," : "") + JsonObject().unum("publisher", p).num("sent_known", sent_p).unum("received", t.unique())
-                                  .unum("lost", t.lost(sent_p)).unum("duplicates", t.duplicates())
-                                  .unum("out_of_order", t.out_of_order()).unum("seq_span", spans_[p]).done();
+      per += (p ? "," : "") + JsonObject()
+                                  .unum("publisher", p)
+                                  .num("sent_known", sent_p)
+                                  .unum("received", t.unique())
+                                  .unum("lost", t.lost(sent_p))
+                                  .unum("duplicates", t.duplicates())
+                                  .unum("out_of_order", t.out_of_order())
+                                  .unum("seq_span", spans_[p])
+                                  .done();
     }
     if (!each_known && sent >= 0) lost = uint64_t(std::max<int64_t>(sent - int64_t(n), 0));  // one total for all
     j.unum("received", n).unum("lost", lost).num("sent_known", sent).unum("seq_span", seq_span);
@@ -253,13 +268,15 @@ class Subscriber final : public Session {
     if (o_.publishers > 1) j.raw("per_publisher", "[" + per + "]");
     if (o_.check_payload) j.unum("payload_matched", payload_ok_).unum("payload_mismatched", payload_bad_);
     j.unum("foreign", foreign_).unum("warmup_received", warmup_received_).unum("echo_errors", echo_errors_);
-    j.num("converged_after_ns", monitor_.at().after_ns).raw("convergence", convergence_json(monitor_.at(), 1))
+    j.num("converged_after_ns", monitor_.at().after_ns)
+        .raw("convergence", convergence_json(monitor_.at(), 1))
         .raw("last_look", convergence_json(monitor_.last_look(), 1));
     j.num("first_rx_ns", first_rx_).num("last_rx_ns", last_rx_.load()).num("rx_elapsed_ns", span);
     j.num("elapsed_ns", span);
     j.real("samples_per_s", n >= 2 && span > 0 ? double(n - 1) * 1e9 / double(span) : 0.0);
     j.num("clock_offset_ns", offset_);
-    j.num("cpu_user_ns", measured ? u1.user_ns - u0_.user_ns : 0).num("cpu_sys_ns", measured ? u1.sys_ns - u0_.sys_ns : 0);
+    j.num("cpu_user_ns", measured ? u1.user_ns - u0_.user_ns : 0)
+        .num("cpu_sys_ns", measured ? u1.sys_ns - u0_.sys_ns : 0);
     j.num("cpu_window_ns", measured ? t1 - cpu_t0_ : 0).num("maxrss_kb", u1.maxrss_kb);
     j.str("cpu_window", "first measured sample received to the last (read within 10 ms of it)");
     j.raw("threads", measured ? threads_json(u0_, u1) : "[]");
@@ -268,7 +285,10 @@ class Subscriber final : public Session {
       j.raw("burst_first_ns", stats_json(first_->summarize())).raw("burst_last_ns", stats_json(last_->summarize()));
     }
     const int64_t rejected = ad_.rejected();
-    if (rejected >= 0) j.num("rejected", rejected); else j.null("rejected");
+    if (rejected >= 0)
+      j.num("rejected", rejected);
+    else
+      j.null("rejected");
     j.boolean("echo", o_.echo).num("slow_subscriber_ns", o_.slow_ns);
     // Which reader of this process (--subscribers-as threads); CPU, RSS and threads are the
     // process's, shared by all its readers: count them once.
@@ -285,8 +305,8 @@ class Subscriber final : public Session {
   // One publisher on an in-order path: its span, read by the drain on another thread.
   const bool in_order_ = ad_.description().in_order && o_.publishers == 1;
   std::atomic<uint64_t> newest_span_{0};
-  uint64_t unique_ = 0, gaps_ = 0;    // over every publisher
-  Payload payload_;                   // --check-payload: what every body should hold
+  uint64_t unique_ = 0, gaps_ = 0;  // over every publisher
+  Payload payload_;                 // --check-payload: what every body should hold
   std::string payload_error_;
   uint64_t payload_ok_ = 0, payload_bad_ = 0;
   LatencyStats oneway_;
@@ -295,7 +315,7 @@ class Subscriber final : public Session {
   Gate<Subscriber> gate_;
   const int64_t base_, offset_;
   const bool writable_;
-  std::vector<uint8_t> echo_;  // the pong, when the data delivered is not ours to change
+  std::vector<uint8_t> echo_;                       // the pong, when the data delivered is not ours to change
   std::atomic<uint64_t> received_{0}, missing_{0};  // for the flow's monitor
   std::atomic<int64_t> last_any_{0};
   std::atomic<bool> quit_{false};

@@ -15,12 +15,18 @@ enum class Errc {
 
 constexpr const char* to_string(Errc e) {
   switch (e) {
-    case Errc::ok: return "ok";
-    case Errc::timeout: return "timeout";
-    case Errc::closed: return "closed";
-    case Errc::too_big: return "too big";
-    case Errc::unsupported: return "unsupported";
-    case Errc::io: return "io error";
+    case Errc::ok:
+      return "ok";
+    case Errc::timeout:
+      return "timeout";
+    case Errc::closed:
+      return "closed";
+    case Errc::too_big:
+      return "too big";
+    case Errc::unsupported:
+      return "unsupported";
+    case Errc::io:
+      return "io error";
   }
   return "?";
 }

@@ -11,10 +11,18 @@ std::string json_escape(const std::string& s) {
   o.reserve(s.size() + 2);
   for (const char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char b[8];

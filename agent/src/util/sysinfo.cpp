@@ -86,7 +86,8 @@ ThreadTime read_thread(int tid) {
       long long start = 0;
       // after ") ": field 3 (state) ... field 22 (starttime)
       if (at != nullptr &&
-          std::sscanf(at + 1, " %*c %*d %*d %*d %*d %*d %*u %*lu %*lu %*lu %*lu %*lu %*lu %*ld %*ld %*ld %*ld %*ld %*ld %lld",
+          std::sscanf(at + 1,
+                      " %*c %*d %*d %*d %*d %*d %*u %*lu %*lu %*lu %*lu %*lu %*lu %*ld %*ld %*ld %*ld %*ld %*ld %lld",
                       &start) == 1)
         t.start = start;
     }

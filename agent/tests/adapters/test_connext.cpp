@@ -3,9 +3,9 @@
 // killed Connext leaves, and the versions it reports.
 #ifdef MWPERF_WITH_CONNEXT
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

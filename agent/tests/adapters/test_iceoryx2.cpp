@@ -65,7 +65,8 @@ TEST(Iceoryx2, AReaderWaitingForAnEventIsWokenByEverySample) {
   std::thread reader([&] {
     const uint8_t* d = nullptr;
     size_t n = 0;
-    for (Errc e = Errc::ok; received.load() >= 0 && received.load() < kSamples && (e == Errc::ok || e == Errc::timeout);)
+    for (Errc e = Errc::ok;
+         received.load() >= 0 && received.load() < kSamples && (e == Errc::ok || e == Errc::timeout);)
       if ((e = p.sub->recv(&d, &n, -1)) == Errc::ok) received.fetch_add(1);  // untimed: a sample or the wake below
   });
   const auto m = pattern(64, 2);

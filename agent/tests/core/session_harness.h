@@ -29,17 +29,17 @@ struct Queue {
 // Both directions between one pub and one sub.
 struct Channel {
   Queue to_sub, to_pub;
-  int64_t send_delay_ns = 0;  // every data send takes this long (a slow middleware)
-  int64_t echo_delay_ns = 0;  // every echo takes this long before it goes
-  uint64_t drop_every = 0;    // drop every Nth data message (exact loss)
+  int64_t send_delay_ns = 0;   // every data send takes this long (a slow middleware)
+  int64_t echo_delay_ns = 0;   // every echo takes this long before it goes
+  uint64_t drop_every = 0;     // drop every Nth data message (exact loss)
   uint64_t timeout_every = 0;  // every Nth data send times out (the middleware's blocking time ran out: not sent)
-  bool in_order = false;      // the adapters say Description::in_order
+  bool in_order = false;       // the adapters say Description::in_order
   // What the channel saw: the ground truth the sessions' counts are checked against.
-  std::atomic<uint64_t> data_sent{0};  // data messages the publisher handed over
-  std::atomic<uint64_t> timeouts{0};   // data sends that timed out (not among data_sent)
+  std::atomic<uint64_t> data_sent{0};   // data messages the publisher handed over
+  std::atomic<uint64_t> timeouts{0};    // data sends that timed out (not among data_sent)
   std::atomic<uint64_t> send_calls{0};  // data sends tried (timeout_every counts these)
-  std::atomic<uint64_t> dropped{0};    // of them, dropped on the way
-  std::atomic<uint64_t> echoes{0};     // messages the subscriber sent back
+  std::atomic<uint64_t> dropped{0};     // of them, dropped on the way
+  std::atomic<uint64_t> echoes{0};      // messages the subscriber sent back
   std::atomic<uint64_t> warm_sent{0}, warm_dropped{0}, warm_echoes{0};  // of each, warm-up ones (header flag)
 };
 
@@ -101,8 +101,10 @@ class LoopAdapter final : public Adapter {
     Queue& in = role_ == Role::pub ? c_.to_pub : c_.to_sub;
     std::unique_lock<std::mutex> lk(in.mu);
     auto ready = [&] { return !in.q.empty() || in.woken; };
-    if (timeout_ns < 0) in.cv.wait(lk, ready);
-    else in.cv.wait_for(lk, std::chrono::nanoseconds(timeout_ns), ready);
+    if (timeout_ns < 0)
+      in.cv.wait(lk, ready);
+    else
+      in.cv.wait_for(lk, std::chrono::nanoseconds(timeout_ns), ready);
     if (in.q.empty()) {
       in.woken = false;
       return Errc::timeout;
@@ -213,6 +215,5 @@ inline Point run_point(Options po, Channel& ch, bool listener = false) {
   sa.close();
   return p;
 }
-
 
 }  // namespace mwperf::harness

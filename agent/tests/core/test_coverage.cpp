@@ -51,9 +51,7 @@ const Spec kCells[] = {{"iid", Cell::iid, 50000},
                        {"stall", Cell::stall, 50000}};
 
 double phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-double lognormal_cdf(double x, double median, double sigma) {
-  return x <= 0 ? 0 : phi(std::log(x / median) / sigma);
-}
+double lognormal_cdf(double x, double median, double sigma) { return x <= 0 ? 0 : phi(std::log(x / median) / sigma); }
 
 constexpr double kFastDwell = 300, kSlowDwell = 200;
 constexpr double kSlowShare = (1 / kFastDwell) / (1 / kFastDwell + 1 / kSlowDwell);

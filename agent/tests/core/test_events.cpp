@@ -31,8 +31,9 @@ Usage usage(std::initializer_list<ThreadTime> threads) {
 TEST(Threads, CpuInTheWindowPerThreadName) {
   const Usage from = usage({{10, "rx", 1000, 50}, {11, "old", 5000, 60}});
   const Usage to = usage({{10, "rx", 1600, 50}, {11, "new", 300, 90}, {12, "new", 200, 95}});
-  EXPECT_EQ(threads_json(from, to),
-            R"([{"name":"new","cpu_ns":500,"threads":2,"own":false},{"name":"rx","cpu_ns":600,"threads":1,"own":false}])");
+  EXPECT_EQ(
+      threads_json(from, to),
+      R"([{"name":"new","cpu_ns":500,"threads":2,"own":false},{"name":"rx","cpu_ns":600,"threads":1,"own":false}])");
 }
 
 // usage_now() tells threads apart by when they started.
@@ -49,8 +50,10 @@ TEST(Threads, UsageKnowsWhenEachThreadStarted) {
   t.join();
   int64_t mine = -1, its = -1;
   for (const ThreadTime& th : u.threads) {
-    if (th.name == "mwperf-tstart") its = th.start;
-    else if (th.tid == gettid()) mine = th.start;
+    if (th.name == "mwperf-tstart")
+      its = th.start;
+    else if (th.tid == gettid())
+      mine = th.start;
   }
   EXPECT_GT(mine, 0);
   EXPECT_GE(its, mine);
@@ -63,9 +66,8 @@ TEST(Threads, OwnIsByThreadIdNotByName) {
   ThreadTime main_thread{10, "mwperf-main", 1000, 50}, inherited{11, "mwperf-main", 2000, 60};
   main_thread.own = true;
   const Usage to = usage({main_thread, inherited});
-  EXPECT_EQ(threads_json(Usage{}, to),
-            R"([{"name":"mwperf-main","cpu_ns":2000,"threads":1,"own":false},)"
-            R"({"name":"mwperf-main","cpu_ns":1000,"threads":1,"own":true}])");
+  EXPECT_EQ(threads_json(Usage{}, to), R"([{"name":"mwperf-main","cpu_ns":2000,"threads":1,"own":false},)"
+                                       R"({"name":"mwperf-main","cpu_ns":1000,"threads":1,"own":true}])");
 }
 
 // usage_now() marks as own exactly the threads registered while they are: a
@@ -126,14 +128,17 @@ TEST(Threads, QuickReadingAgreesWithSchedstat) {
   step = 2;
   spinner.join();
   int64_t q = -1, f = -1;
-  for (const ThreadTime& t : quick.threads) if (t.name == "spinner") q = t.cpu_ns;
-  for (const ThreadTime& t : full.threads) if (t.name == "spinner") f = t.cpu_ns;
+  for (const ThreadTime& t : quick.threads)
+    if (t.name == "spinner") q = t.cpu_ns;
+  for (const ThreadTime& t : full.threads)
+    if (t.name == "spinner") f = t.cpu_ns;
   EXPECT_GE(q, 50'000'000);
   EXPECT_NEAR(double(q), double(f), 5e6);
   EXPECT_EQ(known.size(), quick.threads.size());  // each thread's name read once, kept
   // Ended, it keeps its last reading (the subscriber's control and monitor
   // threads end at the stop, before the last reading of its window).
   int64_t ended = -1;
-  for (const ThreadTime& t : usage_quick(&known).threads) if (t.name == "spinner") ended = t.cpu_ns;
+  for (const ThreadTime& t : usage_quick(&known).threads)
+    if (t.name == "spinner") ended = t.cpu_ns;
   EXPECT_EQ(ended, q);
 }

@@ -58,7 +58,7 @@ TEST(Header, RejectsOtherRunsAndBadFields) {
   auto b = message(kKey, 64);
   EXPECT_EQ(decode_header(b.data(), b.size(), key_of_run_id(10), &h), HeaderCheck::wrong_run);
   EXPECT_EQ(decode_header(b.data(), 63, kKey, &h), HeaderCheck::wrong_size);  // truncated
-  b[4] = 99;  // version
+  b[4] = 99;                                                                  // version
   EXPECT_EQ(decode_header(b.data(), b.size(), kKey, &h), HeaderCheck::bad_version);
   b = message(kKey, 64, 0x80);
   EXPECT_EQ(decode_header(b.data(), b.size(), kKey, &h), HeaderCheck::bad_flags);

@@ -18,8 +18,9 @@ std::string parse(std::vector<const char*> args, Options* o) {
 
 TEST(Options, ValidRun) {
   Options o;
-  EXPECT_EQ(parse({"run", "--role", "pub", "--mw", "udp", "--mode", "rate", "--size", "1024", "--rate", "100",
-                   "--port", "5000", "--cpu", "1", "--wait", "spin", "--duration", "2000000000", "--samples", "7"},
+  EXPECT_EQ(parse({"run",    "--role", "pub",    "--mw",       "udp",        "--mode",    "rate",
+                   "--size", "1024",   "--rate", "100",        "--port",     "5000",      "--cpu",
+                   "1",      "--wait", "spin",   "--duration", "2000000000", "--samples", "7"},
                   &o),
             "");
   EXPECT_EQ(o.size, 1024u);
@@ -78,9 +79,9 @@ TEST(Options, BadValuesAreNamed) {
   o = Options{};
   EXPECT_NE(parse({"run", "--role", "sub", "--mw", "udp", "--size", "-5"}, &o).find("'-5'"), std::string::npos);
   o = Options{};
-  EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate", "0"}, &o)
-                .find("'0'"),
-            std::string::npos);
+  EXPECT_NE(
+      parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--mode", "rate", "--rate", "0"}, &o).find("'0'"),
+      std::string::npos);
   o = Options{};
   EXPECT_NE(parse({"run", "--role", "pub", "--mw", "udp", "--size", "64", "--rate", "abc"}, &o).find("abc"),
             std::string::npos);
@@ -124,7 +125,7 @@ TEST(Options, EachCommandItsOwnRows) {
   EXPECT_EQ(parse({"floor", "--sizes", "64", "--cpus", "-1,1"}, &o), "");
   EXPECT_EQ(o.floor.cpu_a, -1);
   EXPECT_EQ(o.floor.cpu_b, 1);
-  EXPECT_EQ(o.cpu_a, 0);  // the wake-up probe's default, untouched
+  EXPECT_EQ(o.cpu_a, 0);                    // the wake-up probe's default, untouched
   EXPECT_EQ(find_option("cpus"), nullptr);  // not an option of run
   EXPECT_EQ(find_option("cpus", Command::wakeup)->def, std::string("0,1"));
   EXPECT_EQ(find_option("wait", Command::floor)->capability, std::string(""));
@@ -187,7 +188,8 @@ TEST(Description, RefusesWhatTheAdapterCannotHonour) {
   };
   EXPECT_EQ(refused({"--size", "64"}), "");
   EXPECT_EQ(refused({"--size", "2001"}), "--size 2001: x carries at most 2000 bytes per message");
-  EXPECT_EQ(refused({"--reliability", "reliable"}), "--reliability reliable: not supported by x (choose from: best-effort)");
+  EXPECT_EQ(refused({"--reliability", "reliable"}),
+            "--reliability reliable: not supported by x (choose from: best-effort)");
   EXPECT_EQ(refused({"--history", "keep-all"}), "--history keep-all: not supported by x (no history QoS)");
   EXPECT_EQ(refused({"--history", "keep-last:10"}), "");  // the default asks for nothing
   EXPECT_EQ(refused({"--batch", "1"}), "--batch 1: not supported by x (no write batching)");
@@ -287,10 +289,10 @@ TEST(Description, RefusesMoreReadersThanTheAdapterHoldsInAProcess) {
   d.max_readers_per_process = 1;
   d.readers_note = "one node per process";
   Options o;
-  ASSERT_EQ(parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--subscribers", "3", "--subscribers-as",
-                   "threads"},
-                &o),
-            "");
+  ASSERT_EQ(
+      parse({"run", "--role", "sub", "--mw", "x", "--size", "64", "--subscribers", "3", "--subscribers-as", "threads"},
+            &o),
+      "");
   EXPECT_EQ(refuse("x", d, o),
             "--subscribers 3: x holds at most 1 reader(s) per process (--subscribers-as processes has no such limit): "
             "one node per process");

@@ -14,8 +14,8 @@ using namespace mwperf;
 namespace {
 
 Options base(std::vector<const char*> extra = {}) {
-  std::vector<const char*> args = {"mwperf-agent", "run", "--role", "pub", "--mw", "udp", "--mode", "rate", "--size",
-                                   "64", "--rate", "1000", "--reuse", "4096", "--seq-start", "5"};
+  std::vector<const char*> args = {"mwperf-agent", "run", "--role", "pub",  "--mw",    "udp",  "--mode",      "rate",
+                                   "--size",       "64",  "--rate", "1000", "--reuse", "4096", "--seq-start", "5"};
   args.insert(args.end(), extra.begin(), extra.end());
   Options o;
   EXPECT_EQ(parse_options(int(args.size()), args.data(), &o), "");
@@ -118,7 +118,7 @@ TEST(Pair, OneListenerForThePairEachPointsReceiverInTurn) {
   Counter first, second;
   ASSERT_EQ(pair.listen(&first), Errc::ok);
   inner.deliver(3);
-  pair.detach();   // the first point's session may go
+  pair.detach();     // the first point's session may go
   inner.deliver(5);  // between two points: nobody's
   ASSERT_EQ(pair.listen(&second), Errc::ok);
   inner.deliver(7);

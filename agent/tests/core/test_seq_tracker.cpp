@@ -20,8 +20,8 @@ TEST(SeqTracker, Gaps) {
   SeqTracker t(0);
   for (uint64_t s : {0, 1, 2, 5, 6, 9}) t.on_seq(s);  // 3,4,7,8 missing
   EXPECT_EQ(t.missing(), 4u);
-  EXPECT_EQ(t.lost(10), 4u);   // 10 sent, 6 received
-  EXPECT_EQ(t.lost(12), 6u);   // the last two lost too: only the count tells
+  EXPECT_EQ(t.lost(10), 4u);  // 10 sent, 6 received
+  EXPECT_EQ(t.lost(12), 6u);  // the last two lost too: only the count tells
   EXPECT_EQ(t.lost(-1), 4u);
 }
 
@@ -104,7 +104,7 @@ TEST(SeqTracker, VerdictsTellWhatMayBeMeasured) {
   EXPECT_EQ(t.on_seq(1), SeqTracker::Verdict::fresh);      // late, but new
   EXPECT_EQ(t.on_seq(1), SeqTracker::Verdict::duplicate);  // never measured twice
   EXPECT_EQ(t.on_seq(200), SeqTracker::Verdict::fresh);
-  EXPECT_EQ(t.on_seq(3), SeqTracker::Verdict::too_old);    // older than the window: not measured
+  EXPECT_EQ(t.on_seq(3), SeqTracker::Verdict::too_old);  // older than the window: not measured
 }
 
 TEST(SeqTracker, WindowReuseAfterManySamples) {

@@ -41,7 +41,7 @@ TEST(Rate, APublisherThatCannotKeepUpStopsAtTheDeadline) {
   EXPECT_GE(sent, 50);
   EXPECT_LE(sent, 201);
   EXPECT_EQ(field(p.pub, "sent"), sent);
-  EXPECT_EQ(field(p.pub, "unsent"), 400 - sent);  // 400 due (1000 Hz x 400 ms), the rest never reached it
+  EXPECT_EQ(field(p.pub, "unsent"), 400 - sent);        // 400 due (1000 Hz x 400 ms), the rest never reached it
   EXPECT_LT(field(p.pub, "elapsed_ns"), 400e6 + 50e6);  // the deadline, not 400 sends (800 ms)
   // Stamped with the intended time: the last sample left ~200 ms after it was due.
   const std::string lat = object(p.sub, "latency_ns");
@@ -154,8 +154,10 @@ TEST(Drain, AnInOrderPathEndsWithItsNewestSampleWhateverItLostBefore) {
     EXPECT_EQ(field(p.sub, "lost"), double(ch.dropped)) << in_order;
     EXPECT_EQ(ch.dropped, 7u) << in_order;
     EXPECT_EQ(field(p.sub, "received"), 43) << in_order;
-    if (in_order) EXPECT_LT(took, 2'000'000'000);
-    else EXPECT_GE(took, 3'000'000'000);
+    if (in_order)
+      EXPECT_LT(took, 2'000'000'000);
+    else
+      EXPECT_GE(took, 3'000'000'000);
   }
 }
 

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <new>
-#include <cmath>
 #include <random>
 #include <vector>
 
@@ -134,13 +134,14 @@ TEST(Stats, BucketsAreContiguous) {
 
 TEST(Stats, EveryInt64HasABucketOfItsOwn) {
   // [2^45, 2^46) once indexed past the array; beyond, values were clamped into the last bucket.
-  for (uint64_t v : {(uint64_t(1) << 45) - 1, uint64_t(1) << 45, (uint64_t(1) << 45) + 12345,
-                     (uint64_t(1) << 46) - 1, uint64_t(1) << 46, uint64_t(1) << 62, (uint64_t(1) << 63) - 1}) {
+  for (uint64_t v : {(uint64_t(1) << 45) - 1, uint64_t(1) << 45, (uint64_t(1) << 45) + 12345, (uint64_t(1) << 46) - 1,
+                     uint64_t(1) << 46, uint64_t(1) << 62, (uint64_t(1) << 63) - 1}) {
     const size_t i = LatencyStats::index(v);
     ASSERT_LT(i, LatencyStats::kBuckets) << v;
     EXPECT_LE(LatencyStats::bucket_low(i), v) << v;
     EXPECT_GE(LatencyStats::bucket_high(i), v) << v;
-    EXPECT_LE(double(LatencyStats::bucket_high(i) - LatencyStats::bucket_low(i)), 2 * LatencyStats::kRelativeError * double(v));
+    EXPECT_LE(double(LatencyStats::bucket_high(i) - LatencyStats::bucket_low(i)),
+              2 * LatencyStats::kRelativeError * double(v));
   }
   // Ten hours and a day: their percentiles as exact as a microsecond's.
   LatencyStats s;

@@ -18,9 +18,9 @@ using namespace mwperf;
 
 namespace {
 
-constexpr int kRate = 20000;                 // samples/s
-constexpr int kTick = kRate / 40;            // a batch every 25 ms
-constexpr int kLook = kRate / 4;             // 250 ms
+constexpr int kRate = 20000;       // samples/s
+constexpr int kTick = kRate / 40;  // a batch every 25 ms
+constexpr int kLook = kRate / 4;   // 250 ms
 constexpr int64_t kSampleNs = 1'000'000'000 / kRate;
 
 // AR(1) log-normal around 20 us (phi 0: independent); phi < 0: the
@@ -59,7 +59,7 @@ double truth(double p, double phi = 0) {  // the quantile of the series' margina
 struct Stop {
   bool done = false;
   int64_t samples = 0;
-  Convergence at;       // the look that stopped it (or the last)
+  Convergence at;           // the look that stopped it (or the last)
   int64_t first_need = -1;  // what the first full look said it would need
   Summary sum;
 };
@@ -109,10 +109,11 @@ TEST(StopRule, StoppingAtTheFirstLookThatPassesKeepsTheConfidence) {
         // the promise: both estimates within the precision of the truth
         near += std::fabs(st.sum.p50.v - t50) <= precision * t50 && std::fabs(st.sum.p99.v - t99) <= precision * t99;
       }
-      std::printf("phi %.2f precision %.2f %s: %d/200 stopped after %.1f s on average; truth inside the intervals "
-                  "%.3f, estimates within the precision %.3f\n",
-                  phi, precision, corrected ? "looks corrected" : "uncorrected", stopped, seconds / std::max(1, stopped),
-                  double(inside) / std::max(1, stopped), double(near) / std::max(1, stopped));
+      std::printf(
+          "phi %.2f precision %.2f %s: %d/200 stopped after %.1f s on average; truth inside the intervals "
+          "%.3f, estimates within the precision %.3f\n",
+          phi, precision, corrected ? "looks corrected" : "uncorrected", stopped, seconds / std::max(1, stopped),
+          double(inside) / std::max(1, stopped), double(near) / std::max(1, stopped));
       if (!corrected) continue;
       EXPECT_GE(stopped, 190) << phi;
       EXPECT_GE(double(inside) / stopped, 0.95) << phi;
@@ -150,7 +151,8 @@ TEST(StopRule, NeverStopsWhereTheIntervalsCannotMeetThePrecision) {
     s.add(10000 + i);
     if (i % kTick == 0) b.observe(s);
     if (i % kLook == 0 && i * kSampleNs >= Monitor::kMinNs)
-      c = judge(b, s, 0.5, 0.95, Look{uint32_t(i / kLook), (i - kLook) * kSampleNs, i * kSampleNs, 4'000'000'000}, &done);
+      c = judge(b, s, 0.5, 0.95, Look{uint32_t(i / kLook), (i - kLook) * kSampleNs, i * kSampleNs, 4'000'000'000},
+                &done);
     ASSERT_FALSE(done) << i;
   }
   EXPECT_EQ(c.needed_ns, -1);

@@ -31,20 +31,20 @@ enum { MWS_FEATURE_ZENOH = 1, MWS_FEATURE_ICEORYX2 = 2, MWS_FEATURE_ZENOH_SHM = 
 typedef void (*mws_on_message)(void* ctx, const uint8_t* data, size_t len);
 
 typedef struct mws_config {
-  uint32_t struct_size;   /* = sizeof(mws_config); checked against the library */
-  int32_t middleware;     /* MWS_MW_* */
-  int32_t role;           /* MWS_ROLE_* */
-  int32_t reliable;       /* 1 reliable, 0 best effort (iceoryx2: safe overflow) */
-  int32_t congestion;     /* MWS_CC_* (iceoryx2: backpressure retry / discard) */
-  int32_t transport;      /* zenoh: MWS_TRANSPORT_TCP | _SHM (needs MWS_FEATURE_ZENOH_SHM); iceoryx2: ignored */
-  int32_t wait_mode;      /* MWS_WAIT_*; iceoryx2 BLOCK creates an event listener (peer notifies) */
-  int32_t express;        /* zenoh: 1 = express (no batching) */
-  int32_t send_mode;      /* zenoh tcp: MWS_SEND_COPY | MWS_SEND_BORROW (zero-copy, see README) */
-  uint32_t run_id;        /* part of every key / service name */
-  uint64_t max_size;      /* largest message; iceoryx2 initial_max_slice_len (required) */
-  uint32_t queue_depth;   /* receive queue (zenoh channel, iceoryx2 subscriber buffer); 0 = 16 */
-  const char* listen;     /* zenoh: comma-separated "tcp/127.0.0.1:PORT"; only 127.x / [::1] accepted */
-  const char* connect;    /* zenoh: idem */
+  uint32_t struct_size;      /* = sizeof(mws_config); checked against the library */
+  int32_t middleware;        /* MWS_MW_* */
+  int32_t role;              /* MWS_ROLE_* */
+  int32_t reliable;          /* 1 reliable, 0 best effort (iceoryx2: safe overflow) */
+  int32_t congestion;        /* MWS_CC_* (iceoryx2: backpressure retry / discard) */
+  int32_t transport;         /* zenoh: MWS_TRANSPORT_TCP | _SHM (needs MWS_FEATURE_ZENOH_SHM); iceoryx2: ignored */
+  int32_t wait_mode;         /* MWS_WAIT_*; iceoryx2 BLOCK creates an event listener (peer notifies) */
+  int32_t express;           /* zenoh: 1 = express (no batching) */
+  int32_t send_mode;         /* zenoh tcp: MWS_SEND_COPY | MWS_SEND_BORROW (zero-copy, see README) */
+  uint32_t run_id;           /* part of every key / service name */
+  uint64_t max_size;         /* largest message; iceoryx2 initial_max_slice_len (required) */
+  uint32_t queue_depth;      /* receive queue (zenoh channel, iceoryx2 subscriber buffer); 0 = 16 */
+  const char* listen;        /* zenoh: comma-separated "tcp/127.0.0.1:PORT"; only 127.x / [::1] accepted */
+  const char* connect;       /* zenoh: idem */
   mws_on_message on_message; /* non-NULL: push mode (mws_recv then returns MWS_UNSUPPORTED) */
   void* on_message_ctx;
   /* zenoh: extra "key=json5value;key=json5value" applied before the fixed safety keys (peer
@@ -73,14 +73,14 @@ int32_t mws_send(mws_handle* h, const uint8_t* data, size_t len);
  * > 0 waits at most that long. On MWS_OK (*data, *len) is a view valid until the next
  * mws_recv or mws_close on this handle. A wake makes it return MWS_TIMEOUT. */
 int32_t mws_recv(mws_handle* h, const uint8_t** data, size_t* len, int64_t timeout_ns);
-void mws_wake(mws_handle* h);           /* thread-safe; remembered if no wait is in progress */
-const char* mws_info(mws_handle* h);    /* effective config + counters, JSON, valid until close */
-const char* mws_stats(mws_handle* h);   /* counters + config, JSON, thread-local buffer */
+void mws_wake(mws_handle* h);         /* thread-safe; remembered if no wait is in progress */
+const char* mws_info(mws_handle* h);  /* effective config + counters, JSON, valid until close */
+const char* mws_stats(mws_handle* h); /* counters + config, JSON, thread-local buffer */
 /* The data path each direction took so far, read live from the middleware's counters:
  * {"send":"shm|loan|copy|shm+copy|none","receive":...,"sent":N,"received":N,...}, JSON,
  * thread-local buffer (as mws_stats). */
 const char* mws_data_path(mws_handle* h);
-void mws_close(mws_handle* h);          /* drops everything; NULL is fine */
+void mws_close(mws_handle* h); /* drops everything; NULL is fine */
 
 /* iceoryx2: each run is its own iceoryx2 domain (files /dev/shm/mwp<run_id>_* and
  * /tmp/mwperf-iceoryx2/). Removes the resources of the domain's dead nodes (e.g. a
