@@ -12,7 +12,7 @@ BIN_DIR ?= /usr/local/bin
 # middleware next to the raw UDP/TCP floor, on loopback, adaptive duration.
 PLAN ?= plans/quick.yaml
 
-.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-side test-apart test-python bench clean
+.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-side test-apart test-python bench clean format check-format
 
 # The system's packages first (the venv needs python3-venv); then the venv
 # beside the agent's wheels and build (ninja keeps the cores busy; pip mostly
@@ -57,6 +57,7 @@ run: setup
 	$(MWPERF) sweep $(PLAN)
 
 test: setup
+	@scripts/check-format.sh
 	$(MAKE) --no-print-directory -j2 test-agent test-side
 	$(MAKE) --no-print-directory test-apart
 
@@ -93,6 +94,13 @@ test-python: test-side
 
 bench: setup
 	bench/run.sh
+
+# The agent's C++ as .clang-format says: `make format` rewrites, `make check-format` (part of make test) checks.
+format:
+	@scripts/check-format.sh --fix
+
+check-format:
+	@scripts/check-format.sh
 
 clean:
 	rm -rf $(AGENT_BUILD) $(VENV)
