@@ -226,42 +226,81 @@ def read_samples(directory: Path | str, record: dict) -> list[float] | None:
     return [v / 1000.0 for v in struct.unpack(f"<{n}q", data[:n * 8])]
 
 
-#: run.json: what the report and the runner read, and of what type. A value
-#: of another type is dropped on reading (it would break what reads it).
-RUN_JSON_TYPES: dict[str, tuple] = {
-    **{k: (dict,) for k in ("agent", "sysctl", "git", "imported", "points", "options", "plan_doc", "floor")},
-    **{k: (list,) for k in ("command", "adapters", "resumed")},
-    **{k: (str,) for k in ("status", "started", "finished", "run_id", "mwperf_version", "hostname", "kernel",
-                           "cpu_model", "governor", "governor_note", "clocksource")},
+class _Each:
+    """A type spec for every item of a list (or every value of an object)."""
+
+    def __init__(self, spec: Any):
+        self.spec = spec
+
+
+_STR, _INT, _NUMBER, _BOOL = (str,), (int,), (int, float), (bool,)
+#: run.json: what the report, ls, compare, the store and the runner read, and of what type
+#: (nested: an object's own spec, _Each for a list's items or an object's values). A value of
+#: another type is dropped on reading (it would break what reads it, or reach a page as markup).
+RUN_JSON_TYPES: dict[str, Any] = {
+    **{k: (dict,) for k in ("options", "plan_doc", "floor")},
+    "agent": {k: _STR for k in ("path", "version", "build_type", "compiler")},
+    "git": {"sha": _STR, "dirty": _BOOL},
+    "sysctl": _Each((int, float, str)),  # a value /proc/sys holds that is no number is kept as its text
+    "points": _Each(_INT),
+    "command": _Each(_STR),
+    "resumed": (list,),
+    "adapters": _Each({"name": _STR, "version": _STR, "license": _STR}),
+    "imported": {"tool": _STR, "file": _STR},
+    **{k: _STR for k in ("status", "started", "finished", "run_id", "mwperf_version", "hostname", "kernel",
+                         "cpu_model", "governor", "governor_note", "clocksource", "python", "machine_lock",
+                         "status_note")},
+    **{k: _INT for k in ("vcpus", "schema_version")},
+    "guest_halt_poll_ns": (int, str),
 }
-BASELINE_TYPES: dict[str, tuple] = {"tcp": (dict,), "udp": (dict,), "link": (dict,)}
-_NUMBERS = (int, float)
+#: baseline.json (``mwperf baseline``): every field the report shows.
+BASELINE_TYPES: dict[str, Any] = {
+    "tcp": {"gbps": _NUMBER}, "udp": {"gbps": _NUMBER, "lost_percent": _NUMBER},
+    "link": {"profile": _STR}, "tool": _STR, "time": _STR, "duration_s": _NUMBER,
+}
 
 
-def _shape(doc: Any, types: dict[str, tuple]) -> dict | None:
-    """``doc`` with every known key of the wrong type dropped; None if not an object."""
+def _fits(value: Any, spec: tuple) -> bool:
+    """``value`` is of one of ``spec``'s types (a bool is no number, as in JSON)."""
+    if isinstance(value, bool):
+        return bool in spec
+    return isinstance(value, spec)
+
+
+def _typed(value: Any, spec: Any) -> tuple[bool, Any]:
+    """(kept, value): ``value`` as ``spec`` allows it (None is always allowed)."""
+    if value is None:
+        return True, None
+    if isinstance(spec, tuple):
+        return _fits(value, spec), value
+    if isinstance(spec, _Each):
+        if isinstance(value, list):
+            return True, [v for ok, v in (_typed(item, spec.spec) for item in value) if ok and v is not None]
+        if isinstance(value, dict):
+            return True, {k: v for k, (ok, v) in ((k, _typed(item, spec.spec)) for k, item in value.items()) if ok}
+        return False, None
+    if not isinstance(value, dict):
+        return False, None
+    return True, _shape(value, spec)
+
+
+def _shape(doc: Any, types: dict[str, Any]) -> dict | None:
+    """``doc`` with every known key of the wrong type dropped (recursively); None if not an object."""
     if not isinstance(doc, dict):
         return None
-    out = {k: v for k, v in doc.items() if k not in types or v is None or isinstance(v, types[k])}
-    if isinstance(out.get("command"), list):
-        out["command"] = [a for a in out["command"] if isinstance(a, str)]
-    if isinstance(out.get("adapters"), list):
-        out["adapters"] = [a for a in out["adapters"] if isinstance(a, dict)]
-    if isinstance(out.get("points"), dict):
-        out["points"] = {k: v for k, v in out["points"].items() if isinstance(v, int) and not isinstance(v, bool)}
-    for side in ("tcp", "udp"):
-        if isinstance(out.get(side), dict):
-            out[side] = {k: v for k, v in out[side].items()
-                         if k not in ("gbps", "lost_percent") or v is None
-                         or (isinstance(v, _NUMBERS) and not isinstance(v, bool))}
+    out = {}
+    for key, value in doc.items():
+        kept, value = _typed(value, types[key]) if key in types else (True, value)
+        if kept:
+            out[key] = value
     return out
 
 
 def read_doc(directory: Path | str, name: str, types: dict[str, tuple] | None = None) -> Any:
     """The JSON document ``name`` of the run directory, read as untrusted
     (inside it, a regular file, at most MAX_DOC_BYTES, strict JSON); with
-    ``types``, an object with every known key of the wrong type dropped (see
-    :data:`RUN_JSON_TYPES`). None when it is missing or unusable."""
+    ``types``, an object with every known key of the wrong type dropped, at
+    every depth (see :data:`RUN_JSON_TYPES`). None when it is missing or unusable."""
     try:
         doc = loads_strict(_read_bounded(directory, name, MAX_DOC_BYTES))
     except (OSError, UnsafeFile, ValueError, RecursionError):

@@ -233,6 +233,23 @@ def test_a_hostile_baseline_reads_as_what_can_be_used(tmp_path):
         RunDir(run).read_baseline() == {"udp": {"lost_percent": 1.5}}
 
 
+def test_every_field_a_reader_shows_is_typed_at_every_depth(tmp_path):
+    """Issue 37: baseline.json's duration_s (a string of markup reached the page) and the
+    nested fields of run.json were never checked for their type."""
+    run = make_run(tmp_path, [json.dumps(ok_latency())])
+    (run / "baseline.json").write_text(json.dumps({
+        "duration_s": "<img src=x onerror=alert(1)>", "tool": ["iperf3"], "time": 5, "link": {"profile": {}},
+        "tcp": {"gbps": None}, "udp": {"gbps": True, "lost_percent": 0.5}}))
+    assert RunDir(run).read_baseline() == {"link": {}, "tcp": {"gbps": None}, "udp": {"lost_percent": 0.5}}
+    (run / "run.json").write_text(json.dumps({
+        "vcpus": "<b>2</b>", "agent": {"build_type": ["Debug"], "version": "1"}, "git": {"sha": 5, "dirty": "yes"},
+        "adapters": [{"name": 1, "version": "2", "license": {}}, "udp"], "sysctl": {"a": [1], "b": 2},
+        "imported": {"tool": 3, "file": "f"}, "command": ["run", 5], "hostname": 7}))
+    assert RunDir(run).read_run_json() == {
+        "agent": {"version": "1"}, "git": {}, "adapters": [{"version": "2"}], "sysctl": {"b": 2},
+        "imported": {"file": "f"}, "command": ["run"]}
+
+
 def test_run_json_that_says_running_with_no_writer_left_reads_as_killed(tmp_path):
     run = make_run(tmp_path, [json.dumps(ok_latency())])
     (run / "run.json").write_text(json.dumps({"status": "running"}))
