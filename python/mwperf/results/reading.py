@@ -4,8 +4,8 @@ Run directories are shared (attached to bug reports, downloaded from CI), so
 everything read from one is checked: files are opened only inside the
 directory (no symlink or ``..`` out of it, regular files only: no device, no
 FIFO that would hang), read up to a bound, and every record is checked
-against the schema of its version (types, finite numbers, a known
-``schema_version``) and upgraded to the current one
+against the schema of its version (types, finite numbers, integers
+within 64 bits, a known ``schema_version``) and upgraded to the current one
 (:mod:`mwperf.results.upgrade`): every reader sees version 2. A bad record
 is skipped with one warning naming its line; nothing read raises.
 """
@@ -114,6 +114,24 @@ def _record_problem(record: Any) -> str | None:
     return f"{shown(errors[0] if errors else 'does not match the results schema', 160)}{more}"
 
 
+#: A run of 19 digits or more: a number that may not fit 64 bits (checked then on the parsed record).
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _beyond_int64(value: Any, path: str = "") -> str | None:
+    """The path of an integer of ``value`` that no 64-bit integer holds (what
+    the agent counts in), None when there is none."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return path or "(record)" if not _INT64[0] <= value <= _INT64[1] else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _beyond_int64(item, f"{path}.{key}" if path else str(key))
+        if found:
+            return found
+    return None
+
+
 #: Lines already found valid (their digest): a run re-read after each point is checked once.
 _VALID_LINES: set[bytes] = set()
 #: Warnings already given (path, line, message): each bad line is named once per process.
@@ -177,6 +195,14 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
                 detail = f" ({exc})" if "JSON allows" in str(exc) or "out of range" in str(exc) else ""
                 say(f"{path}:{number}: not a JSON record{detail}, skipped")
                 continue
+            if _LONG_DIGITS.search(line):
+                try:
+                    beyond = _beyond_int64(record)
+                except RecursionError:
+                    beyond = "(nested too deep)"
+                if beyond:
+                    say(f"{path}:{number}: {shown(beyond, 60)}: an integer beyond 64 bits, skipped")
+                    continue
             if isinstance(record, dict) and record.get("schema_version") == SCHEMA_VERSIONS[-1]:
                 add_missing_options(record)  # written before an option was added to the agent's table
             if digest not in _VALID_LINES:
