@@ -6,10 +6,18 @@ the parameter style (``?`` is written, psycopg gets ``%s``), the lock that
 serialises two writers' schema changes (PostgreSQL's advisory lock; a
 DuckDB file has one writer process anyway) and how their errors read.
 
+A PostgreSQL store is a URL (``postgresql://USER:PASSWORD@HOST/DB?...``) or
+a libpq keyword string (``host=HOST dbname=DB password=...``); anything else
+is a DuckDB file, but a text that starts as a keyword string does
+(``host=... passwd=...``, a misspelt keyword) is refused, never made into a
+file of that name.
+
 Every failure to reach or open a store is bad input, one line naming the
-store, never its password: an unreachable server, a file that is not a
-DuckDB database (refused and left as it is, never overwritten), a file
-another process writes.
+store, never its password (in the URL, in its ``?password=`` query, in a
+keyword string: :func:`shown_url` and :func:`secrets` are the one place that
+knows them): an unreachable server, a URL that cannot be parsed, a file that
+is not a DuckDB database (refused and left as it is, never overwritten), a
+file another process writes.
 """
 
 from __future__ import annotations
@@ -19,11 +27,11 @@ import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from mwperf.errors import UsageError
 
-__all__ = ["Connection", "connect", "shown_url", "is_postgres", "resolve", "DEFAULT_STORE", "ENV_DB", "OFF"]
+__all__ = ["Connection", "connect", "shown_url", "secrets", "is_postgres", "resolve", "DEFAULT_STORE", "ENV_DB", "OFF"]
 
 #: The environment variable naming the store (as --db).
 ENV_DB = "MWPERF_DB"
@@ -34,21 +42,67 @@ OFF = ("none", "off")
 _SCHEMES = ("postgresql", "postgres")
 
 
+_URL = re.compile(r"^(postgresql|postgres)://", re.I)
+#: How a libpq keyword string starts (``host=...``): such a text is never a DuckDB file's name.
+_KEYWORDS = re.compile(r"^\s*[A-Za-z_]+\s*=")
+#: A password in a keyword string or a URL's query, quoted or not (and a misspelt one: passwd=, pwd=).
+_PASSWORD_KEYWORD = re.compile(r"(?i)(\b[a-z_]*(?:pass|pwd)[a-z_]*\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)")
+_PASSWORD_QUERY = re.compile(r"(?i)([?&][a-z_]*(?:pass|pwd)[a-z_]*=)([^&#]*)")
+
+
 def is_postgres(url: str) -> bool:
-    return urlsplit(url).scheme in _SCHEMES
+    """A PostgreSQL URL or keyword string (not a DuckDB file)."""
+    return bool(_URL.match(url) or _KEYWORDS.match(url))
+
+
+def _split(url: str):
+    """The URL's parts, None when it cannot be parsed (``[::1/db``)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is no number
+        return parts
+    except ValueError:
+        return None
 
 
 def shown_url(url: str) -> str:
-    """The store as it may be printed: a PostgreSQL URL without its password."""
+    """The store as it may be printed: a PostgreSQL URL or keyword string without its password."""
     if not is_postgres(url):
         return url
-    parts = urlsplit(url)
+    if not _URL.match(url):
+        return " ".join(_PASSWORD_KEYWORD.sub("", url).split())
+    parts = _split(url)
+    if parts is None:  # unparsable: the user part before ':' and the rest after the last '@' of the address
+        scheme, _, rest = url.partition("://")
+        address, slash, tail = rest.partition("/")
+        if "@" in address:
+            user, _, host = address.rpartition("@")
+            address = f"{user.split(':', 1)[0]}@{host}"
+        path, mark, query = tail.partition("?")
+        return f"{scheme}://{address}{slash}{path}{_query(query) if mark else ''}"
     netloc = parts.netloc
     if "@" in netloc:
         user, _, host = netloc.rpartition("@")
         netloc = f"{user.split(':', 1)[0]}@{host}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return urlunsplit((parts.scheme, netloc, parts.path, _query(parts.query)[1:], parts.fragment))
+
+
+def _query(query: str) -> str:
+    """``?query`` without its passwords ('' when nothing is left)."""
+    rest = _PASSWORD_QUERY.sub("", "?" + query).lstrip("?&")
+    return f"?{rest}" if rest else ""
+
+
+def secrets(url: str) -> list[str]:
+    """Every password the store's text holds, as written and as decoded (to be masked in any message)."""
+    if not is_postgres(url):
+        return []
+    found = [m.group(2) for pattern in (_PASSWORD_KEYWORD, _PASSWORD_QUERY) for m in pattern.finditer(url)]
+    address = url.partition("://")[2].partition("/")[0]
+    if "@" in address and ":" in address.rpartition("@")[0]:
+        found.append(address.rpartition("@")[0].split(":", 1)[1])
+    found += [unquote(f) for f in found] + [f.strip("'") for f in found]
+    return sorted({f for f in found if len(f) >= 2}, key=len, reverse=True)
 
 
 def resolve(option: str | None, run_dir: Path | None = None) -> tuple[str | None, bool]:
@@ -66,9 +120,11 @@ def resolve(option: str | None, run_dir: Path | None = None) -> tuple[str | None
     return (str(DEFAULT_STORE) if DEFAULT_STORE.is_file() else None), False
 
 
-def _one_line(text: str, secret: str | None = None) -> str:
+def _one_line(text: str, hidden: list[str] = ()) -> str:
     text = " ".join(str(text).split())
-    return text.replace(secret, "***") if secret else text
+    for secret in hidden:
+        text = text.replace(secret, "***")
+    return text
 
 
 class Connection:
@@ -141,7 +197,7 @@ class Connection:
         except Exception as exc:
             if not _driver_error(exc):
                 raise
-            raise UsageError("--db", shown_url(self.url), _one_line(exc, _password(self.url))) from None
+            raise UsageError("--db", shown_url(self.url), _one_line(exc, secrets(self.url))) from None
 
     def close(self) -> None:
         try:
@@ -169,13 +225,6 @@ _ARROW = _LazyTypes()
 
 def _driver_error(exc: Exception) -> bool:
     return type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb", "psycopg")
-
-
-def _password(url: str) -> str | None:
-    if not is_postgres(url):
-        return None
-    parts = urlsplit(url)
-    return parts.password or dict(parse_qsl(parts.query)).get("password") or None
 
 
 _NOT_DUCKDB = re.compile(r"not a valid DuckDB database", re.I)
@@ -217,7 +266,7 @@ def _open_postgres(url: str):
     except Exception as exc:  # noqa: BLE001 - every driver error is one line
         if not _driver_error(exc):
             raise
-        raise UsageError("--db", shown_url(url), f"cannot connect: {_one_line(exc, _password(url))}") from None
+        raise UsageError("--db", shown_url(url), f"cannot connect: {_one_line(exc, secrets(url))}") from None
 
 
 def connect(url: str, *, read_only: bool = False) -> Connection:
@@ -227,6 +276,9 @@ def connect(url: str, *, read_only: bool = False) -> Connection:
     if "://" in url and not is_postgres(url):
         raise UsageError("--db", shown_url(url), "unknown kind of store: give a DuckDB file path or a "
                                                  "postgresql:// URL")
+    if _URL.match(url) and _split(url) is None:
+        raise UsageError("--db", shown_url(url), "not a URL that can be read (postgresql://USER@HOST[:PORT]/DB; an "
+                                                 "IPv6 address in [brackets])")
     if is_postgres(url):
         return Connection(_open_postgres(url), url, True)
     return Connection(_open_duckdb(url, read_only), url, False)
