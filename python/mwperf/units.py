@@ -44,6 +44,7 @@ __all__ = [
     "MAX_SIZE",
     "MAX_DURATION_NS",
     "MAX_RATE_HZ",
+    "AboveBound",
 ]
 
 #: The largest size any parser returns: 1 TiB (the agent takes messages of at most 1 GiB).
@@ -88,11 +89,15 @@ def _split(text: str) -> tuple[float, str]:
     return number, match.group(2)
 
 
+class AboveBound(UnitError):
+    """A value above the most the parser takes (an option with a range of its own says that range instead)."""
+
+
 def _bounded(number: float, factor: float, most: float, what: str, shown: str) -> float:
-    """``number * factor``, refused (UnitError) above ``most``: checked on the
+    """``number * factor``, refused (AboveBound) above ``most``: checked on the
     number before it is multiplied, so no value overflows into infinity."""
     if number > most / factor:
-        raise UnitError(f"{what} above {shown}, the most mwperf takes")
+        raise AboveBound(f"{what} above {shown}, the most mwperf takes")
     return number * factor
 
 
