@@ -1,7 +1,10 @@
 """Text from outside mwperf (run directories, plans, agents, command lines)
 as it may be printed: control characters, ANSI escape sequences among them,
-written out as escapes, so a record field or a directory name can never move
-the cursor, retitle the window or clear the terminal."""
+and the bidirectional controls (U+202E RIGHT-TO-LEFT OVERRIDE and its kin,
+which make a terminal show a text reversed) written out as escapes, so a
+record field or a directory name can never move the cursor, retitle the
+window, clear the terminal or pass for another text. What rich renders is
+handed to it as plain text, never as markup (``[link=...]``, ``[/x]``)."""
 
 from __future__ import annotations
 
@@ -11,10 +14,13 @@ from typing import Any, TextIO
 
 __all__ = ["printable", "shown", "PrintableStream", "unfiltered"]
 
-#: Control characters, and lone surrogates (undecodable bytes of a file name: no terminal can print them).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: Bidirectional controls: marks, embeddings, overrides, isolates.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+#: Control characters, bidirectional controls, and lone surrogates (undecodable bytes of a file name: no
+#: terminal can print them).
+_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{_BIDI}\\ud800-\\udfff]")
 #: As _CONTROL, but line breaks and tabs of a multi-line text are kept.
-_CONTROL_BUT_LAYOUT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_CONTROL_BUT_LAYOUT = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029{_BIDI}\\ud800-\\udfff]")
 
 
 def _escape(match: re.Match) -> str:

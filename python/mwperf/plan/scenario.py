@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from mwperf.description import AgentInfo
+from mwperf.display import shown
 from mwperf.errors import PlanError, UsageError
 from mwperf.plan.options import RunOptions, RunRequest
 from mwperf.plan.plan_file import load_yaml, read_plan_text
@@ -206,7 +207,10 @@ def load_scenario(path: str | Path) -> Scenario:
     flows = tuple(_flow(source, i, raw, base, names) for i, raw in enumerate(raw_flows))
     _check_payload_total(source, flows)
     name = doc.get("name", Path(path).stem)
-    return Scenario(str(name), source, flows)
+    if not isinstance(name, str) or not 1 <= len(name) <= 80 or shown(name, 81) != name:
+        raise PlanError(source, "name", shown(str(name)), "1 to 80 characters, no control character (a scenario's "
+                                                          "name is printed)")
+    return Scenario(name, source, flows)
 
 
 def flow_options(scenario: Scenario, flow: Flow, request: RunRequest, agent_info: AgentInfo,

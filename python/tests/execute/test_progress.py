@@ -68,3 +68,21 @@ def test_the_adaptive_summary_says_what_the_others_would_need():
     assert "the other 4 would need ~100 s (median of 3), up to 12 min" in line
     assert line.endswith("; 1 without an interval to extrapolate from (see adaptive.needed_note)")
     assert adaptive_saving([{"duration_s": 1.0, "elapsed_s": 1.0, "adaptive": None}]) is None
+
+
+def test_a_plans_text_on_the_live_bar_is_text_not_markup_nor_terminal_control():
+    """Issue 37: a scenario's name reached the live bar raw: its escape sequences retitled the window,
+    ``[link=...]`` made a clickable OSC 8 link, ``[/oops]`` raised rich's MarkupError and ended the run."""
+    out = FakeTerminal()
+    bar = Progress(out, [1.0, 1.0], clock=lambda: 0.0)
+    bar.start("s [link=https://example.invalid]click[/link] \x1b]0;owned\x07\x1b[31m \u202eevil")
+    bar.finish("ok \x1b[2J")
+    bar.start("t [/oops] [bold]x")
+    bar.finish("ok")
+    text = out.getvalue()
+    assert "\x1b]0;" not in text and "\x1b]8;" not in text and "\x1b[31m" not in text and "\x1b[2J" not in text
+    assert "\u202e" not in text and "\x07" not in text
+    # as text (the console wraps at 80 columns)
+    assert "[1/2] s [link=https://example.invalid]click[/link] \\x1b]0;owned\\x07\\x1b[31m" in text
+    assert "\\u202eevil ... ok \\x1b[2J" in text
+    assert "[2/2] t [/oops] [bold]x ... ok" in text

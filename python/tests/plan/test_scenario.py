@@ -88,6 +88,10 @@ BAD = [
     ("flows:\n - {name: a, rate: 1, history: [keep-all, 'keep-last:1']}\n", "flow 'a': ['keep-all', 'keep-last:1'] is "
      "not a single value"),
     ("flows:\n" + " - {rate: 1}\n" * 10_000, f"flows: 10000: too many flows: at most {MAX_FLOWS}"),
+    # issue 37: a name with escape sequences reached the live progress bar raw
+    ('name: "evil\\e]0;owned\\a\\u202e"\nflows:\n - {name: a, rate: 1}\n',
+     "name: evil\\x1b]0;owned\\x07\\u202e: 1 to 80 characters, no control character"),
+    ("name: [1, 2]\nflows:\n - {name: a, rate: 1}\n", "name: [1, 2]: 1 to 80 characters"),
 ]
 
 
