@@ -4,7 +4,9 @@ agent's table that has a record field is a column (``qos.batch`` -> ``qos_batch`
 a scenario's flow fills the ``scenario_*`` columns (empty for a plain point).
 
 Nulls are empty cells, booleans ``true``/``false``, floats in Python's
-shortest round-trip form, affinity lists space-separated.
+shortest round-trip form, affinity lists space-separated; a text that a
+spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``,
+a tab or a return: ``=HYPERLINK(...)`` from a record) has a ``'`` before it.
 """
 
 from __future__ import annotations
@@ -87,6 +89,15 @@ _LAYOUT: list[tuple[str, tuple[str, ...]]] = [
 COLUMNS: list[str] = [name for name, _ in _LAYOUT]
 
 
+#: What a spreadsheet reads as the start of a formula (=HYPERLINK(...), +cmd|..., @SUM, a tab or return first).
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text(value: str) -> str:
+    """A text cell as a spreadsheet shows it, never as a formula: one starting like one gets a ' first."""
+    return "'" + value if value.startswith(_FORMULA) else value
+
+
 def _cell(value) -> str:
     if value is None:
         return ""
@@ -96,7 +107,7 @@ def _cell(value) -> str:
         return " ".join(str(v) for v in value)
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    return _text(str(value))
 
 
 def _column(records: list[dict], path: tuple[str, ...]) -> list[str]:
@@ -114,7 +125,7 @@ def _column(records: list[dict], path: tuple[str, ...]) -> list[str]:
     if kinds <= {type(None)}:
         return [""] * len(values)
     if kinds == {str}:
-        return values
+        return list(map(_text, values))
     if kinds == {int}:
         return list(map(str, values))
     if kinds == {float}:
