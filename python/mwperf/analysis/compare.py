@@ -66,7 +66,7 @@ from mwperf.export.terminal import table_text
 from mwperf.results.fairness import unlike
 from mwperf.results.labels import field, qos_label
 from mwperf.results.launches import log_p50s, spread, spread_text
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
+from mwperf.results.rundir import RunDir, read_records, read_samples, records_file_problem
 from mwperf.table import snapshot
 
 __all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label",
@@ -168,8 +168,9 @@ class Run:
 
 def _load(directory: str, warn: Callable[[str], None]) -> Run:
     path = Path(directory)
-    if not (path / RESULTS_JSONL).is_file():
-        raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
+    problem = records_file_problem(path)
+    if problem:
+        raise UsageError("compare", directory, problem)
     points: dict[tuple, list[dict]] = {}
     for r in read_records(path, warn=warn):
         if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size")):

@@ -26,7 +26,7 @@ from mwperf.results.strict_json import loads_strict
 from mwperf.results.upgrade import add_missing_options, upgrade
 
 __all__ = ["read_records", "current", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
-           "open_inside", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",
+           "open_inside", "UnsafeFile", "read_doc", "records_file_problem", "RUN_JSON_TYPES", "BASELINE_TYPES",
            "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON", "LOCK_FILE", "MAX_LINE_BYTES",
            "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
@@ -159,6 +159,26 @@ def _lines(handle, path: str, warn: Warn) -> Iterator[tuple[int, bytes]]:
         if total > MAX_RESULTS_BYTES:
             warn(f"{path}: larger than {MAX_RESULTS_BYTES >> 20} MiB: only the records before line {number} are read")
             return
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def records_file_problem(directory: Path | str, name: str = RESULTS_JSONL) -> str | None:
+    """Why ``directory`` holds no records file to read, in words (``no results.jsonl
+    there``, ``results.jsonl there is a FIFO (named pipe), not a file``); None when it does."""
+    path = os.path.join(str(directory), name)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"{name} there is a link to nothing" if os.path.islink(path) else f"no {name} there"
+    except OSError as exc:
+        return f"{name} there cannot be read: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+    return f"{name} there is {kind}, not a file"
 
 
 def read_records(directory: Path | str, warn: Warn | None = None, name: str = RESULTS_JSONL) -> list[dict]:

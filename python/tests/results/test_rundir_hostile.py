@@ -327,3 +327,21 @@ def test_resume_over_corrupted_records_runs_exactly_the_points_without_a_usable_
     records, _ = collect(run)
     assert [r["size"] for r in records] == [32, 64, 128]  # the first kept, the two unusable measured again
     assert records[0] == json.loads(lines[0])
+
+
+@pytest.mark.parametrize("command", [["report", "{}"], ["export", "{}", "--format", "parquet"], ["compare", "{}", "{}"],
+                                     ["db", "ingest", "{}", "--db", "{}/store.duckdb"], ["check", "{}/b.yaml", "{}"]])
+def test_a_results_jsonl_that_is_no_file_is_named_for_what_it_is(tmp_path, capsys, command):
+    """Issue 37: a FIFO results.jsonl was reported as 'no results.jsonl there'."""
+    from mwperf.cli.main import main
+
+    (tmp_path / "b.yaml").write_text('budgets:\n  - p99: "<= 1s"\n')
+    for made, kind in ((lambda p: os.mkfifo(p), "a FIFO (named pipe)"), (lambda p: p.mkdir(), "a directory"),
+                       (lambda p: p.symlink_to(tmp_path / "gone"), None)):
+        target = tmp_path / "results.jsonl"
+        made(target)
+        assert main([part.format(tmp_path) for part in command]) == 2
+        err = capsys.readouterr().err.strip()
+        why = f"results.jsonl there is {kind}, not a file" if kind else "results.jsonl there is a link to nothing"
+        assert err.endswith(f"{tmp_path}: {why}"), err
+        target.rmdir() if target.is_dir() and not target.is_symlink() else target.unlink()
