@@ -170,8 +170,13 @@ class Connection:
             try:
                 self.raw.execute(f"INSERT INTO {table} ({names}) SELECT "
                                  f"{', '.join(f'c{i}' for i in range(len(columns)))} FROM mwperf_rows")
-            finally:
-                self.raw.unregister("mwperf_rows")
+            except Exception:
+                try:  # in a failed transaction this fails too ("Current transaction is aborted"): the first error counts
+                    self.raw.unregister("mwperf_rows")
+                except Exception:  # noqa: BLE001
+                    pass
+                raise
+            self.raw.unregister("mwperf_rows")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -197,7 +202,8 @@ class Connection:
         except Exception as exc:
             if not _driver_error(exc):
                 raise
-            raise UsageError("--db", shown_url(self.url), _one_line(exc, secrets(self.url))) from None
+            text = _one_line(exc, secrets(self.url))
+            raise UsageError("--db", shown_url(self.url), text if self.postgres else _duckdb_reason(text)) from None
 
     def close(self) -> None:
         try:
@@ -248,14 +254,19 @@ def _open_duckdb(url: str, read_only: bool):
     except Exception as exc:  # noqa: BLE001 - every driver error is one line
         if not _driver_error(exc):
             raise
-        text = _one_line(exc)
-        if re.search(r"Could not set lock|Conflicting lock", text):
-            raise UsageError("--db", url, f"in use by another process: {text}") from None
-        if _NOT_DUCKDB.search(text):
-            raise UsageError("--db", url, f"not a DuckDB database, refused and left as it is ({text})") from None
-        if "IOException" in type(exc).__name__ or "Corrupt" in text or "Serialization" in text:
-            raise UsageError("--db", url, f"cannot be read, refused and left as it is ({text})") from None
-        raise UsageError("--db", url, text) from None
+        raise UsageError("--db", url, _duckdb_reason(_one_line(exc), "IOException" in type(exc).__name__)) from None
+
+
+def _duckdb_reason(text: str, io_error: bool = False) -> str:
+    """A DuckDB error in words: the store in use, not a DuckDB file, or one
+    that cannot be read (truncated, damaged): refused, never written to."""
+    if re.search(r"Could not set lock|Conflicting lock", text):
+        return f"in use by another process: {text}"
+    if _NOT_DUCKDB.search(text):
+        return f"not a DuckDB database, refused and left as it is ({text})"
+    if io_error or re.search(r"IO Error|Corrupt|Serialization|Could not read enough bytes", text):
+        return f"cannot be read (truncated or damaged?), refused and left as it is ({text})"
+    return text
 
 
 def _open_postgres(url: str):

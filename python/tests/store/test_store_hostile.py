@@ -73,3 +73,27 @@ def test_an_integer_beyond_64_bits_is_skipped_with_one_warning(tmp_path, store_u
         assert done.points == 1 and conn.execute("SELECT point FROM points") == [(records[2]["point"],)]
     assert [w.split("results.jsonl:")[1] for w in warnings] == ["1: sent: an integer beyond 64 bits, skipped",
                                                                  "2: size: an integer beyond 64 bits, skipped"]
+
+
+def test_a_truncated_duckdb_store_says_so_and_is_left_as_it_is(tmp_path, capsys):
+    """Issue 37: a store cut short (the last sixth of its file gone, as a copy interrupted) reported
+    "Current transaction is aborted (please ROLLBACK)": the first error of the ingest (DuckDB cannot read
+    a block) was hidden by the one after it."""
+    from mwperf.cli.main import main
+
+    store = tmp_path / "store.duckdb"
+    first = run_dir(tmp_path, "first", [json.loads(l) for l in fixture_lines()])
+    second = [json.loads(l) for l in fixture_lines()[:3]]
+    for r in second:
+        r["run_id"] = "second"
+    assert main(["db", "ingest", str(first), "--db", str(store)]) == 0
+    size = store.stat().st_size
+    with open(store, "r+b") as handle:
+        handle.truncate(size * 5 // 6)
+    cut = store.read_bytes()
+    capsys.readouterr()
+    assert main(["db", "ingest", str(run_dir(tmp_path, "second", second)), "--db", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "cannot be read (truncated or damaged?), refused and left as it is" in err, err
+    assert "Current transaction is aborted" not in err
+    assert store.read_bytes() == cut
