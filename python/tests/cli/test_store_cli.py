@@ -113,7 +113,7 @@ def test_a_store_with_a_corrupt_block_is_refused_and_left_as_it_is(tmp_path, cap
     capsys.readouterr()
     for args in (["db", "ingest", runs[1]], ["history"]):
         assert main([*args, "--db", str(store)]) == 2
-        assert "cannot be read, refused and left as it is (" in one_line_error(capsys)
+        assert "cannot be read (truncated or damaged?), refused and left as it is (" in one_line_error(capsys)
         assert store.read_bytes() == damaged
 
 
