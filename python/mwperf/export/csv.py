@@ -16,8 +16,9 @@ import io
 from pathlib import Path
 from typing import Iterable, TextIO
 
+from mwperf.errors import StorageError
 from mwperf.export.exporter import Exporter
-from mwperf.results.rundir import RunDir, write_atomic
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
 from mwperf.table import snapshot
 
 __all__ = ["RESULTS_CSV", "COLUMNS", "write_csv", "to_csv_text", "ResultsCsv"]
@@ -153,5 +154,10 @@ class ResultsCsv(Exporter):
 
     def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
         target = rundir.path / RESULTS_CSV
-        write_atomic(target, to_csv_text(records))
+        try:
+            write_atomic(target, to_csv_text(records))
+        except StorageError as exc:  # results.jsonl holds them: say so, and how to get the table back
+            raise StorageError(target, OSError(exc.errno, f"{exc.reason}; the {len(records)} record(s) are in "
+                                                          f"{RESULTS_JSONL} (mwperf report {rundir.path} writes "
+                                                          f"{RESULTS_CSV} again)")) from None
         return [target]
