@@ -40,23 +40,15 @@ class _Counter:
 
 def _strings(value: Any, where: str, counter: _Counter, keep=lambda: True) -> Any:
     """``value`` with each string leaf replaced by markup where ``keep()`` still holds."""
-    if isinstance(value, dict):
-        for key in list(value):
-            before = value[key]
-            if isinstance(before, str):
-                value[key] = counter.next(f"{where}.{key}")
-                if not keep():
-                    value[key] = before
-            else:
-                _strings(before, f"{where}.{key}", counter, keep)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            if isinstance(item, str):
-                value[i] = counter.next(f"{where}[{i}]")
-                if not keep():
-                    value[i] = item
-            else:
-                _strings(item, f"{where}[{i}]", counter, keep)
+    slots = list(value) if isinstance(value, dict) else range(len(value)) if isinstance(value, list) else ()
+    for slot in slots:
+        before, here = value[slot], f"{where}.{slot}" if isinstance(value, dict) else f"{where}[{slot}]"
+        if isinstance(before, str):
+            value[slot] = counter.next(here)
+            if not keep():
+                value[slot] = before
+        else:
+            _strings(before, here, counter, keep)
     return value
 
 
