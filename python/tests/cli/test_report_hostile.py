@@ -53,7 +53,7 @@ def test_no_markup_of_the_run_directory_is_an_element(page):
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/install-deps.sh installs it)")
 def test_chromium_runs_no_script_of_the_run_directory(page, tmp_path):
     html, fields = page
-    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000",
+    done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000",
                            "--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
     root = re.search(r"<html[^>]*>", done.stdout).group()
