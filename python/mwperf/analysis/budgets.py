@@ -81,7 +81,7 @@ _DERIVED_UNITS = {"cpu_pct.pub": "%", "cpu_pct.sub": "%", "cpu_per_sample.pub": 
 @lru_cache(maxsize=1)
 def _schema_fields() -> tuple[dict[str, set[str]], tuple[str, ...]]:
     """(dotted field -> JSON types, prefixes under which any key goes) of the results schema."""
-    from mwperf.results.schema import load_schema
+    from mwperf.model.schema import load_schema
 
     schema = load_schema()
     fields: dict[str, set[str]] = {}

@@ -46,7 +46,7 @@ passes on what it did not see. Runs whose points were measured under different C
 strategies, or with agents of different build types, are refused unless
 ``--force``: their numbers do not measure the same thing. Each row names
 what else its two points were measured through differently
-(:func:`mwperf.results.fairness.unlike`: zero-copy loan vs copy, shared
+(:func:`mwperf.model.fairness.unlike`: zero-copy loan vs copy, shared
 memory vs network, busy-poll vs blocking wait, sync vs async publishing,
 middleware versions, socket buffer sizes).
 """
@@ -63,9 +63,9 @@ from typing import Callable, TextIO
 from mwperf.errors import UsageError
 from mwperf.export.derived import source_section, subscribers, subscribers_as
 from mwperf.export.terminal import table_text
-from mwperf.results.fairness import unlike
-from mwperf.results.labels import field, qos_label
-from mwperf.results.launches import log_p50s, spread, spread_text
+from mwperf.model.fairness import unlike
+from mwperf.model.labels import field, qos_label
+from mwperf.model.launches import log_p50s, spread, spread_text
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
 from mwperf.table import snapshot
 

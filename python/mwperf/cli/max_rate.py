@@ -159,7 +159,7 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import execute
     from mwperf.plan.validate import default_out
-    from mwperf.results.record import utc_now_iso
+    from mwperf.model.merge import utc_now_iso
     from mwperf.results.rundir import RunDir
 
     out = Path(ns.out) if ns.out else cells[0].opts.out if source is None else default_out()

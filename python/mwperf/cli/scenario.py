@@ -19,7 +19,7 @@ from mwperf.errors import PlanError, UsageError
 from mwperf.execute.scenario import PROCESS_MODEL, FlowJob, scenario_steps
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest
 from mwperf.plan.scenario import Scenario, flow_options, load_scenario
-from mwperf.results.record import utc_now_iso
+from mwperf.model.merge import utc_now_iso
 
 __all__ = ["add_arguments", "command", "plan_jobs"]
 

@@ -28,7 +28,7 @@ from mwperf.execute import lock
 from mwperf.execute.point import check_placement
 from mwperf.results.confined import refuse_link
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records, write_atomic
-from mwperf.results.upgrade import OLD_KEY_PREFIX
+from mwperf.model.upgrade import OLD_KEY_PREFIX
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
 
@@ -152,7 +152,7 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
            floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
-    from mwperf.results.record import utc_now_iso
+    from mwperf.model.merge import utc_now_iso
 
     plan = load_plan(plan_path)
     out = Path(out_dir) if out_dir else default_out()
@@ -176,7 +176,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
             floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
-    from mwperf.results.record import utc_now_iso
+    from mwperf.model.merge import utc_now_iso
 
     path = Path(run_dir)
     plan_file = path / PLAN_FILE

@@ -24,8 +24,8 @@ from mwperf.errors import AgentError
 from mwperf.execute.agent import query
 from mwperf.plan.options import CpuPlacement, PlannedPoint
 from mwperf.results.floor import FLOOR_JSON, FLOOR_VERSION, KINDS, write_floor
-from mwperf.results.measures import stats_us
-from mwperf.results.record import utc_now_iso
+from mwperf.model.measures import stats_us
+from mwperf.model.merge import utc_now_iso
 from mwperf.results.rundir import RunDir
 from mwperf.table import snapshot
 

@@ -33,7 +33,7 @@ from mwperf.execute.point import (DEFAULT_TIMEOUTS, RUN_ID_ENV, Timeouts, agent_
                                   expect_event, ready_ports, relay_converged, run_point, stop_at, tell)
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
-from mwperf.results.record import PointOutcome
+from mwperf.model.merge import PointOutcome
 
 __all__ = ["Pairs", "signature", "opened_for", "next_args", "MAX_PAIR_POINTS"]
 

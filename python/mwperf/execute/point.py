@@ -40,7 +40,7 @@ from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import RunOptions, TestPoint
 from mwperf.description import AgentInfo
 from mwperf.execute.delivery import check_delivery
-from mwperf.results.record import PointOutcome
+from mwperf.model.merge import PointOutcome
 from mwperf.results.rundir import samples_path
 
 __all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_delivery", "check_exit", "check_placement", "relay_converged", "stop_at", "expect_event", "placement_for",

@@ -1,7 +1,7 @@
 """Run the points of a run or a sweep into a run directory.
 
 Each point (:mod:`mwperf.execute.point`) is merged into a record
-(:mod:`mwperf.results.record`) and appended to results.jsonl as soon as it is
+(:mod:`mwperf.model.merge`) and appended to results.jsonl as soon as it is
 measured (a scenario's step, :mod:`mwperf.execute.scenario`, gives one per
 flow), results.csv regenerated; a progress line per point goes to stderr,
 and at the end the tables to stdout and report.html to the directory.
@@ -36,10 +36,10 @@ from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
-from mwperf.results.launches import spread
-from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
+from mwperf.model.launches import spread
+from mwperf.model.merge import PointOutcome, merge_record, utc_now_iso
 from mwperf.results.rundir import RunDir
-from mwperf.results.schema import record_errors, record_ok
+from mwperf.model.schema import record_errors, record_ok
 
 __all__ = ["run", "execute", "adaptive_saving"]
 

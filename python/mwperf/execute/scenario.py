@@ -42,8 +42,8 @@ from mwperf.execute.services import Service
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
 from mwperf.plan.sweep_plan import point_key
-from mwperf.results import measures as m
-from mwperf.results.record import PointOutcome, utc_now_iso
+from mwperf.model import measures as m
+from mwperf.model.merge import PointOutcome, utc_now_iso
 
 __all__ = ["FlowJob", "FlowOutcome", "run_flows", "ScenarioStep", "scenario_steps", "flow_section",
            "PUBLISHER_SHIFT", "PROCESS_MODEL"]

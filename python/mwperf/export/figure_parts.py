@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from mwperf.export.derived import pair_name, source_section, subscribers
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 
 __all__ = ["Figure", "series_name", "ok_records", "num", "Cell", "collect", "palette", "ramp", "wrap", "grid", "layout",
            "log_switch", "panel", "line", "plotly", "SIZE_HOVER", "WIDTH", "PANEL_HEIGHT", "TEMPLATE"]

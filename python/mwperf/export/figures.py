@@ -41,7 +41,7 @@ from mwperf.export.figure_parts import (
 )
 from mwperf.export.interop import interop_figures
 from mwperf.export.max_rate import max_rate_figures
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 from mwperf.results.rundir import read_samples
 from mwperf.units import format_rate_hz, format_size
 

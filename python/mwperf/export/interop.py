@@ -17,7 +17,7 @@ from typing import Callable
 from mwperf.export.derived import stat
 from mwperf.export.figure_parts import Figure, layout, plotly
 from mwperf.export.sections import Row, Section
-from mwperf.results.labels import field
+from mwperf.model.labels import field
 from mwperf.units import format_rate_hz, format_size
 
 __all__ = ["interop", "interop_figures", "matrices", "Matrix"]

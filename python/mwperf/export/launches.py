@@ -1,14 +1,14 @@
 """The report's launch-to-launch table: for every point measured in more than
 one launch (a plan's ``repetitions``), its p50 over the launches, how much it
 moved between launches and how wide one launch's interval was
-(:mod:`mwperf.results.launches`). One launch's interval says nothing about
+(:mod:`mwperf.model.launches`). One launch's interval says nothing about
 the next launch: this table shows how far apart launches really are."""
 
 from __future__ import annotations
 
 from mwperf.analysis.compare import point_key, point_label
 from mwperf.export.sections import Row, Section
-from mwperf.results.launches import spread
+from mwperf.model.launches import spread
 
 __all__ = ["launch_sections", "HEADERS"]
 

@@ -3,13 +3,13 @@ rows were measured through where they differ (the zero-copy path, shared
 memory or network, busy-poll or blocking wait, sync or async publishing, the
 version of a library two rows share, the socket receive buffer), each value
 with the rows that have it: rows that differ here do not measure the same
-thing (:mod:`mwperf.results.fairness`)."""
+thing (:mod:`mwperf.model.fairness`)."""
 
 from __future__ import annotations
 
 from mwperf.export.sections import Row, Section
-from mwperf.results.fairness import describe_path, traits
-from mwperf.results.labels import qos_label
+from mwperf.model.fairness import describe_path, traits
+from mwperf.model.labels import qos_label
 
 __all__ = ["like_for_like", "HEADERS"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mwperf.export.figure_parts import SIZE_HOVER, Figure, grid, line, log_switch, palette, panel, series_name
 from mwperf.export.sections import Row, Section
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
 
 __all__ = ["max_rate_sections", "max_rate_figures", "answers", "criterion_text", "HEADERS"]

@@ -17,7 +17,7 @@ from typing import Iterable
 from mwperf.export.derived import pair_name, source_section, subscribers
 from mwperf.export.exporter import Exporter
 from mwperf.results.confined import make_dirs, write_inside
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 from mwperf.results.rundir import RunDir
 
 __all__ = ["LATENCY_HEADER", "THROUGHPUT_HEADER", "perftest_tables", "PerftestCsv", "PERFTEST_DIR"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mwperf.export.derived import source_section, subscribers, subscribers_as
-from mwperf.results.labels import qos_key
+from mwperf.model.labels import qos_key
 
 __all__ = ["Row", "Section", "section_key"]
 

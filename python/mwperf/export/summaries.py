@@ -33,8 +33,8 @@ from mwperf.export.launches import launch_sections
 from mwperf.export.like_for_like import like_for_like
 from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
-from mwperf.results.fairness import unlike
-from mwperf.results.labels import qos_label
+from mwperf.model.fairness import unlike
+from mwperf.model.labels import qos_label
 from mwperf.units import format_rate_hz, format_size
 
 __all__ = ["headline", "ros_overhead", "fanout", "threads", "summaries", "ROS_PAIRS"]
@@ -127,7 +127,7 @@ def _ros_key(r: dict) -> tuple:
 
 def _version(r: dict, middleware: str | None) -> str | None:
     """The version of `middleware` a point ran on: the record's ``adapter.versions``
-    (a version-1 record's are worked out when it is read, mwperf.results.upgrade)."""
+    (a version-1 record's are worked out when it is read, mwperf.model.upgrade)."""
     versions = (r.get("adapter") or {}).get("versions")
     if middleware is None or not isinstance(versions, dict) or not versions.get(middleware):
         return None

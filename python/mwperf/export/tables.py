@@ -20,7 +20,7 @@ from mwperf.export.scenario import plain, scenario_sections
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.export.summaries import headline, summaries
 from mwperf.export.terminal import table_text
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
 

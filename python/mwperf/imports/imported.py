@@ -19,10 +19,10 @@ from mwperf.export.csv import ResultsCsv
 from mwperf.imports.ddsperf import parse_ddsperf
 from mwperf.imports.perftest import parse_perftest
 from mwperf.imports.point import BadValue, ImportedPoint
-from mwperf.results.record import SCHEMA_VERSION, utc_now_iso
+from mwperf.model.merge import SCHEMA_VERSION, utc_now_iso
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
-from mwperf.results.schema import validate_record
-from mwperf.results.upgrade import blank
+from mwperf.model.schema import validate_record
+from mwperf.model.upgrade import blank
 
 __all__ = ["import_file", "TOOLS", "LAT_KEYS"]
 

@@ -6,7 +6,7 @@ directory (no symlink or ``..`` out of it, regular files only: no device, no
 FIFO that would hang), read up to a bound, and every record is checked
 against the schema of its version (types, finite numbers, a known
 ``schema_version``) and upgraded to the current one
-(:mod:`mwperf.results.upgrade`): every reader sees version 2. A bad record
+(:mod:`mwperf.model.upgrade`): every reader sees version 2. A bad record
 is skipped with one warning naming its line; nothing read raises.
 """
 
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from mwperf.display import shown
-from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok
+from mwperf.model.schema import SCHEMA_VERSIONS, record_errors, record_ok
 from mwperf.results.strict_json import loads_strict
-from mwperf.results.upgrade import add_missing_options, upgrade
+from mwperf.model.upgrade import add_missing_options, upgrade
 
 __all__ = ["read_records", "current", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
            "open_inside", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",

@@ -175,7 +175,7 @@ def test_batched_and_unbatched_points_are_kept_apart(tmp_path):
     """A sweep over batch: [false, true] makes two rows, in the record's qos,
     its label, the CSV and compare (issue 22: compare pooled them)."""
     from mwperf.export.csv import to_csv_text
-    from mwperf.results.labels import qos_label
+    from mwperf.model.labels import qos_label
 
     plain, batched = point(10.0, [9.5, 10.5]), point(20.0, [19.5, 20.5], index=1)
     for r, on in ((plain, False), (batched, True)):

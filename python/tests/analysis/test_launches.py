@@ -16,9 +16,9 @@ from analysis.test_compare import point, run_dir
 from mwperf.analysis.compare import between_launches_p, compare_runs
 from mwperf.cli.main import main
 from mwperf.export.launches import launch_sections
-from mwperf.results.launches import spread
+from mwperf.model.launches import spread
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 
 def launches(median: float, sigma: float, rng: random.Random, n: int = 3, within: float = 0.01) -> list[dict]:

@@ -13,7 +13,7 @@ from mwperf.cli.main import main
 from mwperf.export.max_rate import max_rate_figures, max_rate_sections
 from mwperf.plan.sweep_plan import parse_plan
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import PROVENANCE_KEYS, count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_packet_leaves_loopback")]
 

@@ -15,7 +15,7 @@ import pytest
 from conftest import count_leaving_packets, leftover_segments, real_agent_path, shm_segments
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 # Side by side (measuring.py): loopback only, each point its own run id, counts asserted, no timing;
 # one worker runs the module (its runs are module-scoped fixtures, several tests each).

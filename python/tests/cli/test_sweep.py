@@ -15,7 +15,7 @@ import pytest
 
 from conftest import real_agent_path
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 SMALL = """\
 mw: [udp, tcp]

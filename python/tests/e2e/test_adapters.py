@@ -24,7 +24,7 @@ import pytest
 from conftest import count_leaving_packets, leftover_segments, pids_with_cmdline, real_agent_path, shm_segments
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 pytestmark = pytest.mark.e2e
 

@@ -28,7 +28,7 @@ from conftest import (count_leaving_packets, made_by_session, namespace_dropping
                       pids_with_cmdline, real_agent_path)
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 pytestmark = pytest.mark.e2e
 

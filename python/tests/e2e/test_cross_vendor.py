@@ -20,7 +20,7 @@ import pytest
 from conftest import count_leaving_packets, real_agent_path
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 pytestmark = pytest.mark.e2e
 # Every test but the namespace link's runs side by side (measuring.py): each point its own

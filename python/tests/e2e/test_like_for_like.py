@@ -15,7 +15,7 @@ import pytest
 from conftest import agent_with, count_leaving_packets
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_shm_leftovers")]
 

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import real_agent_path
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft"))
 FRAME_BYTES = 1024 + 8 + 20 + 14

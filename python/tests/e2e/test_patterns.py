@@ -18,7 +18,7 @@ import pytest
 from conftest import agent_with, count_leaving_packets, real_agent_path
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 # Apart but for the refusal: their ground truth is timing (gaps, a slow reader's wait, CPU sums), a
 # publisher that keeps its rate to the sample, or listeners of keep-last 10 that a stall makes lose.

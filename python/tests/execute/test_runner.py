@@ -20,7 +20,7 @@ from mwperf.execute.point import Timeouts, agent_argv, run_point
 from mwperf.execute.runner import run
 from mwperf.plan.validate import build_run_options
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 FAST = Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=0.0, blocked=0.0)
 

@@ -11,7 +11,7 @@ from mwperf.export.html import HtmlReport
 from mwperf.export.tables import LATENCY_HEADERS, THROUGHPUT_HEADERS, Tables, build_sections, floor_sections, render_text
 from mwperf.results.floor import write_floor
 from mwperf.results.rundir import RunDir
-from mwperf.results.upgrade import blank
+from mwperf.model.upgrade import blank
 from floor_docs import doc, floor
 
 

@@ -3,7 +3,7 @@ import json
 
 from conftest import FIXTURES, check_golden
 from mwperf.export.tables import build_sections, point_summary, render_markdown, render_text
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 
 
 def load():

@@ -18,7 +18,7 @@ from mwperf.export.tables import render
 from mwperf.imports.ddsperf import parse_ddsperf
 from mwperf.imports.perftest import parse_perftest
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 
 def imported(tmp_path, tool, fixture, mw=None):

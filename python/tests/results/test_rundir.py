@@ -4,7 +4,7 @@ import pytest
 
 from conftest import FIXTURES
 from mwperf.results.rundir import RunDir, read_records
-from mwperf.results.schema import SchemaError
+from mwperf.model.schema import SchemaError
 
 
 def fixture_records():

@@ -43,7 +43,7 @@ import copy
 import re
 from typing import Any
 
-from mwperf.results.schema import load_schema
+from mwperf.model.schema import load_schema
 from mwperf.table import snapshot
 
 __all__ = ["upgrade", "blank", "add_missing_options", "OLD_KEY_PREFIX"]

@@ -13,10 +13,10 @@ import mwperf
 from conftest import FIXTURES
 from mwperf.analysis.compare import compare_runs
 from mwperf.cli.main import main
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import record_errors
-from mwperf.results.upgrade import OLD_KEY_PREFIX, upgrade
+from mwperf.model.schema import record_errors
+from mwperf.model.upgrade import OLD_KEY_PREFIX, upgrade
 
 V1_RUN = FIXTURES / "v1-run"
 

@@ -53,9 +53,9 @@ from typing import Any
 
 from mwperf.description import AdapterInfo
 from mwperf.plan.options import PlannedPoint, TestPoint
-from mwperf.results import measures as m
-from mwperf.results.fairness import zero_copy
-from mwperf.results.fanout import fanout, per_subscriber
+from mwperf.model import measures as m
+from mwperf.model.fairness import zero_copy
+from mwperf.model.fanout import fanout, per_subscriber
 from mwperf.table import OptionTable, Row
 
 __all__ = ["SCHEMA_VERSION", "PointOutcome", "merge_record", "utc_now_iso", "total_loss", "option_fields"]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from mwperf.results.measures import cpu_pct, cpu_side, get, stats_us, to_int
+from mwperf.model.measures import cpu_pct, cpu_side, get, stats_us, to_int
 
 __all__ = ["per_subscriber", "fanout"]
 

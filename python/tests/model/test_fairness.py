@@ -3,7 +3,7 @@ on synthetic records whose answers are known by construction."""
 
 import pytest
 
-from mwperf.results.fairness import traits, unlike, zero_copy
+from mwperf.model.fairness import traits, unlike, zero_copy
 
 
 @pytest.mark.parametrize("mw, transport, link, data_path, expected", [
