@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from mwperf.cli.common import described_agent, no_agent
+from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.cli.run import add_run_options, request
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import format_eta
@@ -98,7 +98,7 @@ def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None
         raise PlanError(plan.source, "repetitions", str(plan.repetitions), "a search repeats no point (leave it out)")
     points = expand(replace(plan, options=options), out=default_out(), agent=agent, agent_info=agent_info,
                     cpu_count=cpu_count)
-    return [replace(p, key=None, repetition=None, repetitions=1) for p in points]
+    return [replace(p, point_hash=None, repetition=None, repetitions=1) for p in points]
 
 
 def _run_options(ns: argparse.Namespace) -> list[tuple[str, object]]:
@@ -177,7 +177,8 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
     with lock.hold(out, force=ns.force, measure=hosts is None, cores=str(cells[0].opts.cpu), argv=argv) as held:
         doc = provenance.collect(run_id=out.name, argv=argv, options=options, agent=agent, started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        code = execute(search.planned(), RunDir(out), agent, doc, fmt=ns.format, leftovers=cells[0].opts.agent.leftovers,
+        code = execute(search.planned(), RunDir(out), agent, doc, outputs=run_outputs(ns.format),
+                       leftovers=cells[0].opts.agent.leftovers,
                        floor=not ns.no_floor, feed=search, on_record=search.on_record)
     return ingest_after_run(store, out, code)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mwperf.cli.common import run_outputs
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.scenario import PROCESS_MODEL, FlowJob, scenario_steps
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest
@@ -99,5 +100,5 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
             clean_leftovers(agent_info.leftovers, agent)
             every = [PlannedPoint(j.opts, j.point) for _, _, jobs in points for j in jobs]
             doc["floor"] = measure_run_floor(every, rundir, agent, sys.stderr)
-        code = execute(steps, rundir, agent, doc, fmt=ns.format, leftovers=agent_info.leftovers)
+        code = execute(steps, rundir, agent, doc, outputs=run_outputs(ns.format), leftovers=agent_info.leftovers)
     return ingest_after_run(store, first.out, code)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from mwperf.cli.common import described_agent, no_agent
+from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import POINT_OVERHEAD_S, format_eta
@@ -168,7 +168,8 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
+        return execute(points, RunDir(out), agent, doc, outputs=run_outputs(fmt), leftovers=agent_info.leftovers,
+                       floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
@@ -186,11 +187,11 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
         raise UsageError("--resume", run_dir, str(exc)) from None
     points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points)
     earlier = read_records(path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
-    if any(str(r.get("point_key") or "").startswith(OLD_KEY_PREFIX) for r in earlier):
+    if any((r.point_hash or "").startswith(OLD_KEY_PREFIX) for r in earlier):
         raise UsageError("--resume", run_dir, "written by an older mwperf (records v1): its points cannot be matched "
                                               "to this plan's; run the plan into a new directory")
-    done = {r.get("point_key") for r in earlier}
-    todo = [p for p in points if p.key not in done]
+    done = {r.point_hash for r in earlier}
+    todo = [p for p in points if p.point_hash not in done]
     rundir = RunDir(path)
     doc = rundir.read_run_json() or provenance.collect(
         run_id=path.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent, started=utc_now_iso())
@@ -198,7 +199,8 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
+    return execute(todo, rundir, agent, doc, outputs=run_outputs(fmt), earlier=earlier,
+                   leftovers=agent_info.leftovers, floor=floor)
 
 
 def _plan_doc(plan: Plan, count: int) -> dict:

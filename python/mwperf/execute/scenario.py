@@ -41,7 +41,7 @@ from mwperf.execute.placement import Placement
 from mwperf.execute.services import Service
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
-from mwperf.plan.sweep_plan import point_key
+from mwperf.plan.sweep_plan import point_hash
 from mwperf.model import measures as m
 from mwperf.model.merge import PointOutcome, utc_now_iso
 
@@ -264,10 +264,10 @@ class ScenarioStep(PlannedPoint):
         started = utc_now_iso()
         for result in run_flows(list(self.jobs), agent, timeouts, self.jobs[0].point.index):
             job = result.job
-            key = {"point": point_key(job.opts, job.point, 0), "scenario": self.digest, "flow": job.name,
+            key = {"point": point_hash(job.opts, job.point, 0), "scenario": self.digest, "flow": job.name,
                    "together": self.together}
             planned = PlannedPoint(job.opts, job.point,
-                                   key=hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16])
+                                   point_hash=hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16])
             yield planned, result.outcome, started, {"scenario": flow_section(self, result)}
 
 

@@ -18,6 +18,7 @@ from mwperf.errors import UsageError
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import WIDTH, Figure, point_figures, run_figures
 from mwperf.results.confined import make_dirs, write_inside
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 
 __all__ = ["PlotFiles", "write_figures", "NO_NETWORK_PROXY", "PLOTS_DIR"]
@@ -87,6 +88,6 @@ class PlotFiles(Exporter):
         self.name = fmt  # svg or png
         self.point = point
 
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         figures = run_figures(records) + point_figures(rundir.path, records, self.point)
         return write_figures(figures, rundir.path, self.name, PLOTS_DIR)

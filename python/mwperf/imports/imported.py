@@ -20,9 +20,10 @@ from mwperf.imports.ddsperf import parse_ddsperf
 from mwperf.imports.perftest import parse_perftest
 from mwperf.imports.point import BadValue, ImportedPoint
 from mwperf.model.merge import SCHEMA_VERSION, utc_now_iso
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
+from mwperf.model.record import Record
 from mwperf.model.schema import validate_record
 from mwperf.model.upgrade import blank
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
 
 __all__ = ["import_file", "TOOLS", "LAT_KEYS"]
 
@@ -108,7 +109,7 @@ def import_file(tool: str, path: str, out: str | None, mw: str | None) -> tuple[
             validate_record(record)
     write_atomic(rundir.jsonl, "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n"
                                        for r in records))
-    ResultsCsv().write(records, rundir)
+    ResultsCsv().write([Record.from_json(r) for r in records], rundir)
     sections = list(dict.fromkeys(p.section for p in points if p.section))
     rundir.write_run_json({"run_id": directory.name,
                            "imported": {"tool": tool, "file": str(path), "mw": mw or tool, "sections": sections},

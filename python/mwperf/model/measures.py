@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mwperf.results.rundir import samples_path
+from mwperf.model.provenance import samples_path
 
 __all__ = ["get", "to_int", "stats_us", "cpu_side", "cpu_pct", "cpu_per_msg", "window_s", "threads", "mw_rss", "affinity",
            "clock_record", "samples_file", "elapsed_s", "adaptive"]

@@ -290,7 +290,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "clock": m.clock_record(clock, mode, latency, applied_ns),
         "samples_file": m.samples_file(pub, sub, mode, point.index),
         "repetition": planned.repetition,
-        "point_key": planned.key,
+        "point_key": planned.point_hash,
         "elapsed_s": m.elapsed_s(pub),
         "phases": outcome.phases,
         "reuse": outcome.reuse,
@@ -303,5 +303,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "error": error,
     }
     # which path the samples took (the transport in force: the record's)
-    record["adapter"]["zero_copy"] = zero_copy(point.mw, record.get("transport"), outcome.link, _data_path(pub, sub))
+    link = outcome.link
+    one_host = not isinstance(link, dict) or link.get("kind") in (None, "none")
+    record["adapter"]["zero_copy"] = zero_copy(point.mw, record.get("transport"), one_host, _data_path(pub, sub))
     return record

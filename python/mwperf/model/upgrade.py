@@ -43,10 +43,10 @@ import copy
 import re
 from typing import Any
 
-from mwperf.model.schema import load_schema
+from mwperf.model.schema import SCHEMA_VERSIONS, load_schema
 from mwperf.table import snapshot
 
-__all__ = ["upgrade", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
+__all__ = ["upgrade", "current", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
 
 OLD_KEY_PREFIX = "v1:"
 #: Fields added to version 2 after its first records: blank in a record written before.
@@ -205,3 +205,12 @@ def upgrade(record: dict) -> dict:
         r["point_key"] = OLD_KEY_PREFIX + r["point_key"]
     _fill(load_schema(), r)
     return r
+
+
+def current(record: dict) -> dict:
+    """A usable record as the current version: an option added to the agent's
+    table since it was written is null, an older version is upgraded (the one
+    step every reader of records takes, from a run directory or a store)."""
+    if record.get("schema_version") == SCHEMA_VERSIONS[-1]:
+        add_missing_options(record)
+    return upgrade(record)

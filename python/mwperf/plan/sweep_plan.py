@@ -49,7 +49,7 @@ from mwperf.plan.validate import build_run_options, check_point
 from mwperf.table import OptionTable, snapshot
 from mwperf.units import parse_list, parse_rate_hz, parse_size
 
-__all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_size", "point_key", "option_keys",
+__all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_size", "point_hash", "option_keys",
            "MAX_POINTS", "ENV_MAX_POINTS"]
 
 #: The controller's own plan keys (each a value or a list, as the options of the table).
@@ -323,8 +323,9 @@ def _plan_key(option: str | None) -> str:
     return name if name in option_keys() else "mw"
 
 
-def point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
-    """A hash of what identifies the point (every option of the table that
+def point_hash(opts: RunOptions, point: TestPoint, repetition: int) -> str:
+    """The sweep's hash of a planned point (the record's ``point_key``, what ``--resume`` matches): a hash
+    of what identifies the point (every option of the table that
     does, and the controller's placement and link) and its repetition."""
     identifying = {name: value for name, value in point.values if opts.table[name].point_key}
     config = {"mw": point.mw, "mode": point.mode, "repetition": repetition, "cpu": str(opts.cpu),
@@ -385,13 +386,13 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
                                lambda key: table.by_key(key).shown(settings[key]) if table.by_key(key)
                                and key in settings else settings.get(key)) from None
             # The same configuration written twice (1k and 1024, keyed and instances) runs once.
-            ident = point_key(opts, point, 0)
+            ident = point_hash(opts, point, 0)
             if ident in seen:
                 continue
             seen.add(ident)
             for repetition in range(plan.repetitions):
                 planned = dataclasses.replace(point, index=len(points))
-                points.append(PlannedPoint(opts, planned, repetition, point_key(opts, planned, repetition),
+                points.append(PlannedPoint(opts, planned, repetition, point_hash(opts, planned, repetition),
                                            plan.repetitions))
     if not points:
         raise PlanError(plan.source, "exclude", None, "every point is excluded")
