@@ -53,7 +53,7 @@ def load(path: PathLike | Iterable[PathLike] | None = None, *, subscribers: bool
 
         with opened(str(db)) as conn:
             return load_frame(conn, subscribers=subscribers)
-    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path or ())
     records: list[Record] = []
     for each in paths:
         jsonl = _jsonl(each)

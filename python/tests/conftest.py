@@ -251,7 +251,7 @@ def no_packet_leaves_loopback():
     """Every e2e test: no packet of this session may leave through an interface other than lo."""
     with count_leaving_packets() as counted:
         if counted["reason"]:
-            warnings.warn(f"no-packet-leaves-loopback check skipped: {counted['reason']}")
+            warnings.warn(f"no-packet-leaves-loopback check skipped: {counted['reason']}", stacklevel=2)
         yield
     assert counted["packets"] == 0, f"{counted['packets']} packet(s) left through a non-loopback interface"
 

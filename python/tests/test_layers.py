@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mwperf.plan",),                                         # what to measure
     ("mwperf.description",),                                  # the agent's description of itself
     ("mwperf.table",),                                        # the agent's option table
-    ("mwperf.units", "mwperf.display", "mwperf.interrupts"),  # sizes and rates; printable text; signals
+    ("mwperf.units", "mwperf.display", "mwperf.interrupts", "mwperf.extras"),  # units; text; signals; extras
     ("mwperf.errors", "mwperf.version"),
 )
 

@@ -148,7 +148,8 @@ def _value(text: Any, field: str) -> float:
     if unit in ("fraction", "%") and text.endswith("%"):
         number = float(text[:-1])
         return number / 100 if unit == "fraction" else number
-    raise UnitError(f"not a number{' or a ' + {'fraction': 'percentage', '%': 'percentage'}.get(unit, unit) if unit else ''}")
+    said = {"fraction": "percentage", "%": "percentage"}.get(unit, unit)
+    raise UnitError(f"not a number{' or a ' + said if unit else ''}")
 
 
 @dataclass

@@ -116,7 +116,7 @@ class Run:
     build_type: str | None
 
 
-def _load(directory: str, warn: Callable[[str], None]) -> Run:
+def _load(directory: str, warn: Callable[[str], object]) -> Run:
     path = Path(directory)
     if not (path / RESULTS_JSONL).is_file():
         raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
@@ -246,13 +246,14 @@ def _gates(c: Compared, fail_if_slower: float | None, fail_if_lossier: float | N
             and ratio > 1 + fail_if_slower / 100):
         out.append(f"{c.key.label}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(ratio - 1) * 100:.1f} %)"
                    + (", untested" if c.verdict == UNTESTED else ""))
-    if fail_if_lossier is not None and lossa is not None and lossb is not None and (lossb - lossa) * 100 > fail_if_lossier:
+    if (fail_if_lossier is not None and lossa is not None and lossb is not None
+            and (lossb - lossa) * 100 > fail_if_lossier):
         out.append(f"{c.key.label}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
     return out
 
 
 def compare(dirs: list[str], *, fail_if_slower: float | None = None, fail_if_lossier: float | None = None,
-            force: bool = False, warn: Callable[[str], None] = lambda message: None) -> Comparison:
+            force: bool = False, warn: Callable[[str], object] = lambda message: None) -> Comparison:
     """Each run after the first against the first; unusable records named through ``warn``."""
     if len(dirs) < 2:
         raise UsageError("compare", None, "give two run directories or more (the first is the baseline)")

@@ -30,8 +30,8 @@ from typing import Any, Callable, Iterable
 from mwperf.model.labels import PointId, point_id
 from mwperf.model.record import Record
 
-__all__ = ["METRICS", "RunValue", "ChangePoint", "Series", "series_id", "build_series", "find_change_points", "placement_label",
-           "DEFAULT_PVALUE", "DEFAULT_MIN_CHANGE"]
+__all__ = ["METRICS", "RunValue", "ChangePoint", "Series", "series_id", "build_series", "find_change_points",
+           "placement_label", "DEFAULT_PVALUE", "DEFAULT_MIN_CHANGE"]
 
 DEFAULT_PVALUE = 0.001
 #: A run-to-run difference below this (relative) is noise on a VM, not a change.
@@ -163,7 +163,7 @@ def find_change_points(series: Series, *, max_pvalue: float = DEFAULT_PVALUE,
     found: list[ChangePoint] = []
     for name in METRICS:
         where = [i for i, run in enumerate(series.runs) if run.values[name] is not None]
-        values = [float(series.runs[i].values[name]) for i in where]
+        values = [float(series.runs[i].values[name] or 0.0) for i in where]
         if len(values) < 3 or len(set(values)) == 1:
             continue
         points, _ = compute_change_points(values, window_len=50, max_pvalue=max_pvalue, min_magnitude=min_change)

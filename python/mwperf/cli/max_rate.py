@@ -16,7 +16,7 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Mapping, TextIO
 
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.cli.run import add_run_options, request
@@ -33,7 +33,8 @@ DEFAULT_PRECISION = "5%"
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("max-rate", help="the highest publish rate meeting a criterion, per middleware and size",
-                            description="Search, per middleware, size and QoS, the highest publish rate whose rate-mode "
+                            description="Search, per middleware, size and QoS, the highest publish rate whose "
+                                        "rate-mode "
                                         "point meets the criterion: grow the rate x4 until it fails, then bisect to "
                                         "--step. Options as mwperf run's (--rate: where the search starts), or a "
                                         "max-rate PLAN.")
@@ -46,12 +47,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     crit.add_argument("--step", metavar="P", help="stop when the bracket's ends are within P of each other "
                                                   "(default: 5%%)")
     crit.add_argument("--bounds", metavar="LO,HI", help="the lowest and highest rate searched (default: 1,1M)")
-    crit.add_argument("--dry-run", action="store_true", help="print the searches and their worst-case time; run nothing")
+    crit.add_argument("--dry-run", action="store_true",
+                      help="print the searches and their worst-case time; run nothing")
     add_run_options(parser)
     parser.set_defaults(func=command)
 
 
-def _criterion(ns: argparse.Namespace, written: dict | None, source: str | None) -> Criterion:
+def _criterion(ns: argparse.Namespace, written: Mapping[str, str] | None, source: str | None) -> Criterion:
     """The command line's criterion options, else the plan's ``search`` mapping's."""
     written = written or {}
     given = {key: getattr(ns, key) if getattr(ns, key) is not None else written.get(key)

@@ -124,7 +124,8 @@ def request(ns: argparse.Namespace) -> RunRequest:
     values = {row.name: _items(row, given[row.key]) for row in snapshot().user_rows
               if given.get(row.key) not in (None, False)}
     return RunRequest(values=values, best=ns.best, keyed=ns.keyed, cpu=ns.cpu, point_timeout=ns.point_timeout,
-                      reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts, data=ns.data, direction=ns.direction, out=ns.out)
+                      reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts,
+                      data=ns.data, direction=ns.direction, out=ns.out)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:

@@ -38,7 +38,7 @@ def plan_jobs(scenario: Scenario, flows: list[RunOptions]) -> list[tuple[str, st
     """The scenario's points: (middleware, label, one job per flow). The command line's lists sweep as in any
     run (each value a point of all flows); a flow whose lists make a number of points the others do not is
     refused."""
-    per_mw: dict[str, list[list]] = {}
+    per_mw: dict[str, list[tuple]] = {}
     for flow, opts in zip(scenario.flows, flows):
         mine: dict[str, list] = {}
         for point in opts.points():

@@ -27,7 +27,8 @@ from mwperf.plan.sweep_plan import Plan, expand, load_plan
 from mwperf.execute import lock
 from mwperf.execute.point import check_placement
 from mwperf.results.confined import refuse_link
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records, write_atomic
+from mwperf.results.rundir import (RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records,
+                                   write_atomic)
 from mwperf.model.upgrade import OLD_KEY_PREFIX
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
@@ -48,7 +49,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
     sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
-                       "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
+                       "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in "
+                       "results/)")
     sweep.add_argument("--no-floor", action="store_true",
                        help="skip the floor measured before the first point (run.json records the skip)")
     sweep.add_argument("--force", action="store_true",
@@ -103,11 +105,11 @@ def _label(p: PlannedPoint) -> str:
     if point.get("samples"):
         extras.append(f"{point.get('samples')} samples")
     precision = point.get("precision")
-    extras.append(("max " if precision or point.get("samples") else "") + f"{point.get('duration', 0) / 1e9:g} s")
+    extras.append(("max " if precision or point.get("samples") else "") + f"{(point.get('duration') or 0) / 1e9:g} s")
     if precision:
         extras.append(f"precision {table['precision'].shown(precision)}")
     if p.repetitions > 1:
-        extras.append(f"rep {p.repetition + 1}")
+        extras.append(f"rep {(p.repetition or 0) + 1}")
     return f"{point.label(table)}; {', '.join(extras)}"
 
 
@@ -207,4 +209,5 @@ def _plan_doc(plan: Plan, count: int) -> dict:
     return {"plan": plan.source, "description": plan.description, "points": count,
             "repetitions": plan.repetitions,
             "options": {k: list(v) for k, v in plan.options.items()},
-            "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()} for r in plan.exclude]}
+            "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()}
+                        for r in plan.exclude]}

@@ -137,13 +137,14 @@ def _bounded_output(proc: subprocess.Popen, timeout: float, what: str) -> tuple[
     deadline = time.monotonic() + timeout
     with selectors.DefaultSelector() as selector:
         for name, stream in (("stdout", proc.stdout), ("stderr", proc.stderr)):
+            assert stream is not None  # both piped
             selector.register(stream, selectors.EVENT_READ, name)
         while selector.get_map():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AgentError(f"{what} did not finish within {timeout:g} s")
             for key, _ in selector.select(remaining):
-                chunk = os.read(key.fileobj.fileno(), 65536)
+                chunk = os.read(key.fd, 65536)
                 if not chunk:
                     selector.unregister(key.fileobj)
                     continue
@@ -241,6 +242,7 @@ class AgentProcess:
             raise AgentError(f"{role}: cannot run {argv[0]}: {exc.strerror or exc}") from None
         self._selector = selectors.DefaultSelector()
         for name, stream in (("stdout", self.proc.stdout), ("stderr", self.proc.stderr)):
+            assert stream is not None  # both piped
             os.set_blocking(stream.fileno(), False)
             self._selector.register(stream, selectors.EVENT_READ, name)
 
@@ -252,7 +254,7 @@ class AgentProcess:
         for key, _ in self._selector.select(max(timeout, 0.0)):
             name = key.data
             try:
-                chunk = os.read(key.fileobj.fileno(), 65536)
+                chunk = os.read(key.fd, 65536)
             except BlockingIOError:
                 continue
             if not chunk:

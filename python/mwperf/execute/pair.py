@@ -22,6 +22,7 @@ import random
 import secrets
 import time
 from dataclasses import dataclass
+from typing import Sequence
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
@@ -30,7 +31,8 @@ from mwperf.execute.agent import AgentProcess
 from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local
 from mwperf.execute.delivery import check_delivery
-from mwperf.execute.point import DEFAULT_TIMEOUTS, RUN_ID_ENV, Timeouts, agent_argv, point_ticks, run_point, salvage
+from mwperf.execute.point import (DEFAULT_TIMEOUTS, RUN_ID_ENV, Resolved, Timeouts, agent_argv, point_ticks, run_point,
+                                  salvage)
 from mwperf.execute.session import Session, tell
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
@@ -57,7 +59,7 @@ def signature(job: PlannedPoint) -> tuple:
             job.repetition)
 
 
-def opened_for(jobs: list[PlannedPoint]) -> list[int]:
+def opened_for(jobs: Sequence[PlannedPoint]) -> list[int]:
     """Each job's pair size: the largest --size of the run of consecutive jobs it belongs to."""
     out: list[int] = []
     start = 0
@@ -110,7 +112,7 @@ class _Pair:
     def close(self, timeouts: Timeouts) -> None:
         """`close` to every side (the subscribers' input too), each exit awaited (kill what does not go)."""
         try:
-            self.session.close(timeouts.after_result or 0, subscribers=True)
+            self.session.close(timeouts.after_result or 0.0, subscribers=True)
         except (PointFailed, AgentError):
             pass
         finally:
@@ -123,7 +125,7 @@ class Pairs:
     the run's planned points (each pair's size comes from them); ``keeper``:
     the run's services."""
 
-    def __init__(self, jobs: list[PlannedPoint], keeper: ServiceKeeper, reuse: bool = False):
+    def __init__(self, jobs: Sequence[PlannedPoint], keeper: ServiceKeeper, reuse: bool = False):
         self.keeper = keeper
         self.reuse = reuse
         self._sizes = dict(zip(map(id, jobs), opened_for(jobs))) if reuse else {}
@@ -166,7 +168,7 @@ class Pairs:
             if self._pair is not None:  # a failed point ends its pair: the next starts fresh
                 self._pair.kill()
                 self._pair = None
-        outcome.link = Local().as_dict()
+        outcome.link = None  # one host: no link
         phases.mark("end")
         outcome.phases = phases.as_dict()
         return outcome
@@ -177,7 +179,7 @@ class Pairs:
         if pair is not None:
             pair.close(self._timeouts)
 
-    def _point(self, job: PlannedPoint, agent: str, timeouts: Timeouts, service: services.Service,
+    def _point(self, job: PlannedPoint, agent: str, timeouts: Resolved, service: services.Service,
                phases: PhaseClock) -> PointOutcome:
         """One point of the pair (its first: the agents start; a later one: ``next``), through the session
         protocol (:mod:`mwperf.execute.session`), the pair left open."""
@@ -221,7 +223,8 @@ class Pairs:
                     tell(pub, "next " + next_args(argv("pub", "0"), opts, "pub", point), close=False)
             outcome.pub_ready = session.matched(point.get("match-timeout") / 1e9 + timeouts.ready)
             if outcome.pub_ready.get("pair_point", place) != place:
-                raise PointFailed(f"pub: ready for point {outcome.pub_ready.get('pair_point')} of the pair, not {place}")
+                raise PointFailed(f"pub: ready for point {outcome.pub_ready.get('pair_point')} of the pair, "
+                                  f"not {place}")
             phases.mark("matched")
             session.go()
             run_s = point.planned_s
@@ -234,7 +237,7 @@ class Pairs:
                 outcome.pub_ready = {**outcome.pub_ready, "discovery_ns": None}
             sent = outcome.pub.get("sent")
             session.stop([sent], close=False)  # the pair stays open for the next point
-            results = session.drained((timeouts.drain or 0) + timeouts.stop)
+            results = session.drained(timeouts.drain + timeouts.stop)
             phases.mark("drained")
             phases.mark("closed")  # the pair stays open for the next point
             check_delivery(results, sent)
@@ -245,7 +248,7 @@ class Pairs:
         except PointFailed as exc:
             outcome.error = str(exc)
             if pair is not None and pair.session.pubs and not str(exc).startswith("sub"):
-                salvage(pair.session, outcome, (timeouts.drain or 0) + 1.0)
+                salvage(pair.session, outcome, timeouts.drain + 1.0)
         except AgentError as exc:
             outcome.error = str(exc)
         return outcome

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
@@ -63,14 +63,23 @@ class Timeouts:
     blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
     start: float = 1.0        # the publisher's start after 'go' (threads, timers; discovery is done by then)
 
-    def resolved(self, agent: AgentInfo) -> "Timeouts":
+    def resolved(self, agent: AgentInfo) -> Resolved:
         """Every figure, the agent's where none was given."""
-        return replace(
-            self,
+        return Resolved(
+            ready=self.ready, stop=self.stop, blocked=self.blocked, start=self.start,
             after_result=self.after_result if self.after_result is not None else
             agent.timing_s("linger_ns") + agent.timing_s("settle_ns") + EXIT_MARGIN_S,
             drain=self.drain if self.drain is not None else agent.timing_s("drain_reliable_ns"),
             ping=self.ping if self.ping is not None else 2 * agent.table["ping-timeout"].default / 1e9)
+
+
+@dataclass(frozen=True)
+class Resolved(Timeouts):
+    """Timeouts with every figure known (:meth:`Timeouts.resolved`): what the protocol waits on."""
+
+    after_result: float = 0.0
+    drain: float = 0.0
+    ping: float = 0.0
 
 
 #: A side's exit after its result, beyond what the agent says it waits.
@@ -187,7 +196,7 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
     return outcome
 
 
-def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, placement: Placement,
+def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Resolved, placement: Placement,
                 service: Service, phases: PhaseClock, clock_offset_ns: int = 0) -> PointOutcome:
     """The protocol of one point; never raises for agent trouble (see outcome.error)."""
     run_id = random.getrandbits(32)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, Sequence, TextIO
 
 from mwperf.display import shown
 from mwperf.execute import provenance
@@ -69,7 +69,7 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, prog
     if machine_lock is not None:
         doc["machine_lock"] = machine_lock
     jobs = [PlannedPoint(opts, point) for point in opts.points()]
-    if opts.both_directions:  # A->B then B->A for every point, as in the wired/wireless study
+    if opts.both_directions and opts.hosts is not None:  # A->B then B->A, as in the wired/wireless study
         back = replace(opts, hosts=opts.hosts.reversed())
         jobs = [PlannedPoint(o, replace(job.point, index=2 * job.point.index + k))
                 for job in jobs for k, o in enumerate((opts, back))]
@@ -77,7 +77,7 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, prog
                    leftovers=opts.agent.leftovers, floor=floor)
 
 
-def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, outputs: Outputs,
+def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, outputs: Outputs,
             earlier: list[Record] | None = None, progress: TextIO | None = None,
             timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False,
             feed: Iterable[PlannedPoint] | None = None,

@@ -29,13 +29,13 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
 from mwperf.execute.agent import AgentProcess
 from mwperf.execute.delivery import check_delivery
-from mwperf.execute.point import RUN_ID_ENV, Timeouts, agent_argv, placement_for
+from mwperf.execute.point import RUN_ID_ENV, Resolved, Timeouts, agent_argv, placement_for
 from mwperf.execute.session import Session, stop_at, tell
 from mwperf.execute.placement import Placement
 from mwperf.execute.services import Service
@@ -70,7 +70,7 @@ class FlowJob:
 class FlowOutcome:
     job: FlowJob
     outcome: PointOutcome = field(default_factory=PointOutcome)
-    pubs: list[dict | None] = field(default_factory=list)
+    pubs: list[dict] = field(default_factory=list)  # each publisher's result, as they came
 
 
 @dataclass
@@ -136,7 +136,7 @@ def run_flows(jobs: list[FlowJob], agent: str, timeouts: Timeouts, index: int) -
     return [flow.result for flow in flows]
 
 
-def _run(flows: list[_Flow], agent: str, timeouts: Timeouts, placement: Placement, service: Service) -> None:
+def _run(flows: list[_Flow], agent: str, timeouts: Resolved, placement: Placement, service: Service) -> None:
     """Every flow's session, in step (:mod:`mwperf.execute.session`): all subscribers ready, all publishers
     ready and every subscriber matched, then ``go`` to all publishers at once; from then on a flow that
     fails fails alone."""
@@ -201,9 +201,9 @@ _ADDED = ("sent", "warmup_sent", "scheduled", "unsent", "bursts", "send_errors",
           "cpu_user_ns", "cpu_sys_ns")
 
 
-def _publishers(results: list[dict | None]) -> dict | None:
+def _publishers(results: list[dict]) -> dict | None:
     """The flow's publisher side: publisher 0's result with the counts and CPU of all added."""
-    if not results or any(r is None for r in results):
+    if not results:
         return None
     merged = dict(results[0])
     for key in _ADDED:
@@ -254,7 +254,8 @@ def flow_section(step: ScenarioStep, result: FlowOutcome) -> dict:
     subs = outcome.subs or [outcome.sub]
     # every process of the flow: its publishers and each subscriber
     sides = [m.cpu_side(pub) for pub in result.pubs] + [m.cpu_side(sub) for sub in subs]
-    whole = bool(result.pubs) and len(result.pubs) == job.publishers and None not in sides
+    cpus = [s for s in sides if s is not None]
+    whole = bool(result.pubs) and len(result.pubs) == job.publishers and len(cpus) == len(sides)
     return {"name": step.scenario, "hash": step.digest, "flow": job.name, "together": step.together,
             "flows": step.flows, "point": step.number, "label": step.label, "publishers": job.publishers,
             "publisher_sent": [m.to_int((pub or {}).get("sent")) for pub in result.pubs] or [None] * job.publishers,
@@ -262,7 +263,7 @@ def flow_section(step: ScenarioStep, result: FlowOutcome) -> dict:
             "payload": job.payload,
             "payload_check": [{k: m.to_int((sub or {}).get(k)) for k in ("payload_matched", "payload_mismatched")}
                               for sub in subs] if job.check_payload else None,
-            "cpu_s": sum(s["user"] + s["sys"] for s in sides) if whole else None}
+            "cpu_s": sum(s["user"] + s["sys"] for s in cpus) if whole else None}
 
 
 def _indexed(jobs: list[FlowJob], base: int) -> tuple[FlowJob, ...]:
@@ -277,7 +278,7 @@ def scenario_steps(name: str, digest: str, points: list[tuple[str, list[FlowJob]
     for k, (label, jobs) in enumerate(points):
         n = len(jobs)
         base = k * n * (n + 1)
-        common = dict(scenario=name, digest=digest, flows=n, number=k, label=label)
+        common: dict[str, Any] = dict(scenario=name, digest=digest, flows=n, number=k, label=label)
         together = _indexed(jobs, base)
         steps.append(ScenarioStep(together[0].opts, together[0].point, jobs=together, together=True, **common))
         for i, job in enumerate(jobs if solo else ()):

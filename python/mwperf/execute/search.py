@@ -169,15 +169,17 @@ class Bracket:
         else:
             self.hi = rate if self.hi is None else min(self.hi, rate)
         low, high = self.crit.bounds_hz
-        if self.hi is None:
-            self.next = None if self.lo >= high else _rounded(min(self.lo * self.crit.growth, high))
-        elif self.lo is None:
-            self.next = None if self.hi <= low else _rounded(max(self.hi / self.crit.growth, low))
-        elif self.hi / self.lo <= 1 + self.crit.step:
+        lo, hi = self.lo, self.hi
+        if hi is None:
+            assert lo is not None  # it met: the rate grows
+            self.next = None if lo >= high else _rounded(min(lo * self.crit.growth, high))
+        elif lo is None:
+            self.next = None if hi <= low else _rounded(max(hi / self.crit.growth, low))
+        elif hi / lo <= 1 + self.crit.step:
             self.next = None
         else:
-            mid = _rounded(math.sqrt(self.lo * self.hi))
-            self.next = mid if self.lo < mid < self.hi else None
+            mid = _rounded(math.sqrt(lo * hi))
+            self.next = mid if lo < mid < hi else None
 
     @property
     def done(self) -> bool:
@@ -217,7 +219,8 @@ class Search:
 
     def __iter__(self) -> Iterator[PlannedPoint]:
         index = 0
-        for self._cell, cell in enumerate(self.cells):
+        for number, cell in enumerate(self.cells):
+            self._cell = number
             self._bracket = bracket = Bracket(self.crit, self._start(cell))
             while not bracket.done:
                 values = tuple((k, bracket.next if k == "rate" else v) for k, v in cell.point.values)
@@ -228,6 +231,7 @@ class Search:
         """The probe's record with its ``search`` section; the bracket moved."""
         bracket = self._bracket
         rate = job.point.rate_hz
+        assert bracket is not None and rate is not None, "a probe of the search being iterated, at its rate"
         met, why, missing = judge(Record.from_json(record), self.crit)
         phase = bracket.phase
         bracket.add(rate, met)

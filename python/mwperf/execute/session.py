@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from mwperf.errors import PointFailed
 from mwperf.execute.agent import AgentProcess, describe_exit
@@ -68,7 +68,8 @@ def expect_event(agent: AgentProcess, kinds: set[str], seconds: float, what: str
             if tick is not None and until < deadline:
                 tick()
                 continue
-            raise PointFailed(_failure(agent, f"{agent.role}: no {what} within {seconds:.1f} s (agent hung?)")) from None
+            said = f"{agent.role}: no {what} within {seconds:.1f} s (agent hung?)"
+            raise PointFailed(_failure(agent, said)) from None
         if event is None:
             code = agent.wait_exit(time.monotonic() + 2.0)
             how = "closed its output" if code is None else describe_exit(code)
@@ -242,11 +243,11 @@ class Session:
         for agent in (*self.subs, *self.pubs):
             check_exit(agent, seconds + self.slack)
 
-    def salvage(self, seconds: float, have: list[dict | None] | None = None) -> list[dict | None]:
+    def salvage(self, seconds: float, have: Sequence[dict | None] | None = None) -> list[dict | None]:
         """After a publisher failure: every reader's result the subscribers still give when told
         ``stop -1`` (None where none came), those in ``have`` kept."""
         total = len(self.subs) * self.readers
-        results = list(have) if have is not None else [None] * total
+        results: list[dict | None] = list(have) if have is not None else [None] * total
         for sub in self.subs:
             if sub.proc.poll() is None:
                 sub.send_line("stop -1")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import Any, Iterable, TextIO
 
 from mwperf.export.exporter import Exporter
 from mwperf.model.record import Record
@@ -32,7 +32,7 @@ def _stat_columns(prefix: str) -> list[tuple[str, tuple[str, ...]]]:
 
 def _option_columns() -> list[tuple[str, tuple[str, ...]]]:
     """Every option of the agent's table that has a record field (``qos.batch`` -> ``qos_batch``), in its order."""
-    return [(row.record.replace(".", "_"), tuple(row.record.split("."))) for row in snapshot().record_rows]
+    return [(row.field.replace(".", "_"), tuple(row.field.split("."))) for row in snapshot().record_rows]
 
 
 #: (column name, path into the record)
@@ -104,7 +104,7 @@ def _column(records: list[Record], path: tuple[str, ...]) -> list[str]:
     """One column's cells for every record (as written), a column at a time: a run of
     300,000 imported points writes in seconds."""
     first = path[0]
-    values = [r.json.get(first) for r in records]
+    values: list[Any] = [r.json.get(first) for r in records]
     for key in path[1:]:
         parents = set(map(type, values))
         if parents == {dict}:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from mwperf.model.labels import qos_label
 from mwperf.model.record import Record
@@ -43,7 +43,7 @@ class Figure:
     section: str
     id: str
     title: str
-    fig: object  # plotly.graph_objects.Figure
+    fig: Any  # plotly.graph_objects.Figure
 
 
 def series_name(r: Record) -> str:
@@ -86,11 +86,11 @@ class Cell:
 
 
 def collect(records: list[Record], key: Callable[[Record], tuple], value: Callable[[Record], float | None],
-             count: Callable[[Record], int | None] = lambda r: None) -> dict[tuple, Cell]:
+             count: Callable[[Record], float | None] = lambda r: None) -> dict[tuple, Cell]:
     cells: dict[tuple, Cell] = {}
     for r in records:
         v = value(r)
-        if not num(v):
+        if v is None or not num(v):
             continue
         cell = cells.setdefault(key(r), Cell())
         cell.values.append(float(v))

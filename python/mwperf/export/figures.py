@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 from mwperf.export.figure_parts import (
     SIZE_HOVER, WIDTH, Figure, collect, grid, layout, line, log_switch, num, ok_records, palette, panel, plotly, ramp,
@@ -63,6 +65,19 @@ PERCENTILES = (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p9999", "p99.99
 _NEEDS = {"p50": 2, "p90": 10, "p99": 100, "p9999": 10_000}
 
 
+def _plotted(key: str, without_count: bool = False) -> Callable[[Record], float | None]:
+    """A percentile of the latency where its samples support it (``without_count``: and where the count is
+    not known, as in an imported table)."""
+    def value(r: Record) -> float | None:
+        count = r.stat("count")
+        return r.stat(key) if (count or 0) >= _NEEDS[key] or (without_count and count is None) else None
+    return value
+
+
+def _stat_of(key: str, field: str) -> Callable[[Record], float | None]:
+    return lambda r: r.stat(key, field)
+
+
 def _throughput(records: list[Record]) -> list[Figure]:
     _, make_subplots = plotly()
 
@@ -76,14 +91,15 @@ def _throughput(records: list[Record]) -> list[Figure]:
                     lambda r: None if r.loss_rate is None else 100 * r.loss_rate, lambda r: r.sent)
     fig = make_subplots(rows=1, cols=2, subplot_titles=["received Mbit/s", "lost %"], horizontal_spacing=0.08)
     for name in names:
-        for col, cells, what, fmt in ((1, mbps, "Mbit/s", "%{y:.4g} Mbit/s"), (2, loss, "lost", "%{y:.4g} % lost")):
+        for col, cells, _what, fmt in ((1, mbps, "Mbit/s", "%{y:.4g} Mbit/s"), (2, loss, "lost", "%{y:.4g} % lost")):
             xs = sorted(k[1] for k in cells if k[0] == name)
             if not xs:
                 continue
             custom = [[cells[(name, x)].text, len(cells[(name, x)].values)] for x in xs]
             fig.add_trace(line(xs, [cells[(name, x)].value for x in xs], name, colours[name], group=name,
                                 show=col == 1 or not any(k[0] == name for k in mbps), custom=custom,
-                                hover=f"{SIZE_HOVER}<br>{fmt}<br>%{{customdata[0]}} {'received' if col == 1 else 'sent'} "
+                                hover=f"{SIZE_HOVER}<br>{fmt}<br>%{{customdata[0]}} "
+                                      f"{'received' if col == 1 else 'sent'} "
                                       f"(%{{customdata[1]}} point(s))"), row=1, col=col)
     fig.update_xaxes(type="log", title_text="message size (bytes)")
     fig.update_yaxes(title_text="Mbit/s received", row=1, col=1)
@@ -103,9 +119,7 @@ def _latency(records: list[Record]) -> list[Figure]:
                       "message size (bytes)", "one-way latency (µs)", log_x=True, log_y=True)
     for key, label in PERCENTILES:
         cells = collect(lat, lambda r: (series_name(r), r.size),
-                         lambda r, k=key: r.stat(k) if (r.stat("count") or 0) >= _NEEDS[k] or
-                         r.stat("count") is None else None,
-                         lambda r: r.stat("count"))
+                         _plotted(key, without_count=True), lambda r: r.stat("count"))
         shown = False
         for i, name in enumerate(names):
             xs = sorted(k[1] for k in cells if k[0] == name)
@@ -128,7 +142,7 @@ def _rate(records: list[Record]) -> list[Figure]:
     if not rate:
         return []
     names = list(dict.fromkeys(series_name(r) for r in rate))
-    rates = sorted({r.rate_hz for r in rate})
+    rates = sorted({r.rate_hz for r in rate if r.rate_hz is not None})
     sizes = sorted({r.size for r in rate})
     out = []
     # throughput vs size, one line per rate
@@ -160,8 +174,7 @@ def _rate(records: list[Record]) -> list[Figure]:
     colours = ramp(sizes)
     for key, dash in (("p50", None), ("p99", "dot")):
         cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz),
-                         lambda r, k=key: r.stat(k) if (r.stat("count") or 0) >= _NEEDS[k] else None,
-                         lambda r: r.stat("count"))
+                         _plotted(key), lambda r: r.stat("count"))
         for size in sizes:
             label = format_size(size)
             shown = False
@@ -240,8 +253,8 @@ def _burst(records: list[Record]) -> list[Figure]:
     fig, cols = grid(names, "Latency p50 of the first (dotted) and the last (solid) sample of a burst vs demand",
                       "demand (samples a burst)", "one-way latency (µs)", log_x=True, log_y=True)
     for field, word, dash in (("burst_last_us", "last", None), ("burst_first_us", "first", "dot")):
-        cells = collect(burst, lambda r: (series_name(r), r.size, r.demand), lambda r, f=field: r.stat("p50", f),
-                         lambda r, f=field: r.stat("count", f))
+        cells = collect(burst, lambda r: (series_name(r), r.size, r.demand), _stat_of("p50", field),
+                         _stat_of("count", field))
         for size in sizes:
             shown = False
             label = format_size(size)
@@ -265,6 +278,13 @@ def _fan_value(r: Record, field: str, which: str) -> float | None:
     if spread is not None:
         return spread.median if which == "median" else spread.worst
     return {"latency_p50_us": r.stat("p50"), "latency_p99_us": r.stat("p99"), "loss_rate": r.loss_rate}[field]
+
+
+def _fan_scaled(field: str, which: str, scale: float) -> Callable[[Record], float | None]:
+    def value(r: Record) -> float | None:
+        v = _fan_value(r, field, which)
+        return None if v is None else scale * v
+    return value
 
 
 def _fanout(records: list[Record]) -> list[Figure]:
@@ -296,9 +316,7 @@ def _fanout(records: list[Record]) -> list[Figure]:
     for name, members in groups.items():
         for col, field, scale in ((1, "latency_p50_us", 1), (2, "latency_p99_us", 1), (3, "loss_rate", 100)):
             for which, dash in (("median", None), ("worst", "dash")):
-                cells = collect(members, lambda r: (r.subscribers,),
-                                 lambda r, f=field, w=which, s=scale: None if _fan_value(r, f, w) is None
-                                 else s * _fan_value(r, f, w))
+                cells = collect(members, lambda r: (r.subscribers,), _fan_scaled(field, which, scale))
                 xs = sorted(k[0] for k in cells)
                 if not xs:
                     continue
@@ -324,11 +342,12 @@ def _resources(records: list[Record]) -> list[Figure]:
     for key, value, unit, axis, title in (
             ("cpu", lambda r, side: r.cpu_pct.side(side), "% of a core", "CPU, % of one core (median over points)",
              "CPU per side (median over the points, % of one core)"),
-            ("cpu-per-msg", lambda r, side: r.cpu_us_per_msg.side(side), "us of CPU per sample delivered", "CPU per sample delivered, us "
+            ("cpu-per-msg", lambda r, side: r.cpu_us_per_msg.side(side), "us of CPU per sample delivered",
+             "CPU per sample delivered, us "
              "(median over points)", "CPU per message per side (median over the points, us per sample delivered)")):
         fig = go.Figure()
         for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
-            cells = collect(ok, lambda r: (series_name(r),), lambda r, s=side, f=value: f(r, s))
+            cells = collect(ok, lambda r: (series_name(r),), partial(value, side=side))
             fig.add_trace(go.Bar(x=names, y=[cells[(n,)].value if (n,) in cells else None for n in names],
                                  name={"pub": "publisher", "sub": "subscriber"}[side], marker_color=colour,
                                  customdata=[[len(cells[(n,)].values) if (n,) in cells else 0] for n in names],
@@ -339,7 +358,7 @@ def _resources(records: list[Record]) -> list[Figure]:
         out.append(Figure("resources", key, title.split(" (")[0], fig))
     fig = go.Figure()
     for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
-        peak = {}
+        peak: dict[str, float] = {}
         for r in ok:
             kb = r.rss_kb.side(side)
             if kb is not None:
@@ -401,7 +420,7 @@ def point_figures(directory: Path, records: list[Record], point: int | None) -> 
 
     record = chosen_point(records, point)
     samples = read_samples(directory, record) if record else None
-    if not samples:
+    if record is None or not samples:
         return []
     name = f"point {record.point}: {series_name(record)} {record.mode} {format_size(record.size)}"
     if record.rate_hz:

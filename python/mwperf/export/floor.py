@@ -48,8 +48,9 @@ class Anchors:
     def __init__(self, floor: dict | None = None, baseline: dict | None = None):
         self.floor = floor
         self.index = FloorIndex(floor)
-        gbps = [side.get("gbps") for side in ((baseline or {}).get(k) for k in ("tcp", "udp"))
-                if isinstance(side, dict) and isinstance(side.get("gbps"), (int, float)) and side["gbps"] > 0]
+        gbps: list[float] = [side["gbps"] for side in ((baseline or {}).get(k) for k in ("tcp", "udp"))
+                             if isinstance(side, dict) and isinstance(side.get("gbps"), (int, float))
+                             and side["gbps"] > 0]
         self.iperf3_gbps = max(gbps) if gbps else None
 
     @classmethod
@@ -140,6 +141,7 @@ def floor_figure(doc: dict | None) -> Figure | None:
                              key=lambda e: e["size"])
             if not entries:
                 continue
+            method = entries[0]["method"]
             if kind == "memcpy":
                 y = [e["gbps"] for e in entries]
                 hover = "%{x:,} B: %{y:.1f} Gbit/s<extra>" + where + "</extra>"
@@ -147,8 +149,8 @@ def floor_figure(doc: dict | None) -> Figure | None:
                 y = [e["latency_us"]["p50"] for e in entries]
                 hover = "%{x:,} B: p50 %{y:.2f} µs<extra>" + where + "</extra>"
             fig.add_trace(go.Scatter(x=[e["size"] for e in entries], y=y, mode="lines+markers",
-                                     name=f"{kind if kind == entries[0]['method'] else kind + ' ' + entries[0]['method']}"
-                                          f" ({where})", hovertemplate=hover),
+                                     name=f"{kind if kind == method else kind + ' ' + method} ({where})",
+                                     hovertemplate=hover),
                           row=1, col=2 if kind == "memcpy" else 1)
     fig.update_xaxes(type="log", title_text="message size (B)")
     fig.update_yaxes(type="log", row=1, col=1)

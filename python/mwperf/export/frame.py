@@ -21,7 +21,7 @@ __all__ = ["points_frame", "subscribers_frame", "POINT_KEYS", "for_parquet"]
 #: The columns that name a point, first in every frame (those present): every
 #: option of the agent's table that identifies a point, by its record field.
 POINT_KEYS = ["run_id", "point", "time", "status",
-              *(row.record for row in snapshot().rows if row.point_key and row.group in ("point", "qos")),
+              *(row.field for row in snapshot().rows if row.point_key and row.group in ("point", "qos")),
               "cpu.placement", "wait", "repetition", "source.tool", "source.section"]
 
 #: What a subscriber's row holds, from ``per_subscriber`` (fan-out) or, for

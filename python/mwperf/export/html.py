@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from html import escape
 from pathlib import Path
+from typing import Any, Sequence
 
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
@@ -27,19 +28,20 @@ __all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport", "PLOTLY_C
 
 REPORT_HTML = "report.html"
 
-CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;padding:0 1em;color:#222}
-h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1em}
-table{border-collapse:collapse;margin:.5em 0;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#f3f3f3}td.l,th.l{text-align:left}.warn{background:#fff4e0;border-left:4px solid #f0a000;padding:4px 8px;margin:4px 0}
-.figure{margin:.8em 0 1.6em}.failed{color:#b00}.hint{color:#555;font-size:.9em}
-#headline table{font-size:.95em}#headline td{padding:3px 8px}
-"""
+CSS = ("\n"
+       "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;padding:0 1em;color:#222}\n"
+       "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1em}\n"
+       "table{border-collapse:collapse;margin:.5em 0;font-size:.85em}"
+       "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n"
+       "th{background:#f3f3f3}td.l,th.l{text-align:left}"
+       ".warn{background:#fff4e0;border-left:4px solid #f0a000;padding:4px 8px;margin:4px 0}\n"
+       ".figure{margin:.8em 0 1.6em}.failed{color:#b00}.hint{color:#555;font-size:.9em}\n"
+       "#headline table{font-size:.95em}#headline td{padding:3px 8px}\n")
 
 #: The figures' toolbar: no logo, the camera button saves an SVG named after the figure.
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "scrollZoom": False,
-                 "toImageButtonOptions": {"format": "svg", "scale": 1},
-                 "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+PLOTLY_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True, "scrollZoom": False,
+                                 "toImageButtonOptions": {"format": "svg", "scale": 1},
+                                 "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 
 
 @lru_cache(maxsize=1)
@@ -186,7 +188,8 @@ def _provenance_html(run: dict | None) -> str:
                 f"{run.get('governor') or run.get('governor_note') or '-'}, clocksource {run.get('clocksource', '-')}"),
         ("net.core", ", ".join(f"{k.split('.')[-1]} {v}" for k, v in sysctl.items()) or "-"),
         ("haltpoll guest_halt_poll_ns", str(run.get("guest_halt_poll_ns", "-"))),
-        ("agent", f"{agent.get('version', '-')} ({agent.get('build_type', '-')}, compiler {agent.get('compiler', '-')})"),
+        ("agent", f"{agent.get('version', '-')} ({agent.get('build_type', '-')}, "
+                  f"compiler {agent.get('compiler', '-')})"),
         ("adapters", ", ".join(f"{a.get('name')} {a.get('version') or ''}".strip()
                                for a in run.get("adapters") or []) or "-"),
     ]
@@ -209,7 +212,7 @@ def _baseline_html(baseline: dict) -> str:
 
 
 def render_html(records: list[Record], run: dict | None, title: str,
-                extra_figures: list[Figure] = (), baseline: dict | None = None, *, script: str | None = None,
+                extra_figures: Sequence[Figure] = (), baseline: dict | None = None, *, script: str | None = None,
                 anchors: Anchors | None = None) -> str:
     """The page. ``script`` replaces plotly.js (the golden test keeps the page without its 4.8 MB);
     ``anchors``: the run's floor (a section of its own, "x floor" in the tables) and baseline."""
@@ -253,7 +256,7 @@ class HtmlReport(Exporter):
 
     name = "html"
 
-    def __init__(self, point: int | None = None, history: list[Figure] = ()):
+    def __init__(self, point: int | None = None, history: Sequence[Figure] = ()):
         self.point = point  # the point whose samples are plotted (default: the first latency point)
         self.history = list(history)  # the points over the stored runs (export.history_figures), when given
 

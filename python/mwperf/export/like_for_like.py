@@ -37,9 +37,9 @@ def like_for_like(records: list[Record]) -> list[Section]:
             continue
         name = f"{r.mw} ({qos_label(r)})" if qos_label(r) else r.mw
         t = traits(r)
-        values = {key: _shown(key, t[key]) for key in _NAMES if t[key] is not None}
-        values.update({f"{lib} version": v for lib, v in t["versions"].items()})
-        for key, value in values.items():
+        shown = {key: _shown(key, t[key]) for key in _NAMES if t[key] is not None}
+        shown.update({f"{lib} version": v for lib, v in t["versions"].items()})
+        for key, value in shown.items():
             by_mode.setdefault(r.mode, {}).setdefault(key, {}).setdefault(value, set()).add(name)
     for mode, keys in by_mode.items():
         for key, values in keys.items():

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mwperf.export.exporter import Exporter
+from mwperf.extras import need
 from mwperf.export.frame import for_parquet, points_frame, subscribers_frame
 from mwperf.results.confined import atomic_file, make_dirs
 from mwperf.model.record import Record
@@ -26,6 +27,7 @@ class Parquet(Exporter):
         self.directory = directory  # default: the run directory
 
     def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
+        need("pyarrow", "--format", "parquet")  # before anything is made: the extra to install, in one line
         directory = make_dirs(self.directory or rundir.path)
         frames = {RESULTS_PARQUET: points_frame}
         if any(r.subscribers > 1 for r in records):

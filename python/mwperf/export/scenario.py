@@ -137,7 +137,7 @@ def flow_rows(point: ScenarioPoint, anchors: Anchors | None = None) -> tuple[lis
                  _us(_pct(solo, "p99")), _us(_pct(rec, "p99")), _ratio(_pct(rec, "p99"), _pct(solo, "p99")),
                  _loss(solo), _loss(rec), *(_n(v) for v in _counts(rec)),
                  _num(None if rec is None else _flow(rec).cpu_s)]
-        if floor:
+        if anchors is not None and floor:
             cells += [anchors.cells(r, "rate")[0] if r is not None else "-" for r in (solo, rec)]
         rows.append(Row(cells, note=_failures(name, rec, solo)))
     total = totals(point)

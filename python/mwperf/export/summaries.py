@@ -152,6 +152,7 @@ def ros_overhead(records: list[Record]) -> list[Section]:
                       left=(0, 1, 2))
     for ros, bases, transports, underneath in ROS_PAIRS:
         mine: dict[tuple, dict[tuple, list[Record]]] = {}  # (base transport, version) -> point -> records
+        pair: tuple[str | None, str | None]
         for r in ok:
             if r.mw == ros and r.transport in transports:
                 pair = (transports[r.transport], _version(r, underneath))

@@ -132,8 +132,9 @@ _BUILDERS = {
 
 def _title(mw: str, mode: str, records: list[Record], part: str = "") -> str:
     parts = [_MODE_NOTE.get(mode, "")]
-    if len({(r.cpu.placement, r.cpu.pub, r.cpu.sub) for r in records}) == 1:
-        parts.append(records[0].cpu.pins)
+    pins = records[0].cpu.pins
+    if len({(r.cpu.placement, r.cpu.pub, r.cpu.sub) for r in records}) == 1 and pins:
+        parts.append(pins)
     waits = {r.wait for r in records}
     if len(waits) == 1 and None not in waits:
         parts.append(f"wait {waits.pop()}")
@@ -144,7 +145,7 @@ def _title(mw: str, mode: str, records: list[Record], part: str = "") -> str:
     tools = {r.source.tool for r in records if r.source is not None}
     if tools:
         parts.append(f"imported from {', '.join(sorted(tools))}")
-    sections = sorted({r.source_section for r in records} - {None})
+    sections = sorted({r.source_section for r in records if r.source_section is not None})
     if sections:
         parts.append(f"table '{'; '.join(sections)}'")
     qos = qos_label(records[0]) if records else ""
@@ -187,10 +188,15 @@ def build_sections(records: Iterable[Record], anchors: Anchors | None = None) ->
 
 def floor_sections(floor: dict | None) -> list[Section]:
     """The run's floor (DIR/floor.json) as tables, one per placement and wait."""
-    return [Section("", "floor", t["title"], t["headers"],
-                    [Row(r) for r in t["rows"]] or ([Row(["all"] + [""] * (len(t["headers"]) - 1), f"FAILED: {t['failure']}")]
-                                                    if t["failure"] else []))
+    return [Section("", "floor", t["title"], t["headers"], [Row(r) for r in t["rows"]] or _failed_floor(t))
             for t in floor_tables(floor)]
+
+
+def _failed_floor(table: dict) -> list[Row]:
+    """A floor not measured: one row saying why."""
+    if not table["failure"]:
+        return []
+    return [Row(["all"] + [""] * (len(table["headers"]) - 1), f"FAILED: {table['failure']}")]
 
 
 def censored(record: Record) -> str | None:

@@ -52,7 +52,7 @@ def _record(p: ImportedPoint, index: int, run_id: str, tool: str, mw: str, sourc
         "mode": p.mode, "size": p.size, "subscribers": 1, "subscribers_as": "processes", "slow_subscriber_s": 0.0,
         "cpu": {"pub": None, "sub": None, "placement": "unknown", "pub_affinity": None, "sub_affinity": None},
         "sent": sent, "received": p.packets, "lost": p.lost,
-        "loss_rate": None if sent is None else (p.lost / sent if sent else 0.0),
+        "loss_rate": None if sent is None or p.lost is None else (p.lost / sent if sent else 0.0),
         "samples_per_s": p.pps, "mbps": p.mbps, "latency_us": _stats(p.latency),
         "adapter": {"name": mw, "version": None, "config": None, "sub_config": None, "versions": None,
                     "data_path": None},

@@ -10,17 +10,22 @@ from __future__ import annotations
 from typing import Any, Iterable, NamedTuple
 
 from mwperf.model.record import Record
-from mwperf.table import snapshot
+from mwperf.table import Row, snapshot
 
 __all__ = ["qos_key", "qos_label", "identity", "PointId", "point_id", "subscribers_label", "NAMED"]
 
 
-def qos_key(record: Record) -> tuple[str, ...]:
+def _field(record: Record, row: Row) -> Any:
+    """The record's field of an option of the table (None: the option has none)."""
+    return None if row.record is None else record.option(row.record)
+
+
+def qos_key(record: Record) -> tuple[str | None, ...]:
     """What tells sections apart: each label part of the QoS options (a
     middleware's default, such as volatile or unkeyed, says nothing, so a
     failed point that only knows what was requested joins the section of its
     ok neighbours)."""
-    return tuple(row.label_part(row.from_record(record.option(row.record))) for row in snapshot().label_rows)
+    return tuple(row.label_part(row.from_record(_field(record, row))) for row in snapshot().label_rows)
 
 
 def qos_label(record: Record) -> str:
@@ -33,8 +38,7 @@ def identity(record: Record) -> tuple[Any, ...]:
     """Every option that identifies the point and says what was measured
     (the table's point and QoS options, by their record fields): two records
     of one identity measured the same thing."""
-    return tuple(record.option(row.record) for row in snapshot().rows
-                 if row.point_key and row.group in ("point", "qos"))
+    return tuple(_field(record, row) for row in snapshot().rows if row.point_key and row.group in ("point", "qos"))
 
 
 #: The point's options a point id names by themselves; the table's other options
@@ -83,7 +87,7 @@ def _others(record: Record) -> tuple[str, ...]:
     out = []
     for row in snapshot().rows:
         if row.point_key and row.group == "point" and row.name not in NAMED:
-            value = row.from_record(record.option(row.record))
+            value = row.from_record(_field(record, row))
             if value is not None and value != row.default:
                 out.append(f"{row.name} {row.shown(value)}")
     return tuple(out)

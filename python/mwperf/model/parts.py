@@ -9,7 +9,7 @@ how a point ran is :mod:`mwperf.model.provenance`; the sections a run adds
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, Mapping, Sequence, TypeVar
+from typing import Any, Generic, Mapping, TypeVar
 
 __all__ = ["JsonObject", "json_object", "strings", "interval", "Stats", "Sides", "CpuTime", "ThreadGroup", "Spread",
            "Fanout", "Subscriber", "Look", "Adaptive", "STAT_KEYS"]
@@ -23,16 +23,16 @@ STAT_KEYS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p999", 
 
 
 def json_object(value: Any) -> JsonObject | None:
-    return value if isinstance(value, Mapping) else None
+    return value if isinstance(value, dict) else None
 
 
 def strings(value: Any) -> dict[str, str] | None:
     """A JSON object of strings (versions, the reasons of nulls), each value as text."""
-    return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else None
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
 
 
 def interval(value: Any) -> tuple[float, float] | None:
-    return (value[0], value[1]) if isinstance(value, Sequence) and len(value) == 2 else None
+    return (value[0], value[1]) if isinstance(value, (list, tuple)) and len(value) == 2 else None
 
 
 @dataclass(frozen=True)
@@ -64,12 +64,14 @@ class Stats:
 
     @classmethod
     def of(cls, value: Any) -> Stats | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
-        return cls(*(value.get(k) for k in STAT_KEYS), interval(value.get("p50_ci")), interval(value.get("p99_ci")),
-                   interval(value.get("p999_ci")), value.get("relative_error"), value.get("ci_confidence"),
-                   value.get("ci_batches"), value.get("ci_method"), strings(value.get("ci_null")),
-                   value.get("uncertainty_us"))
+        g = value.get
+        return cls(count=g("count"), mean=g("mean"), std=g("std"), min=g("min"), max=g("max"), p50=g("p50"),
+                   p90=g("p90"), p99=g("p99"), p999=g("p999"), p9999=g("p9999"), p999999=g("p999999"),
+                   p50_ci=interval(g("p50_ci")), p99_ci=interval(g("p99_ci")), p999_ci=interval(g("p999_ci")),
+                   relative_error=g("relative_error"), ci_confidence=g("ci_confidence"), ci_batches=g("ci_batches"),
+                   ci_method=g("ci_method"), ci_null=strings(g("ci_null")), uncertainty_us=g("uncertainty_us"))
 
     def figure(self, key: str) -> float | None:
         """A figure by its name in the record (``p50``, ``p9999``, ``count``, ``mean``)."""
@@ -89,7 +91,7 @@ class Sides(Generic[T]):
     @classmethod
     def of(cls, value: Any, part: Any = None) -> Sides[Any]:
         """Both sides of ``value`` (``{"pub": ..., "sub": ...}``), each made by ``part`` when given."""
-        sides = value if isinstance(value, Mapping) else {}
+        sides = value if isinstance(value, dict) else {}
         pub, sub = sides.get("pub"), sides.get("sub")
         return Sides(pub, sub) if part is None else Sides(part(pub), part(sub))
 
@@ -115,7 +117,7 @@ class CpuTime:
 
     @classmethod
     def of(cls, value: Any) -> CpuTime | None:
-        return cls(value["user"], value["sys"]) if isinstance(value, Mapping) else None
+        return cls(value["user"], value["sys"]) if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)
@@ -130,10 +132,10 @@ class ThreadGroup:
 
     @classmethod
     def all_of(cls, value: Any) -> tuple[ThreadGroup, ...] | None:
-        if not isinstance(value, Sequence):
+        if not isinstance(value, (list, tuple)):
             return None
         return tuple(cls(g["name"], g.get("threads"), g["cpu_s"], g.get("cpu_pct"), bool(g.get("own")))
-                     for g in value if isinstance(g, Mapping))
+                     for g in value if isinstance(g, dict))
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,7 @@ class Spread:
 
     @classmethod
     def of(cls, value: Any) -> Spread | None:
-        return cls(value["worst"], value["median"], value["spread"]) if isinstance(value, Mapping) else None
+        return cls(value["worst"], value["median"], value["spread"]) if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ class Fanout:
 
     @classmethod
     def of(cls, value: Any) -> Fanout | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         return cls(Spread.of(value.get("loss_rate")), Spread.of(value.get("latency_p50_us")),
                    Spread.of(value.get("latency_p99_us")), CpuTime.of(value.get("cpu_s")), value.get("cpu_pct"))
@@ -195,13 +197,13 @@ class Subscriber:
 
     @classmethod
     def all_of(cls, value: Any) -> tuple[Subscriber, ...] | None:
-        if not isinstance(value, Sequence):
+        if not isinstance(value, (list, tuple)):
             return None
         return tuple(cls(s["index"], s["echoer"], s["slow"], s.get("received"), s.get("lost"), s.get("loss_rate"),
                          s.get("duplicates"), s.get("samples_per_s"), Stats.of(s.get("latency_us")),
                          CpuTime.of(s.get("cpu_s")), s.get("cpu_pct"), s.get("rss_kb"), s.get("reader"),
                          s.get("cpu_scope"))
-                     for s in value if isinstance(s, Mapping))
+                     for s in value if isinstance(s, dict))
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,7 @@ class Look:
 
     @classmethod
     def of(cls, value: Any) -> Look | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         return cls(interval(value.get("p50_ci")), interval(value.get("p99_ci")), value.get("batches"),
                    value.get("look"), value.get("after_s"), value.get("count"), value.get("needed_s"),
@@ -239,7 +241,7 @@ class Adaptive:
 
     @classmethod
     def of(cls, value: Any) -> Adaptive | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         return cls(value.get("converged_after_s"), Look.of(value.get("at_convergence")),
                    Look.of(value.get("last_look")), bool(value.get("stopped_early")), value.get("needed_s"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from mwperf.model.parts import JsonObject, json_object, strings
 
@@ -37,7 +37,7 @@ class Cpu:
 
     @classmethod
     def of(cls, value: Any) -> Cpu:
-        cpu = value if isinstance(value, Mapping) else {}
+        cpu = value if isinstance(value, dict) else {}
         pub_affinity, sub_affinity = cpu.get("pub_affinity"), cpu.get("sub_affinity")
         return cls(cpu.get("pub"), cpu.get("sub"), cpu.get("placement"),
                    None if pub_affinity is None else tuple(pub_affinity),
@@ -58,7 +58,7 @@ class ZeroCopy:
 
     @classmethod
     def of(cls, value: Any) -> ZeroCopy | None:
-        return cls(value["path"], value["source"]) if isinstance(value, Mapping) else None
+        return cls(value["path"], value["source"]) if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)
@@ -77,9 +77,10 @@ class Adapter:
 
     @classmethod
     def of(cls, value: Any) -> Adapter:
-        a = value if isinstance(value, Mapping) else {}
-        return cls(a.get("name") or "", a.get("version"), json_object(a.get("config")), json_object(a.get("sub_config")),
-                   strings(a.get("versions")), json_object(a.get("data_path")), ZeroCopy.of(a.get("zero_copy")),
+        a = value if isinstance(value, dict) else {}
+        return cls(a.get("name") or "", a.get("version"), json_object(a.get("config")),
+                   json_object(a.get("sub_config")), strings(a.get("versions")), json_object(a.get("data_path")),
+                   ZeroCopy.of(a.get("zero_copy")),
                    a.get("sub_version"), strings(a.get("sub_versions")))
 
 
@@ -94,7 +95,7 @@ class Source:
 
     @classmethod
     def of(cls, value: Any) -> Source | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         return cls(value["tool"], value["file"], value.get("note"), value.get("section"))
 
@@ -118,7 +119,7 @@ class Link:
 
     @classmethod
     def of(cls, value: Any) -> Link | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         data = value.get("data")
         return cls(value["kind"], value.get("profile"), value.get("pub"), value.get("sub"),
@@ -141,7 +142,7 @@ class Clock:
 
     @classmethod
     def of(cls, value: Any) -> Clock | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         return cls(value["offset_us"], value["uncertainty_us"], value["method"], value["same_clock"],
                    value["flagged"], value["applied_us"], json_object(value.get("sync")))
@@ -157,7 +158,7 @@ class SamplesFile:
 
     @classmethod
     def of(cls, value: Any) -> SamplesFile | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         return cls(value["path"], value["count"], value["time_ordered"])
 
@@ -172,7 +173,7 @@ class Reuse:
 
     @classmethod
     def of(cls, value: Any) -> Reuse | None:
-        return cls(value["pair"], value["point"], value["opened_for_bytes"]) if isinstance(value, Mapping) else None
+        return cls(value["pair"], value["point"], value["opened_for_bytes"]) if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)
@@ -185,4 +186,4 @@ class Service:
 
     @classmethod
     def of(cls, value: Any) -> Service | None:
-        return cls(value["name"], value["instance"], value["served_before"]) if isinstance(value, Mapping) else None
+        return cls(value["name"], value["instance"], value["served_before"]) if isinstance(value, dict) else None

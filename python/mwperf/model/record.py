@@ -27,6 +27,7 @@ what takes every field as it is: results.csv, the frames, the store.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Mapping
 
 from mwperf.model.parts import Adaptive, CpuTime, Fanout, JsonObject, Sides, Stats, Subscriber, ThreadGroup
@@ -44,13 +45,27 @@ def _at(obj: Any, path: str) -> Any:
     """``obj``'s field ``path`` (``qos.history``), None when missing."""
     value = obj
     for part in path.split("."):
-        value = value.get(part) if isinstance(value, Mapping) else None
+        value = value.get(part) if isinstance(value, dict) else None
     return value
+
+
+@lru_cache(maxsize=1)
+def _option_paths() -> tuple[tuple[str, str, str], ...]:
+    """(record name, parent, name) of every option's record field (``qos.batch``: ``qos``, ``batch``)."""
+    out = []
+    for row in snapshot().record_rows:
+        parent, _, name = row.field.rpartition(".")
+        out.append((row.field, parent, name))
+    return tuple(out)
 
 
 def option_values(obj: JsonObject) -> dict[str, Any]:
     """Every option's record field of a record's object, by its record name (``qos.batch``)."""
-    return {row.record: _at(obj, row.record) for row in snapshot().record_rows}
+    out: dict[str, Any] = {}
+    for record, parent, name in _option_paths():
+        where = obj.get(parent) if parent else obj
+        out[record] = where.get(name) if isinstance(where, dict) else None
+    return out
 
 
 @dataclass(frozen=True, repr=False)
@@ -123,20 +138,30 @@ class Record:
     @classmethod
     def from_json(cls, r: JsonObject) -> Record:
         """The record of a checked, current-version object (see the module's text)."""
-        g = r.get
+
+        def g(key: str) -> Any:
+            return r.get(key)
+
         return cls(
-            r, g("schema_version"), g("run_id"), g("point"), g("time"), option_values(r), g("status"), g("error"),
-            Cpu.of(g("cpu")), g("sent"), g("received"), g("lost"), g("loss_rate"), g("duplicates"), g("out_of_order"),
-            g("foreign"), g("samples_per_s"), g("mbps"), g("loop_rate"), *(Stats.of(g(k)) for k in STATS_FIELDS),
-            g("scheduled"), g("unsent"), g("send_timeouts"), g("ping_lost"), g("late_pongs"), g("ping_timeout_s"),
-            g("rejected"), g("bursts"), Subscriber.all_of(g("per_subscriber")), Fanout.of(g("fanout")),
-            Sides.of(g("cpu_s"), CpuTime.of), Sides.of(g("cpu_window_s")), Sides.of(g("cpu_pct")),
-            Sides.of(g("cpu_window")), Sides.of(g("cpu_us_per_msg")), Sides.of(g("threads"), ThreadGroup.all_of),
-            Sides.of(g("rss_kb")), Sides.of(g("mw_rss_kb")), Sides.of(g("own_kb")), g("discovery_ms"),
-            Adapter.of(g("adapter")), Source.of(g("source")), Link.of(g("link")), Clock.of(g("clock")),
-            SamplesFile.of(g("samples_file")), g("repetition"), g("point_key"), g("elapsed_s"), g("phases"),
-            Reuse.of(g("reuse")), Service.of(g("service")), Adaptive.of(g("adaptive")), Search.of(g("search")),
-            Launches.of(g("launches")), Scenario.of(g("scenario")))
+            json=r, schema_version=g("schema_version"), run_id=g("run_id"), point=g("point"), time=g("time"),
+            options=option_values(r), status=g("status"), error=g("error"), cpu=Cpu.of(g("cpu")), sent=g("sent"),
+            received=g("received"), lost=g("lost"), loss_rate=g("loss_rate"), duplicates=g("duplicates"),
+            out_of_order=g("out_of_order"), foreign=g("foreign"), samples_per_s=g("samples_per_s"), mbps=g("mbps"),
+            loop_rate=g("loop_rate"), latency_us=Stats.of(g("latency_us")), rtt_us=Stats.of(g("rtt_us")),
+            send_lag_us=Stats.of(g("send_lag_us")), latency_raw_us=Stats.of(g("latency_raw_us")),
+            burst_first_us=Stats.of(g("burst_first_us")), burst_last_us=Stats.of(g("burst_last_us")),
+            scheduled=g("scheduled"), unsent=g("unsent"), send_timeouts=g("send_timeouts"), ping_lost=g("ping_lost"),
+            late_pongs=g("late_pongs"), ping_timeout_s=g("ping_timeout_s"), rejected=g("rejected"),
+            bursts=g("bursts"), per_subscriber=Subscriber.all_of(g("per_subscriber")), fanout=Fanout.of(g("fanout")),
+            cpu_s=Sides.of(g("cpu_s"), CpuTime.of), cpu_window_s=Sides.of(g("cpu_window_s")),
+            cpu_pct=Sides.of(g("cpu_pct")), cpu_window=Sides.of(g("cpu_window")),
+            cpu_us_per_msg=Sides.of(g("cpu_us_per_msg")), threads=Sides.of(g("threads"), ThreadGroup.all_of),
+            rss_kb=Sides.of(g("rss_kb")), mw_rss_kb=Sides.of(g("mw_rss_kb")), own_kb=Sides.of(g("own_kb")),
+            discovery_ms=g("discovery_ms"), adapter=Adapter.of(g("adapter")), source=Source.of(g("source")),
+            link=Link.of(g("link")), clock=Clock.of(g("clock")), samples_file=SamplesFile.of(g("samples_file")),
+            repetition=g("repetition"), point_hash=g("point_key"), elapsed_s=g("elapsed_s"), phases=g("phases"),
+            reuse=Reuse.of(g("reuse")), service=Service.of(g("service")), adaptive=Adaptive.of(g("adaptive")),
+            search=Search.of(g("search")), launches=Launches.of(g("launches")), scenario=Scenario.of(g("scenario")))
 
     def __repr__(self) -> str:
         return (f"Record(run {self.run_id!r}, point {self.point}: {self.options.get('mw')} {self.options.get('mode')} "

@@ -6,7 +6,7 @@ repetition) and a scenario's flow (``scenario``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from mwperf.model.parts import JsonObject
 
@@ -42,7 +42,7 @@ class Search:
 
     @classmethod
     def of(cls, value: Any) -> Search | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         crit, bounds, bracket = value["criterion"], value["bounds_hz"], value["bracket"]
         return cls(Criterion(crit["loss"], crit.get("p99_us")), value["step"], value["growth"], (bounds[0], bounds[1]),
@@ -64,7 +64,7 @@ class Launches:
 
     @classmethod
     def of(cls, value: Any) -> Launches | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         return cls(value["launches"], value["median_us"], value["min_us"], value["max_us"], value.get("between"),
                    value.get("within"), value.get("ratio"))
@@ -95,7 +95,7 @@ class Scenario:
 
     @classmethod
     def of(cls, value: Any) -> Scenario | None:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             return None
         per, check = value.get("per_publisher"), value.get("payload_check")
         return cls(value["name"], value["hash"], value["flow"], value["together"], value["flows"], value["point"],

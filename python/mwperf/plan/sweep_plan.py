@@ -31,6 +31,7 @@ points whose key is not in results.jsonl yet.
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 import hashlib
 import itertools
 import json
@@ -185,7 +186,8 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
             exclude = [_rule(source, i, r) for i, r in enumerate(rules)]
         elif key == "repetitions":
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
-                raise PlanError(source, "repetitions", str(value), f"must be a whole number from 1 to {MAX_REPETITIONS}")
+                raise PlanError(source, "repetitions", str(value),
+                                f"must be a whole number from 1 to {MAX_REPETITIONS}")
             repetitions = value
         elif key == "search":
             search = _search(source, value)
@@ -344,6 +346,12 @@ def _request(options: Mapping[str, tuple], own: Mapping[str, Any], out: Path, ta
                       reuse_agents=bool(own.get("reuse_agents")))
 
 
+def _shown_setting(table: OptionTable, settings: Mapping[str, Any], key: str) -> Any:
+    """A point's setting of ``key`` as the plan would write it (the table's rendering of its option)."""
+    row = table.by_key(key)
+    return row.shown(settings[key]) if row is not None and key in settings else settings.get(key)
+
+
 def _planned(plan: Plan, error: UsageError, agent_info: AgentInfo, value_of: Callable[[str], Any]) -> PlanError:
     """A run option's error as the plan's: the key it is about, and how to exclude it."""
     key = _plan_key(error.option)
@@ -382,9 +390,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
             try:
                 check_point(opts, point)
             except UsageError as exc:
-                raise _planned(plan, exc, agent_info,
-                               lambda key: table.by_key(key).shown(settings[key]) if table.by_key(key)
-                               and key in settings else settings.get(key)) from None
+                raise _planned(plan, exc, agent_info, partial(_shown_setting, table, settings)) from None
             # The same configuration written twice (1k and 1024, keyed and instances) runs once.
             ident = point_hash(opts, point, 0)
             if ident in seen:

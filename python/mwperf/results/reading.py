@@ -45,7 +45,7 @@ MAX_DOC_BYTES = 4 << 20
 #: Samples read from one samples file (the agent keeps at most 16384).
 MAX_SAMPLES = 1 << 20
 
-Warn = Callable[[str], None]
+Warn = Callable[[str], object]
 
 
 # -- reading, untrusted ---------------------------------------------------------------

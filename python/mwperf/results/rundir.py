@@ -88,7 +88,7 @@ class RunDir:
 
     def remove_stale_temps(self) -> list[str]:
         """Temporary files (``*.tmp``) a killed writer left; call only as the directory's one writer."""
-        removed = []
+        removed: list[str] = []
         try:
             entries = list(os.scandir(self.path))
         except OSError:

@@ -62,10 +62,11 @@ def _time(text) -> dt.datetime | None:
 
 def _identity(run: dict, records: list[Record]) -> tuple[str, str | None, str | None]:
     """(run id, host, start) of a run: run.json's, else its first record's."""
-    run_id = run.get("run_id") if isinstance(run.get("run_id"), str) else str(records[0].run_id)
+    run_id = run["run_id"] if isinstance(run.get("run_id"), str) else str(records[0].run_id)
     times = sorted(r.time for r in records)
     started = run.get("started") if isinstance(run.get("started"), str) else (times[0] if times else None)
-    return run_id, run.get("hostname"), started
+    hostname = run.get("hostname")
+    return run_id, hostname if isinstance(hostname, str) else None, started
 
 
 def run_key(run: dict, records: list[Record]) -> str:
@@ -88,7 +89,7 @@ def _rows(frame) -> list[dict]:
     return [{k: native(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
-def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], None] | None = None) -> Ingested:
+def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], object] | None = None) -> Ingested:
     """Store the run in ``directory`` (see the module's documentation).
     UsageError when it holds no record."""
     import pandas as pd

@@ -31,7 +31,7 @@ def entry(i, p50, *, host="h1", loss=0.0, cores=(0, 1), repetition=None, run=Non
 def test_a_seeded_step_is_found_where_it_is_and_noise_gives_none():
     rng = np.random.default_rng(7)
     found_at, false = [], 0
-    for trial in range(20):
+    for _ in range(20):
         noise = 50 * (1 + rng.normal(0, 0.03, 12))
         step = [entry(i, float(v + (20 if i >= 6 else 0))) for i, v in enumerate(noise)]
         (series,) = build_series(step)

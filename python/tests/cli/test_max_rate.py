@@ -4,7 +4,6 @@ search climbs to its upper bound, every probe is a schema-valid record with
 its search section, and the tables end with the answer. The search meeting
 ground truth is tests/e2e/test_max_rate_ground_truth.py."""
 
-import io
 import json
 
 import pytest

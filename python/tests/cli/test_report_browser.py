@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, typed_all
+from conftest import typed_all
 from export.test_html import all_records, parse, plotted_equals_records
 from mwperf.cli.main import main
 from mwperf.export.figures import run_figures
 from mwperf.export.html import plotly_js
-from mwperf.results.rundir import RunDir
 
 CHROMIUM = shutil.which("chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

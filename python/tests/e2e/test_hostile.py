@@ -12,7 +12,6 @@ subscriber's port first does not become its publisher.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import struct

@@ -174,7 +174,7 @@ def test_leftovers_of_a_killed_run_are_removed():
         child.wait()
     assert sorted(stale_namespaces()) == sorted(names)
     done = mwperf("doctor", "--cleanup", timeout=60)
-    assert done.returncode == 0 and f"removed 2 namespace(s): " in done.stdout
+    assert done.returncode == 0 and "removed 2 namespace(s): " in done.stdout
     assert all(name in done.stdout for name in names)
     assert ours() == [] and remove_stale() == []
 

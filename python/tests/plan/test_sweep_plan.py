@@ -153,7 +153,10 @@ def test_the_same_configuration_written_twice_runs_once():
 
 def test_bounds_of_exclude_rules():
     text = "mw: udp\nmode: rate\nsize: [32, 1k, 8k]\nrate: [10, 100, 1000]\nexclude:\n"
-    got = lambda rules: {(p.point.size, p.point.rate_hz) for p in points_of(text + rules)}
+
+    def got(rules):
+        return {(p.point.size, p.point.rate_hz) for p in points_of(text + rules)}
+
     assert got("  - size_under: 1k\n") == {(s, r) for s in (1024, 8192) for r in (10.0, 100.0, 1000.0)}
     assert got("  - rate_over: 100\n") == {(s, r) for s in (32, 1024, 8192) for r in (10.0, 100.0)}
     assert got("  - {rate_under: 100, size_over: 32}\n") == (
