@@ -70,13 +70,11 @@ class PointId(NamedTuple):
     def label(self) -> str:
         """As a reader sees it: ``udp latency 64 B (best-effort, udp)``, a
         scenario's flow ``... [robot-mobile: imu together]``."""
-        text = f"{self.mw} {self.mode} {self.size} B"
-        if self.rate_hz is not None:
-            text += f" {self.rate_hz:g} Hz"
-        if self.demand is not None:
-            text += f" demand {self.demand}"
-        if self.subscribers != 1:
-            text += f" x{self.subscribers} subscribers" + (" as threads" if self.subscribers_as == "threads" else "")
+        fan = None if self.subscribers == 1 else \
+            f"x{self.subscribers} subscribers" + (" as threads" if self.subscribers_as == "threads" else "")
+        words = [f"{self.mw} {self.mode} {self.size} B", None if self.rate_hz is None else f"{self.rate_hz:g} Hz",
+                 None if self.demand is None else f"demand {self.demand}", fan]
+        text = " ".join(w for w in words if w)
         extra = "; ".join(p for p in (self.qos, *self.others, self.section) if p)
         text = f"{text} ({extra})" if extra else text
         s = self.scenario

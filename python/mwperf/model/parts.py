@@ -8,15 +8,42 @@ how a point ran is :mod:`mwperf.model.provenance`; the sections a run adds
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Generic, Mapping, TypeVar
+from dataclasses import dataclass, fields
+from typing import Any, Callable, ClassVar, Generic, Mapping, Sequence, TypeVar
 
-__all__ = ["JsonObject", "json_object", "strings", "interval", "Stats", "Sides", "CpuTime", "ThreadGroup", "Spread",
-           "Fanout", "Subscriber", "Look", "Adaptive", "STAT_KEYS"]
+__all__ = ["Part", "JsonObject", "json_object", "strings", "interval", "Stats", "Sides", "CpuTime", "ThreadGroup",
+           "Spread", "Fanout", "Subscriber", "Look", "Adaptive", "STAT_KEYS"]
 
 #: A JSON object as it is in the record (an adapter's configuration, a link's sync, ...).
 JsonObject = Mapping[str, Any]
 T = TypeVar("T")
+
+P = TypeVar("P", bound="Part")
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+class Part:
+    """A part made from its JSON object field by field, by name: as they are, but those ``MADE``
+    names, which are made by their function (a part of their own, an interval, a flag)."""
+
+    MADE: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+
+    @classmethod
+    def of(cls: type[P], value: Any) -> P | None:
+        """The part of a JSON object (None for a null)."""
+        if not isinstance(value, dict):
+            return None
+        names = _FIELDS.get(cls) or _FIELDS.setdefault(cls, tuple(f.name for f in fields(cls)))  # type: ignore[arg-type]
+        made = cls.MADE
+        return cls(**{name: made[name](value.get(name)) if name in made else value.get(name) for name in names})
+
+    @classmethod
+    def all_of(cls: type[P], value: Any) -> tuple[P, ...] | None:
+        """The parts of a JSON array (None for a null)."""
+        if not isinstance(value, list):
+            return None
+        return tuple(part for part in map(cls.of, value) if part is not None)
+
 
 #: A statistics object's figures, in µs (``count`` apart).
 STAT_KEYS = ("count", "mean", "std", "min", "max", "p50", "p90", "p99", "p999", "p9999", "p999999")
@@ -36,7 +63,7 @@ def interval(value: Any) -> tuple[float, float] | None:
 
 
 @dataclass(frozen=True)
-class Stats:
+class Stats(Part):
     """A latency's statistics in µs (``latency_us``, ``rtt_us``, ...): percentiles
     its sample count cannot support are None, as are the intervals where the
     data cannot support one (``ci_null`` says why)."""
@@ -62,16 +89,8 @@ class Stats:
     ci_null: dict[str, str] | None
     uncertainty_us: float | None = None
 
-    @classmethod
-    def of(cls, value: Any) -> Stats | None:
-        if not isinstance(value, dict):
-            return None
-        g = value.get
-        return cls(count=g("count"), mean=g("mean"), std=g("std"), min=g("min"), max=g("max"), p50=g("p50"),
-                   p90=g("p90"), p99=g("p99"), p999=g("p999"), p9999=g("p9999"), p999999=g("p999999"),
-                   p50_ci=interval(g("p50_ci")), p99_ci=interval(g("p99_ci")), p999_ci=interval(g("p999_ci")),
-                   relative_error=g("relative_error"), ci_confidence=g("ci_confidence"), ci_batches=g("ci_batches"),
-                   ci_method=g("ci_method"), ci_null=strings(g("ci_null")), uncertainty_us=g("uncertainty_us"))
+    MADE = {"p50_ci": interval, "p99_ci": interval, "p999_ci": interval, "ci_null": strings}
+
 
     def figure(self, key: str) -> float | None:
         """A figure by its name in the record (``p50``, ``p9999``, ``count``, ``mean``)."""
@@ -105,7 +124,7 @@ class Sides(Generic[T]):
 
 
 @dataclass(frozen=True)
-class CpuTime:
+class CpuTime(Part):
     """CPU time, seconds."""
 
     user: float
@@ -115,13 +134,10 @@ class CpuTime:
     def total(self) -> float:
         return self.user + self.sys
 
-    @classmethod
-    def of(cls, value: Any) -> CpuTime | None:
-        return cls(value["user"], value["sys"]) if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)
-class ThreadGroup:
+class ThreadGroup(Part):
     """A side's threads of one name: their CPU over the measured window (``own``: mwperf's own threads)."""
 
     name: str
@@ -130,29 +146,20 @@ class ThreadGroup:
     cpu_pct: float | None
     own: bool
 
-    @classmethod
-    def all_of(cls, value: Any) -> tuple[ThreadGroup, ...] | None:
-        if not isinstance(value, (list, tuple)):
-            return None
-        return tuple(cls(g["name"], g.get("threads"), g["cpu_s"], g.get("cpu_pct"), bool(g.get("own")))
-                     for g in value if isinstance(g, dict))
+    MADE = {"own": bool}
 
 
 @dataclass(frozen=True)
-class Spread:
+class Spread(Part):
     """A figure over a point's subscribers: the worst, the median and the spread."""
 
     worst: float
     median: float
     spread: float
 
-    @classmethod
-    def of(cls, value: Any) -> Spread | None:
-        return cls(value["worst"], value["median"], value["spread"]) if isinstance(value, dict) else None
-
 
 @dataclass(frozen=True)
-class Fanout:
+class Fanout(Part):
     """1:N: loss and latency over the subscribers, and every subscriber process's CPU, each once."""
 
     loss_rate: Spread | None
@@ -161,12 +168,7 @@ class Fanout:
     cpu_s: CpuTime | None
     cpu_pct: float | None
 
-    @classmethod
-    def of(cls, value: Any) -> Fanout | None:
-        if not isinstance(value, dict):
-            return None
-        return cls(Spread.of(value.get("loss_rate")), Spread.of(value.get("latency_p50_us")),
-                   Spread.of(value.get("latency_p99_us")), CpuTime.of(value.get("cpu_s")), value.get("cpu_pct"))
+    MADE = {"loss_rate": Spread.of, "latency_p50_us": Spread.of, "latency_p99_us": Spread.of, "cpu_s": CpuTime.of}
 
     def figure(self, name: str) -> Spread | None:
         """``loss_rate``, ``latency_p50_us`` or ``latency_p99_us`` by name."""
@@ -177,7 +179,7 @@ class Fanout:
 
 
 @dataclass(frozen=True)
-class Subscriber:
+class Subscriber(Part):
     """One subscriber of a 1:N point (``per_subscriber``)."""
 
     index: int
@@ -195,41 +197,26 @@ class Subscriber:
     reader: int | None
     cpu_scope: str | None
 
-    @classmethod
-    def all_of(cls, value: Any) -> tuple[Subscriber, ...] | None:
-        if not isinstance(value, (list, tuple)):
-            return None
-        return tuple(cls(s["index"], s["echoer"], s["slow"], s.get("received"), s.get("lost"), s.get("loss_rate"),
-                         s.get("duplicates"), s.get("samples_per_s"), Stats.of(s.get("latency_us")),
-                         CpuTime.of(s.get("cpu_s")), s.get("cpu_pct"), s.get("rss_kb"), s.get("reader"),
-                         s.get("cpu_scope"))
-                     for s in value if isinstance(s, dict))
+    MADE = {"latency_us": Stats.of, "cpu_s": CpuTime.of}
 
 
 @dataclass(frozen=True)
-class Look:
+class Look(Part):
     """One look of the adaptive stop: the intervals it saw, after how long, on how many samples."""
 
-    p50_ci: tuple[float, float] | None
-    p99_ci: tuple[float, float] | None
+    p50_ci: Sequence[float] | None
+    p99_ci: Sequence[float] | None
     batches: int | None
     look: int | None
     after_s: float | None
     count: int | None
     needed_s: float | None
-    why: dict[str, str] | None
+    why: Mapping[str, str] | None
 
-    @classmethod
-    def of(cls, value: Any) -> Look | None:
-        if not isinstance(value, dict):
-            return None
-        return cls(interval(value.get("p50_ci")), interval(value.get("p99_ci")), value.get("batches"),
-                   value.get("look"), value.get("after_s"), value.get("count"), value.get("needed_s"),
-                   strings(value.get("why")))
 
 
 @dataclass(frozen=True)
-class Adaptive:
+class Adaptive(Part):
     """The adaptive stop (``--precision``): when it converged, or what it would have needed."""
 
     converged_after_s: float | None
@@ -239,10 +226,4 @@ class Adaptive:
     needed_s: float | None
     needed_note: str | None
 
-    @classmethod
-    def of(cls, value: Any) -> Adaptive | None:
-        if not isinstance(value, dict):
-            return None
-        return cls(value.get("converged_after_s"), Look.of(value.get("at_convergence")),
-                   Look.of(value.get("last_look")), bool(value.get("stopped_early")), value.get("needed_s"),
-                   value.get("needed_note"))
+    MADE = {"at_convergence": Look.of, "last_look": Look.of, "stopped_early": bool}

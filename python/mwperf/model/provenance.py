@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
-from mwperf.model.parts import JsonObject, json_object, strings
+from mwperf.model.parts import JsonObject, Part, json_object, strings
 
 __all__ = ["Cpu", "ZeroCopy", "Adapter", "Source", "Link", "Clock", "SamplesFile", "Reuse", "Service", "SAMPLES_DIR",
            "SAMPLES_FILE_RE", "samples_path"]
@@ -50,15 +50,11 @@ class Cpu:
 
 
 @dataclass(frozen=True)
-class ZeroCopy:
+class ZeroCopy(Part):
     """Which path the samples took (loan, shm, copy, shm+copy) and who said so (middleware, adapter)."""
 
     path: str
     source: str
-
-    @classmethod
-    def of(cls, value: Any) -> ZeroCopy | None:
-        return cls(value["path"], value["source"]) if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)
@@ -85,7 +81,7 @@ class Adapter:
 
 
 @dataclass(frozen=True)
-class Source:
+class Source(Part):
     """Where an imported point came from: the tool, its file and the titled table it was in."""
 
     tool: str
@@ -93,22 +89,16 @@ class Source:
     note: str | None
     section: str | None
 
-    @classmethod
-    def of(cls, value: Any) -> Source | None:
-        if not isinstance(value, dict):
-            return None
-        return cls(value["tool"], value["file"], value.get("note"), value.get("section"))
-
 
 @dataclass(frozen=True)
-class Link:
+class Link(Part):
     """Where the two sides ran when not on one host's loopback: two namespaces (``netns``) or two hosts (``ssh``)."""
 
     kind: str
     profile: str | None
     pub: str | None
     sub: str | None
-    data: tuple[str, ...] | None
+    data: Sequence[str] | None
     nic: str | None
     direction: str | None
     rate_mbit: float | None
@@ -117,19 +107,9 @@ class Link:
     jitter_ms: float | None
     clock_offset_s: int | None
 
-    @classmethod
-    def of(cls, value: Any) -> Link | None:
-        if not isinstance(value, dict):
-            return None
-        data = value.get("data")
-        return cls(value["kind"], value.get("profile"), value.get("pub"), value.get("sub"),
-                   None if data is None else tuple(data), value.get("nic"), value.get("direction"),
-                   value.get("rate_mbit"), value.get("loss_pct"), value.get("delay_ms"), value.get("jitter_ms"),
-                   value.get("clock_offset_s"))
-
 
 @dataclass(frozen=True)
-class Clock:
+class Clock(Part):
     """Two clocks compared (two hosts): the estimated offset, its uncertainty, what was subtracted."""
 
     offset_us: float
@@ -140,50 +120,29 @@ class Clock:
     applied_us: float
     sync: JsonObject | None
 
-    @classmethod
-    def of(cls, value: Any) -> Clock | None:
-        if not isinstance(value, dict):
-            return None
-        return cls(value["offset_us"], value["uncertainty_us"], value["method"], value["same_clock"],
-                   value["flagged"], value["applied_us"], json_object(value.get("sync")))
-
 
 @dataclass(frozen=True)
-class SamplesFile:
+class SamplesFile(Part):
     """The point's kept latency samples: their file in the run directory and how many."""
 
     path: str
     count: int
     time_ordered: bool
 
-    @classmethod
-    def of(cls, value: Any) -> SamplesFile | None:
-        if not isinstance(value, dict):
-            return None
-        return cls(value["path"], value["count"], value["time_ordered"])
-
 
 @dataclass(frozen=True)
-class Reuse:
+class Reuse(Part):
     """An agent pair's point (``--reuse-agents``): the pair, the point's place in it, the size it was opened for."""
 
     pair: int
     point: int
     opened_for_bytes: int
 
-    @classmethod
-    def of(cls, value: Any) -> Reuse | None:
-        return cls(value["pair"], value["point"], value["opened_for_bytes"]) if isinstance(value, dict) else None
-
 
 @dataclass(frozen=True)
-class Service:
+class Service(Part):
     """The helper process kept across points that served this point."""
 
     name: str
     instance: int
     served_before: int
-
-    @classmethod
-    def of(cls, value: Any) -> Service | None:
-        return cls(value["name"], value["instance"], value["served_before"]) if isinstance(value, dict) else None

@@ -28,14 +28,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Generic, Mapping, TypeVar, cast
 
 from mwperf.model.parts import Adaptive, CpuTime, Fanout, JsonObject, Sides, Stats, Subscriber, ThreadGroup
 from mwperf.model.provenance import Adapter, Clock, Cpu, Link, Reuse, SamplesFile, Service, Source
 from mwperf.model.sections import Launches, Scenario, Search
 from mwperf.table import snapshot
 
-__all__ = ["Record", "option_values", "STATS_FIELDS"]
+__all__ = ["Record", "Option", "option_values", "STATS_FIELDS"]
+
+T = TypeVar("T")
 
 #: The record's statistics objects (each a :class:`~mwperf.model.parts.Stats`).
 STATS_FIELDS = ("latency_us", "rtt_us", "send_lag_us", "latency_raw_us", "burst_first_us", "burst_last_us")
@@ -66,6 +68,17 @@ def option_values(obj: JsonObject) -> dict[str, Any]:
         where = obj.get(parent) if parent else obj
         out[record] = where.get(name) if isinstance(where, dict) else None
     return out
+
+
+class Option(Generic[T]):
+    """A record's option field as an attribute of the record (``record.size``): its value in
+    :attr:`Record.options`, None where the record has none."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, record: Record, owner: type[Record] | None = None) -> T:
+        return cast(T, record.options.get(self.name))
 
 
 @dataclass(frozen=True, repr=False)
@@ -169,74 +182,19 @@ class Record:
 
     # -- the options the controller reads by name (every one: options) ------------------------
 
-    @property
-    def mw(self) -> str:
-        """The middleware (the publisher's, on a cross-vendor point)."""
-        mw: str = self.options["mw"]
-        return mw
-
-    @property
-    def peer_mw(self) -> str | None:
-        """Cross-vendor: the subscriber's middleware (None: the same as the publisher's)."""
-        peer: str | None = self.options.get("peer_mw")
-        return peer
-
-    @property
-    def mode(self) -> str:
-        mode: str = self.options["mode"]
-        return mode
-
-    @property
-    def size(self) -> int:
-        size: int = self.options["size"]
-        return size
-
-    @property
-    def rate_hz(self) -> float | None:
-        rate: float | None = self.options.get("rate_hz")
-        return rate
-
-    @property
-    def demand(self) -> int | None:
-        demand: int | None = self.options.get("demand")
-        return demand
-
-    @property
-    def subscribers(self) -> int:
-        """Subscribers of the point."""
-        count: int = self.options["subscribers"]
-        return count
-
-    @property
-    def subscribers_as(self) -> str:
-        """How the point's subscribers ran: "processes" or "threads"."""
-        how: str = self.options["subscribers_as"]
-        return how
-
-    @property
-    def duration_s(self) -> float | None:
-        duration: float | None = self.options.get("duration_s")
-        return duration
-
-    @property
-    def precision(self) -> float | None:
-        precision: float | None = self.options.get("precision")
-        return precision
-
-    @property
-    def wait(self) -> str | None:
-        wait: str | None = self.options.get("wait")
-        return wait
-
-    @property
-    def reliability(self) -> str | None:
-        reliability: str | None = self.options.get("reliability")
-        return reliability
-
-    @property
-    def transport(self) -> str | None:
-        transport: str | None = self.options.get("transport")
-        return transport
+    mw = Option[str]("mw")  # the middleware (the publisher's, on a cross-vendor point)
+    peer_mw = Option[str | None]("peer_mw")  # cross-vendor: the subscriber's (None: the publisher's)
+    mode = Option[str]("mode")
+    size = Option[int]("size")
+    rate_hz = Option[float | None]("rate_hz")
+    demand = Option[int | None]("demand")
+    subscribers = Option[int]("subscribers")
+    subscribers_as = Option[str]("subscribers_as")  # how the subscribers ran: "processes" or "threads"
+    duration_s = Option[float | None]("duration_s")
+    precision = Option[float | None]("precision")
+    wait = Option[str | None]("wait")
+    reliability = Option[str | None]("reliability")
+    transport = Option[str | None]("transport")
 
     def qos(self, name: str) -> Any:
         """A QoS option's field (``history`` for ``qos.history``), None where it does not apply."""
