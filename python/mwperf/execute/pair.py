@@ -27,7 +27,7 @@ from typing import Sequence
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
 from mwperf.execute.keeper import ServiceKeeper
-from mwperf.execute.agent import AgentProcess
+from mwperf.execute.process import AgentProcess
 from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local
 from mwperf.execute.delivery import check_delivery

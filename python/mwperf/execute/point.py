@@ -30,7 +30,7 @@ from typing import Callable
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import clocks, services
 from mwperf.execute.keeper import ServiceKeeper
-from mwperf.execute.agent import AgentProcess
+from mwperf.execute.process import AgentProcess
 from mwperf.execute.netns import NetnsPair
 from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local, Placement

@@ -191,9 +191,10 @@ def _launches_of(earlier: list[Record], records: list[Record]) -> Callable[[Plan
     repetition one), those of an earlier invocation of a resumed sweep included."""
 
     def complete(job: PlannedPoint, record: dict) -> dict:
-        if job.repetitions < 2 or job.repetition != job.repetitions - 1 or record.get("status") != "ok":
-            return record  # the record being made: the merged JSON object, before it is written
+        """The record being made (the merged JSON object, before it is written), with its launches."""
         this = Record.from_json(record)
+        if job.repetitions < 2 or job.repetition != job.repetitions - 1 or not this.ok:
+            return record
         key = point_id(this)
         same = [r for r in earlier + records if r.ok and r.repetition is not None and not r.imported
                 and point_id(r) == key]

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
-from mwperf.execute.agent import AgentProcess
+from mwperf.execute.process import AgentProcess
 from mwperf.execute.delivery import check_delivery
 from mwperf.execute.point import RUN_ID_ENV, Resolved, Timeouts, agent_argv, placement_for
 from mwperf.execute.session import Session, stop_at, tell

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from mwperf.errors import PointFailed
-from mwperf.execute.agent import AgentProcess, describe_exit
+from mwperf.execute.process import AgentProcess, describe_exit
 
 __all__ = ["Session", "expect_event", "tell", "check_exit", "ready_ports", "reader_slot", "relay_converged",
            "stop_at", "TICK_S"]
