@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import FIXTURES
-from mwperf.results.schema import record_ok
+from mwperf.model.schema import record_ok
 
 #: The markup: an attribute break, an element with an event handler, a script,
 #: and a script that first closes the one around it (plotly's inline data).

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from mwperf.cli.common import PROG
+from mwperf.export.exporter import Exporter
 from mwperf.errors import UsageError
 
 __all__ = ["add_parser", "command"]
@@ -38,6 +39,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if problem:
         raise UsageError("export", ns.dir, problem)
     records = read_records(path, warn=lambda m: sys.stderr.write(f"{PROG}: warning: {m}\n"))
+    exporter: Exporter
     if ns.format == "parquet":
         from mwperf.export.parquet import Parquet
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mwperf.display import shown_store
 from mwperf.version import __version__
 from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, describe
@@ -128,14 +129,12 @@ def agent_info(agent: str | None) -> tuple[dict, list[dict]]:
 
 def _without_passwords(argv: list[str]) -> list[str]:
     """The command line as run.json keeps it (and the report shows it): a store's password left out."""
-    from mwperf.store.connect import shown_url
-
     out = list(argv)
     for i, arg in enumerate(out):
         if arg.startswith("--db="):
-            out[i] = "--db=" + shown_url(arg[5:])
+            out[i] = "--db=" + shown_store(arg[5:])
         elif i and out[i - 1] == "--db":
-            out[i] = shown_url(arg)
+            out[i] = shown_store(arg)
     return out
 
 

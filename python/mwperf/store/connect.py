@@ -14,10 +14,11 @@ file of that name.
 
 Every failure to reach or open a store is bad input, one line naming the
 store, never its password (in the URL, in its ``?password=`` query, in a
-keyword string: :func:`shown_url` and :func:`secrets` are the one place that
-knows them): an unreachable server, a URL that cannot be parsed, a file that
-is not a DuckDB database (refused and left as it is, never overwritten), a
-file another process writes.
+keyword string: :func:`mwperf.display.shown_store` and
+:func:`~mwperf.display.store_secrets` are the one place that knows them):
+an unreachable server, a URL that cannot be parsed, a file that is not a
+DuckDB database (refused and left as it is, never overwritten), a file
+another process writes.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
-from urllib.parse import unquote, urlsplit, urlunsplit
 
+from mwperf.display import is_server_store as is_postgres, shown_store as shown_url, store_secrets as secrets, \
+    unreadable_store_url
 from mwperf.errors import UsageError
+from mwperf.extras import need
 
 __all__ = ["Connection", "connect", "shown_url", "secrets", "is_postgres", "resolve", "DEFAULT_STORE", "ENV_DB", "OFF"]
 
@@ -40,69 +43,6 @@ DEFAULT_STORE = Path("results") / "mwperf.duckdb"
 #: --db values that turn the store off for a run.
 OFF = ("none", "off")
 _SCHEMES = ("postgresql", "postgres")
-
-
-_URL = re.compile(r"^(postgresql|postgres)://", re.I)
-#: How a libpq keyword string starts (``host=...``): such a text is never a DuckDB file's name.
-_KEYWORDS = re.compile(r"^\s*[A-Za-z_]+\s*=")
-#: A password in a keyword string or a URL's query, quoted or not (and a misspelt one: passwd=, pwd=).
-_PASSWORD_KEYWORD = re.compile(r"(?i)(\b[a-z_]*(?:pass|pwd)[a-z_]*\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)")
-_PASSWORD_QUERY = re.compile(r"(?i)([?&][a-z_]*(?:pass|pwd)[a-z_]*=)([^&#]*)")
-
-
-def is_postgres(url: str) -> bool:
-    """A PostgreSQL URL or keyword string (not a DuckDB file)."""
-    return bool(_URL.match(url) or _KEYWORDS.match(url))
-
-
-def _split(url: str):
-    """The URL's parts, None when it cannot be parsed (``[::1/db``)."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises on a port that is no number
-        return parts
-    except ValueError:
-        return None
-
-
-def shown_url(url: str) -> str:
-    """The store as it may be printed: a PostgreSQL URL or keyword string without its password."""
-    if not is_postgres(url):
-        return url
-    if not _URL.match(url):
-        return " ".join(_PASSWORD_KEYWORD.sub("", url).split())
-    parts = _split(url)
-    if parts is None:  # unparsable: the user part before ':' and the rest after the last '@' of the address
-        scheme, _, rest = url.partition("://")
-        address, slash, tail = rest.partition("/")
-        if "@" in address:
-            user, _, host = address.rpartition("@")
-            address = f"{user.split(':', 1)[0]}@{host}"
-        path, mark, query = tail.partition("?")
-        return f"{scheme}://{address}{slash}{path}{_query(query) if mark else ''}"
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.split(':', 1)[0]}@{host}"
-    return urlunsplit((parts.scheme, netloc, parts.path, _query(parts.query)[1:], parts.fragment))
-
-
-def _query(query: str) -> str:
-    """``?query`` without its passwords ('' when nothing is left)."""
-    rest = _PASSWORD_QUERY.sub("", "?" + query).lstrip("?&")
-    return f"?{rest}" if rest else ""
-
-
-def secrets(url: str) -> list[str]:
-    """Every password the store's text holds, as written and as decoded (to be masked in any message)."""
-    if not is_postgres(url):
-        return []
-    found = [m.group(2) for pattern in (_PASSWORD_KEYWORD, _PASSWORD_QUERY) for m in pattern.finditer(url)]
-    address = url.partition("://")[2].partition("/")[0]
-    if "@" in address and ":" in address.rpartition("@")[0]:
-        found.append(address.rpartition("@")[0].split(":", 1)[1])
-    found += [unquote(f) for f in found] + [f.strip("'") for f in found]
-    return sorted({f for f in found if len(f) >= 2}, key=len, reverse=True)
 
 
 def resolve(option: str | None, run_dir: Path | None = None) -> tuple[str | None, bool]:
@@ -120,7 +60,7 @@ def resolve(option: str | None, run_dir: Path | None = None) -> tuple[str | None
     return (str(DEFAULT_STORE) if DEFAULT_STORE.is_file() else None), False
 
 
-def _one_line(text: str, hidden: list[str] = ()) -> str:
+def _one_line(text: object, hidden: list[str] | tuple[str, ...] = ()) -> str:
     text = " ".join(str(text).split())
     for secret in hidden:
         text = text.replace(secret, "***")
@@ -142,7 +82,7 @@ class Connection:
             cursor = self.raw.execute(self._sql(sql), list(params))
             return cursor.fetchall() if cursor.description else []
 
-    def executemany(self, sql: str, rows: list[Sequence[Any]]) -> None:
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
             return
         with self._errors():
@@ -154,24 +94,23 @@ class Connection:
 
     def insert(self, table: str, columns: list[tuple[str, str]], rows: list[list]) -> None:
         """Rows (values in the order of ``columns``: (name, SQL kind)) into
-        ``table``. DuckDB takes them as one Arrow table (its executemany
-        runs one statement a row: 5 ms a row of 200 columns); psycopg pipelines
-        its executemany."""
+        ``table``. DuckDB takes them as one DataFrame of typed, nullable
+        columns (its executemany runs one statement a row: 5 ms a row of 200
+        columns); psycopg pipelines its executemany."""
         names = ", ".join('"' + n.replace('"', '""') + '"' for n, _ in columns)
         if self.postgres:
             self.executemany(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' for _ in columns)})", rows)
             return
-        import pyarrow as pa
+        import pandas as pd
 
-        arrow = pa.table({f"c{i}": pa.array([row[i] for row in rows], type=_ARROW[kind]())
-                          for i, (_, kind) in enumerate(columns)})
+        frame = pd.DataFrame({f"c{i}": _column(kind, [row[i] for row in rows]) for i, (_, kind) in enumerate(columns)})
         with self._errors():
-            self.raw.register("mwperf_rows", arrow)
+            self.raw.register("mwperf_rows", frame)
             try:
                 self.raw.execute(f"INSERT INTO {table} ({names}) SELECT "
                                  f"{', '.join(f'c{i}' for i in range(len(columns)))} FROM mwperf_rows")
             except Exception:
-                try:  # in a failed transaction this fails too ("Current transaction is aborted"): the first error counts
+                try:  # in a failed transaction this fails too ("transaction is aborted"): the first error counts
                     self.raw.unregister("mwperf_rows")
                 except Exception:  # noqa: BLE001
                     pass
@@ -212,21 +151,15 @@ class Connection:
             pass
 
 
-def _arrow_types() -> dict:
-    import pyarrow as pa
+def _column(kind: str, values: list[Any]) -> Any:
+    """One column of rows as the SQL kind's pandas type, None as null (pandas only: no Arrow needed)."""
+    import pandas as pd
 
-    return {"BOOLEAN": pa.bool_, "BIGINT": pa.int64, "DOUBLE PRECISION": pa.float64, "TEXT": pa.string,
-            "TIMESTAMPTZ": lambda: pa.timestamp("us", tz="UTC")}
-
-
-class _LazyTypes(dict):
-    def __missing__(self, kind: str):
-        self.update(_arrow_types())
-        return self[kind]
-
-
-#: SQL kind -> the Arrow type DuckDB takes it as
-_ARROW = _LazyTypes()
+    if kind == "TIMESTAMPTZ":
+        return pd.to_datetime(pd.Series(values, dtype=object), utc=True)
+    if kind == "TEXT":
+        return pd.Series(values, dtype=object)
+    return pd.array(values, dtype={"BOOLEAN": "boolean", "BIGINT": "Int64", "DOUBLE PRECISION": "Float64"}[kind])
 
 
 def _driver_error(exc: Exception) -> bool:
@@ -270,7 +203,7 @@ def _duckdb_reason(text: str, io_error: bool = False) -> str:
 
 
 def _open_postgres(url: str):
-    import psycopg
+    psycopg = need("psycopg", "--db", shown_url(url))
 
     try:
         return psycopg.connect(url, autocommit=True, connect_timeout=10)
@@ -287,7 +220,7 @@ def connect(url: str, *, read_only: bool = False) -> Connection:
     if "://" in url and not is_postgres(url):
         raise UsageError("--db", shown_url(url), "unknown kind of store: give a DuckDB file path or a "
                                                  "postgresql:// URL")
-    if _URL.match(url) and _split(url) is None:
+    if unreadable_store_url(url):
         raise UsageError("--db", shown_url(url), "not a URL that can be read (postgresql://USER@HOST[:PORT]/DB; an "
                                                  "IPv6 address in [brackets])")
     if is_postgres(url):

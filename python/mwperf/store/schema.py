@@ -22,9 +22,9 @@ first ingested, typed by its values (BOOLEAN,
 BIGINT, DOUBLE PRECISION, TIMESTAMPTZ, TEXT; lists and objects as JSON
 text) and widened when a later value needs it (BIGINT -> DOUBLE PRECISION,
 anything else -> TEXT). So fields a newer record schema adds flow into the
-store without a change here, and no record adds a column its schema does not name. A field whose name SQL cannot hold (over 63
-bytes, or characters other than letters, digits, ``_`` and ``.``) stays in
-``record`` only.
+store without a change here, and no record adds a column its schema does not
+name. A field whose name SQL cannot hold (over 63 bytes, or characters other
+than letters, digits, ``_`` and ``.``) stays in ``record`` only.
 
 A store of an older version is upgraded on opening (:data:`MIGRATIONS`), one
 of a newer version is refused with the reason, and so is a database whose
@@ -216,6 +216,8 @@ class Columns:
             if have is None and kind is None:
                 continue  # never a value yet: the column comes with the first one
             want = _wider(have, kind)
+            if want is None:
+                continue
             if have is None:
                 self.conn.execute(f"ALTER TABLE {self.table} ADD COLUMN {_q(name)} {want}")
             elif want != have:

@@ -239,9 +239,9 @@ def test_results_csv_on_a_full_disk_says_where_the_records_are(tmpfs):
     from mwperf.export.csv import ResultsCsv
 
     rundir = RunDir(tmpfs / "run").create()
-    records = fixture_records()
-    for record in records:
+    for record in fixture_records():
         rundir.append(record)
+    records = read_records(rundir.path)
     fill(tmpfs)
     with pytest.raises(StorageError) as caught:
         ResultsCsv().write(records, rundir)
