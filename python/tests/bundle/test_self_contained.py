@@ -1,0 +1,118 @@
+"""The x86-64 bundle runs where nothing but glibc is: in a mount namespace
+whose library folder holds only libc6's files (no Debian middleware
+library, no libstdc++, no OpenSSL) and where the checkout's build and
+wheels are hidden (bare_host), the bundled agent lists every adapter the
+checkout's own agent has, the loader maps nothing from outside the bundle
+but glibc (LD_DEBUG), a udp and a cyclonedds point run through it with
+nothing lost, and the unbundled agent does not even start there."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from bare_host import LIBDIR, agent_wrapper, bare_command, can_unshare, glibc_files
+from conftest import real_agent_path
+from mwperf.bundle import build, read_manifest
+from mwperf.bundle.manifest import content_hash, top_name
+from mwperf.execute.agent import describe
+from mwperf.results.rundir import read_records
+
+pytestmark = pytest.mark.e2e
+
+CHECKOUT = Path(__file__).resolve().parents[3]
+HIDE = [CHECKOUT / "agent" / "build", CHECKOUT / ".deps"]
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    """The x86-64 bundle (bundles/: built once, then as long as its inputs are unchanged), unpacked."""
+    why = can_unshare()
+    if why or real_agent_path() is None or shutil.which("patchelf") is None:
+        pytest.skip(why or "the agent is not built" if real_agent_path() is None else "patchelf not installed")
+    archive = build("x86_64", log=lambda line: None)
+    manifest = read_manifest(archive)
+    into = tmp_path_factory.mktemp("far-host")
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="tar")
+    return into / top_name("x86_64", manifest.hash), manifest
+
+
+def bare(argv: list[str], tmp_path: Path, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(bare_command(argv, tmp_path / "scratch", HIDE), capture_output=True, text=True,
+                          timeout=120, **kw)
+
+
+def test_the_bundled_agent_lists_every_adapter_with_only_glibc_from_outside(bundle, tmp_path):
+    root, manifest = bundle
+    checks = (f'test ! -e {LIBDIR}/libstdc++.so.6 && test ! -e {LIBDIR}/libddsc.so.0debian && '
+              f'test ! -e {HIDE[0]}/mwperf-agent && exec "$0" list')
+    done = bare(["/bin/sh", "-c", checks, str(root / "mwperf-agent")], tmp_path,
+                env=dict(os.environ, LD_DEBUG="libs", LD_DEBUG_OUTPUT=str(tmp_path / "ld")))
+    assert done.returncode == 0, done.stderr[-2000:]
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    head = next(e for e in events if e["event"] == "agent")
+    assert head["missing"] == []
+    own = describe(str(real_agent_path()))  # the checkout's agent, on this machine's libraries
+    assert {e["name"] for e in events if e["event"] == "adapter"} == set(own.adapters)
+    loaded = set()
+    for log in tmp_path.glob("ld.*"):  # the agent's (the namespace's mount and cp before it are this machine's)
+        text = log.read_text(errors="replace")
+        if f"{root}/mwperf-agent" in text:
+            loaded |= set(re.findall(r"calling init: (\S+)", text))
+    glibc = set(glibc_files())
+    outside = {p for p in loaded if not p.startswith(f"{root}/") and Path(p).name not in glibc}
+    assert outside == set()
+    for adapter in own.adapters:
+        if adapter not in ("udp", "tcp"):
+            assert f"{root}/adapters/libmwperf-{adapter}.so" in loaded
+
+
+def test_the_unbundled_agent_does_not_start_there(bundle, tmp_path):
+    copy = tmp_path / "mwperf-agent"
+    shutil.copy(real_agent_path(), copy)
+    done = bare([str(copy), "list"], tmp_path)
+    assert done.returncode != 0 and "libstdc++.so.6" in done.stderr
+
+
+def test_a_udp_and_a_cyclonedds_point_run_there(bundle, tmp_path, no_packet_leaves_loopback):
+    root, _ = bundle
+    agent = agent_wrapper(root / "mwperf-agent", tmp_path / "far-agent", tmp_path / "scratch", HIDE)
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--mw", "udp,cyclonedds",
+                           "--mode", "latency", "--size", "64", "--duration", "1s", "--warmup", "200ms", "--no-floor",
+                           "--out", str(out), "--db", "none"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = read_records(out)
+    assert sorted(r["mw"] for r in records) == ["cyclonedds", "udp"]
+    for r in records:
+        assert r["status"] == "ok" and r["sent"] > 0 and r["received"] == r["sent"] and r["lost"] == 0
+
+
+def test_the_manifest_says_what_is_in_the_bundle(bundle):
+    root, manifest = bundle
+    digest, files = content_hash(root)
+    assert (manifest.hash, manifest.files, manifest.arch) == (digest, files, "x86_64")
+    newest = (0,)
+    for rel in files:
+        path = root / rel
+        if path.read_bytes()[:4] == b"\x7fELF":
+            versions = subprocess.run(["readelf", "-VW", str(path)], capture_output=True, text=True).stdout
+            found = [tuple(int(x) for x in v.split(".")) for v in re.findall(r"Name: GLIBC_([0-9.]+)", versions)]
+            newest = max([newest, *found])
+            dynamic = subprocess.run(["readelf", "-dW", str(path)], capture_output=True, text=True).stdout
+            runpath = re.findall(r"\(RUNPATH\)\s+Library runpath: \[(.*)\]", dynamic)
+            assert runpath == [{"lib": "$ORIGIN", "adapters": "$ORIGIN/../lib", "bin": "$ORIGIN/../lib"}.get(
+                rel.split("/")[0], "$ORIGIN/lib")], rel
+    assert manifest.glibc_min == ".".join(map(str, newest))
+    own = describe(str(real_agent_path()))
+    assert {n for n, a in manifest.adapters.items() if a["built"]} == set(own.adapters)
+    assert manifest.adapters["cyclonedds"]["versions"]["libddsc0debian"].startswith("0.10")
