@@ -11,6 +11,7 @@ that anything the bundle lacks is missing, not found in the sysroot.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -170,10 +171,27 @@ def _unpack(debs: list[Path], into: Path, stamp_text: str) -> Path:
     return into
 
 
+def _resolved(debs_dir: Path) -> list[Path]:
+    """The .deb files of :func:`packages`, fetched; apt is asked again only when its
+    package lists changed (apt-get update) or a file is gone."""
+    lists = sorted(glob.glob("/var/lib/apt/lists/*_Packages*"))
+    key = hashlib.sha256(repr((ROOT_PACKAGES, _SKIP_PREFIXES, [(f, os.stat(f).st_mtime_ns) for f in lists]))
+                         .encode()).hexdigest()
+    memo = debs_dir / ".mwperf-resolved.json"
+    try:
+        doc = json.loads(memo.read_text())
+        if doc["key"] == key and all((debs_dir / f).is_file() for f in doc["files"]):
+            return [debs_dir / f for f in doc["files"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    debs = _fetch(packages(), debs_dir)
+    memo.write_text(json.dumps({"key": key, "files": [d.name for d in debs]}))
+    return debs
+
+
 def sysroot(log=print) -> Path:
     """The arm64 sysroot, fetched and unpacked where the package set changed (cached otherwise)."""
-    names = packages()
-    debs = _fetch(names, cache_dir() / "debs-arm64")
+    debs = _resolved(cache_dir() / "debs-arm64")
     text = "\n".join(sorted(d.name for d in debs)) + "\n"
     root = cache_dir() / "sysroot-aarch64"
     if not (root / ".mwperf-debs").is_file() or (root / ".mwperf-debs").read_text() != text:

@@ -12,12 +12,17 @@ executable that runs the bundled agent there (``mwperf run --agent``).
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
-__all__ = ["glibc_files", "bare_command", "agent_wrapper", "can_unshare", "LIBDIR"]
+from mwperf.bundle import read_manifest
+from mwperf.bundle.manifest import top_name
+
+__all__ = ["glibc_files", "bare_command", "agent_wrapper", "can_unshare", "unpacked", "loaded", "LIBDIR"]
 
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
 
@@ -68,13 +73,32 @@ def bare_command(argv: list[str], scratch: Path, hide: list[Path]) -> list[str]:
     return ["env", f"BARE_SCRATCH={scratch}", *_unshare(hide), *argv]
 
 
-def agent_wrapper(agent: Path, at: Path, scratch: Path, hide: list[Path], env: dict[str, str] | None = None) -> Path:
-    """An executable at ``at`` that runs ``agent`` with its arguments on a glibc-only host
-    (each call a namespace of its own, its tmpfs on ``scratch``/PID)."""
-    setenv = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in (env or {}).items())
+def agent_wrapper(agent: list[str], at: Path, scratch: Path, hide: list[Path]) -> Path:
+    """An executable at ``at`` that runs ``agent`` (an argv: the bundled agent,
+    or qemu running it) with its arguments on a glibc-only host (each call a
+    namespace of its own, its tmpfs on ``scratch``/PID)."""
     at.write_text(f"""#!/bin/sh
-{setenv}export BARE_SCRATCH={shlex.quote(str(scratch))}/$$
-exec {" ".join(shlex.quote(a) for a in _unshare(hide))} {shlex.quote(str(agent))} "$@"
+export BARE_SCRATCH={shlex.quote(str(scratch))}/$$
+exec {" ".join(shlex.quote(a) for a in _unshare(hide) + agent)} "$@"
 """)
     at.chmod(0o755)
     return at
+
+
+def unpacked(archive: Path, into: Path) -> Path:
+    """The bundle archive unpacked into ``into``: its folder."""
+    manifest = read_manifest(archive)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="tar")
+    return into / top_name(manifest.arch, manifest.hash)
+
+
+def loaded(logs: Path, marker: str) -> set[str]:
+    """The objects whose initialisers ran (LD_DEBUG=libs, LD_DEBUG_OUTPUT=``logs``/ld) in the
+    processes whose log mentions ``marker`` (the namespace's own mount and cp are the machine's)."""
+    found: set[str] = set()
+    for log in logs.glob("ld.*"):
+        text = log.read_text(errors="replace")
+        if marker in text:
+            found |= set(re.findall(r"calling init: (\S+)", text))
+    return found

@@ -14,15 +14,14 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
-from bare_host import LIBDIR, agent_wrapper, bare_command, can_unshare, glibc_files
+from bare_host import LIBDIR, agent_wrapper, bare_command, can_unshare, glibc_files, loaded, unpacked
 from conftest import real_agent_path
 from mwperf.bundle import build, read_manifest
-from mwperf.bundle.manifest import content_hash, top_name
+from mwperf.bundle.manifest import content_hash
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 
@@ -39,11 +38,7 @@ def bundle(tmp_path_factory):
     if why or real_agent_path() is None or shutil.which("patchelf") is None:
         pytest.skip(why or "the agent is not built" if real_agent_path() is None else "patchelf not installed")
     archive = build("x86_64", log=lambda line: None)
-    manifest = read_manifest(archive)
-    into = tmp_path_factory.mktemp("far-host")
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="tar")
-    return into / top_name("x86_64", manifest.hash), manifest
+    return unpacked(archive, tmp_path_factory.mktemp("far-host")), read_manifest(archive)
 
 
 def bare(argv: list[str], tmp_path: Path, **kw) -> subprocess.CompletedProcess:
@@ -63,17 +58,12 @@ def test_the_bundled_agent_lists_every_adapter_with_only_glibc_from_outside(bund
     assert head["missing"] == []
     own = describe(str(real_agent_path()))  # the checkout's agent, on this machine's libraries
     assert {e["name"] for e in events if e["event"] == "adapter"} == set(own.adapters)
-    loaded = set()
-    for log in tmp_path.glob("ld.*"):  # the agent's (the namespace's mount and cp before it are this machine's)
-        text = log.read_text(errors="replace")
-        if f"{root}/mwperf-agent" in text:
-            loaded |= set(re.findall(r"calling init: (\S+)", text))
+    objects = loaded(tmp_path, f"{root}/mwperf-agent")
     glibc = set(glibc_files())
-    outside = {p for p in loaded if not p.startswith(f"{root}/") and Path(p).name not in glibc}
-    assert outside == set()
+    assert {p for p in objects if not p.startswith(f"{root}/") and Path(p).name not in glibc} == set()
     for adapter in own.adapters:
         if adapter not in ("udp", "tcp"):
-            assert f"{root}/adapters/libmwperf-{adapter}.so" in loaded
+            assert f"{root}/adapters/libmwperf-{adapter}.so" in objects
 
 
 def test_the_unbundled_agent_does_not_start_there(bundle, tmp_path):
@@ -85,7 +75,7 @@ def test_the_unbundled_agent_does_not_start_there(bundle, tmp_path):
 
 def test_a_udp_and_a_cyclonedds_point_run_there(bundle, tmp_path, no_packet_leaves_loopback):
     root, _ = bundle
-    agent = agent_wrapper(root / "mwperf-agent", tmp_path / "far-agent", tmp_path / "scratch", HIDE)
+    agent = agent_wrapper([str(root / "mwperf-agent")], tmp_path / "far-agent", tmp_path / "scratch", HIDE)
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--mw", "udp,cyclonedds",
                            "--mode", "latency", "--size", "64", "--duration", "1s", "--warmup", "200ms", "--no-floor",

@@ -3,7 +3,7 @@
 # aarch64-linux-gnu-gcc and its own C library in /usr/aarch64-linux-gnu) against the arm64 builds
 # of Debian's middleware packages, unpacked (never installed) into MWPERF_SYSROOT:
 #
-#   cmake -S agent -B agent/build/aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=agent/cmake/toolchain-aarch64.cmake \
+#   cmake -S agent -B agent/build/aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=agent/toolchains/aarch64.cmake \
 #         -DMWPERF_SYSROOT=$HOME/.cache/mwperf/sysroot-aarch64
 #
 # MWPERF_FIND_ROOTS: more folders whose libraries are found where they are (the Connector
