@@ -29,6 +29,7 @@ __all__ = ["build", "prepare", "assemble", "ARCHES", "CHECKOUT", "host_arch", "d
 
 ARCHES = ("x86_64", "aarch64")
 CHECKOUT = Path(__file__).resolve().parents[3]
+TOOLCHAIN = "agent/toolchains/aarch64.cmake"  # (relative to the checkout)
 
 
 def host_arch() -> str:
@@ -64,22 +65,22 @@ def _cmake(build: Path, configure: list[str], log) -> Path:
     """``build`` configured (with ``configure``, if any) and the agent built there."""
     agent = CHECKOUT / "agent"
     stamp = build / ".mwperf-configure"
-    if configure and (build / "CMakeCache.txt").is_file() and (
-            not stamp.is_file() or stamp.read_text() != "\n".join(configure)):
+    said = "\n".join(configure + [(CHECKOUT / TOOLCHAIN).read_text()]) if configure else ""
+    if configure and (build / "CMakeCache.txt").is_file() and (not stamp.is_file() or stamp.read_text() != said):
         shutil.rmtree(build)  # another toolchain or sysroot: CMake would keep the first one
     if not (build / "build.ninja").is_file() or (configure and not stamp.is_file()):
         log(f"bundle: cmake -S agent -B {os.path.relpath(build, CHECKOUT)}")
         _run(["cmake", "-S", str(agent), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", *configure],
              "configuring the agent")
         if configure:
-            stamp.write_text("\n".join(configure))
+            stamp.write_text(said)
     _run(["cmake", "--build", str(build), "--target", "mwperf-agent"], "building the agent")
     return build
 
 
 def _cross_configure(sysroot: Path) -> list[str]:
     absent = {**cross.ABSENT, **cross.rust_absent()}
-    return [f"-DCMAKE_TOOLCHAIN_FILE={CHECKOUT / 'agent/toolchains/aarch64.cmake'}",
+    return [f"-DCMAKE_TOOLCHAIN_FILE={CHECKOUT / TOOLCHAIN}",
             f"-DMWPERF_SYSROOT={sysroot}", f"-DMWPERF_FIND_ROOTS={CHECKOUT / '.deps' / 'connext'}",
             "-DMWPERF_BUILD_TESTS=OFF",
             *(f"-DMWPERF_ADAPTER_{name.upper().replace('-', '_')}=OFF" for name in sorted(absent)),
