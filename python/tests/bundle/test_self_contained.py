@@ -25,7 +25,9 @@ from mwperf.bundle.manifest import content_hash
 from mwperf.execute.agent import describe
 from mwperf.results.rundir import read_records
 
-pytestmark = pytest.mark.e2e
+# side by side: its mount namespaces are private (no other process sees them), its points on loopback with run ids
+# of their own, nothing of the machine changed; the module on one worker (its bundle unpacked once)
+pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("bundle-x86_64")]
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 HIDE = [CHECKOUT / "agent" / "build", CHECKOUT / ".deps"]
