@@ -16,15 +16,21 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
 from mwperf.bundle import read_manifest
 from mwperf.bundle.manifest import top_name
+from mwperf.results.rundir import read_records
 
-__all__ = ["glibc_files", "bare_command", "agent_wrapper", "can_unshare", "unpacked", "loaded", "LIBDIR"]
+__all__ = ["glibc_files", "bare_command", "agent_wrapper", "can_unshare", "unpacked", "loaded", "lossless_points",
+           "LIBDIR", "HIDE"]
 
 LIBDIR = Path("/usr/lib/x86_64-linux-gnu")
+CHECKOUT = Path(__file__).resolve().parents[3]
+#: What the far host has not: the checkout's build and wheels.
+HIDE = [CHECKOUT / "agent" / "build", CHECKOUT / ".deps"]
 
 
 def glibc_files() -> list[str]:
@@ -102,3 +108,18 @@ def loaded(logs: Path, marker: str) -> set[str]:
         if marker in text:
             found |= set(re.findall(r"calling init: (\S+)", text))
     return found
+
+
+def lossless_points(agent: list[str], tmp_path: Path, mws: tuple[str, ...] = ("udp", "cyclonedds")) -> None:
+    """A short latency point of each of ``mws`` on loopback, both agents ``agent``
+    on a glibc-only host: each ok, every sample sent received, none lost."""
+    wrapper = agent_wrapper(agent, tmp_path / "far-agent", tmp_path / "scratch", HIDE)
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", str(wrapper), "--mw", ",".join(mws),
+                           "--mode", "latency", "--size", "64", "--duration", "1s", "--warmup", "200ms", "--no-floor",
+                           "--out", str(out), "--db", "none"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = read_records(out)
+    assert sorted(r["mw"] for r in records) == sorted(mws)
+    for r in records:
+        assert r["status"] == "ok" and r["sent"] > 0 and r["received"] == r["sent"] and r["lost"] == 0, r["mw"]

@@ -13,21 +13,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bare_host import agent_wrapper, bare_command, can_unshare, glibc_files, loaded, unpacked
+from bare_host import HIDE, bare_command, can_unshare, glibc_files, loaded, lossless_points, unpacked
 from mwperf.bundle import find, read_manifest
-from mwperf.results.rundir import read_records
 
 # side by side: its mount namespaces are private (no other process sees them), its points on loopback with run ids
 # of their own, nothing of the machine changed; the module on one worker (its bundle unpacked once)
 pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("bundle-aarch64")]
 
-CHECKOUT = Path(__file__).resolve().parents[3]
-HIDE = [CHECKOUT / "agent" / "build", CHECKOUT / ".deps"]
 #: What Debian's arm64 packages and the Connector wheel give (cross-built here), and what cannot be.
 BUILT = {"udp", "tcp", "cyclonedds", "fastdds", "connext", "iceoryx", "ros1"}
 ABSENT = {"ros2": "PyPI", "fastdds-jazzy": "PyPI", "zenoh": "Rust", "iceoryx2": "Rust"}
@@ -76,13 +72,4 @@ def test_its_agent_lists_what_was_built_and_why_the_rest_is_absent(bundle, tmp_p
 
 def test_a_udp_and_a_cyclonedds_point_between_two_of_its_agents(bundle, tmp_path, no_packet_leaves_loopback):
     root, _, qemu = bundle
-    agent = agent_wrapper([*qemu, str(root / "mwperf-agent")], tmp_path / "arm64-agent", tmp_path / "scratch", HIDE)
-    out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--mw", "udp,cyclonedds",
-                           "--mode", "latency", "--size", "64", "--duration", "1s", "--warmup", "200ms", "--no-floor",
-                           "--out", str(out), "--db", "none"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    records = read_records(out)
-    assert sorted(r["mw"] for r in records) == ["cyclonedds", "udp"]
-    for r in records:
-        assert r["status"] == "ok" and r["sent"] > 0 and r["received"] == r["sent"] and r["lost"] == 0
+    lossless_points([*qemu, str(root / "mwperf-agent")], tmp_path)

@@ -13,24 +13,20 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from bare_host import LIBDIR, agent_wrapper, bare_command, can_unshare, glibc_files, loaded, unpacked
+from bare_host import HIDE, LIBDIR, bare_command, can_unshare, glibc_files, loaded, lossless_points, unpacked
 from conftest import real_agent_path
 from mwperf.bundle import build, read_manifest
 from mwperf.bundle.manifest import content_hash
 from mwperf.execute.agent import describe
-from mwperf.results.rundir import read_records
 
 # side by side: its mount namespaces are private (no other process sees them), its points on loopback with run ids
 # of their own, nothing of the machine changed; the module on one worker (its bundle unpacked once)
 pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("bundle-x86_64")]
 
-CHECKOUT = Path(__file__).resolve().parents[3]
-HIDE = [CHECKOUT / "agent" / "build", CHECKOUT / ".deps"]
 
 
 @pytest.fixture(scope="module")
@@ -76,17 +72,7 @@ def test_the_unbundled_agent_does_not_start_there(bundle, tmp_path):
 
 
 def test_a_udp_and_a_cyclonedds_point_run_there(bundle, tmp_path, no_packet_leaves_loopback):
-    root, _ = bundle
-    agent = agent_wrapper([str(root / "mwperf-agent")], tmp_path / "far-agent", tmp_path / "scratch", HIDE)
-    out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", str(agent), "--mw", "udp,cyclonedds",
-                           "--mode", "latency", "--size", "64", "--duration", "1s", "--warmup", "200ms", "--no-floor",
-                           "--out", str(out), "--db", "none"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    records = read_records(out)
-    assert sorted(r["mw"] for r in records) == ["cyclonedds", "udp"]
-    for r in records:
-        assert r["status"] == "ok" and r["sent"] > 0 and r["received"] == r["sent"] and r["lost"] == 0
+    lossless_points([str(bundle[0] / "mwperf-agent")], tmp_path)
 
 
 def test_the_manifest_says_what_is_in_the_bundle(bundle):
