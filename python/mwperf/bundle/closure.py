@@ -105,7 +105,8 @@ def resolve(roots: list[Path], dirs: list[Path], arch: str, extra: dict[Path, li
         if top is None:
             raise ValueError(f"{root}: not an ELF file for {arch}")
         seen: set[str] = set()
-        queue = [(top, soname, []) for soname in top.needed + tuple(extra.get(root, ()))]
+        queue: list[tuple[Elf, str, list[Path]]] = [(top, soname, []) for soname in top.needed
+                                                    + tuple(extra.get(root, ()))]
         while queue:
             requester, soname, inherited = queue.pop(0)
             if soname in GLIBC_SONAMES or soname in seen:
@@ -119,6 +120,8 @@ def resolve(roots: list[Path], dirs: list[Path], arch: str, extra: dict[Path, li
             if known != path and not _same_bytes(known, path):
                 closure.conflicts[soname] = (known, path)
             lib = elf(path)
+            if lib is None:
+                raise ValueError(f"{path}: not an ELF file for {arch}")
             queue += [(lib, n, passed) for n in lib.needed]
         closure.of_root[root] = seen
     return closure

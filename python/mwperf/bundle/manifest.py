@@ -93,7 +93,8 @@ def write_archive(root: Path, top: str, out: Path) -> None:
             pass
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
-        with open(partial, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=1) as gz:
+        with open(partial, "wb") as raw, \
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=1) as gz:
             with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
                 for entry in [top] + [f"{top}/{d}" for d in dirs]:
                     info = tarfile.TarInfo(entry)
@@ -185,7 +186,10 @@ def _from_archive(path: Path) -> tuple[str, str]:
             for member in tar:
                 name = member.name.split("/", 1)[-1]
                 if name in (MANIFEST, DESCRIPTION) and member.isfile() and member.size <= _MAX_TEXT:
-                    found[name] = tar.extractfile(member).read().decode("utf-8")
+                    data = tar.extractfile(member)
+                    if data is None:
+                        continue
+                    found[name] = data.read().decode("utf-8")
                     if len(found) == 2:
                         break
     except (OSError, tarfile.TarError, EOFError, UnicodeDecodeError) as exc:

@@ -25,7 +25,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        epilog="examples:\n  mwperf bundle --arch x86_64\n  mwperf bundle --arch aarch64 --out /tmp/b",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--arch", required=True, metavar="x86_64|aarch64", help="the far host's architecture (uname -m)")
-    p.add_argument("--out", metavar="DIR", default=None, help="where the archive goes (default: bundles/ in the checkout)")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="where the archive goes (default: bundles/ in the checkout)")
     p.add_argument("--rebuild", action="store_true", help="assemble it again even when its inputs are unchanged")
     p.set_defaults(func=command)
 

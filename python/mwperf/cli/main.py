@@ -27,8 +27,8 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, max_rate, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports, bundle,
-            completion)
+COMMANDS = (run, sweep, max_rate, floor, doctor, report, ls, baseline, compare, history, check, db, export,
+            imports, bundle, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
