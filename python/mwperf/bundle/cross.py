@@ -1,8 +1,10 @@
 """The aarch64 build's sysroot: the arm64 builds of Debian's middleware
 packages (and what they depend on), fetched with ``apt-get download`` and
-unpacked with ``dpkg-deb -x`` into ``~/.cache/mwperf/sysroot-aarch64``,
-never installed into the system (scripts/install-cross-arm64.sh adds
-Debian's arm64 package lists and the cross toolchain).
+unpacked with ``dpkg-deb -X`` into ``~/.cache/mwperf/sysroot-aarch64-<key>``
+(one per set of packages, never changed once made: the checkouts of the
+machine share it; ``$MWPERF_CACHE`` instead of ~/.cache/mwperf), never
+installed into the system (scripts/install-cross-arm64.sh adds Debian's
+arm64 package lists and the cross toolchain).
 
 Also a second, glibc-only root (libc6:arm64 alone): the bundled aarch64
 agent runs there under qemu-user-static (``qemu-aarch64-static -L``), so
