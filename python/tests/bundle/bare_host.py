@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mwperf.bundle import read_manifest
 from mwperf.bundle.manifest import top_name
-from mwperf.results.rundir import read_records
+from conftest import written
 
 __all__ = ["glibc_files", "bare_command", "agent_wrapper", "can_unshare", "unpacked", "loaded", "lossless_points",
            "LIBDIR", "HIDE"]
@@ -119,7 +119,7 @@ def lossless_points(agent: list[str], tmp_path: Path, mws: tuple[str, ...] = ("u
                            "--mode", "latency", "--size", "64", "--duration", "1s", "--warmup", "200ms", "--no-floor",
                            "--out", str(out), "--db", "none"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    records = read_records(out)
+    records = written(out)
     assert sorted(r["mw"] for r in records) == sorted(mws)
     for r in records:
         assert r["status"] == "ok" and r["sent"] > 0 and r["received"] == r["sent"] and r["lost"] == 0, r["mw"]
