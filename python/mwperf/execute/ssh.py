@@ -30,7 +30,7 @@ from pathlib import Path
 from mwperf.execute.placement import Placement
 from mwperf.plan.where import HostPair
 
-__all__ = ["SshHosts", "close_shared_connections"]
+__all__ = ["SshHosts", "close_shared_connections", "ssh_argv"]
 
 #: How long a master outlives its last session (a crashed controller's masters end by themselves).
 CONTROL_PERSIST_S = 30
@@ -95,6 +95,11 @@ def close_shared_connections() -> None:
     _SHARED.close()
 
 
+def ssh_argv(target: str, options: tuple[str, ...], argv: list[str]) -> list[str]:
+    """The local argv that runs ``argv`` on ``target`` (``user@host``), over the run's shared connection."""
+    return ["ssh", *options, *_SHARED.options(target, options), target, "--", shlex.join(argv)]
+
+
 class SshHosts(Placement):
     """The pair of hosts of a point; nothing to set up or take down."""
 
@@ -106,12 +111,20 @@ class SshHosts(Placement):
 
     def command(self, role: str, argv: list[str]) -> list[str]:
         """The local argv that runs ``argv`` on the role's host."""
-        target = self.hosts.pub if role == "pub" else self.hosts.sub
-        user = tuple(self.hosts.ssh_options)
-        return ["ssh", *user, *_SHARED.options(target, user), target, "--", shlex.join(argv)]
+        return ssh_argv(self.hosts.pub if role == "pub" else self.hosts.sub, tuple(self.hosts.ssh_options), argv)
+
+    def agent(self, role: str, default: str) -> str:
+        """The agent where ``role`` runs: the bundle's put there (:mod:`mwperf.hosts`), else ``default``."""
+        agents = self.hosts.agents
+        return default if agents is None else agents[0 if role == "pub" else 1]
 
     def address(self, role: str) -> str:
         return self.hosts.data[0 if role == "pub" else 1]
+
+    def sync(self) -> dict | None:
+        """Each host's own synchronisation daemons, as it said before the first point (unknown: not asked)."""
+        facts = self.hosts.facts
+        return {} if facts is None else {"pub": facts[0].get("sync"), "sub": facts[1].get("sync")}
 
     def carries_env(self) -> bool:
         return False  # ssh hands the remote command no environment of ours
