@@ -26,11 +26,11 @@ AGENT_LIST = TESTS / "fixtures" / "agent-list.jsonl"
 
 
 def make_bundle(out: Path, arch: str, glibc_min: str = "2.34", payload: int = 1 << 20, salt: str = "") -> Path:
-    """A bundle archive of the contract's layout: an agent (a shell script that sleeps when asked to run),
-    a library of ``payload`` bytes, the real agent's description, a manifest; deterministic like mwperf bundle's."""
+    """A bundle archive of the contract's layout, deterministic like mwperf bundle's: its agent is the
+    architecture's `sleep` (the far hosts' userland's: it runs there, and `mwperf-agent N` is a process of
+    that name for N seconds), a library of ``payload`` bytes, the real agent's description, a manifest."""
     files = {
-        "mwperf-agent": (0o755, b"#!/bin/sh\n[ \"$1\" = sleep ] && exec sleep \"$2\"\necho fixture " + salt.encode()
-                         + b"\n"),
+        "mwperf-agent": (0o755, (far_hosts.userland(arch) / "bin" / "sleep").read_bytes()),
         "lib/libfixture.so": (0o644, hashlib.shake_256(f"{arch}{salt}".encode()).digest(payload)),
         "description.jsonl": (0o644, AGENT_LIST.read_bytes()),
     }

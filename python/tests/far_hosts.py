@@ -199,15 +199,17 @@ class Host:
         children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
         return int(children[0])
 
-    def run(self, script: str, user: str = "root", check: bool = True, timeout: float = 60) \
-            -> subprocess.CompletedProcess:
-        """``sh -c script`` inside the host (its namespaces and root), as ``user``, without ssh."""
+    def run(self, script: str, user: str = "root", check: bool = True, timeout: float = 60,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        """``sh -c script`` inside the host (its namespaces and root), as ``user``, without ssh (``env``: added
+        to the environment)."""
         pid = self.init_pid()
         argv = ["nsenter", "-t", str(pid), "-m", "-n", "-p", "-r", "-w", "--", "/bin/sh", "-c", script]
         if user != "root":
             argv = ["nsenter", "-t", str(pid), "-m", "-n", "-p", "-r", "-w",
                     f"-S{USERS[user]}", f"-G{USERS[user]}", "--", "/bin/sh", "-c", script]
-        return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=timeout)
+        return subprocess.run(argv, capture_output=True, text=True, check=check, timeout=timeout,
+                              env=dict(os.environ, HOME=f"/home/{user}" if user != "root" else "/root", **(env or {})))
 
     def path(self, inside: str) -> Path:
         """A path of the host's (files written there by its processes, through the overlay)."""
