@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config libgtest-dev   # the agent and its unit tests
   ccache                                                      # a new clone's agent from what another compiled
+  patchelf                                                    # the agent bundles' RUNPATHs (mwperf bundle)
   clang-format                                                # the agent's C++ style, checked by make test
   python3 python3-venv python3-pip                            # the controller
   cyclonedds-dev cyclonedds-tools                             # Cyclone DDS adapter (idlc), ddsperf baseline
