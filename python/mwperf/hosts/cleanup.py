@@ -2,9 +2,10 @@
 :mod:`mwperf.execute.cleanup`), before the first point and after the last, in
 one ssh session per host, as the ssh user (only what that user may remove):
 
-* agents of this cache (or ``--agent``'s path) whose ssh session is gone
-  (their parent is the host's PID 1: a crashed controller's), killed; an agent
-  whose session is alive is another run's and is left alone;
+* agents of this cache (or ``--agent``'s path) whose ssh session is gone (no
+  ``sshd`` among their ancestors below the host's PID 1: a crashed
+  controller's), killed; an agent whose session is alive is another run's and
+  is left alone;
 * the shared-memory files the bundle's adapters say they may leave
   (``leftovers`` in its description) that are this user's and that no
   process has open or mapped; then the agent's own ``cleanup`` (what globs
@@ -34,12 +35,17 @@ me=$(id -u)
 for h in $used; do [ -d "$d/$h" ] && touch "$d/$h"; done
 agents() { for p in /proc/[0-9]*; do
   [ -O "$p" ] || continue
-  a=$(tr '\0' '\n' < "$p/cmdline" 2>/dev/null | head -n 2 | grep -x -e "$agent" -e "$d/[0-9a-f]*/mwperf-agent" | head -n 1)
+  a=$(tr '\0' '\n' < "$p/cmdline" 2>/dev/null | head -n 3 | grep -x -e "$agent" -e "$d/[0-9a-f]*/mwperf-agent" | head -n 1)
   [ -n "$a" ] && echo "${p#/proc/} $a"
 done; }
+session() { p=$1; while :; do
+  p=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)
+  [ -n "$p" ] && [ "$p" -gt 1 ] || return 1
+  [ "$(cat "/proc/$p/comm" 2>/dev/null)" = sshd ] && return 0
+done; }
 agents | while read -r pid a; do
-  ppid=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
-  if [ "$ppid" = 1 ] && kill -9 "$pid" 2>/dev/null; then echo "killed=$pid $a"; fi
+  session "$pid" && continue
+  kill -9 "$pid" 2>/dev/null && echo "killed=$pid $a"
 done
 if [ -n "$shm" ]; then
   refs=$(for p in /proc/[0-9]*; do ls -l "$p/fd" 2>/dev/null | sed -n 's|.* -> \(/dev/shm/.*\)$|\1|p'

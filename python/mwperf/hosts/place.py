@@ -121,7 +121,9 @@ def choose(facts: HostFacts, bundle_dir: Path | None,
                               f"and give --agent PATH)")
     path = bundles.find(facts.arch, bundle_dir)
     if path is None:
-        raise _refuse(target, f"no {facts.arch} bundle in {bundle_dir or bundles.DEFAULT_DIR} "
+        from mwperf.bundle.build import default_out
+
+        raise _refuse(target, f"no {facts.arch} bundle for this controller in {bundle_dir or default_out()} "
                               f"(make one: mwperf bundle --arch {facts.arch})")
     try:
         bundle = read(path)

@@ -39,7 +39,8 @@ class FarSide:
         seen: dict[str, tuple[Placed, AgentInfo]] = {}
         for placed in self.placed.values():
             if placed.bundle is not None and placed.bundle.hash not in seen:
-                seen[placed.bundle.hash] = (placed, placed.bundle.agent_info())
+                where = f"{placed.facts.dir}/{placed.bundle.hash}"
+                seen[placed.bundle.hash] = (placed, placed.bundle.agent_info(where))
         return list(seen.values())
 
     def clean(self, shm_patterns: tuple[str, ...]) -> list[FarLeftovers]:

@@ -69,10 +69,10 @@ def test_a_far_hosts_leftovers_are_removed_and_what_is_in_use_is_kept(lab, fixtu
         assert sorted(left["bundles"]) == [f"{3:064d}", f"{4:064d}"]
         kept = x86.run(f"ls -A {CACHE}", user="robot").stdout.split()
         assert sorted(kept) == sorted([bundle.hash, f"{1:064d}", f"{2:064d}", ".partial-x-new"])
-        live.kill()  # the controller gone: its session ends, its agent is a leftover now
+        live.kill()  # the controller gone: its session ends, and its agent with it or at the next clean-up
         live.wait()
         time.sleep(0.5)
-        assert len(_clean(lab, x86.target(), agent, bundle.hash)["killed"]) == 1
+        _clean(lab, x86.target(), agent, bundle.hash)
         assert not _pids(x86, 302)
     finally:
         live.kill()

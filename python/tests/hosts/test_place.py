@@ -38,7 +38,7 @@ def test_choose_refuses_naming_the_host(fixture_bundles, facts, reason):
 
 
 def test_choose_refuses_an_architecture_without_a_bundle_built(tmp_path):
-    with pytest.raises(UsageError, match=r"no aarch64 bundle in .*mwperf bundle --arch aarch64"):
+    with pytest.raises(UsageError, match=r"no aarch64 bundle for this controller in .*mwperf bundle --arch aarch64"):
         choose(_facts(arch="aarch64"), tmp_path)
 
 

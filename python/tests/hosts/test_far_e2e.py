@@ -1,0 +1,78 @@
+"""From this x86-64 controller to an aarch64 board, with nothing installed there: `mwperf run --hosts` as the
+ordinary user robot on the tests' far hosts (far_hosts.py: Debian userlands without the middleware packages
+or this checkout; the aarch64 one under qemu), with the real bundles (`mwperf bundle`, built once into
+bundles/ when missing). The first run copies each bundle, the second finds it (the records' phases say so);
+a udp and a cyclonedds point, and Cyclone DDS on one architecture against Fast DDS on the other, all
+samples counted. Timing under emulation means nothing: none is asserted."""
+
+import time
+
+import pytest
+
+from far_fixtures import mwperf
+from mwperf.results.rundir import read_records
+from mwperf.results.schema import validate_record
+
+pytestmark = [pytest.mark.measuring, pytest.mark.e2e, pytest.mark.xdist_group("far-hosts")]
+
+
+@pytest.fixture(scope="module")
+def bundles():
+    """Each architecture's real bundle in bundles/ (mwperf.bundle.find), built when missing."""
+    from mwperf import bundle
+
+    found = {}
+    for arch in ("x86_64", "aarch64"):
+        path = bundle.find(arch)
+        if path is None:
+            try:
+                path = bundle.build(arch)
+            except Exception as exc:  # no cross toolchain here: the reason, not a skip
+                pytest.fail(f"no {arch} bundle and none could be built: {exc}")
+        found[arch] = path
+    return found
+
+
+def _run(lab, tmp_path, name: str, *args: str) -> tuple:
+    x86, arm = lab.hosts["x86_64"], lab.hosts["aarch64"]
+    out = tmp_path / name
+    started = time.monotonic()
+    done = mwperf(lab, "run", "--hosts", f"pub={x86.target()},sub={arm.target()}", "--remote-dir",
+                  "/home/robot/far-e2e", "--mode", "rate", "--rate", "100", "--size", "1k", "--duration", "1s",
+                  "--warmup", "200ms", "--no-floor", "--db", "none", "--out", str(out), *args, timeout=600)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = read_records(out)
+    for record in records:
+        validate_record(record)
+        assert record["status"] == "ok", record["error"]
+        assert record["received"] + record["lost"] == record["sent"] and record["received"] > 0
+        assert (record["hosts"]["pub"]["arch"], record["hosts"]["sub"]["arch"]) == ("x86_64", "aarch64")
+        assert record["clock"]["same_clock"] is False and record["clock"]["uncertainty_us"] >= 0
+        assert set(record["clock"]["sync"]) == {"pub", "sub"} and "phc2sys" in record["clock"]["sync"]["sub"]
+    return done, records, elapsed
+
+
+def test_x86_64_to_aarch64_with_nothing_installed_then_from_the_cache(lab, bundles, tmp_path):
+    lab.hosts["aarch64"].run("rm -rf /home/robot/far-e2e", user="robot")
+    lab.hosts["x86_64"].run("rm -rf /home/robot/far-e2e", user="robot")
+    done, records, first = _run(lab, tmp_path, "first", "--mw", "udp,cyclonedds")
+    assert [r["mw"] for r in records] == ["udp", "cyclonedds"]
+    phases = records[0]["phases"]["bundle"]
+    assert phases["pub"].startswith("copied ") and phases["sub"].startswith("copied "), phases
+    assert all(r["phases"]["bundle"] == phases for r in records)
+    sub = records[0]["hosts"]["sub"]["bundle"]
+    assert sub["arch"] == "aarch64" and sub["agent"].startswith("/home/robot/far-e2e/")
+    print(f"first run {first:.1f} s; bundle {phases}")
+
+    done, records, second = _run(lab, tmp_path, "second", "--mw", "udp")
+    assert records[0]["phases"]["bundle"] == {"pub": "cached", "sub": "cached"}
+    assert " copied " not in done.stderr
+    print(f"second run {second:.1f} s")
+
+
+def test_cyclone_dds_on_x86_64_to_fast_dds_on_aarch64(lab, bundles, tmp_path):
+    done, records, _ = _run(lab, tmp_path, "cross", "--mw", "cyclonedds", "--peer-mw", "fastdds")
+    assert [(r["mw"], r["peer_mw"]) for r in records] == [("cyclonedds", "fastdds")]
+    versions = records[0]["adapter"]["versions"]
+    assert versions, records[0]["adapter"]
