@@ -130,10 +130,25 @@ class SshHosts(Placement):
         return False  # ssh hands the remote command no environment of ours
 
     def agent_args(self, role: str, nic: bool = True) -> list[str]:
-        """The sub binds its data address, the pub sends to it; each peers with the other."""
+        """The sub binds its data address, the pub sends to it; each peers with the other; a middleware that
+        chooses an interface uses --nic, else the one its host carries its data address on."""
         data = self.hosts.data
         args = ["--host", data[1], "--peer", data[0 if role == "sub" else 1]]
-        return args + (["--nic", self.hosts.nic] if self.hosts.nic and nic else [])
+        args += ["--nic", self._nic(role)] if self._nic(role) and nic else []
+        return args + (["--isolated", "1"] if self._isolated(role) else [])
+
+    def _isolated(self, role: str) -> bool:
+        """The host's only interfaces are lo and its data link (as a namespace's): nothing to confine DDS to."""
+        facts = self.hosts.facts[0 if role == "pub" else 1] if self.hosts.facts is not None else {}
+        nic = (facts.get("nic") or {}).get("name")
+        return bool(nic) and set(facts.get("interfaces") or ()) == {"lo", nic}
+
+    def _nic(self, role: str) -> str | None:
+        """--nic, else the interface the role's host said its data address is on (mwperf.hosts)."""
+        if self.hosts.nic or self.hosts.facts is None:
+            return self.hosts.nic
+        found = self.hosts.facts[0 if role == "pub" else 1].get("nic")
+        return found.get("name") if isinstance(found, dict) else None
 
     def as_dict(self) -> dict:
         return self.hosts.as_dict()

@@ -107,6 +107,7 @@ class HostFacts:
         nic = nic_of(self, data_address) if data_address else None
         return {"target": self.target, "arch": self.arch, "cpu_model": self.cpu_model, "cpus": self.cpus,
                 "kernel": self.kernel, "glibc": self.glibc, "nic": nic.as_dict() if nic else None,
+                "interfaces": sorted(self.nics),
                 "sysctl": dict(self.sysctls), "sync": self.sync()}
 
     def describe(self) -> str:
