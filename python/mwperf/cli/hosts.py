@@ -22,7 +22,7 @@ __all__ = ["add_parser", "add_far_options", "command", "far_side", "checked_on_h
 def add_far_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--remote-dir", metavar="DIR",
                         help="with --hosts: the far hosts' bundle cache (default: ~/.cache/mwperf/bundles of the "
-                             "ssh user); each bundle in DIR/<hash>")
+                             "ssh user; a relative DIR is in that user's home); each bundle in DIR/<hash>")
     parser.add_argument("--bundles", metavar="DIR",
                         help="with --hosts: where the bundles are on this host (default: bundles/ in the checkout; "
                              "make them with mwperf bundle --arch x86_64|aarch64)")

@@ -28,9 +28,10 @@ SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.core.rmem_default", "n
            "net.ipv4.udp_mem")
 SYNC_DAEMONS = ("ptp4l", "phc2sys", "chronyd", "ntpd", "systemd-timesyncd")
 
-#: $1: the cache directory ('' for ~/.cache/mwperf/bundles).
+#: $1: the cache directory ('' for ~/.cache/mwperf/bundles; a relative one is in the user's home).
 SCRIPT = r"""
 d=${1:-$HOME/.cache/mwperf/bundles}
+case $d in /*) ;; *) d=$HOME/$d;; esac
 echo "arch=$(uname -m)"
 echo "kernel=$(uname -r)"
 echo "glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null || ldd --version 2>&1 | head -n 1)"

@@ -59,7 +59,8 @@ def _hosts(lab, sub: str) -> str:
 def test_check_copies_each_bundle_once_then_finds_it(lab, fixture_bundles):
     x86, arm = lab.hosts["x86_64"], lab.hosts["aarch64"]
     spec = _hosts(lab, arm.target())
-    first = mwperf(lab, "hosts", "check", "--hosts", spec, "--bundles", str(fixture_bundles))
+    cache = "/home/robot/check-cache"  # a cache of this test's own (--remote-dir): the lab is the session's
+    first = mwperf(lab, "hosts", "check", "--hosts", spec, "--bundles", str(fixture_bundles), "--remote-dir", cache)
     assert first.returncode == 0, first.stderr
     assert first.stderr.count(" copied ") == 2, first.stderr
     lines = first.stdout.splitlines()
@@ -67,7 +68,7 @@ def test_check_copies_each_bundle_once_then_finds_it(lab, fixture_bundles):
     assert lines[1].startswith(f"{arm.target()}: aarch64, glibc 2.36, ")
     for host, arch in ((x86, "x86_64"), (arm, "aarch64")):
         bundle = read(next(fixture_bundles.glob(f"*-{arch}-*")))
-        where = f"/home/robot/.cache/mwperf/bundles/{bundle.hash}"
+        where = f"{cache}/{bundle.hash}"
         # checked on the host: every file as the manifest says, the user's own, nothing left unpacking
         done = host.run(f"cd {where} && printf '%s\\n' \"$SUMS\" | sha256sum -c --quiet --strict - && stat -c %U . "
                         f"&& ls -A ..", user="robot", env=_sums(bundle))
@@ -75,7 +76,7 @@ def test_check_copies_each_bundle_once_then_finds_it(lab, fixture_bundles):
         # the ordinary user wrote in its home only
         assert [p for p in host.upper.rglob("*") if p.lstat().st_uid == 1000
                 and not p.is_relative_to(host.upper / "home" / "robot")] == []
-    second = mwperf(lab, "hosts", "check", "--hosts", spec, "--bundles", str(fixture_bundles))
+    second = mwperf(lab, "hosts", "check", "--hosts", spec, "--bundles", str(fixture_bundles), "--remote-dir", cache)
     assert second.returncode == 0 and "copied" not in second.stderr, second.stderr
     assert second.stdout.count("cached)") == 2
 
@@ -83,7 +84,7 @@ def test_check_copies_each_bundle_once_then_finds_it(lab, fixture_bundles):
 @pytest.mark.parametrize("who, reason", [
     ("robot@i686", "architecture i686: mwperf makes no bundle for it"),
     ("full", "disk full: 64 KiB free on /home/full, the x86_64 bundle needs"),
-    ("ro", "/home/ro/.cache/mwperf/bundles cannot be written (mkdir: cannot create directory '/home/ro/.cache': "
+    ("ro", "/home/ro/refused-ro cannot be written (mkdir: cannot create directory '/home/ro/refused-ro': "
            "Read-only file system)"),
     ("glibc", "glibc 2.36 is older than the 2.99 the aarch64 bundle needs"),
 ])
@@ -103,14 +104,14 @@ def test_each_refusal_is_one_line_naming_the_host_exit_2_nothing_made(lab, fixtu
     if who == "full":  # a run refuses as the check does, before its run directory is made
         commands.append(["run", "--mw", "udp", "--duration", "100ms", "--out", str(out), "--no-floor"])
     for argv in commands:
-        done = mwperf(lab, *argv, "--hosts", _hosts(lab, target), "--bundles", str(bundles))
+        done = mwperf(lab, *argv, "--hosts", _hosts(lab, target), "--bundles", str(bundles), "--remote-dir",
+                      f"refused-{who}")  # in each user's home
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"mwperf: error: --hosts {target}: {reason}")
         assert len(done.stderr.splitlines()) == 1 and done.stdout == ""
         assert not out.exists()  # nothing measured half-way: not even the run directory
     if who == "glibc":  # refused before anything was copied to the other host either
-        assert "new" not in x86.run("cat /home/robot/.cache/mwperf/bundles/*/mwperf-agent 2>/dev/null; true",
-                                    user="robot").stdout
+        assert x86.run("ls -A /home/robot/refused-glibc", user="robot").stdout == ""
 
 
 def test_two_controllers_installing_one_bundle_at_once_leave_one_good_copy(lab, fixture_bundles, tmp_path):
