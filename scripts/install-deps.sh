@@ -16,6 +16,7 @@ pkgs=(
   sockperf iperf3                                             # the baselines in bench/
   iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
   openssh-client openssh-server                               # --hosts over ssh, and its test
+  qemu-user-static                                            # the --hosts tests' aarch64 host, emulated
   chromium                                                    # the report's browser test; draws the SVG/PNG figure files (kaleido)
   postgresql                                                  # the results store's tests start a throw-away server
 )

@@ -12,7 +12,9 @@ import pytest
 from far_fixtures import mwperf
 from mwperf.hosts.bundles import read
 
-pytestmark = [pytest.mark.measuring, pytest.mark.xdist_group("far-hosts")]
+# side by side: the lab is namespaces of its own (no interface, mount or address of the machine's), and no
+# timing is asserted; its tests share one lab, on one worker
+pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("far-hosts")]
 
 CACHE = "/home/robot/.cache/mwperf/bundles"
 

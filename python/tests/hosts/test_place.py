@@ -15,7 +15,9 @@ from mwperf.hosts.bundles import read
 from mwperf.hosts.place import choose
 from mwperf.hosts.probe import HostFacts
 
-pytestmark = [pytest.mark.measuring, pytest.mark.xdist_group("far-hosts")]
+# side by side: the lab is namespaces of its own (no interface, mount or address of the machine's), and no
+# timing is asserted; its tests share one lab, on one worker
+pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("far-hosts")]
 
 
 def _facts(**kw) -> HostFacts:

@@ -9,7 +9,9 @@ import pytest
 from far_fixtures import mwperf
 from mwperf.results.rundir import read_records
 
-pytestmark = [pytest.mark.measuring, pytest.mark.xdist_group("far-hosts")]
+# side by side: the lab is namespaces of its own (no interface, mount or address of the machine's), and no
+# timing is asserted; its tests share one lab, on one worker
+pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("far-hosts")]
 
 
 def test_records_say_what_each_host_is_and_small_buffers_are_warned_about(lab, fixture_bundles, tmp_path):
