@@ -77,3 +77,14 @@ def test_the_script_runs_in_a_posix_shell_here(tmp_path):
     assert facts.arch == subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout.strip()
     assert facts.sysctls["net.core.rmem_max"] == int(open("/proc/sys/net/core/rmem_max").read())
     assert nic_of(facts, "127.0.0.1").name == "lo"
+
+
+def test_what_hosts_check_prints_of_a_host_golden():
+    """`mwperf hosts check`'s line for a host (before the agent it runs), and its record (hosts.pub/sub)."""
+    import json
+
+    from conftest import check_golden
+
+    facts = parse("robot@pi", OUTPUT)
+    record = facts.record("10.251.7.20")
+    check_golden("hosts-check.txt", facts.describe() + "\n" + json.dumps(record, indent=1, sort_keys=True) + "\n")
