@@ -22,7 +22,7 @@ from collections import deque
 from pathlib import Path
 from typing import Mapping
 
-from mwperf.description import AGENT_NAME, AgentInfo
+from mwperf.description import AGENT_NAME, AgentInfo, json_events
 from mwperf.errors import AgentError
 from mwperf.table import snapshot
 
@@ -110,14 +110,7 @@ def query(agent: str, args: list[str], timeout: float = 10.0) -> list[dict]:
         out, err = _bounded_output(proc, timeout, f"'{AGENT_NAME} {' '.join(args)}'")
     finally:
         _kill_group(proc)
-    events = []
-    for line in out.decode(errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
+    events = json_events(out.decode(errors="replace").splitlines())
     for event in events:
         if event.get("event") == "error":
             raise AgentError(str(event.get("error")))

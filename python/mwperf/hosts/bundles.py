@@ -12,7 +12,6 @@ its adapters and libraries.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tarfile
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from mwperf import bundle as made
 from mwperf.bundle import BundleError, read_manifest
-from mwperf.description import AgentInfo
+from mwperf.description import AgentInfo, json_events
 from mwperf.errors import AgentError
 
 __all__ = ["Bundle", "read", "find", "ARCHES", "glibc_tuple"]
@@ -56,16 +55,8 @@ class Bundle:
         """What the bundled agent says of itself (``mwperf-agent list``, captured when it was built), its files
         named where the bundle is unpacked on the host (``install_dir``)."""
         lines = made.placed(self.description, install_dir) if install_dir else self.description
-        events = []
-        for line in lines:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
         try:
-            return AgentInfo.from_events(events)
+            return AgentInfo.from_events(json_events(lines))
         except AgentError as exc:
             raise AgentError(f"{self.path.name}: description.jsonl: {exc}") from None
 
