@@ -50,13 +50,14 @@ def _no_verb() -> int:
     raise UsageError("hosts", None, "a verb is required: check")
 
 
-def far_side(pair, ns: argparse.Namespace, out=None):
-    """The hosts of ``pair`` ready (:func:`mwperf.hosts.prepare.prepare`), saying on ``out`` what was copied."""
+def far_side(pair, ns: argparse.Namespace, out=None, check=None):
+    """The hosts of ``pair`` ready (:func:`mwperf.hosts.prepare.prepare`, ``check`` its), saying on ``out`` what
+    was copied."""
     from mwperf.hosts.prepare import prepare
 
     out = out or sys.stderr
     side = prepare(pair, Path(ns.bundles) if getattr(ns, "bundles", None) else None,
-                   getattr(ns, "remote_dir", None), getattr(ns, "agent", None))
+                   getattr(ns, "remote_dir", None), getattr(ns, "agent", None), check)
     for target, placed in side.placed.items():
         if placed.state in ("copied", "raced"):
             out.write(f"mwperf: {target}: bundle {placed.bundle.hash[:12]} ({placed.bundle.arch}) {placed.phase()}\n")
@@ -73,17 +74,17 @@ def checked_on_hosts(opts, req, ns: argparse.Namespace, agent: str):
     from mwperf.hosts.prepare import buffer_warnings
     from mwperf.plan.validate import build_run_options
 
-    side = far_side(opts.hosts, ns)
-    described = side.descriptions()
-    for placed, info in described:
+    built = {}
+
+    def check(target, bundle, info) -> None:
         try:
-            checked = build_run_options(req, info, agent=agent)
+            built[target] = build_run_options(req, info, agent=agent)
         except BadInput as exc:
-            raise UsageError("--hosts", placed.facts.target, f"its {placed.bundle.arch} bundle's agent: {exc}") \
-                from None
-        if placed is side.sides()[0]:
-            opts = checked  # the publisher's bundle: its table, timing and adapters
-    opts = replace(opts, hosts=side.pair)
+            raise UsageError("--hosts", target, f"its {bundle.arch} bundle's agent: {exc}") from None
+
+    side = far_side(opts.hosts, ns, check=check)  # each host's options checked before anything is copied
+    # the publisher's bundle's: its table, timing and adapters (--agent: this host's)
+    opts = replace(built.get(side.pair.pub, opts), hosts=side.pair)
     buffer_warnings(side.pair, [p.get("size") for p in opts.points() if isinstance(p.get("size"), int)], sys.stderr)
     return side, opts
 

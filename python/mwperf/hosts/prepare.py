@@ -5,17 +5,18 @@ hosts' buffers compared with the sizes asked (:func:`buffer_warnings`).
 
 The result is the run's :class:`~mwperf.plan.where.HostPair` with each side's
 agent (the bundle's, unless ``--agent``) and what each host is (the records'
-``hosts``), and the description of each bundle's agent, against which the
-point's options are checked.
+``hosts``); the point's options are checked against the description of each
+bundle's agent before anything is copied.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 from mwperf.description import AgentInfo
+from mwperf.hosts.bundles import Bundle
 from mwperf.hosts.cleanup import FarLeftovers, clean_far
 from mwperf.hosts.place import Placed, ask, choose, install
 from mwperf.plan.where import HostPair
@@ -34,15 +35,6 @@ class FarSide:
     def sides(self) -> tuple[Placed, Placed]:
         return self.placed[self.pair.pub], self.placed[self.pair.sub]
 
-    def descriptions(self) -> list[tuple[Placed, AgentInfo]]:
-        """Each distinct bundle's agent description, with a host that runs it."""
-        seen: dict[str, tuple[Placed, AgentInfo]] = {}
-        for placed in self.placed.values():
-            if placed.bundle is not None and placed.bundle.hash not in seen:
-                where = f"{placed.facts.dir}/{placed.bundle.hash}"
-                seen[placed.bundle.hash] = (placed, placed.bundle.agent_info(where))
-        return list(seen.values())
-
     def clean(self, shm_patterns: tuple[str, ...]) -> list[FarLeftovers]:
         """Each host's clean-up (before the first point and after the last)."""
         used = [p.bundle.hash for p in self.placed.values() if p.bundle is not None]
@@ -55,15 +47,20 @@ class FarSide:
         return {"pub": pub.phase(), "sub": sub.phase()}
 
 
-def prepare(pair: HostPair, bundle_dir: Path | None, remote_dir: str | None, agent: str | None) -> FarSide:
+def prepare(pair: HostPair, bundle_dir: Path | None, remote_dir: str | None, agent: str | None,
+            check: Callable[[str, Bundle, AgentInfo], None] | None = None) -> FarSide:
     """Ask both hosts, refuse what cannot run (UsageError naming the host) before copying anything, then put
-    each bundle in place; ``agent`` (--agent) wins over the bundles."""
+    each bundle in place; ``agent`` (--agent) wins over the bundles. ``check(target, bundle, its agent's
+    description)`` may refuse a host too, before anything is copied (the run's options)."""
     targets = list(dict.fromkeys((pair.pub, pair.sub)))
     facts = {t: ask(t, pair.ssh_options, remote_dir) for t in targets}
     if agent is not None:
         placed = {t: Placed(facts[t], None, agent, "given") for t in targets}
     else:
         chosen = {t: choose(facts[t], bundle_dir) for t in targets}  # every refusal before the first copy
+        for t, bundle in chosen.items():
+            if check is not None:
+                check(t, bundle, bundle.agent_info(f"{facts[t].dir}/{bundle.hash}"))
         placed = {t: install(facts[t], chosen[t], pair.ssh_options) for t in targets}
     side = FarSide(pair, placed)
     pub, sub = side.sides()

@@ -75,3 +75,14 @@ def test_fast_dds_on_x86_64_to_cyclone_dds_on_aarch64(lab, bundles, tmp_path):
     assert [(r["mw"], r["peer_mw"]) for r in records] == [("fastdds", "cyclonedds")]
     versions = records[0]["adapter"]["versions"]
     assert versions, records[0]["adapter"]
+
+
+def test_options_are_checked_against_the_agent_each_host_runs(lab, bundles, tmp_path):
+    """This controller's agent has zenoh; the aarch64 bundle has not (its description says why): refused naming
+    that host, before anything is copied."""
+    arm = lab.hosts["aarch64"]
+    done = mwperf(lab, "run", "--hosts", f"pub={lab.hosts['x86_64'].target()},sub={arm.target()}", "--remote-dir",
+                  "far-zenoh", "--mw", "zenoh", "--no-floor", "--out", str(tmp_path / "run"))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith(f"mwperf: error: --hosts {arm.target()}: its aarch64 bundle's agent: --mw zenoh")
+    assert arm.run("ls -A /home/robot/far-zenoh", user="robot").stdout == ""
