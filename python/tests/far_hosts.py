@@ -237,12 +237,20 @@ class Lab:
         return ["ip", "netns", "exec", self.netns, *argv]
 
     def close(self) -> None:
+        inits = []
         for host in self.hosts.values():
             if host.proc is not None and host.proc.poll() is None:
+                try:
+                    inits.append(host.init_pid())
+                except (OSError, IndexError, ValueError):
+                    pass
                 host.proc.kill()  # unshare --kill-child: the host's PID 1, and so all of its processes, go too
                 host.proc.wait(timeout=10)
         for ns in [h.netns for h in self.hosts.values()] + [self.netns]:
             _kill_netns(ns)
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{pid}").exists() for pid in inits) and time.monotonic() < deadline:
+            time.sleep(0.05)  # killed: gone once its parent (this machine's init) has reaped it
         if self.binfmt is not None:
             self.binfmt.remove()
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -283,14 +291,14 @@ def _alive(pid: str) -> bool:
     return pid.isdigit() and Path(f"/proc/{pid}").exists()
 
 
-def build(archs: tuple[str, ...] = ("x86_64", "aarch64")) -> Lab:
+def build(archs: tuple[str, ...] = ("x86_64", "aarch64"), tag: str = "") -> Lab:
     """A lab with a host of each of ``archs`` (named after the architecture); the first one
-    has the users full and ro and the i686 address."""
+    has the users full and ro and the i686 address. ``tag``: a second lab of this process's (a letter)."""
     remove_leftovers()
     lands = {arch: userland(arch) for arch in archs}
-    tag = f"{PREFIX}{os.getpid()}"
+    prefix = f"{PREFIX}{os.getpid()}"
     lab_dir = Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-"))
-    lab = Lab(key=lab_dir / "id", dir=lab_dir, netns=f"{tag}-lab")
+    lab = Lab(key=lab_dir / "id", dir=lab_dir, netns=f"{prefix}-{tag}lab")
     try:
         _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(lab.key)])
         _run(["ip", "netns", "add", lab.netns])
@@ -302,7 +310,7 @@ def build(archs: tuple[str, ...] = ("x86_64", "aarch64")) -> Lab:
         if "aarch64" in archs:
             lab.binfmt = Binfmt.ensure()
         for n, arch in enumerate(archs):
-            host = Host(arch, arch, f"{tag}-{n}", f"{SUBNET}.{10 + 10 * n}", lab_dir / arch,
+            host = Host(arch, arch, f"{prefix}-{tag}{n}", f"{SUBNET}.{10 + 10 * n}", lab_dir / arch,
                         i686_addr=f"{SUBNET}.{11 + 10 * n}" if n == 0 else None)
             lab.hosts[arch] = host
             _start(lab, host, lands[arch], extra_users=n == 0)
