@@ -21,7 +21,7 @@ def test_records_say_what_each_host_is_and_small_buffers_are_warned_about(lab, f
     try:
         out = tmp_path / "run"
         done = mwperf(lab, "run", "--hosts", f"pub={x86.target()},sub={arm.target()}", "--bundles",
-                      str(fixture_bundles), "--mw", "udp", "--size", "1k,64000", "--duration", "100ms", "--no-floor",
+                      str(fixture_bundles), "--mw", "udp", "--size", "64000", "--duration", "100ms", "--no-floor",
                       "--out", str(out))
     finally:
         arm.run("echo 4194304 > /proc/sys/net/ipv4/ipfrag_high_thresh; "
@@ -30,11 +30,11 @@ def test_records_say_what_each_host_is_and_small_buffers_are_warned_about(lab, f
                f"64000 samples asked")
     lines = done.stderr.splitlines()
     warned = [i for i, line in enumerate(lines) if line.startswith(warning)]
-    first_point = next(i for i, line in enumerate(lines) if "[1/2]" in line)
+    first_point = next(i for i, line in enumerate(lines) if "[1/1]" in line)
     assert len(warned) == 1 and warned[0] < first_point, done.stderr  # once, before measuring
     assert f"warning: {x86.target()}:" not in done.stderr  # its own value is the default 4 MiB
     records = read_records(out)
-    assert len(records) == 2
+    assert len(records) == 1
     for record in records:
         pub, sub = record["hosts"]["pub"], record["hosts"]["sub"]
         assert (pub["arch"], sub["arch"]) == ("x86_64", "aarch64")
