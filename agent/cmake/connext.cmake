@@ -1,16 +1,20 @@
 # RTI Connext DDS 6.1.2 through RTI Connector for Python (PyPI
 # rticonnextdds-connector 1.2.4) in a prefix the project owns
 # (scripts/install-connext.sh). The wheel ships librtiddsconnector.so and the
-# Connext core (libnddsc, libnddscore) for linux-x64 and no headers: the adapter
+# Connext core (libnddsc, libnddscore) for linux-x64 and linux-arm64, and no headers: the adapter
 # declares the few functions it calls (src/adapters/connext_c.h).
 set(MWPERF_CONNEXT_PREFIX "${CMAKE_CURRENT_SOURCE_DIR}/../.deps/connext" CACHE PATH
     "prefix holding rticonnextdds-connector (a venv)")
-if(NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64)$")
-  mwperf_adapter_missing(connext "the Connector's libraries are used for linux-x64 only (this is ${CMAKE_SYSTEM_PROCESSOR})")
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64)$")
+  set(connext_platform linux-x64)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+  set(connext_platform linux-arm64)  # the wheel ships both (a cross build for the aarch64 bundle)
+else()
+  mwperf_adapter_missing(connext "the Connector's libraries are used for linux-x64 and linux-arm64 only (this is ${CMAKE_SYSTEM_PROCESSOR})")
   return()
 endif()
 file(GLOB connext_dirs LIST_DIRECTORIES true
-     "${MWPERF_CONNEXT_PREFIX}/lib/python3*/site-packages/rticonnextdds-connector/lib/linux-x64")
+     "${MWPERF_CONNEXT_PREFIX}/lib/python3*/site-packages/rticonnextdds-connector/lib/${connext_platform}")
 file(GLOB connext_dist LIST_DIRECTORIES true
      "${MWPERF_CONNEXT_PREFIX}/lib/python3*/site-packages/rticonnextdds_connector-*.dist-info")
 if(NOT connext_dirs OR NOT connext_dist)
