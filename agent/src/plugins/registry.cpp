@@ -1,84 +1,41 @@
-// The one table of adapters. An adapter's CMake option defines
-// MWPERF_WITH_<NAME> where it is compiled in, MWPERF_PLUGIN_<NAME> where it is
-// a plugin; it is registered here.
+// The one table of adapters: one line each, in `mwperf-agent list`'s order,
+//   X("name", name as a C identifier (its factory make_<it>_adapter), clean or nullptr)
+// for the folder src/adapters/<name>/, whose adapter.cmake builds it. CMake
+// defines MWPERF_STATE_<name as a C identifier> in each executable for each
+// folder: 1 the adapter is linked in, 2 it is a plugin (plugins.h), 0 neither
+// (its line then makes no entry). A line without a folder does not compile.
 #include "plugins/registry.h"
 
 #include "adapters/connext/connext_leftovers.h"
 #include "plugins/plugins.h"
 
+#define MWPERF_ADAPTERS(X)                   \
+  X("udp", udp, nullptr)                     \
+  X("tcp", tcp, nullptr)                     \
+  X("cyclonedds", cyclonedds, nullptr)       \
+  X("fastdds", fastdds, nullptr)             \
+  X("fastdds-jazzy", fastdds_jazzy, nullptr) \
+  X("connext", connext, clean_connext_stale) \
+  X("iceoryx", iceoryx, nullptr)             \
+  X("zenoh", zenoh, nullptr)                 \
+  X("iceoryx2", iceoryx2, nullptr)           \
+  X("ros1", ros1, nullptr)                   \
+  X("ros2", ros2, nullptr)
+
+#define MWPERF_CAT(a, b) MWPERF_CAT_(a, b)
+#define MWPERF_CAT_(a, b) a##b
+#define MWPERF_DECLARE(name, id, clean) std::unique_ptr<Adapter> make_##id##_adapter();
+#define MWPERF_ENTRY(name, id, clean) MWPERF_CAT(MWPERF_ENTRY_, MWPERF_STATE_##id)(name, make_##id##_adapter, clean)
+#define MWPERF_ENTRY_0(name, make, clean)
+#define MWPERF_ENTRY_1(name, make, clean) {name, make, clean},
+#define MWPERF_ENTRY_2(name, make, clean) {name, nullptr, clean},
+
 namespace mwperf {
 
-std::unique_ptr<Adapter> make_udp_adapter();
-std::unique_ptr<Adapter> make_tcp_adapter();
-std::unique_ptr<Adapter> make_cyclonedds_adapter();
-std::unique_ptr<Adapter> make_fastdds_adapter();
-std::unique_ptr<Adapter> make_fastdds_jazzy_adapter();
-std::unique_ptr<Adapter> make_connext_adapter();
-std::unique_ptr<Adapter> make_ros2_adapter();
-std::unique_ptr<Adapter> make_iceoryx_adapter();
-std::unique_ptr<Adapter> make_ros1_adapter();
-std::unique_ptr<Adapter> make_zenoh_adapter();
-std::unique_ptr<Adapter> make_iceoryx2_adapter();
+MWPERF_ADAPTERS(MWPERF_DECLARE)
 
 namespace {
-const AdapterEntry kAdapters[] = {
-#if defined(MWPERF_WITH_UDP)
-    {"udp", make_udp_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_UDP)
-    {"udp", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_TCP)
-    {"tcp", make_tcp_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_TCP)
-    {"tcp", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_CYCLONEDDS)
-    {"cyclonedds", make_cyclonedds_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_CYCLONEDDS)
-    {"cyclonedds", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_FASTDDS)
-    {"fastdds", make_fastdds_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_FASTDDS)
-    {"fastdds", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_FASTDDS_JAZZY)
-    {"fastdds-jazzy", make_fastdds_jazzy_adapter},
-#elif defined(MWPERF_PLUGIN_FASTDDS_JAZZY)
-    {"fastdds-jazzy", nullptr},
-#endif
-#if defined(MWPERF_WITH_CONNEXT)
-    {"connext", make_connext_adapter, clean_connext_stale},
-#elif defined(MWPERF_PLUGIN_CONNEXT)
-    {"connext", nullptr, clean_connext_stale},
-#endif
-#if defined(MWPERF_WITH_ICEORYX)
-    {"iceoryx", make_iceoryx_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_ICEORYX)
-    {"iceoryx", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_ZENOH)
-    {"zenoh", make_zenoh_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_ZENOH)
-    {"zenoh", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_ICEORYX2)
-    {"iceoryx2", make_iceoryx2_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_ICEORYX2)
-    {"iceoryx2", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_ROS1)
-    {"ros1", make_ros1_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_ROS1)
-    {"ros1", nullptr, nullptr},
-#endif
-#if defined(MWPERF_WITH_ROS2)
-    {"ros2", make_ros2_adapter, nullptr},
-#elif defined(MWPERF_PLUGIN_ROS2)
-    {"ros2", nullptr, nullptr},
-#endif
-    {nullptr, nullptr, nullptr},
-};
+const AdapterEntry kAdapters[] = {MWPERF_ADAPTERS(MWPERF_ENTRY){nullptr, nullptr, nullptr}};
 }  // namespace
 
 const AdapterEntry* adapters_begin() { return kAdapters; }
