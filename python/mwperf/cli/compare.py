@@ -33,7 +33,7 @@ def _percent(text: str) -> float:
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
-    from mwperf.analysis.compare import compare_runs
+    from mwperf.export.compare import compare_runs
 
     return compare_runs(ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
                         fail_if_lossier=ns.fail_if_lossier, force=ns.force)
