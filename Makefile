@@ -26,10 +26,13 @@ deps: deps-system deps-wheels
 deps-system:
 	@scripts/install-deps.sh
 
-# The PyPI wheels the ROS 2 and Connext adapters build against (.deps/)
+# The PyPI wheels the ROS 2 and Connext adapters build against (.deps/), and
+# Cyclone DDS 11 from the cyclors crate's source (cached in ~/.cache/mwperf)
 deps-wheels:
 	@scripts/install-ros2.sh
+	@scripts/install-kilted.sh
 	@scripts/install-connext.sh
+	@scripts/install-cyclone11.sh
 
 $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)
