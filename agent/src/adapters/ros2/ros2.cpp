@@ -49,7 +49,7 @@
 #include "util/loaded_libs.h"
 #include "util/socket_util.h"
 
-// The adapter this build of the source is (wheels.cmake: ros2 on Jazzy's wheels, ros2-kilted on Kilted's).
+// The adapter this build is (wheels.cmake: ros2 on Jazzy's wheels, ros2-kilted on Kilted's); its messages start so.
 #ifndef MWPERF_ROS2_NAME
 #define MWPERF_ROS2_NAME "ros2"
 #define MWPERF_ROS2_MAKE make_ros2_adapter
@@ -57,8 +57,6 @@
 
 namespace mwperf {
 namespace {
-
-// How its messages start: "ros2: ..." / "ros2-kilted: ...".
 const std::string kName = MWPERF_ROS2_NAME;
 
 constexpr size_t kMaxSize = 16u << 20;
