@@ -70,7 +70,7 @@ from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samp
 from mwperf.table import snapshot
 
 __all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label",
-           "scenario_of", "placement_of",
+           "scenario_of", "placement_of", "load_run", "Run",
            "MIN_SAMPLES", "MIN_REPETITIONS"]
 
 MIN_SAMPLES = 100
@@ -166,7 +166,7 @@ class Run:
     build_type: str | None
 
 
-def _load(directory: str, warn: Callable[[str], None]) -> Run:
+def load_run(directory: str, warn: Callable[[str], None]) -> Run:
     path = Path(directory)
     if not (path / RESULTS_JSONL).is_file():
         raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
@@ -246,13 +246,16 @@ def _ratio(b: float | None, a: float | None) -> float | None:
 
 
 def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
-                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None) -> int:
+                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None,
+                 runs: list[Run] | None = None, extra_unlike: Callable[[dict, dict], list[str]] | None = None) -> int:
     """Each run after the first against the first; the tables to ``out``,
-    unusable records named on ``err`` (default stderr). Exit code: 1 when a gate fails."""
-    if len(dirs) < 2:
+    unusable records named on ``err`` (default stderr). Exit code: 1 when a gate fails.
+    ``runs``: already loaded (``mwperf compare --versions``: one build's points each, keyed
+    alike); ``extra_unlike``: what else names a pairing's differences."""
+    if len(dirs) < 2 and runs is None:
         raise UsageError("compare", None, "give two run directories or more (the first is the baseline)")
     err = err or sys.stderr
-    runs = [_load(d, lambda m: err.write(f"mwperf: warning: {m}\n")) for d in dirs]
+    runs = runs or [load_run(d, lambda m: err.write(f"mwperf: warning: {m}\n")) for d in dirs]
     base = runs[0]
     failures: list[str] = []
     for other in runs[1:]:
@@ -289,7 +292,9 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
                          spread_text(spread(b)), _fmt(ta, 0), _fmt(tb, 0),
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
                          _fmt(None if lossb is None else 100 * lossb, 2) + "%",
-                         "; ".join(dict.fromkeys(d for ra in a for rb in b for d in unlike(ra, rb))) or "-"])
+                         "; ".join(dict.fromkeys(d for ra in a for rb in b for d in
+                                                 [*unlike(ra, rb), *(extra_unlike(ra, rb) if extra_unlike else [])]))
+                         or "-"])
             if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith(("significant", "untested"))
                     and lat_ratio > 1 + fail_if_slower / 100):
                 failures.append(f"{point_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)"

@@ -30,6 +30,7 @@ from mwperf.export.derived import (cpu_per_msg, cpu_percent, pair_name, stat, su
                                    subscribers_label)
 from mwperf.export.interop import interop
 from mwperf.export.launches import launch_sections
+from mwperf.export.versions import version_sections
 from mwperf.export.like_for_like import like_for_like
 from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
@@ -309,4 +310,4 @@ def threads(records: list[dict]) -> list[Section]:
 def summaries(records: list[dict]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
     return (like_for_like(records) + ros_overhead(records) + interop(records) + fanout(records) + threads(records)
-            + launch_sections(records) + max_rate_sections(records))
+            + launch_sections(records) + version_sections(records) + max_rate_sections(records))
