@@ -7,18 +7,11 @@ import io
 
 import pytest
 
+from test_compare import run_dir
 from version_records import record
 from mwperf.analysis.versions import compare_versions, config_differences, families
 from mwperf.cli.main import main
 from mwperf.errors import UsageError
-from mwperf.results.rundir import RunDir
-
-def run_dir(tmp_path, name, records):
-    rundir = RunDir(tmp_path / name).create()
-    for r in records:
-        r["run_id"] = name
-        rundir.append(r)
-    return str(rundir.path)
 
 
 def test_builds_of_one_middleware_are_found_by_the_library_they_name_first_and_ordered_by_its_version():
