@@ -47,7 +47,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from mwperf.errors import PlanError, UnitError
-from mwperf.export.derived import cpu_percent
+from mwperf.model.record import Record
 from mwperf.units import parse_duration_ns, parse_rate_hz, parse_size
 
 __all__ = ["Budget", "Check", "load_budgets", "parse_budgets", "evaluate", "HOLDS", "VIOLATED", "NOT_MEASURABLE"]
@@ -62,17 +62,17 @@ _ALIASES = {"p50": "latency_us.p50", "p90": "latency_us.p90", "p99": "latency_us
 _PERCENTILE = re.compile(r"(?:^|\.)p(\d+)$")
 
 
-def _cpu_per_sample(record: dict, side: str) -> float | None:
-    used = (record.get("cpu_s") or {}).get(side)
-    count = record.get("sent" if side == "pub" else "received")
-    if not isinstance(used, dict) or used.get("user") is None or used.get("sys") is None or not count:
+def _cpu_per_sample(record: Record, side: str) -> float | None:
+    used = record.cpu_s.side(side)
+    count = record.sent if side == "pub" else record.received
+    if used is None or not count:
         return None
-    return 1e6 * (used["user"] + used["sys"]) / count
+    return 1e6 * used.total / count
 
 
 #: figures computed from a record, not read from it
-_DERIVED: dict[str, Callable[[dict], float | None]] = {
-    "cpu_pct.pub": lambda r: cpu_percent(r, "pub"), "cpu_pct.sub": lambda r: cpu_percent(r, "sub"),
+_DERIVED: dict[str, Callable[[Record], float | None]] = {
+    "cpu_pct.pub": lambda r: r.cpu_pct.pub, "cpu_pct.sub": lambda r: r.cpu_pct.sub,
     "cpu_per_sample.pub": lambda r: _cpu_per_sample(r, "pub"),
     "cpu_per_sample.sub": lambda r: _cpu_per_sample(r, "sub")}
 _DERIVED_UNITS = {"cpu_pct.pub": "%", "cpu_pct.sub": "%", "cpu_per_sample.pub": "us", "cpu_per_sample.sub": "us"}
@@ -81,7 +81,7 @@ _DERIVED_UNITS = {"cpu_pct.pub": "%", "cpu_pct.sub": "%", "cpu_per_sample.pub": 
 @lru_cache(maxsize=1)
 def _schema_fields() -> tuple[dict[str, set[str]], tuple[str, ...]]:
     """(dotted field -> JSON types, prefixes under which any key goes) of the results schema."""
-    from mwperf.results.schema import load_schema
+    from mwperf.model.schema import load_schema
 
     schema = load_schema()
     fields: dict[str, set[str]] = {}
@@ -148,7 +148,8 @@ def _value(text: Any, field: str) -> float:
     if unit in ("fraction", "%") and text.endswith("%"):
         number = float(text[:-1])
         return number / 100 if unit == "fraction" else number
-    raise UnitError(f"not a number{' or a ' + {'fraction': 'percentage', '%': 'percentage'}.get(unit, unit) if unit else ''}")
+    said = {"fraction": "percentage", "%": "percentage"}.get(unit, unit)
+    raise UnitError(f"not a number{' or a ' + said if unit else ''}")
 
 
 @dataclass
@@ -241,15 +242,6 @@ def load_budgets(path: str) -> list[Budget]:
     return parse_budgets(load_yaml(read_plan_text(path), str(path)), str(path))
 
 
-def _get(record: dict, field: str) -> Any:
-    value: Any = record
-    for part in field.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
-    return value
-
-
 def _needed(field: str) -> int:
     """Samples a percentile needs (q needs n >= 1 / (1 - q)); 1 for anything else."""
     found = _PERCENTILE.search(field)
@@ -263,29 +255,29 @@ def _needed(field: str) -> int:
 class Check:
     budget: Budget
     limit: Limit | None
-    record: dict | None
+    record: Record | None
     verdict: str
     value: float | None = None
     note: str = ""
 
 
-def _matches(budget: Budget, record: dict, host: str | None) -> bool:
+def _matches(budget: Budget, record: Record, host: str | None) -> bool:
     for field, values in budget.match.items():
-        have = host if field == "host" else _get(record, field)
+        have = host if field == "host" else record.field(field)
         if not any(have == v or (isinstance(v, str) and str(have) == v) for v in values):
             return False
     return True
 
 
-def _check(budget: Budget, limit: Limit, record: dict) -> Check:
-    if record.get("status") != "ok":
-        return Check(budget, limit, record, VIOLATED, note=f"the point failed: {record.get('error') or '?'}")
-    value = _DERIVED[limit.field](record) if limit.field in _DERIVED else _get(record, limit.field)
+def _check(budget: Budget, limit: Limit, record: Record) -> Check:
+    if not record.ok:
+        return Check(budget, limit, record, VIOLATED, note=f"the point failed: {record.error or '?'}")
+    value = _DERIVED[limit.field](record) if limit.field in _DERIVED else record.field(limit.field)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return Check(budget, limit, record, NOT_MEASURABLE, note=f"the point has no {limit.name}")
     needed = _needed(limit.field)
     if needed > 1:
-        stats = _get(record, limit.field.rsplit(".", 1)[0]) if "." in limit.field else None
+        stats = record.field(limit.field.rsplit(".", 1)[0]) if "." in limit.field else None
         count = stats.get("count") if isinstance(stats, dict) else None
         if not isinstance(count, int) or count < needed:
             return Check(budget, limit, record, NOT_MEASURABLE, None,
@@ -294,7 +286,7 @@ def _check(budget: Budget, limit: Limit, record: dict) -> Check:
     return Check(budget, limit, record, HOLDS if ok else VIOLATED, float(value))
 
 
-def evaluate(budgets: list[Budget], points: list[tuple[dict, str | None]]) -> list[Check]:
+def evaluate(budgets: list[Budget], points: list[tuple[Record, str | None]]) -> list[Check]:
     """Every check of every budget on the points (record, host) it matches."""
     checks = []
     for budget in budgets:

@@ -46,7 +46,7 @@ passes on what it did not see. Runs whose points were measured under different C
 strategies, or with agents of different build types, are refused unless
 ``--force``: their numbers do not measure the same thing. Each row names
 what else its two points were measured through differently
-(:func:`mwperf.results.fairness.unlike`: zero-copy loan vs copy, shared
+(:func:`mwperf.model.fairness.unlike`: zero-copy loan vs copy, shared
 memory vs network, busy-poll vs blocking wait, sync vs async publishing,
 middleware versions, socket buffer sizes).
 """
@@ -55,23 +55,21 @@ from __future__ import annotations
 
 import math
 import statistics
-import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable
 
+from mwperf.analysis.versions import config_differences, library
 from mwperf.errors import UsageError
-from mwperf.export.derived import source_section, subscribers, subscribers_as
-from mwperf.export.terminal import table_text
-from mwperf.results.fairness import unlike
-from mwperf.results.labels import field, qos_label
-from mwperf.results.launches import log_p50s, spread, spread_text
+from mwperf.model.fairness import unlike
+from mwperf.model.labels import PointId, point_id
+from mwperf.model.launches import log_p50s, spread
+from mwperf.model.sections import Launches
+from mwperf.model.record import Record
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
-from mwperf.table import snapshot
 
-__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare_runs", "point_key", "point_label",
-           "scenario_of", "placement_of", "load_run", "Run",
-           "MIN_SAMPLES", "MIN_REPETITIONS"]
+__all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare", "Comparison", "Pairing",
+           "Compared", "MIN_SAMPLES", "MIN_REPETITIONS", "UNTESTED"]
 
 MIN_SAMPLES = 100
 MIN_REPETITIONS = 5
@@ -112,88 +110,34 @@ def bootstrap_ratio_ci(a: list[float], b: list[float], confidence: float = 0.95)
     return None if math.isnan(lo) or math.isnan(hi) else (lo, hi)
 
 
-#: The point's options a key names by themselves; the table's other options
-#: that identify what was measured (latency-count, burst-gap, ...) follow, where not at their default.
-_NAMED = ("mw", "mode", "size", "rate", "demand", "subscribers", "subscribers-as")
-
-
-def _others(r: dict) -> tuple:
-    out = []
-    for row in snapshot().rows:
-        if row.point_key and row.group == "point" and row.name not in _NAMED:
-            value = row.from_record(field(r, row.record))
-            if value is not None and value != row.default:
-                out.append(f"{row.name} {row.shown(value)}")
-    return tuple(out)
-
-
-def scenario_of(r: dict) -> tuple | None:
-    """A scenario's flow: (scenario, its digest, flow, together or alone); None for a plain point."""
-    s = r.get("scenario")
-    if not isinstance(s, dict):
-        return None
-    return s.get("name"), s.get("hash"), s.get("flow"), "together" if s.get("together") else "alone"
-
-
-def point_key(r: dict) -> tuple:
-    """What a point is, across runs: the key compare matches points on (and
-    ``mwperf history`` follows a point over time by); a scenario's flow is
-    its scenario's (name and digest), the flow and whether it ran alone."""
-    return (r["mw"], r["mode"], r["size"], r["rate_hz"], qos_label(r), r["demand"], subscribers(r),
-            source_section(r), subscribers_as(r) if subscribers(r) > 1 else "processes", scenario_of(r), _others(r))
-
-
-def point_label(key: tuple) -> str:
-    """A point key as a reader sees it: ``udp latency 64 B (best-effort, udp)``,
-    a scenario's flow ``... [robot-mobile: imu together]``."""
-    mw, mode, size, rate, qos, demand, fan, section, how, scenario, others = key
-    text = f"{mw} {mode} {size} B"
-    if rate is not None:
-        text += f" {rate:g} Hz"
-    if demand is not None:
-        text += f" demand {demand}"
-    if fan != 1:
-        text += f" x{fan} subscribers" + (" as threads" if how == "threads" else "")
-    extra = "; ".join(p for p in (qos, *others, section) if p)
-    text = f"{text} ({extra})" if extra else text
-    return text if scenario is None else f"{text} [{scenario[0]}: {scenario[2]} {scenario[3]}]"
-
-
 @dataclass
 class Run:
     path: Path
-    points: dict[tuple, list[dict]]
+    points: dict[PointId, list[Record]]
     build_type: str | None
 
 
-def load_run(directory: str, warn: Callable[[str], None]) -> Run:
+def _load(directory: str, warn: Callable[[str], object]) -> Run:
     path = Path(directory)
     if not (path / RESULTS_JSONL).is_file():
         raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
-    points: dict[tuple, list[dict]] = {}
+    points: dict[PointId, list[Record]] = {}
     for r in read_records(path, warn=warn):
-        if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size")):
-            points.setdefault(point_key(r), []).append(r)
+        if r.ok:
+            points.setdefault(point_id(r), []).append(r)
     doc = RunDir(path).read_run_json() or {}
     return Run(path, points, (doc.get("agent") or {}).get("build_type"))
 
 
-def placement_of(r: dict) -> tuple:
-    """Where and how a point ran (CPU placement, the cores, the wait strategy):
-    points that differ in it do not measure the same thing."""
-    cpu = r.get("cpu") or {}
-    return cpu.get("placement"), cpu.get("pub"), cpu.get("sub"), r.get("wait")
+def _setup(records: list[Record]) -> set[tuple]:
+    return {r.placement for r in records}
 
 
-def _setup(records: list[dict]) -> set[tuple]:
-    return {placement_of(r) for r in records}
+def _p50(r: Record) -> float | None:
+    return r.stat("p50")
 
 
-def _p50(r: dict) -> float | None:
-    return (r.get("latency_us") or {}).get("p50")
-
-
-def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
+def _verdict(a: list[Record], b: list[Record], dir_a: Path, dir_b: Path) -> str:
     """'significant' / 'not significant' / 'too few samples' for the p50 latency."""
     pa = [v for v in map(_p50, a) if v is not None]
     pb = [v for v in map(_p50, b) if v is not None]
@@ -206,21 +150,22 @@ def _verdict(a: list[dict], b: list[dict], dir_a: Path, dir_b: Path) -> str:
         p = between_launches_p(a, b)
         return (f"{'significant' if p < ALPHA else 'not significant'} (between launches: t test on log p50, "
                 f"{len(pa)}+{len(pb)} launches, p={p:.3g})")
-    la, lb = a[0].get("latency_us") or {}, b[0].get("latency_us") or {}
-    if any(c is not None and c < MIN_SAMPLES for c in (la.get("count"), lb.get("count"))):
+    la, lb = a[0].latency_us, b[0].latency_us
+    ca_n, cb_n = (None if la is None else la.count), (None if lb is None else lb.count)
+    if any(c is not None and c < MIN_SAMPLES for c in (ca_n, cb_n)):
         return "too few samples"
     sa, sb = read_samples(dir_a, a[0]), read_samples(dir_b, b[0])
     if sa and sb and len(sa) >= MIN_SAMPLES and len(sb) >= MIN_SAMPLES:
         _, p = mann_whitney_u(sa, sb)
         return f"{'significant' if p < ALPHA else 'not significant'} (U test on {len(sa)}+{len(sb)} samples, p={p:.3g})"
-    ca, cb = la.get("p50_ci"), lb.get("p50_ci")
+    ca, cb = (None if la is None else la.p50_ci), (None if lb is None else lb.p50_ci)
     if not ca or not cb:
-        return UNTESTED if la.get("count") is None or lb.get("count") is None else "too few samples"
+        return UNTESTED if ca_n is None or cb_n is None else "too few samples"
     disjoint = ca[1] < cb[0] or cb[1] < ca[0]
     return "significant (95 % CIs apart)" if disjoint else "not significant (95 % CIs overlap)"
 
 
-def between_launches_p(a: list[dict], b: list[dict]) -> float:
+def between_launches_p(a: list[Record], b: list[Record]) -> float:
     """Two-sided p of a t test on the launches' log p50 (variance pooled over
     both sides: a side of one launch borrows the other's spread)."""
     from scipy.stats import ttest_ind
@@ -237,27 +182,116 @@ def _median(values: list[float | None]) -> float | None:
     return statistics.median(vals) if vals else None
 
 
+def _ratio(b: float | None, a: float | None) -> float | None:
+    return None if a is None or a == 0 or b is None else b / a
+
+
 def _fmt(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _ratio(b: float | None, a: float | None) -> float | None:
-    return None if a in (None, 0) or b is None else b / a
+@dataclass
+class Compared:
+    """One point of both runs: medians over its repetitions, the verdict on its p50, how far launches spread."""
+
+    key: PointId
+    p50: tuple[float | None, float | None]
+    p50_ratio: float | None
+    p50_ratio_ci: tuple[float, float] | None  # over repetitions: the ratio's 95 % bootstrap interval
+    verdict: str
+    spread: tuple[Launches | None, Launches | None]
+    samples_per_s: tuple[float | None, float | None]
+    loss_rate: tuple[float | None, float | None]
+    unlike: list[str]  # what the two points were measured through differently
+
+    @property
+    def samples_per_s_ratio(self) -> float | None:
+        return _ratio(self.samples_per_s[1], self.samples_per_s[0])
 
 
-def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
-                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None,
-                 runs: list[Run] | None = None, extra_unlike: Callable[[dict, dict], list[str]] | None = None) -> int:
-    """Each run after the first against the first; the tables to ``out``,
-    unusable records named on ``err`` (default stderr). Exit code: 1 when a gate fails.
-    ``runs``: already loaded (``mwperf compare --versions``: one build's points each, keyed
-    alike); ``extra_unlike``: what else names a pairing's differences."""
-    if len(dirs) < 2 and runs is None:
+@dataclass
+class Pairing:
+    """A run (B) against the baseline (A): the points they share, and the baseline's the run lacks."""
+
+    base: Path
+    other: Path
+    forced: str | None  # what makes them not comparable, compared anyway (--force)
+    points: list[Compared]
+    missing: list[PointId]
+
+
+@dataclass
+class Comparison:
+    pairings: list[Pairing] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # each gate that failed, named
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failures else 0
+
+
+def _compared(key: PointId, a: list[Record], b: list[Record], base: Path, other: Path,
+              versions: bool = False) -> Compared:
+    pa, pb = [v for v in map(_p50, a) if v is not None], [v for v in map(_p50, b) if v is not None]
+    la, lb = _median([_p50(r) for r in a]), _median([_p50(r) for r in b])
+    return Compared(key, (la, lb), _ratio(lb, la), bootstrap_ratio_ci(pa, pb), _verdict(a, b, base, other),
+                    (spread(a), spread(b)),
+                    (_median([r.samples_per_s for r in a]), _median([r.samples_per_s for r in b])),
+                    (_median([r.loss_rate for r in a]), _median([r.loss_rate for r in b])),
+                    list(dict.fromkeys(d for ra in a for rb in b
+                                       for d in [*unlike(ra, rb), *(config_differences(ra, rb) if versions else [])])))
+
+
+def _gates(c: Compared, fail_if_slower: float | None, fail_if_lossier: float | None) -> list[str]:
+    out = []
+    (la, lb), (lossa, lossb), ratio = c.p50, c.loss_rate, c.p50_ratio
+    if (fail_if_slower is not None and ratio is not None and c.verdict.startswith(("significant", "untested"))
+            and ratio > 1 + fail_if_slower / 100):
+        out.append(f"{c.key.label}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(ratio - 1) * 100:.1f} %)"
+                   + (", untested" if c.verdict == UNTESTED else ""))
+    if (fail_if_lossier is not None and lossa is not None and lossb is not None
+            and (lossb - lossa) * 100 > fail_if_lossier):
+        out.append(f"{c.key.label}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
+    return out
+
+
+def _version_runs(dirs: list[str], names: list[str], warn: Callable[[str], object]) -> list[Run]:
+    """``--versions OLD,NEW[,...]``: each build's points as a run of its own, keyed
+    alike (the builds' names joined): all from one run directory, or the first's
+    from the first directory and the others' from the second."""
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise UsageError("compare", "--versions", "name two builds of one middleware or more, each once (old,new)")
+    if not 1 <= len(dirs) <= 2:
+        raise UsageError("compare", " ".join(dirs),
+                         "--versions takes one run directory, or two (the old build's, the new's)")
+    loaded = [_load(d, warn) for d in dirs]
+    runs: list[Run] = []
+    libraries: list[list[str]] = []
+    for i, name in enumerate(names):
+        run = loaded[min(i, len(loaded) - 1)]
+        points = {key._replace(mw="/".join(names)): records for key, records in run.points.items() if key.mw == name}
+        if not points:
+            raise UsageError("compare", name, f"no ok point of it in {run.path}")
+        libs = sorted({(library(r) or ("none",))[0] for records in points.values() for r in records})
+        if libraries and libs != libraries[0]:
+            raise UsageError("compare", ",".join(names), f"not builds of one middleware ({names[0]} runs on "
+                             f"{', '.join(libraries[0])}, {name} on {', '.join(libs)})")
+        libraries.append(libs)
+        runs.append(Run(run.path, points, run.build_type))
+    return runs
+
+
+def compare(dirs: list[str], *, fail_if_slower: float | None = None, fail_if_lossier: float | None = None,
+            force: bool = False, warn: Callable[[str], object] = lambda message: None,
+            versions: list[str] | None = None) -> Comparison:
+    """Each run after the first against the first; unusable records named through ``warn``.
+    ``versions``: builds of one middleware instead, each against the first (:func:`_version_runs`),
+    each pairing naming the settings whose defaults differ between them."""
+    if versions is None and len(dirs) < 2:
         raise UsageError("compare", None, "give two run directories or more (the first is the baseline)")
-    err = err or sys.stderr
-    runs = runs or [load_run(d, lambda m: err.write(f"mwperf: warning: {m}\n")) for d in dirs]
+    runs = _version_runs(dirs, versions, warn) if versions is not None else [_load(d, warn) for d in dirs]
     base = runs[0]
-    failures: list[str] = []
+    result = Comparison()
     for other in runs[1:]:
         common = [k for k in base.points if k in other.points]
         if not common:
@@ -268,49 +302,18 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
         for key in common:
             sa, sb = _setup(base.points[key]), _setup(other.points[key])
             if sa != sb:
-                problems.append(f"{point_label(key)}: CPU placement / wait {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
+                problems.append(f"{key.label}: CPU placement / wait {sorted(sa, key=str)} vs {sorted(sb, key=str)}")
         if problems and not force:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise UsageError("compare", f"{base.path} {other.path}",
                              f"not comparable: {problems[0]}{more}; --force compares anyway")
-        out.write(f"== {other.path} vs {base.path} (baseline){' [forced: ' + problems[0] + ']' if problems else ''}\n")
-        header = ["point", "p50 A (us)", "p50 B (us)", "B/A", "p50 difference", "spread A", "spread B", "S/s A",
-                  "S/s B", "B/A", "loss A", "loss B", "unlike (A vs B)"]
-        rows = []
-        for key in common:
-            a, b = base.points[key], other.points[key]
-            la, lb = _median([_p50(r) for r in a]), _median([_p50(r) for r in b])
-            ta, tb = _median([r.get("samples_per_s") for r in a]), _median([r.get("samples_per_s") for r in b])
-            lossa, lossb = _median([r.get("loss_rate") for r in a]), _median([r.get("loss_rate") for r in b])
-            verdict = _verdict(a, b, base.path, other.path)
-            lat_ratio = _ratio(lb, la)
-            ratio_text = _fmt(lat_ratio, 2)
-            ci = bootstrap_ratio_ci([v for v in map(_p50, a) if v is not None], [v for v in map(_p50, b) if v is not None])
-            if ci is not None:  # over repetitions: 95 % bootstrap interval of the ratio
-                ratio_text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
-            rows.append([point_label(key), _fmt(la), _fmt(lb), ratio_text, verdict, spread_text(spread(a)),
-                         spread_text(spread(b)), _fmt(ta, 0), _fmt(tb, 0),
-                         _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
-                         _fmt(None if lossb is None else 100 * lossb, 2) + "%",
-                         "; ".join(dict.fromkeys(d for ra in a for rb in b for d in
-                                                 [*unlike(ra, rb), *(extra_unlike(ra, rb) if extra_unlike else [])]))
-                         or "-"])
-            if (fail_if_slower is not None and lat_ratio is not None and verdict.startswith(("significant", "untested"))
-                    and lat_ratio > 1 + fail_if_slower / 100):
-                failures.append(f"{point_label(key)}: p50 {_fmt(lb)} us vs {_fmt(la)} us (+{(lat_ratio - 1) * 100:.1f} %)"
-                                + (", untested" if verdict == UNTESTED else ""))
-            if (fail_if_lossier is not None and lossa is not None and lossb is not None
-                    and (lossb - lossa) * 100 > fail_if_lossier):
-                failures.append(f"{point_label(key)}: loss {100 * lossb:.2f} % vs {100 * lossa:.2f} %")
-        out.write(table_text(header, rows, left=(0, 4, 12)))
-        out.write("(spread: between launches / within a launch, as shares of p50, and the launches)\n")
+        points = [_compared(k, base.points[k], other.points[k], base.path, other.path, versions is not None)
+                  for k in common]
         missing = [k for k in base.points if k not in other.points]
-        if missing:
-            out.write(f"({len(missing)} baseline point(s) not in {other.path})\n")
+        result.pairings.append(Pairing(base.path, other.path, problems[0] if problems else None, points, missing))
+        for c in points:
+            result.failures += _gates(c, fail_if_slower, fail_if_lossier)
         if fail_if_slower is not None or fail_if_lossier is not None:
-            failures += [f"{point_label(k)}: no usable ok point in {other.path} (not measured, failed or unreadable)"
-                         for k in missing]
-        out.write("\n")
-    for failure in failures:
-        out.write(f"REGRESSION: {failure}\n")
-    return 1 if failures else 0
+            result.failures += [f"{k.label}: no usable ok point in {other.path} (not measured, failed or unreadable)"
+                                for k in missing]
+    return result

@@ -8,10 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mwperf.cli.db import CONFIGURED, add_db_option
 from mwperf.errors import UsageError
+
+if TYPE_CHECKING:
+    from mwperf.model.record import Record
 
 __all__ = ["add_parser", "command", "check"]
 
@@ -36,7 +39,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     return check(ns.budgets, ns.dirs, ns.db, sys.stdout)
 
 
-def _from_dirs(dirs: list[str]) -> list[tuple[dict, str | None]]:
+def _from_dirs(dirs: list[str]) -> list[tuple[Record, str | None]]:
     from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
 
     points = []
@@ -49,7 +52,7 @@ def _from_dirs(dirs: list[str]) -> list[tuple[dict, str | None]]:
     return points
 
 
-def _from_store(option: str | None) -> list[tuple[dict, str | None]]:
+def _from_store(option: str | None) -> list[tuple[Record, str | None]]:
     """The records of the newest run of every series (point, host, placement)."""
     from mwperf.analysis.history import series_id
     from mwperf.cli.db import reading_store
@@ -60,12 +63,10 @@ def _from_store(option: str | None) -> list[tuple[dict, str | None]]:
         entries = stored_points(conn)
     newest: dict[tuple, tuple[str, str]] = {}
     for e in entries:
-        if all(k in e.record for k in ("mw", "mode", "size")):
-            sid = series_id(e.record, e.hostname)
-            when = (e.record.get("time") or "", e.run_key)
-            newest[sid] = max(newest.get(sid, when), when)
-    return [(e.record, e.hostname) for e in entries if all(k in e.record for k in ("mw", "mode", "size"))
-            and newest[series_id(e.record, e.hostname)][1] == e.run_key]
+        sid = series_id(e.record, e.hostname)
+        when = (e.record.time or "", e.run_key)
+        newest[sid] = max(newest.get(sid, when), when)
+    return [(e.record, e.hostname) for e in entries if newest[series_id(e.record, e.hostname)][1] == e.run_key]
 
 
 def _fmt(value: float | None) -> str:
@@ -74,8 +75,8 @@ def _fmt(value: float | None) -> str:
 
 def check(budgets_file: str, dirs: list[str], db: str | None, out: TextIO) -> int:
     from mwperf.analysis.budgets import HOLDS, load_budgets, evaluate
-    from mwperf.analysis.compare import point_key, point_label
     from mwperf.export.terminal import table_text
+    from mwperf.model.labels import point_id
 
     budgets = load_budgets(budgets_file)  # a bad file is named before anything is read
     if bool(dirs) == (db is not None):
@@ -86,10 +87,10 @@ def check(budgets_file: str, dirs: list[str], db: str | None, out: TextIO) -> in
     if bad:
         rows = []
         for c in bad:
-            point = point_label(point_key(c.record)) if c.record and "mw" in c.record else "-"
+            point = point_id(c.record).label if c.record is not None else "-"
             limit = f"{c.limit.name} {c.limit.text}" if c.limit else "-"
             rows.append([c.verdict.upper(), c.budget.describe(), point, limit, _fmt(c.value),
-                         c.note, (c.record or {}).get("run_id") or "-"])
+                         c.note, (c.record.run_id if c.record is not None else None) or "-"])
         out.write(table_text(["verdict", "budget", "point", "limit", "value", "why", "run"], rows,
                              left=(0, 1, 2, 3, 5, 6)))
     counts = {v: sum(1 for c in checks if c.verdict == v) for v in dict.fromkeys(c.verdict for c in checks)}

@@ -19,8 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                          help="exit 1 if a point's loss rate is more than PCT percentage points above the baseline's")
     compare.add_argument("--force", action="store_true", help="compare runs measured under different placements")
     compare.add_argument("--versions", metavar="OLD,NEW[,...]", type=_names,
-                         help="builds of one middleware point by point, each against the first (cyclonedds,cyclonedds11): "
-                              "within one run directory, or the first's points from DIR and the others' from a second")
+                         help="builds of one middleware point by point, each against the first "
+                              "(cyclonedds,cyclonedds11): from one run directory, or the first's points from DIR "
+                              "and the others' from a second")
     compare.set_defaults(func=command)
 
 
@@ -40,12 +41,7 @@ def _names(text: str) -> list[str]:
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
-    from mwperf.analysis.compare import compare_runs
+    from mwperf.export.compare import compare_runs
 
-    if ns.versions is not None:
-        from mwperf.analysis.versions import compare_versions
-
-        return compare_versions(ns.versions, ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
-                                fail_if_lossier=ns.fail_if_lossier, force=ns.force)
     return compare_runs(ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
-                        fail_if_lossier=ns.fail_if_lossier, force=ns.force)
+                        fail_if_lossier=ns.fail_if_lossier, force=ns.force, versions=ns.versions)

@@ -16,9 +16,9 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Mapping, TextIO
 
-from mwperf.cli.common import described_agent, no_agent
+from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.cli.run import add_run_options, request
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import format_eta
@@ -33,7 +33,8 @@ DEFAULT_PRECISION = "5%"
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("max-rate", help="the highest publish rate meeting a criterion, per middleware and size",
-                            description="Search, per middleware, size and QoS, the highest publish rate whose rate-mode "
+                            description="Search, per middleware, size and QoS, the highest publish rate whose "
+                                        "rate-mode "
                                         "point meets the criterion: grow the rate x4 until it fails, then bisect to "
                                         "--step. Options as mwperf run's (--rate: where the search starts), or a "
                                         "max-rate PLAN.")
@@ -46,12 +47,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     crit.add_argument("--step", metavar="P", help="stop when the bracket's ends are within P of each other "
                                                   "(default: 5%%)")
     crit.add_argument("--bounds", metavar="LO,HI", help="the lowest and highest rate searched (default: 1,1M)")
-    crit.add_argument("--dry-run", action="store_true", help="print the searches and their worst-case time; run nothing")
+    crit.add_argument("--dry-run", action="store_true",
+                      help="print the searches and their worst-case time; run nothing")
     add_run_options(parser)
     parser.set_defaults(func=command)
 
 
-def _criterion(ns: argparse.Namespace, written: dict | None, source: str | None) -> Criterion:
+def _criterion(ns: argparse.Namespace, written: Mapping[str, str] | None, source: str | None) -> Criterion:
     """The command line's criterion options, else the plan's ``search`` mapping's."""
     written = written or {}
     given = {key: getattr(ns, key) if getattr(ns, key) is not None else written.get(key)
@@ -98,7 +100,7 @@ def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None
         raise PlanError(plan.source, "repetitions", str(plan.repetitions), "a search repeats no point (leave it out)")
     points = expand(replace(plan, options=options), out=default_out(), agent=agent, agent_info=agent_info,
                     cpu_count=cpu_count)
-    return [replace(p, key=None, repetition=None, repetitions=1) for p in points]
+    return [replace(p, point_hash=None, repetition=None, repetitions=1) for p in points]
 
 
 def _run_options(ns: argparse.Namespace) -> list[tuple[str, object]]:
@@ -159,7 +161,7 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import execute
     from mwperf.plan.validate import default_out
-    from mwperf.results.record import utc_now_iso
+    from mwperf.model.merge import utc_now_iso
     from mwperf.results.rundir import RunDir
 
     out = Path(ns.out) if ns.out else cells[0].opts.out if source is None else default_out()
@@ -177,7 +179,8 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
     with lock.hold(out, force=ns.force, measure=hosts is None, cores=str(cells[0].opts.cpu), argv=argv) as held:
         doc = provenance.collect(run_id=out.name, argv=argv, options=options, agent=agent, started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        code = execute(search.planned(), RunDir(out), agent, doc, fmt=ns.format, leftovers=cells[0].opts.agent.leftovers,
+        code = execute(search.planned(), RunDir(out), agent, doc, outputs=run_outputs(ns.format),
+                       leftovers=cells[0].opts.agent.leftovers,
                        floor=not ns.no_floor, feed=search, on_record=search.on_record)
     return ingest_after_run(store, out, code)
 

@@ -28,6 +28,7 @@ from typing import Iterator
 
 from mwperf.errors import UnitError, UsageError
 from mwperf.execute.progress import POINT_OVERHEAD_S
+from mwperf.model.record import Record
 from mwperf.plan.options import PlannedPoint
 from mwperf.units import format_rate_hz, parse_duration_ns, parse_list, parse_rate_hz
 
@@ -120,23 +121,23 @@ def worst_case_s(cells: list[PlannedPoint], crit: Criterion) -> float:
                for c in cells)
 
 
-def judge(record: dict, crit: Criterion) -> tuple[bool, str, float | None]:
+def judge(record: Record, crit: Criterion) -> tuple[bool, str, float | None]:
     """(met, why, missing): whether a probe's record meets the criterion;
     ``missing``: the share of the samples due that did not arrive."""
-    if record.get("status") != "ok":
-        return False, f"point failed: {record.get('error')}", None
-    scheduled, received = record.get("scheduled"), record.get("received")
-    if isinstance(scheduled, int) and scheduled > 0 and isinstance(received, int):
-        missing = max(0.0, 1.0 - min(received, scheduled) / scheduled)
+    if not record.ok:
+        return False, f"point failed: {record.error}", None
+    scheduled, received = record.scheduled, record.received
+    if scheduled is not None and scheduled > 0 and received is not None:
+        missing: float | None = max(0.0, 1.0 - min(received, scheduled) / scheduled)
     else:
-        missing = record.get("loss_rate")
+        missing = record.loss_rate
     if missing is None:
         return False, "no loss figure", None
     said = f"{100 * missing:.3g}% of the due samples missing"
     if missing > crit.loss:
         return False, f"{said} > {100 * crit.loss:g}%", missing
     if crit.p99_us is not None:
-        p99 = (record.get("latency_us") or {}).get("p99")
+        p99 = record.stat("p99")
         if p99 is None:
             return False, f"{said}; p99 not measured (too few samples)", missing
         if p99 > crit.p99_us:
@@ -168,15 +169,17 @@ class Bracket:
         else:
             self.hi = rate if self.hi is None else min(self.hi, rate)
         low, high = self.crit.bounds_hz
-        if self.hi is None:
-            self.next = None if self.lo >= high else _rounded(min(self.lo * self.crit.growth, high))
-        elif self.lo is None:
-            self.next = None if self.hi <= low else _rounded(max(self.hi / self.crit.growth, low))
-        elif self.hi / self.lo <= 1 + self.crit.step:
+        lo, hi = self.lo, self.hi
+        if hi is None:
+            assert lo is not None  # it met: the rate grows
+            self.next = None if lo >= high else _rounded(min(lo * self.crit.growth, high))
+        elif lo is None:
+            self.next = None if hi <= low else _rounded(max(hi / self.crit.growth, low))
+        elif hi / lo <= 1 + self.crit.step:
             self.next = None
         else:
-            mid = _rounded(math.sqrt(self.lo * self.hi))
-            self.next = mid if self.lo < mid < self.hi else None
+            mid = _rounded(math.sqrt(lo * hi))
+            self.next = mid if lo < mid < hi else None
 
     @property
     def done(self) -> bool:
@@ -216,7 +219,8 @@ class Search:
 
     def __iter__(self) -> Iterator[PlannedPoint]:
         index = 0
-        for self._cell, cell in enumerate(self.cells):
+        for number, cell in enumerate(self.cells):
+            self._cell = number
             self._bracket = bracket = Bracket(self.crit, self._start(cell))
             while not bracket.done:
                 values = tuple((k, bracket.next if k == "rate" else v) for k, v in cell.point.values)
@@ -227,7 +231,8 @@ class Search:
         """The probe's record with its ``search`` section; the bracket moved."""
         bracket = self._bracket
         rate = job.point.rate_hz
-        met, why, missing = judge(record, self.crit)
+        assert bracket is not None and rate is not None, "a probe of the search being iterated, at its rate"
+        met, why, missing = judge(Record.from_json(record), self.crit)
         phase = bracket.phase
         bracket.add(rate, met)
         done = bracket.done

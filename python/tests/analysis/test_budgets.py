@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, typed
 from edited import changed
 from mwperf.analysis.budgets import HOLDS, NOT_MEASURABLE, VIOLATED, evaluate, parse_budgets
 from mwperf.errors import PlanError
@@ -18,7 +18,7 @@ def record(**changes):
 
 def verdicts(budgets: dict, *records, host=None):
     return [(c.limit.name if c.limit else None, c.verdict) for c in
-            evaluate(parse_budgets(budgets, "b.yaml"), [(r, host) for r in records])]
+            evaluate(parse_budgets(budgets, "b.yaml"), [(typed(r), host) for r in records])]
 
 
 def test_limits_take_the_fields_units():
@@ -46,7 +46,7 @@ def test_match_selects_the_points_and_a_failed_point_violates():
 
 def test_cpu_per_sample_and_cpu_percent_are_derived():
     r = record(sent=1000, cpu_s__pub={"user": 0.01, "sys": 0.02})
-    (check,) = evaluate(parse_budgets({"budgets": [{"cpu_per_sample.pub": "<= 31"}]}, "b"), [(r, None)])
+    (check,) = evaluate(parse_budgets({"budgets": [{"cpu_per_sample.pub": "<= 31"}]}, "b"), [(typed(r), None)])
     assert (check.verdict, check.value) == (HOLDS, pytest.approx(30.0))
 
 

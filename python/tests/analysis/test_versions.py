@@ -9,31 +9,33 @@ import pytest
 
 from test_compare import run_dir
 from version_records import record
-from mwperf.analysis.versions import compare_versions, config_differences, families
+from conftest import typed
+from mwperf.analysis.versions import config_differences, families
+from mwperf.export.compare import compare_runs
 from mwperf.cli.main import main
 from mwperf.errors import UsageError
 
-
 def test_builds_of_one_middleware_are_found_by_the_library_they_name_first_and_ordered_by_its_version():
-    records = [record(mw) for mw in ("fastdds3", "udp", "ros2-kilted", "fastdds", "cyclonedds11", "fastdds-jazzy",
+    records = [typed(record(mw)) for mw in ("fastdds3", "udp", "ros2-kilted", "fastdds", "cyclonedds11", "fastdds-jazzy",
                                      "cyclonedds", "ros2")]
     assert families(records) == {"fastdds": ["fastdds", "fastdds-jazzy", "fastdds3"],
                                  "cyclonedds": ["cyclonedds", "cyclonedds11"], "rcl": ["ros2", "ros2-kilted"]}
-    assert families([record("fastdds3"), record("udp")]) == {}  # one build: no family
+    assert families([typed(record("fastdds3")), typed(record("udp"))]) == {}  # one build: no family
 
 
 def test_a_default_that_differs_is_named_and_what_names_the_run_is_not():
-    old = record("fastdds-jazzy", heartbeat_period_ms=3000, shm_port_queue_capacity=512)
-    new = record("fastdds3", heartbeat_period_ms=100, shm_port_queue_capacity=512, data_sharing="auto")
+    old = typed(record("fastdds-jazzy", heartbeat_period_ms=3000, shm_port_queue_capacity=512))
+    new = typed(record("fastdds3", heartbeat_period_ms=100, shm_port_queue_capacity=512, data_sharing="auto"))
     assert config_differences(old, new) == ["data_sharing only in new", "heartbeat_period_ms 3000 vs 100"]
-    assert config_differences(old, record("fastdds3", heartbeat_period_ms=3000, shm_port_queue_capacity=512)) == []
+    same = typed(record("fastdds3", heartbeat_period_ms=3000, shm_port_queue_capacity=512))
+    assert config_differences(old, same) == []
 
 
 def test_compare_versions_pairs_two_builds_within_one_run(tmp_path):
     d = run_dir(tmp_path, "run", [record("cyclonedds", 20.0), record("cyclonedds11", 30.0),
                                   record("cyclonedds", 40.0, size=65536), record("fastdds", 99.0)])
     out = io.StringIO()
-    assert compare_versions(["cyclonedds", "cyclonedds11"], [d], out) == 0
+    assert compare_runs([d], out, versions=["cyclonedds", "cyclonedds11"]) == 0
     text = out.getvalue()
     row = next(line for line in text.splitlines() if "1024 B" in line)
     assert row.startswith("cyclonedds/cyclonedds11 latency 1024 B") and " 1.50 " in row, text
@@ -45,7 +47,7 @@ def test_compare_versions_across_two_run_directories_and_its_gate(tmp_path):
     old = run_dir(tmp_path, "old", [record("fastdds-jazzy", 40.0, heartbeat_period_ms=3000)])
     new = run_dir(tmp_path, "new", [record("fastdds3", 48.0, heartbeat_period_ms=100)])
     out = io.StringIO()
-    assert compare_versions(["fastdds-jazzy", "fastdds3"], [old, new], out, fail_if_slower=10) == 1
+    assert compare_runs([old, new], out, fail_if_slower=10, versions=["fastdds-jazzy", "fastdds3"]) == 1
     text = out.getvalue()
     assert " 1.20 " in text and "heartbeat_period_ms 3000 vs 100" in text, text
     assert "REGRESSION: fastdds-jazzy/fastdds3 latency 1024 B" in text
@@ -59,7 +61,7 @@ def test_compare_versions_across_two_run_directories_and_its_gate(tmp_path):
 def test_compare_versions_refuses_what_it_cannot_pair(tmp_path, names, message):
     d = run_dir(tmp_path, "run", [record("cyclonedds"), record("fastdds3")])
     with pytest.raises(UsageError) as e:
-        compare_versions(names, [d], io.StringIO())
+        compare_runs([d], io.StringIO(), versions=names)
     assert message in str(e.value)
 
 

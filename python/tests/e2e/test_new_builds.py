@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import agent_with, count_leaving_packets
-from mwperf.results.rundir import read_records
+from conftest import agent_with, count_leaving_packets, written
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +35,7 @@ def run(tmp_path, *args, env=None):
         done = subprocess.run([sys.executable, "-m", "mwperf", "run", *args, *SHORT, "--out", str(out)],
                               capture_output=True, text=True, env=env or dict(os.environ), timeout=300)
     assert "Traceback" not in done.stderr and leaving["packets"] == 0
-    return done, (read_records(out) if (out / "results.jsonl").exists() else [])
+    return done, (written(out) if (out / "results.jsonl").exists() else [])
 
 
 @pytest.mark.side_by_side

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from conftest import typed
 from mwperf.errors import UsageError
 from mwperf.execute.search import Bracket, Criterion, judge, parse_criterion, worst_case_probes
 
@@ -16,8 +17,8 @@ def link_record(rate: float, capacity: float, *, sent_share: float = 1.0, p99: f
     scheduled = int(rate * 1000)
     sent = int(scheduled * sent_share)
     received = min(sent, int(capacity * 1000))
-    return {"status": "ok", "scheduled": scheduled, "sent": sent, "received": received,
-            "loss_rate": (sent - received) / sent, "latency_us": {"p99": p99}}
+    return typed({"status": "ok", "scheduled": scheduled, "sent": sent, "received": received,
+                  "loss_rate": (sent - received) / sent, "latency_us": {"p99": p99}})
 
 
 def search(crit: Criterion, capacity: float, start: float) -> tuple[float | None, int, Bracket]:
@@ -67,7 +68,7 @@ def test_p99_and_failed_points():
     assert judge(link_record(100, 1e9, p99=90.0), crit)[0]
     met, why, _ = judge(link_record(100, 1e9, p99=120.0), crit)
     assert not met and "p99 120 us > 100 us" in why
-    met, why, _ = judge({"status": "failed", "error": "publisher result missing"}, crit)
+    met, why, _ = judge(typed({"status": "failed", "error": "publisher result missing"}), crit)
     assert not met and "publisher result missing" in why
 
 

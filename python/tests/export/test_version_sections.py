@@ -2,7 +2,7 @@
 against the one before it, new/old per point with the launches' spread, and the
 defaults that differ; golden text and Markdown."""
 
-from conftest import check_golden
+from conftest import check_golden, typed
 from mwperf.export.summaries import summaries
 from mwperf.export.tables import render_markdown, render_text
 from mwperf.export.versions import version_sections
@@ -10,7 +10,7 @@ from version_records import record
 
 
 def launches(mw, p50s, rates, **kw):
-    return [record(mw, p50, rate=rate, repetition=i + 1, **kw) for i, (p50, rate) in enumerate(zip(p50s, rates))]
+    return [typed(record(mw, p50, rate=rate, repetition=i + 1, **kw)) for i, (p50, rate) in enumerate(zip(p50s, rates))]
 
 
 def records():
@@ -19,7 +19,7 @@ def records():
             + launches("fastdds", [40.0], [500.0], heartbeat_period_ms=3000)
             + launches("fastdds-jazzy", [44.0], [550.0], heartbeat_period_ms=3000)
             + launches("fastdds3", [33.0], [660.0], heartbeat_period_ms=100)
-            + [record("udp", 10.0)])
+            + [typed(record("udp", 10.0))])
 
 
 def test_each_build_against_the_one_before_with_the_launch_spread():
@@ -37,7 +37,7 @@ def test_each_build_against_the_one_before_with_the_launch_spread():
 
 
 def test_no_section_without_two_builds_of_a_middleware():
-    assert version_sections([record("udp"), record("fastdds3"), record("cyclonedds")]) == []
+    assert version_sections([typed(record(mw)) for mw in ("udp", "fastdds3", "cyclonedds")]) == []
 
 
 def test_the_section_renders_with_the_report_golden():
