@@ -24,9 +24,11 @@ SHORT = ("--mode", "latency", "--size", "1k", "--duration", "300ms", "--warmup",
 
 
 def file_version(prefix: Path, stem: str) -> str:
-    """The version in the real file name of PREFIX/lib/STEM (libfastdds.so -> 3.2.2)."""
-    real = (prefix / "lib" / stem).resolve().name
-    return re.fullmatch(re.escape(stem) + r"\.([\d.]+)", real).group(1)
+    """The version in the name of PREFIX/lib/STEM's real file (libfastdds.so.3.2.2 -> 3.2.2; a
+    wheel ships copies, not links: the longest name of the stem)."""
+    names = [p.name for p in (prefix / "lib").glob(stem + ".*")] + [(prefix / "lib" / stem).resolve().name]
+    found = [m.group(1) for n in names if (m := re.fullmatch(re.escape(stem) + r"\.([\d.]+)", n))]
+    return max(found, key=len)
 
 
 def run(tmp_path, *args, env=None):
