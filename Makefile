@@ -59,7 +59,7 @@ run: setup
 
 test: setup
 	@scripts/check-format.sh
-	$(MAKE) --no-print-directory -j2 test-agent test-side
+	$(MAKE) --no-print-directory -j2 test-agent-docs test-side
 	$(MAKE) --no-print-directory test-apart
 
 # What can run side by side does, all at once: the agent's tests (the core's
@@ -104,6 +104,12 @@ lint:
 
 bench: setup
 	bench/run.sh
+
+# The documentation site (mkdocs.yml) into site/: strict (a broken link or anchor fails; not
+# with -q, which hides the warnings strict counts), offline; its log only when it fails.
+docs: venv
+	@out=$$(NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict 2>&1) || { echo "$$out"; exit 1; }; \
+	echo "docs: site/index.html (mkdocs build --strict)"
 
 # The agent's C++ as .clang-format says: `make format` rewrites, `make check-format` (part of make test) checks.
 format:
