@@ -10,6 +10,7 @@ pkgs=(
   clang-format                                                # the agent's C++ style, checked by make test
   python3 python3-venv python3-pip                            # the controller
   cyclonedds-dev cyclonedds-tools                             # Cyclone DDS adapter (idlc), ddsperf baseline
+  libssl-dev                                                  # Cyclone DDS 11's security plugins (install-cyclone11.sh)
   libfastrtps-dev fastdds-tools                               # Fast DDS adapter, `fastdds shm clean`
   iceoryx libiceoryx-posh-dev                                 # iceoryx adapter and its daemon (iox-roudi)
   libroscpp-dev libstd-msgs-dev python3-rosmaster             # ROS 1 adapter and its master

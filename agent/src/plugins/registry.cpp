@@ -13,14 +13,17 @@
   X("udp", udp, nullptr)                     \
   X("tcp", tcp, nullptr)                     \
   X("cyclonedds", cyclonedds, nullptr)       \
+  X("cyclonedds11", cyclonedds11, nullptr)   \
   X("fastdds", fastdds, nullptr)             \
   X("fastdds-jazzy", fastdds_jazzy, nullptr) \
+  X("fastdds3", fastdds3, nullptr)           \
   X("connext", connext, clean_connext_stale) \
   X("iceoryx", iceoryx, nullptr)             \
   X("zenoh", zenoh, nullptr)                 \
   X("iceoryx2", iceoryx2, nullptr)           \
   X("ros1", ros1, nullptr)                   \
-  X("ros2", ros2, nullptr)
+  X("ros2", ros2, nullptr)                   \
+  X("ros2-kilted", ros2_kilted, nullptr)
 
 #define MWPERF_CAT(a, b) MWPERF_CAT_(a, b)
 #define MWPERF_CAT_(a, b) a##b

@@ -1,7 +1,11 @@
-// Fast DDS (C++ API): two adapters of this one source, fastdds on Debian's
-// Fast DDS 2.9 / Fast CDR 1 and fastdds-jazzy on the ROS 2 Jazzy wheels' 2.14 /
-// Fast CDR 2 (../fastdds-jazzy/adapter.cmake; fastcdr_compat.h covers Fast CDR's
-// differences), the Fast DDS ros2's rmw_fastrtps_cpp runs on. The type is ../cyclonedds/mwperf.idl's: ROS 2's
+// Fast DDS (C++ API): three adapters of this one source, fastdds on Debian's
+// Fast DDS 2.9 / Fast CDR 1, fastdds-jazzy on the ROS 2 Jazzy wheels' 2.14 /
+// Fast CDR 2 (the Fast DDS ros2's rmw_fastrtps_cpp runs on) and fastdds3 on the
+// Kilted wheels' 3.2 / Fast CDR 2.3 (ros2-kilted's): ../ros2/wheels.cmake;
+// fastdds_compat.h covers Fast DDS 2 / 3, fastcdr_compat.h Fast CDR 1 / 2. What
+// each leaves to its version's defaults is read back and recorded (heartbeat,
+// data sharing, the transports' queue and message sizes), so that a versions
+// comparison names a default that differs. The type is ../cyclonedds/mwperf.idl's: ROS 2's
 // std_msgs::msg::dds_::UInt8MultiArray_ (keyed points: mwperf's
 // KeyedUInt8MultiArray_) on `rt/` topics, as the other DDS adapters and ROS 2,
 // serialized by a TopicDataType of ours to the same CDR fastddsgen's code
@@ -15,11 +19,6 @@
 // Receiving: `listener` (the default) takes the samples inside Fast DDS's
 // on_data_available, on its receive thread, and hands each one to the core
 // right there; `waitset` takes them on the agent's thread after a wait.
-#include <fastcdr/exceptions/NotEnoughMemoryException.h>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
-#include <fastrtps/config.h>
-#include <fastrtps/utils/IPLocator.h>
 #include <fastdds/dds/core/condition/GuardCondition.hpp>
 #include <fastdds/dds/core/condition/StatusCondition.hpp>
 #include <fastdds/dds/core/condition/WaitSet.hpp>
@@ -40,7 +39,9 @@
 #include <vector>
 
 #include "adapters/fastdds/fastcdr_compat.h"
+#include "adapters/fastdds/fastdds_compat.h"
 #include "adapters/fastdds/fastdds_shm.h"
+#include "adapters/fastdds/fastdds_type.h"
 #include "core/adapter.h"
 #include "util/json.h"
 #include "util/loaded_libs.h"
@@ -56,18 +57,21 @@
 namespace mwperf {
 namespace {
 
-using fastcdr_compat::Cdr;
-using fastcdr_compat::FastBuffer;
-using fastcdr_compat::kCdrKind;
-
 // How its messages start: "fastdds: ..." / "fastdds-jazzy: ...".
 const std::string kName = MWPERF_FASTDDS_NAME;
 
 namespace dds = eprosima::fastdds::dds;
-using eprosima::fastrtps::Duration_t;
-using eprosima::fastrtps::rtps::IPLocator;
-using eprosima::fastrtps::rtps::Locator_t;
-using eprosima::fastrtps::types::ReturnCode_t;
+namespace rtps = fastdds_compat::rtps;
+using fastdds_compat::code;
+using fastdds_compat::Duration_t;
+using fastdds_compat::kNoData;
+using fastdds_compat::kOk;
+using fastdds_compat::kTimeout;
+using fastdds_compat::ReturnCode_t;
+using fastdds_type::RawSample;
+using fastdds_type::RawType;
+using rtps::IPLocator;
+using rtps::Locator_t;
 
 constexpr size_t kMaxSize = 16u << 20;
 
@@ -86,98 +90,12 @@ Description describe() {
   d.reliability = "reliable";
   d.honours = "history,durability,keyed,async,nic,rtps";
   d.remote_transport = "udp";  // its default (shm+udp) would keep to shared memory on one host
-  d.leftovers = "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*";
+  d.leftovers = MWPERF_FASTDDS_SHM_LEFTOVERS;
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.notes = "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload, the key's 4 more)";
   return d;
 }
-
-// One message as UInt8MultiArray_ / KeyedUInt8MultiArray_ (../cyclonedds/mwperf.idl): the same
-// CDR as fastddsgen's code writes, serialized straight from the core's buffer
-// (as Cyclone does from the sample that points at it), deserialized into a
-// buffer reserved at open.
-struct RawSample {
-  const uint8_t* out = nullptr;
-  size_t out_len = 0;
-  uint32_t key = 0;
-  std::vector<uint8_t> in;
-};
-
-class RawType final : public dds::TopicDataType {
-  static constexpr uint32_t kHead = 4 + 12;  // the key (keyed points), dims, data_offset, length
-
- public:
-  RawType(bool keyed, size_t size) : keyed_(keyed), size_(size) {
-    setName(keyed ? "mwperf::msg::dds_::KeyedUInt8MultiArray_" : "std_msgs::msg::dds_::UInt8MultiArray_");
-    m_typeSize = uint32_t(4 + kHead + size + 8);  // encapsulation, key/dims/data_offset/length, payload, padding
-    m_isGetKeyDefined = keyed;
-  }
-  bool serialize(void* data, eprosima::fastrtps::rtps::SerializedPayload_t* payload) override {
-    const auto* s = static_cast<const RawSample*>(data);
-    FastBuffer fb(reinterpret_cast<char*>(payload->data), payload->max_size);
-    Cdr ser(fb, Cdr::DEFAULT_ENDIAN, kCdrKind);
-    fastcdr_compat::plain(ser);
-    payload->encapsulation = ser.endianness() == Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
-    try {
-      ser.serialize_encapsulation();
-      if (keyed_) ser << s->key;
-      ser << uint32_t(0) << uint32_t(0) << uint32_t(s->out_len);  // no dimensions, data_offset 0, the length
-      fastcdr_compat::serialize_bytes(ser, s->out, s->out_len);
-    } catch (eprosima::fastcdr::exception::NotEnoughMemoryException&) {
-      return false;
-    }
-    payload->length = uint32_t(fastcdr_compat::serialized_length(ser));
-    return true;
-  }
-  bool deserialize(eprosima::fastrtps::rtps::SerializedPayload_t* payload, void* data) override {
-    auto* s = static_cast<RawSample*>(data);
-    FastBuffer fb(reinterpret_cast<char*>(payload->data), payload->length);
-    Cdr deser(fb, Cdr::DEFAULT_ENDIAN, kCdrKind);
-    try {
-      deser.read_encapsulation();
-      if (keyed_) deser >> s->key;
-      uint32_t dims, n;
-      deser >> dims;
-      if (dims > payload->length) return false;
-      for (uint32_t i = 0; i < dims; ++i) {  // another vendor's layout: read past it
-        std::string label;
-        uint32_t size, stride;
-        deser >> label >> size >> stride;
-      }
-      deser >> n >> n;  // data_offset, then the data's length
-      if (n > payload->length) return false;
-      s->in.resize(n);  // within the capacity reserved for the point's size: no allocation
-      fastcdr_compat::deserialize_bytes(deser, s->in.data(), n);
-    } catch (eprosima::fastcdr::exception::NotEnoughMemoryException&) {
-      return false;
-    }
-    return true;
-  }
-  std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
-    return [data]() { return uint32_t(4 + kHead + static_cast<const RawSample*>(data)->out_len); };
-  }
-  void* createData() override {
-    auto* s = new RawSample();
-    s->in.reserve(size_);
-    return s;
-  }
-  void deleteData(void* data) override { delete static_cast<RawSample*>(data); }
-  bool getKey(void* data, eprosima::fastrtps::rtps::InstanceHandle_t* handle, bool) override {
-    if (!keyed_) return false;
-    const uint32_t k = static_cast<const RawSample*>(data)->key;  // the key as CDR big endian, zero padded
-    for (int i = 0; i < 16; ++i) handle->value[i] = 0;
-    handle->value[0] = uint8_t(k >> 24);
-    handle->value[1] = uint8_t(k >> 16);
-    handle->value[2] = uint8_t(k >> 8);
-    handle->value[3] = uint8_t(k);
-    return true;
-  }
-
- private:
-  bool keyed_;
-  size_t size_;
-};
 
 class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
  public:
@@ -193,8 +111,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     return JsonObject().str("fastdds", fastdds_version()).str("fastcdr", fastcdr_version()).done();
   }
   static std::string fastdds_version() {
-    const std::string v = loaded_version("libfastrtps.so", FASTRTPS_VERSION_STR);
-    return v.empty() ? FASTRTPS_VERSION_STR : v;
+    const std::string v = loaded_version(fastdds_compat::kLibrary, fastdds_compat::kBuiltVersion);
+    return v.empty() ? fastdds_compat::kBuiltVersion : v;
   }
   static std::string fastcdr_version() {
     const std::string v = loaded_version("libfastcdr.so", FASTCDR_VERSION_STR);
@@ -221,6 +139,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       // The same explicit segment and message size as ros2's profile (fastdds_shm.h).
       shm->segment_size(fastdds_shm_segment_size(cfg.size));
       shm->max_message_size(fastdds_shm_max_message_size(cfg.size));
+      shm_queue_ = shm->port_queue_capacity();
       pq.transport().user_transports.push_back(shm);
     }
     if (transport_ != "shm") {
@@ -233,6 +152,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       // than Fast DDS's 4 so that other participants on the host (other runs,
       // both roles in one process in tests) cannot push ours out of reach.
       udp->maxInitialPeersRange = 32;
+      udp_max_message_ = udp->maxMessageSize;
       pq.transport().user_transports.push_back(udp);
       Locator_t peer;
       IPLocator::setIPv4(peer, cfg.peer);
@@ -246,8 +166,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     participant_ = factory->create_participant(cfg.domain, pq);
     if (!participant_) return fail(Errc::io, kName + ": cannot create the participant (transport " + transport_ + ")");
     dds::TypeSupport ts(new RawType(cfg.instances > 0, cfg.size));
-    if (ts.register_type(participant_) != ReturnCode_t::RETCODE_OK)
-      return fail(Errc::io, kName + ": cannot register the type");
+    if (ts.register_type(participant_) != kOk) return fail(Errc::io, kName + ": cannot register the type");
     const std::string id = std::to_string(cfg.run_id);
     const std::string out = (cfg.role == Role::pub ? "rt/mwperf_data_" : "rt/mwperf_echo_") + id;
     const std::string in = (cfg.role == Role::pub ? "rt/mwperf_echo_" : "rt/mwperf_data_") + id;
@@ -261,7 +180,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     const auto dur =
         durability_ == "transient-local" ? dds::TRANSIENT_LOCAL_DURABILITY_QOS : dds::VOLATILE_DURABILITY_QOS;
     const auto hist = cfg.keep_all ? dds::KEEP_ALL_HISTORY_QOS : dds::KEEP_LAST_HISTORY_QOS;
-    const auto mem = eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
+    const auto mem = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
 
     dds::DataWriterQos wq = dds::DATAWRITER_QOS_DEFAULT;
     wq.reliability().kind = rel;
@@ -318,6 +237,14 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
         .str("type",
              cfg.instances > 0 ? "mwperf::msg::dds_::KeyedUInt8MultiArray_" : "std_msgs::msg::dds_::UInt8MultiArray_");
     j.str("serialization", "from the core's buffer (one copy into the payload, as Cyclone)");
+    // Defaults mwperf leaves to the version, as the library has them (a versions comparison names any that differ).
+    const dds::DataWriterQos in_force = writer_->get_qos();
+    j.num("heartbeat_period_ms", fastdds_compat::heartbeat_ms(in_force));
+    j.str("data_sharing", in_force.data_sharing().kind() == dds::AUTO ? "auto"
+                          : in_force.data_sharing().kind() == dds::ON ? "on"
+                                                                      : "off");
+    if (transport_ != "udp") j.num("shm_port_queue_capacity", shm_queue_);
+    if (transport_ != "shm") j.num("udp_max_message_size", udp_max_message_);
     config_json_ = j.done();
     return Errc::ok;
   }
@@ -342,17 +269,17 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     out_.out_len = len;
     out_.key = next_key_;
     if (cfg_.instances > 0 && ++next_key_ == cfg_.instances) next_key_ = 0;
-    const ReturnCode_t rc = writer_->write(&out_, eprosima::fastrtps::rtps::InstanceHandle_t());
-    if (rc == ReturnCode_t::RETCODE_OK) return Errc::ok;
-    if (rc == ReturnCode_t::RETCODE_TIMEOUT) return fail(Errc::timeout, kName + ": write timed out (history full)");
-    return fail(Errc::io, kName + ": write failed (" + std::to_string(rc()) + ")");
+    const ReturnCode_t rc = writer_->write(&out_, rtps::InstanceHandle_t());
+    if (rc == kOk) return Errc::ok;
+    if (rc == kTimeout) return fail(Errc::timeout, kName + ": write timed out (history full)");
+    return fail(Errc::io, kName + ": write failed (" + std::to_string(code(rc)) + ")");
   }
 
   Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     for (int attempt = 0; attempt < 2; ++attempt) {
       dds::SampleInfo info;
       const ReturnCode_t rc = reader_->take_next_sample(&pulled_, &info);
-      if (rc == ReturnCode_t::RETCODE_OK) {
+      if (rc == kOk) {
         if (!info.valid_data) {
           --attempt;
           continue;
@@ -361,14 +288,14 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
         *len = pulled_.in.size();
         return Errc::ok;
       }
-      if (rc != ReturnCode_t::RETCODE_NO_DATA) return fail(Errc::io, kName + ": take failed");
+      if (rc != kNoData) return fail(Errc::io, kName + ": take failed");
       if (timeout_ns == 0 || attempt == 1) return Errc::timeout;
       if (receive_ != "waitset") return fail(Errc::io, kName + ": recv without a waitset (receive " + receive_ + ")");
       active_.clear();
       const Duration_t d = timeout_ns < 0
-                               ? eprosima::fastrtps::c_TimeInfinite
+                               ? fastdds_compat::time_infinite()
                                : Duration_t(int32_t(timeout_ns / 1000000000), uint32_t(timeout_ns % 1000000000));
-      if (waitset_.wait(active_, d) != ReturnCode_t::RETCODE_OK) return Errc::timeout;
+      if (waitset_.wait(active_, d) != kOk) return Errc::timeout;
       if (guard_.get_trigger_value()) {
         guard_.set_trigger_value(false);
         return Errc::timeout;
@@ -379,7 +306,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
 
   Errc listen(Receiver* r) override {
     receiver_ = r;
-    if (reader_->set_listener(this, dds::StatusMask::data_available()) != ReturnCode_t::RETCODE_OK)
+    if (reader_->set_listener(this, dds::StatusMask::data_available()) != kOk)
       return fail(Errc::io, kName + ": cannot set the reader listener");
     on_data_available(reader_);  // what arrived before the listener was set
     return Errc::ok;
@@ -390,7 +317,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     // Fast DDS calls this holding the reader's lock: never wait for another lock here.
     drain_.run([&] {
       dds::SampleInfo info;
-      while (reader->take_next_sample(&listened_, &info) == ReturnCode_t::RETCODE_OK)
+      while (reader->take_next_sample(&listened_, &info) == kOk)
         if (info.valid_data) receiver_->on_message(listened_.in.data(), listened_.in.size());
     });
   }
@@ -399,9 +326,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
 
   int64_t rejected() const override {
     dds::SampleRejectedStatus st;
-    return reader_ != nullptr && reader_->get_sample_rejected_status(st) == ReturnCode_t::RETCODE_OK
-               ? int64_t(st.total_count)
-               : -1;
+    return reader_ != nullptr && reader_->get_sample_rejected_status(st) == kOk ? int64_t(st.total_count) : -1;
   }
   void wake() override { guard_.set_trigger_value(true); }
 
@@ -434,6 +359,7 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   dds::ConditionSeq active_;
   RawSample out_, pulled_, listened_;
   uint32_t next_key_ = 0;
+  uint32_t shm_queue_ = 0, udp_max_message_ = 0;  // the transports' defaults in this version
   Receiver* receiver_ = nullptr;
   SerialDrain drain_;
 };

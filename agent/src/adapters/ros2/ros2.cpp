@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include <fastcdr/config.h>  // the wheel's Fast CDR and Fast DDS (its include folder comes first)
-#include <fastrtps/config.h>
 
 #include <chrono>
 #include <cstdio>
@@ -42,14 +41,23 @@
 #include <thread>
 #include <vector>
 
+#define MWPERF_FASTDDS_COMPAT_VERSION_ONLY  // the rmw's Fast DDS: its library's name and version (2.x or 3.x)
+#include "adapters/fastdds/fastdds_compat.h"
 #include "adapters/fastdds/fastdds_shm.h"
 #include "core/adapter.h"
 #include "util/json.h"
 #include "util/loaded_libs.h"
 #include "util/socket_util.h"
 
+// The adapter this build is (wheels.cmake: ros2 on Jazzy's wheels, ros2-kilted on Kilted's); its messages start so.
+#ifndef MWPERF_ROS2_NAME
+#define MWPERF_ROS2_NAME "ros2"
+#define MWPERF_ROS2_MAKE make_ros2_adapter
+#endif
+
 namespace mwperf {
 namespace {
+const std::string kName = MWPERF_ROS2_NAME;
 
 constexpr size_t kMaxSize = 16u << 20;
 
@@ -65,9 +73,7 @@ Description describe() {
   d.remote_transport = "udp";  // its Fast DDS default (shm+udp) would keep to shared memory on one host
   // Fast DDS's segments, the wait segments of the LTTng-UST tracing library
   // rcl loads, and the Fast DDS profile each agent writes (open(), below)
-  d.leftovers =
-      "/dev/shm/fastrtps_*,/dev/shm/fast_datasharing_*,/dev/shm/sem.fastrtps_*,/dev/shm/lttng-ust-wait-*,"
-      "/tmp/mwperf-ros2-*";
+  d.leftovers = MWPERF_FASTDDS_SHM_LEFTOVERS ",/dev/shm/lttng-ust-wait-*,/tmp/mwperf-ros2-*";
   d.receives = d.receive = "waitset";
   d.notes =
       "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
@@ -143,14 +149,14 @@ std::string package_version(const std::string& prefix, const std::string& packag
 
 // The Fast DDS and Fast CDR loaded in the process ("" when none), the wheel's
 // headers' full version when it agrees (loaded_libs.h).
-std::string fastdds_version() { return loaded_version("libfastrtps.so", FASTRTPS_VERSION_STR); }
+std::string fastdds_version() { return loaded_version(fastdds_compat::kLibrary, fastdds_compat::kBuiltVersion); }
 std::string fastcdr_version() { return loaded_version("libfastcdr.so", FASTCDR_VERSION_STR); }
 
 // Tearing down: what an rcl call returns changes nothing any more.
 void teardown(rcl_ret_t) { rcl_reset_error(); }
 
 std::string rcl_error(const char* what) {
-  std::string e = std::string("ros2: ") + what + ": " + rcl_get_error_string().str;
+  std::string e = kName + ": " + what + ": " + rcl_get_error_string().str;
   rcl_reset_error();
   return e;
 }
@@ -192,18 +198,20 @@ class Ros2Adapter final : public Adapter {
     const char* wanted = std::getenv("RMW_IMPLEMENTATION");
     rmw_ = wanted && *wanted ? wanted : rmw_name();
     if (rmw_ != rmw_name())  // rcl checks this when it is loaded; said here too, should it not
-      return fail(Errc::unsupported, "ros2: RMW_IMPLEMENTATION=" + rmw_ + ": rcl runs on " + rmw_name() +
+      return fail(Errc::unsupported, kName + ": RMW_IMPLEMENTATION=" + rmw_ + ": rcl runs on " + rmw_name() +
                                          " (installed: " + installed_rmws() + ")");
     prefix_ = rmw_prefix(rmw_);
     known_ = rmw_ == "rmw_fastrtps_cpp" || rmw_ == "rmw_cyclonedds_cpp";
     if (!known_ && cfg.peer != "127.0.0.1")
-      return fail(Errc::unsupported, "ros2: " + rmw_ +
+      return fail(Errc::unsupported, kName + ": " + rmw_ +
                                          ": only on one host (mwperf keeps an rmw it has no "
                                          "configuration for on this host with ROS 2's LOCALHOST discovery range)");
     if (rmw_ != "rmw_fastrtps_cpp" && transport_ != "udp")
-      return fail(Errc::unsupported, "ros2: " + rmw_ + ": --transport udp only (shm selects Fast DDS's transports)");
+      return fail(Errc::unsupported,
+                  kName + ": " + rmw_ + ": --transport udp only (shm selects Fast DDS's transports)");
     const std::string ip = cfg.nic.empty() || cfg.nic == "lo" ? "127.0.0.1" : interface_ipv4(cfg.nic);
-    if (ip.empty()) return fail(Errc::unsupported, "ros2: --nic " + cfg.nic + ": no IPv4 address on that interface");
+    if (ip.empty())
+      return fail(Errc::unsupported, kName + ": --nic " + cfg.nic + ": no IPv4 address on that interface");
     const Errc confined = confine(cfg, ip);
     if (confined != Errc::ok) return confined;
 
@@ -267,6 +275,7 @@ class Ros2Adapter final : public Adapter {
     linger_ = linger_ns(cfg.role, reliability_);
     j.str("receive", receive_).str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
     j.num("linger_ms", linger_ / 1000000);
+    if (rmw_ == "rmw_fastrtps_cpp") j.str("publication_mode", "SYNCHRONOUS");
     j.str("discovery_range", known_ ? "system default (the profile confines it)" : "localhost");
     j.str("confinement", known_ ? confinement_ : "ROS 2 automatic discovery range LOCALHOST");
     config_json_ = j.done();
@@ -282,7 +291,7 @@ class Ros2Adapter final : public Adapter {
         return fail(Errc::io, rcl_error("matched count"));
       if (subs >= subscribers_ && pubs > 0) return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
-        return fail(Errc::timeout, "ros2: no matching peer within " + std::to_string(timeout_ns / 1000000000) +
+        return fail(Errc::timeout, kName + ": no matching peer within " + std::to_string(timeout_ns / 1000000000) +
                                        " s (publisher and echo subscription)");
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -399,17 +408,19 @@ class Ros2Adapter final : public Adapter {
     char path[] = "/tmp/mwperf-ros2-XXXXXX";
     // Held open until close(): the clean-up keeps what a live process holds (/proc/*/fd).
     const int fd = mkostemp(path, O_CLOEXEC);
-    if (fd < 0) return fail(Errc::io, errno_text("ros2: the Fast DDS profile"));
+    if (fd < 0) return fail(Errc::io, errno_text((kName + ": the Fast DDS profile").c_str()));
     const bool written = ::write(fd, xml.data(), xml.size()) == ssize_t(xml.size());
     profile_fd_ = fd;
     profile_ = path;
-    if (!written) return fail(Errc::io, "ros2: cannot write the Fast DDS profile " + profile_);
+    if (!written) return fail(Errc::io, kName + ": cannot write the Fast DDS profile " + profile_);
     // Fast DDS 2.x reads FASTRTPS_DEFAULT_PROFILES_FILE (3.x the FASTDDS_ one).
     setenv("FASTRTPS_DEFAULT_PROFILES_FILE", path, 1);
     setenv("FASTDDS_DEFAULT_PROFILES_FILE", path, 1);
     unsetenv("ROS_AUTOMATIC_DISCOVERY_RANGE");
     unsetenv("ROS_LOCALHOST_ONLY");
     unsetenv("RMW_FASTRTPS_USE_QOS_FROM_XML");
+    // rmw_fastrtps's default, said: a versions comparison compares one publication mode.
+    setenv("RMW_FASTRTPS_PUBLICATION_MODE", "SYNCHRONOUS", 1);
     confinement_ = rmw_ == "rmw_cyclonedds_cpp" ? "CYCLONEDDS_URI: " + nic + ", no multicast, peer " + cfg.peer
                                                 : "Fast DDS profile: " + xml;
     return Errc::ok;
@@ -434,6 +445,6 @@ class Ros2Adapter final : public Adapter {
 
 }  // namespace
 
-std::unique_ptr<Adapter> make_ros2_adapter() { return std::make_unique<Ros2Adapter>(); }
+std::unique_ptr<Adapter> MWPERF_ROS2_MAKE() { return std::make_unique<Ros2Adapter>(); }
 
 }  // namespace mwperf
