@@ -13,7 +13,7 @@ import pytest
 
 from far_fixtures import mwperf
 from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 # side by side: the lab is namespaces of its own, no timing is asserted (test_place.py)
 CHECKOUT = Path(__file__).resolve().parents[3]
