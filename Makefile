@@ -26,10 +26,11 @@ deps: deps-system deps-wheels
 deps-system:
 	@scripts/install-deps.sh
 
-# The PyPI wheels the ROS 2 and Connext adapters build against (.deps/)
+# What the adapters build against (.deps/): the install.sh of each adapter's
+# folder that has one (PyPI wheels; Cyclone DDS 11 from the cyclors crate's
+# source, its install tree cached in ~/.cache/mwperf)
 deps-wheels:
-	@scripts/install-ros2.sh
-	@scripts/install-connext.sh
+	@for script in agent/src/adapters/*/install.sh; do "$$script" || exit 1; done
 
 $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)
