@@ -50,6 +50,13 @@ ABSENT = {
             "(ros-rcl, ros-rcutils, ros-fastrtps are x86_64 only): build the agent on the board against ROS 2 Jazzy",
     "fastdds-jazzy": "not in the aarch64 bundle: the ROS 2 Jazzy wheels' Fast DDS 2.14 (ros-fastrtps) has no "
                      "aarch64 build on PyPI: build the agent on the board against ROS 2 Jazzy",
+    "ros2-kilted": "not in the aarch64 bundle: PyPI has no aarch64 build of the ROS 2 Kilted wheels it is built on "
+                   "(ros-kilted-rcl and ros-kilted-fastdds pull ros-rcl and ros-fastdds, x86_64 only): build the "
+                   "agent on the board against ROS 2 Kilted",
+    "fastdds3": "not in the aarch64 bundle: the ROS 2 Kilted wheels' Fast DDS 3.2 (ros-fastdds) has no aarch64 "
+                "build on PyPI: build the agent on the board against ROS 2 Kilted",
+    "cyclonedds11": "not in the aarch64 bundle: Cyclone DDS 11 is built from the cyclors crate's source for this "
+                    "machine's architecture only: build the agent on the board (make setup builds it there)",
 }
 _RUST = ("not in the aarch64 bundle: the Rust shim is not cross-built, {why}: build the agent on the board "
          "with rustup's rustc >= {need}")

@@ -26,7 +26,8 @@ pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("bundle-aarch64"
 
 #: What Debian's arm64 packages and the Connector wheel give (cross-built here), and what cannot be.
 BUILT = {"udp", "tcp", "cyclonedds", "fastdds", "connext", "iceoryx", "ros1"}
-ABSENT = {"ros2": "PyPI", "fastdds-jazzy": "PyPI", "zenoh": "Rust", "iceoryx2": "Rust"}
+ABSENT = {"ros2": "PyPI", "fastdds-jazzy": "PyPI", "ros2-kilted": "PyPI", "fastdds3": "PyPI",
+          "cyclonedds11": "cyclors", "zenoh": "Rust", "iceoryx2": "Rust"}
 
 
 @pytest.fixture(scope="module")

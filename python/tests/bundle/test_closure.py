@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mwperf.bundle.closure import GLIBC_SONAMES, resolve, system_dirs
-from mwperf.bundle.stage import plugins_of
+from mwperf.bundle.stage import _split, plugins_of
 
 BUILD = Path(__file__).resolve().parents[3] / "agent" / "build"
 ROOTS = [BUILD / "mwperf-agent", *plugins_of(BUILD)] if (BUILD / "mwperf-agent").is_file() else []
@@ -45,3 +45,22 @@ def test_a_library_found_nowhere_is_named_with_who_needs_it(tmp_path):
     closure = resolve([plugin], [tmp_path], "x86_64")  # not the system's folders: nothing is found
     assert ("libddsc.so.0debian", plugin.resolve()) in closure.missing
     assert ("libstdc++.so.6", plugin.resolve()) in closure.missing
+
+
+def test_a_soname_found_as_two_files_goes_to_each_plugin_own_folder_with_what_loads_it(tmp_path):
+    """Two plugins whose builds load two different libfastcdr.so.2: each gets its own, and so does
+    every library that loads it; the rest stays shared (ground truth: the files' own DT_NEEDED)."""
+    roots = [p for p in (BUILD / "adapters/libmwperf-ros2.so", BUILD / "adapters/libmwperf-ros2-kilted.so")
+             if p.is_file()]
+    if len(roots) < 2:
+        pytest.skip("ros2 and ros2-kilted are not both built")
+    closure = resolve(roots, system_dirs("x86_64"), "x86_64")
+    assert "libfastcdr.so.2" in closure.conflicts
+    shared, private = _split(closure, roots)
+    for root in roots:
+        own = private[root]
+        assert "libfastcdr.so.2" in own and "libfastcdr.so.2" not in shared
+        for soname, path in closure.paths_of[root].items():
+            if soname not in own:  # a shared one loads nothing of a plugin's own
+                assert not set(closure.elves[path].needed) & set(own), soname
+        assert "libstdc++.so.6" in shared

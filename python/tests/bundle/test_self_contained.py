@@ -88,9 +88,22 @@ def test_the_manifest_says_what_is_in_the_bundle(bundle):
             newest = max([newest, *found])
             dynamic = subprocess.run(["readelf", "-dW", str(path)], capture_output=True, text=True).stdout
             runpath = re.findall(r"\(RUNPATH\)\s+Library runpath: \[(.*)\]", dynamic)
-            assert runpath == [{"lib": "$ORIGIN", "adapters": "$ORIGIN/../lib", "bin": "$ORIGIN/../lib"}.get(
-                rel.split("/")[0], "$ORIGIN/lib")], rel
+            parts = rel.split("/")
+            adapter = parts[1].removeprefix("libmwperf-").removesuffix(".so") if len(parts) == 2 else ""
+            if parts[0] == "lib" and len(parts) == 3:  # a plugin's own library (lib/<adapter>/)
+                expected = "$ORIGIN:$ORIGIN/.."
+            elif parts[0] == "adapters" and (root / "lib" / adapter).is_dir():
+                expected = f"$ORIGIN/../lib/{adapter}:$ORIGIN/../lib"
+            else:
+                expected = {"lib": "$ORIGIN", "adapters": "$ORIGIN/../lib", "bin": "$ORIGIN/../lib"}.get(
+                    parts[0], "$ORIGIN/lib")
+            assert runpath == [expected], rel
     assert manifest.glibc_min == ".".join(map(str, newest))
     own = describe(str(real_agent_path()))
     assert {n for n, a in manifest.adapters.items() if a["built"]} == set(own.adapters)
     assert manifest.adapters["cyclonedds"]["versions"]["libddsc0debian"].startswith("0.10")
+    # ros2 and ros2-kilted load two different libfastcdr.so.2: each its own, none in the shared lib/
+    if {"ros2", "ros2-kilted"} <= set(own.adapters):
+        assert (root / "lib/ros2/libfastcdr.so.2").is_file() and (root / "lib/ros2-kilted/libfastcdr.so.2").is_file()
+        assert not (root / "lib/libfastcdr.so.2").exists()
+        assert (root / "lib/ros2/libfastcdr.so.2").read_bytes() != (root / "lib/ros2-kilted/libfastcdr.so.2").read_bytes()
