@@ -193,11 +193,11 @@ inline Options options(Mode mode, Role role) {
   return o;
 }
 
-// Runs one point: sub and pub sessions on two threads, the stop as the controller sends it.
-inline Point run_point(Options po, Channel& ch, bool listener = false) {
+// Runs one point over a pair of adapters (publisher's, subscriber's): sub and
+// pub sessions on two threads, the stop as the controller sends it.
+inline Point run_pair(Options po, Adapter& pa, Adapter& sa) {
   Options so = po;
   so.role = Role::sub;
-  LoopAdapter pa(ch, Role::pub, listener), sa(ch, Role::sub, listener);
   AdapterConfig cfg;
   pa.open(cfg);
   sa.open(cfg);
@@ -214,6 +214,12 @@ inline Point run_point(Options po, Channel& ch, bool listener = false) {
   pa.close();
   sa.close();
   return p;
+}
+
+// One point over the channel.
+inline Point run_point(Options po, Channel& ch, bool listener = false) {
+  LoopAdapter pa(ch, Role::pub, listener), sa(ch, Role::sub, listener);
+  return run_pair(po, pa, sa);
 }
 
 }  // namespace mwperf::harness
