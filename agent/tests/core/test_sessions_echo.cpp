@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <vector>
 
 #include "session_harness.h"
@@ -32,12 +31,7 @@ class ZeroCopyLoop final : public Adapter {
     size_t len;
     int64_t due;
   };
-  struct Hop {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::deque<Msg> q;
-    bool woken = false;
-  };
+  using Hop = BasicQueue<Msg>;
   struct Link {
     Hop to_sub, to_pub;
   };
@@ -64,11 +58,7 @@ class ZeroCopyLoop final : public Adapter {
   }
   Errc wait_matched(int64_t) override { return Errc::ok; }
   Errc send(const uint8_t* data, size_t len) override {
-    {
-      std::lock_guard<std::mutex> lk(out_.mu);
-      out_.q.push_back(Msg{data, len, now_ns() + kHopNs});
-    }
-    out_.cv.notify_one();
+    out_.push(Msg{data, len, now_ns() + kHopNs});
     return Errc::ok;
   }
   bool can_loan() const override { return loans_; }
@@ -79,20 +69,7 @@ class ZeroCopyLoop final : public Adapter {
   }
   Errc publish_loaned(uint8_t* buf, size_t len) override { return send(buf, len); }
   Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
-    {
-      std::unique_lock<std::mutex> lk(in_.mu);
-      auto ready = [&] { return !in_.q.empty() || in_.woken; };
-      if (timeout_ns < 0)
-        in_.cv.wait(lk, ready);
-      else
-        in_.cv.wait_for(lk, std::chrono::nanoseconds(timeout_ns), ready);
-      if (in_.q.empty()) {
-        in_.woken = false;
-        return Errc::timeout;
-      }
-      held_ = in_.q.front();
-      in_.q.pop_front();
-    }
+    if (!in_.pop(&held_, timeout_ns)) return Errc::timeout;
     while (now_ns() < held_.due) {
     }
     *data = held_.data;
@@ -100,13 +77,7 @@ class ZeroCopyLoop final : public Adapter {
     return Errc::ok;
   }
   bool can_wake() const override { return true; }
-  void wake() override {
-    {
-      std::lock_guard<std::mutex> lk(in_.mu);
-      in_.woken = true;
-    }
-    in_.cv.notify_all();
-  }
+  void wake() override { in_.wake(); }
   void close() override {}
 
  private:
