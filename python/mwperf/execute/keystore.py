@@ -41,9 +41,11 @@ from pathlib import Path
 
 from mwperf.errors import UsageError
 from mwperf.execute import pki
+from mwperf.plan.options import RunOptions, TestPoint
 
 __all__ = ["LEVELS", "Keystore", "open_keystore", "made_keystore", "remove_made", "clean_stale", "enclave_name",
-           "governance_xml", "permissions_xml", "level_of", "ENCLAVE_FILES", "PREFIX"]
+           "governance_xml", "permissions_xml", "level_of", "ENCLAVE_FILES", "PREFIX", "secured", "for_point",
+           "enclave_args", "section", "check_keystore"]
 
 LEVELS = ("none", "auth", "sign", "encrypt")
 #: What an enclave's folder holds (SROS2's names), every one of them needed.
@@ -312,3 +314,65 @@ def clean_stale(tmp: Path | None = None) -> list[str]:
             continue
         removed.append(str(folder))
     return removed
+
+
+# --- a point's keys ------------------------------------------------------------------------------
+
+_OPENED: dict[Path, Keystore] = {}
+
+
+def secured(point: TestPoint) -> str | None:
+    """The point's DDS Security level, None when it has none."""
+    level = point.get("security")
+    return level if level in _LEVEL_KIND else None
+
+
+def for_point(opts: RunOptions, point: TestPoint) -> Keystore | None:
+    """The keystore of a secured point: the user's (--keystore), else this run's made one for its level."""
+    level = secured(point)
+    if level is None:
+        return None
+    if opts.keystore is None:
+        return made_keystore(level)
+    path = opts.keystore.resolve()
+    if path not in _OPENED:
+        _OPENED[path] = open_keystore(str(opts.keystore))
+    return _OPENED[path]
+
+
+def _names(point: TestPoint) -> list[str]:
+    """The enclaves of the point's sides: the publisher's, then each subscriber process's."""
+    processes = 1 if point.threaded else point.subscribers
+    return [enclave_name("pub")] + [enclave_name("sub", i) for i in range(processes)]
+
+
+def enclave_args(opts: RunOptions, point: TestPoint, role: str, index: int = 0) -> list[str]:
+    """The agent's ``--enclave DIR`` for one side of a secured point (none for another)."""
+    store = for_point(opts, point)
+    return [] if store is None else ["--enclave", str(store.enclave(enclave_name(role, index)))]
+
+
+def section(opts: RunOptions, point: TestPoint) -> dict | None:
+    """The record's ``security`` section of a secured point (None for another)."""
+    store = for_point(opts, point)
+    return None if store is None else store.describe(_names(point))
+
+
+def check_keystore(options: list[RunOptions]) -> None:
+    """Before anything runs: the user's keystore of each run's options is one, holds every enclave its points
+    need, and its governance's level is the one each secured point asks for (UsageError naming the first that
+    is not)."""
+    for opts in options:
+        if opts.keystore is None:
+            continue
+        for point in opts.points():
+            level = secured(point)
+            store = for_point(opts, point)
+            if level is None or store is None:
+                continue
+            if store.level != level:
+                kinds = ", ".join(f"{k} {v}" for k, v in store.protection().items())
+                raise UsageError("--security", level, f"the keystore's governance ({kinds}) is the {store.level} "
+                                                      f"level: --security {store.level} with --keystore {opts.keystore}")
+            for name in _names(point):
+                store.enclave(name)
