@@ -372,7 +372,8 @@ def check_keystore(options: list[RunOptions]) -> None:
                 continue
             if store.level != level:
                 kinds = ", ".join(f"{k} {v}" for k, v in store.protection().items())
-                raise UsageError("--security", level, f"the keystore's governance ({kinds}) is the {store.level} "
-                                                      f"level: --security {store.level} with --keystore {opts.keystore}")
+                raise UsageError("--security", level,
+                                 f"the keystore's governance ({kinds}) is the {store.level} level: "
+                                 f"--security {store.level} with --keystore {opts.keystore}")
             for name in _names(point):
                 store.enclave(name)
