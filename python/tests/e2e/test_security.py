@@ -83,6 +83,17 @@ def test_a_keystore_that_is_not_one_is_refused(tmp_path, given, says):
     assert "--keystore" in done.stderr and says in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_keystore_of_another_level_is_refused(tmp_path):
+    store = keystore.made_keystore("encrypt")
+    try:
+        done = mwperf("run", "--mw", "cyclonedds", "--security", "sign", "--keystore", str(store.path),
+                      "--out", str(tmp_path / "run"))
+    finally:
+        keystore.remove_made()
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "--security sign" in done.stderr and "is the encrypt level" in done.stderr
+
+
 # -- on the wire ---------------------------------------------------------------------------------
 
 @pytest.mark.side_by_side
