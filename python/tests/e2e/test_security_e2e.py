@@ -138,6 +138,7 @@ def rogue_keystore(tmp_path):
     """A keystore of mwperf's layout whose subscriber's identity another CA certified (its identity CA that
     one too, so that it starts, and fails the handshake with the publisher)."""
     store = keystore.made_keystore("encrypt")
+    store.enclave("/mwperf/pub")
     sub = store.enclave("/mwperf/sub")
     (tmp_path / "rogue").mkdir()
     rogue = pki.make_authority(tmp_path / "rogue", "rogue CA", 1)
