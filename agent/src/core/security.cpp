@@ -41,6 +41,7 @@ void LastSaid::note(const std::string& text) {
     if (c == '\n') c = ' ';
   if (line.size() > 400) line.resize(400);
   std::lock_guard<std::mutex> lk(mu_);
+  if (first_.empty()) first_ = line;
   last_ = line;
 }
 
@@ -50,8 +51,13 @@ std::string LastSaid::last() const {
 }
 
 std::string LastSaid::with(const std::string& reason, const std::string& who) const {
-  const std::string said = last();
-  return said.empty() ? reason : reason + "; " + who + " said: " + said;
+  std::string first, last;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    first = first_, last = last_;
+  }
+  if (last.empty()) return reason;
+  return reason + "; " + who + " said: " + first + (last == first ? "" : " ... " + last);
 }
 
 }  // namespace mwperf

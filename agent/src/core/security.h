@@ -31,18 +31,20 @@ std::string read_enclave(const std::string& dir, Enclave* e);
 // no encryption), AES-256-GCM at encrypt (encrypt, then MAC).
 const char* transformation(const std::string& level);
 
-// The last warning or error a middleware logged (its log callback's words),
-// kept for the reason of a failure; thread-safe, never on the data path.
+// The first and the last warning or error a middleware logged (its log
+// callback's words: the first is the cause, as a plugin's refusal, the last
+// what it led to), kept for the reason of a failure; thread-safe, never on
+// the data path.
 class LastSaid {
  public:
   void note(const std::string& text);
   std::string last() const;
-  // `reason` with ": <middleware> said: <last>" appended when it said anything.
+  // `reason` with "; <who> said: <first> ... <last>" appended when it said anything.
   std::string with(const std::string& reason, const std::string& who) const;
 
  private:
   mutable std::mutex mu_;
-  std::string last_;
+  std::string first_, last_;
 };
 
 }  // namespace mwperf

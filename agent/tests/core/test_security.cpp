@@ -85,5 +85,5 @@ TEST(Security, EachLevelsTransformationAndWhatWasSaidLast) {
   EXPECT_EQ(said.with("no match", "X"), "no match");
   said.note("first\n");
   said.note("handshake failed:\nbad certificate\n");
-  EXPECT_EQ(said.with("no match", "X"), "no match; X said: handshake failed: bad certificate");
+  EXPECT_EQ(said.with("no match", "X"), "no match; X said: first ... handshake failed: bad certificate");
 }

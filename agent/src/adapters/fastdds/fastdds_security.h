@@ -47,13 +47,13 @@ inline void apply(eprosima::fastdds::dds::DomainParticipantQos* pq, const Enclav
   auto& p = pq->properties().properties();
   const std::string auth = "dds.sec.auth.builtin.PKI-DH.", access = "dds.sec.access.builtin.Access-Permissions.";
   p.emplace_back("dds.sec.auth.plugin", "builtin.PKI-DH");
-  p.emplace_back(auth + "identity_ca", "file:" + e.identity_ca);
-  p.emplace_back(auth + "identity_certificate", "file:" + e.cert);
-  p.emplace_back(auth + "private_key", "file:" + e.key);
+  p.emplace_back(auth + "identity_ca", "file://" + e.identity_ca);
+  p.emplace_back(auth + "identity_certificate", "file://" + e.cert);
+  p.emplace_back(auth + "private_key", "file://" + e.key);
   p.emplace_back("dds.sec.access.plugin", "builtin.Access-Permissions");
-  p.emplace_back(access + "permissions_ca", "file:" + e.permissions_ca);
-  p.emplace_back(access + "governance", "file:" + e.governance);
-  p.emplace_back(access + "permissions", "file:" + e.permissions);
+  p.emplace_back(access + "permissions_ca", "file://" + e.permissions_ca);
+  p.emplace_back(access + "governance", "file://" + e.governance);
+  p.emplace_back(access + "permissions", "file://" + e.permissions);
   p.emplace_back("dds.sec.crypto.plugin", "builtin.AES-GCM-GMAC");
 }
 
