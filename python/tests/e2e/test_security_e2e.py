@@ -21,25 +21,16 @@ from pathlib import Path
 import pytest
 
 import wire
-from conftest import real_agent_path, written
+from conftest import written
 from mwperf.execute import keystore, pki
 from mwperf.execute.agent import describe, find_agent
 from mwperf.model.schema import validate_record
+from test_cross_vendor import agent as built  # the built agent, or a skip naming the middleware missing
 
 SHORT = ("--duration", "1s", "--warmup", "200ms", "--no-floor", "--size", "1k")
 #: 64 bytes of the payload's pattern (byte i of a message is i mod 256): in every none-level data datagram.
 NEEDLE = bytes(range(100, 164))
 FINGERPRINT = re.compile(r"^([0-9A-F]{2}:){31}[0-9A-F]{2}$")
-
-
-def built(*mws: str) -> str:
-    path = real_agent_path()
-    if path is None:
-        pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
-    missing = set(mws) - set(describe(str(path)).adapters)
-    if missing:
-        pytest.skip(f"the agent is built without {', '.join(sorted(missing))}")
-    return str(path)
 
 
 def run_argv(agent: str, mw: str, out: Path, *args: str) -> list[str]:
