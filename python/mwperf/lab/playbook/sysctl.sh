@@ -1,3 +1,4 @@
+#!/bin/sh
 # mwperf's playbook (prepare.yml): the recommended sysctls applied (tune) or put back (restore) on one host,
 # as root or through sudo where the user may (sudo -n: never a prompt), else refused saying why. What tune
 # changed is kept on the host, in ~/.cache/mwperf/tuned.sysctl (name=value as it was, the first time only):
