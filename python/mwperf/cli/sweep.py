@@ -82,7 +82,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     out = Path(ns.resume or ns.out or default_out())
     store = check_run_store(ns.db, out)
     if lab is not None:
-        code = sweep_lab.sweep(ns, argv, agent, agent_info, out, lab)
+        code = sweep_lab.sweep(ns, argv, agent, agent_info, out, lab, PLAN_FILE, plan_doc)
     elif ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
             code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,

@@ -19,9 +19,11 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Callable
 
 from mwperf.description import AgentInfo
 from mwperf.errors import BadInput, UsageError
+from mwperf.plan.sweep_plan import Plan
 
 __all__ = ["add_options", "check", "sweep"]
 
@@ -57,11 +59,12 @@ def check(ns: argparse.Namespace):
     return inv, inv.pairs(ns.pairs or "all")
 
 
-def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: AgentInfo, out: Path, lab) -> int:
-    """Run the plan over the lab's pairs; the exit code."""
+def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: AgentInfo, out: Path, lab,
+          plan_file: str, plan_doc: Callable[[Plan, int], dict]) -> int:
+    """Run the plan over the lab's pairs (``lab``: :func:`check`'s), saved in ``plan_file``, run.json's options
+    ``plan_doc``'s; the exit code."""
     from mwperf.cli.common import run_outputs
     from mwperf.cli.hosts import far_side
-    from mwperf.cli.sweep import PLAN_FILE, plan_doc
     from mwperf.execute import lock, provenance
     from mwperf.execute.runner import clean_far, execute
     from mwperf.execute.ssh import close_shared_connections
@@ -110,7 +113,7 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
             buffer_warnings(side.pair, [p.point.get("size") for p in points
                                         if isinstance(p.point.get("size"), int)], sys.stderr)
         with lock.hold(out, measure=False, force=ns.force, argv=argv) as held:
-            write_atomic(out / PLAN_FILE, plan.text)
+            write_atomic(out / plan_file, plan.text)
             doc = provenance.collect(run_id=out.name, argv=argv, options=plan_doc(plan, len(jobs)), agent=agent,
                                      started=utc_now_iso())
             doc["machine_lock"] = held.machine
