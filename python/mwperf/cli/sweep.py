@@ -75,7 +75,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         if lab is not None:
             pairs = lab[1]
             sys.stdout.write(f"on each of {len(pairs)} host pair(s), one at a time: "
-                             f"{', '.join(f'{a}:{b}' for a, b in pairs)}\n")
+                             f"{', '.join(p.name or f'{p.pub}:{p.sub}' for p in pairs)}\n")
         return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
     from mwperf.cli.db import check_run_store, ingest_after_run
 

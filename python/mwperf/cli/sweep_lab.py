@@ -1,6 +1,7 @@
 """``mwperf sweep PLAN --inventory lab.yml --pairs a:b,b:c|all``: a plan over
 the pairs of hosts of a lab, one pair at a time (a shared link carries one
-pair's traffic), into one run directory.
+pair's traffic), into one run directory; ``mwperf sweep PLAN --hosts
+pub=..,sub=..``: over one pair, as ``mwperf run --hosts`` (no playbook).
 
 Before anything is measured: the inventory and the pairs are checked (one
 line, exit 2), the plan is validated as a two-host one, the playbook
@@ -37,26 +38,39 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                              "first host publishing; all: every two hosts of the inventory (default: all)")
     parser.add_argument("--keep-tuned", action="store_true",
                         help="with --tune: leave the sysctls tuned at the end (mwperf lab restore puts them back)")
+    parser.add_argument("--hosts", metavar="pub=USER@HOST,sub=USER@HOST",
+                        help="run every point on two hosts over ssh, as mwperf run --hosts (each given its bundle)")
+    parser.add_argument("--data", metavar="pub=IP,sub=IP", help="with --hosts: the data addresses")
     hosts.add_far_options(parser)
 
 
 def check(ns: argparse.Namespace):
-    """The options of a lab sweep that go together, then the inventory and its pairs, named before anything
-    else is looked at: (the inventory, its pairs), None without --inventory."""
+    """The options of a sweep between hosts that go together, then the inventory and its pairs, named before
+    anything else is looked at: (the inventory or None, the pairs of hosts), None on this host."""
     if ns.inventory is None:
-        for flag, given in (("--pairs", ns.pairs), ("--tune", ns.tune), ("--keep-tuned", ns.keep_tuned),
-                            ("--remote-dir", ns.remote_dir), ("--bundles", ns.bundles)):
+        lab_only = (("--pairs", ns.pairs), ("--tune", ns.tune), ("--keep-tuned", ns.keep_tuned))
+        far = (("--remote-dir", ns.remote_dir), ("--bundles", ns.bundles), ("--data", ns.data))
+        for flag, given in lab_only + (far if ns.hosts is None else ()):
             if given:
-                raise UsageError(flag, None if given is True else given, "only with --inventory")
-        return None
+                raise UsageError(flag, None if given is True else given, "only with --inventory"
+                                 if (flag, given) in lab_only else "only with --hosts or --inventory")
+        if ns.hosts is None:
+            return None
+    elif ns.hosts is not None:
+        raise UsageError("--hosts", ns.hosts, "not with --inventory (its pairs say where: --pairs)")
     if ns.resume is not None:
-        raise UsageError("--inventory", ns.inventory, "not with --resume (a lab sweep runs into a new directory)")
+        raise UsageError("--inventory" if ns.hosts is None else "--hosts", ns.inventory or ns.hosts,
+                         "not with --resume (a sweep between hosts runs into a new directory)")
     if ns.keep_tuned and not ns.tune:
         raise UsageError("--keep-tuned", None, "only with --tune")
+    if ns.hosts is not None:
+        from mwperf.plan.where import parse_hosts
+
+        return None, [parse_hosts(ns.hosts, ns.data)]
     from mwperf.lab import inventory
 
     inv = inventory.read(ns.inventory)
-    return inv, inv.pairs(ns.pairs or "all")
+    return inv, [inv.host_pair(a, b) for a, b in inv.pairs(ns.pairs or "all")]
 
 
 def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: AgentInfo, out: Path, lab,
@@ -79,16 +93,17 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
     check_new_dir(out, fresh=False)
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")
-    first = inv.host_pair(*pairs[0])
-    spec = f"pub={first.pub},sub={first.sub}"
+    spec = f"pub={pairs[0].pub},sub={pairs[0].sub}"
     expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=ns.max_points, hosts=spec)  # as two-host
-    ready = prepare.prepare(inv, Path(ns.bundles) if ns.bundles else None, ns.remote_dir, ns.tune, out=sys.stderr)
-    lab_doc = {"inventory": str(inv.path), "pairs": [f"{a}:{b}" for a, b in pairs], "tune": ns.tune,
-               "hosts": {name: host.record() for name, host in ready.items()}}
+    lab_doc = None
+    if inv is not None:
+        ready = prepare.prepare(inv, Path(ns.bundles) if ns.bundles else None, ns.remote_dir, ns.tune,
+                                out=sys.stderr)
+        lab_doc = {"inventory": str(inv.path), "pairs": [p.name for p in pairs], "tune": ns.tune,
+                   "hosts": {name: host.record() for name, host in ready.items()}}
     sides, jobs = [], []
     try:
-        for pub, sub in pairs:
-            pair = inv.host_pair(pub, sub)
+        for pair in pairs:
             spec = f"pub={pair.pub},sub={pair.sub}"
             planned = {}
 
@@ -97,8 +112,10 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
                     planned[target] = expand(plan, out=out, agent=agent, agent_info=info, max_points=ns.max_points,
                                              hosts=spec, note=None)
                 except BadInput as exc:
-                    raise UsageError("--inventory", str(inv.path), f"pair {name}: {target}'s {bundle.arch} "
-                                                                   f"bundle's agent: {exc}") from None
+                    if name is None:  # --hosts
+                        raise UsageError("--hosts", target, f"its {bundle.arch} bundle's agent: {exc}") from None
+                    raise UsageError("--inventory", ns.inventory, f"pair {name}: {target}'s {bundle.arch} "
+                                                                  f"bundle's agent: {exc}") from None
 
             side = far_side(pair, ns, check=checked)
             sides.append(side)
@@ -117,8 +134,11 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
             doc = provenance.collect(run_id=out.name, argv=argv, options=plan_doc(plan, len(jobs)), agent=agent,
                                      started=utc_now_iso())
             doc["machine_lock"] = held.machine
-            doc["lab"] = lab_doc
-            doc["host_pairs"] = {s.pair.name: {"pub": s.pair.facts[0], "sub": s.pair.facts[1]} for s in sides}
+            if lab_doc is not None:
+                doc["lab"] = lab_doc
+                doc["host_pairs"] = {s.pair.name: {"pub": s.pair.facts[0], "sub": s.pair.facts[1]} for s in sides}
+            else:
+                doc["hosts"] = {"pub": sides[0].pair.facts[0], "sub": sides[0].pair.facts[1]}
             for side in sides:
                 clean_far(side, jobs[0].opts, sys.stderr)
             try:
@@ -129,7 +149,7 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
                     clean_far(side, jobs[0].opts, sys.stderr)
     finally:
         close_shared_connections()
-        if ns.tune and not ns.keep_tuned:  # what tune changed, put back (also when a pair was refused)
+        if lab_doc is not None and inv is not None and ns.tune and not ns.keep_tuned:  # put back, also on refusal
             lab_doc["restored"] = prepare.restore(inv, sys.stderr)
             written = RunDir(out).read_run_json() if (out / "run.json").exists() else None
             if written is not None:
