@@ -93,3 +93,18 @@ def test_tune_as_root_is_put_back_and_refused_without_sudo(lab, fixture_bundles,
     finally:
         arm.run("echo 4194304 > /proc/sys/net/ipv4/ipfrag_high_thresh; "
                 "echo 3145728 > /proc/sys/net/ipv4/ipfrag_low_thresh; rm -rf /root/.cache/mwperf/tuned.sysctl")
+
+
+def test_sweep_with_hosts_runs_the_plan_between_two_hosts(lab, bundles, tmp_path):
+    """sweep --hosts: each host given its bundle as run --hosts does; no host_pair without a lab."""
+    x86, arm = lab.hosts["x86_64"], lab.hosts["aarch64"]
+    (tmp_path / "plan.yaml").write_text(PLAN)
+    out = tmp_path / "run"
+    done = mwperf(lab, "sweep", str(tmp_path / "plan.yaml"), "--hosts", f"pub={arm.target()},sub={x86.target()}",
+                  "--remote-dir", "lab-sweep", "--no-floor", "--db", "none", "--out", str(out), timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (record,) = [r.json for r in read_records(out)]
+    validate_record(record)
+    assert record["status"] == "ok" and record["received"] > 0 and record["host_pair"] is None
+    assert (record["hosts"]["pub"]["arch"], record["hosts"]["sub"]["arch"]) == ("aarch64", "x86_64")
+    assert json.loads((out / "run.json").read_text())["hosts"]["pub"]["arch"] == "aarch64"
