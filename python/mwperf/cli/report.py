@@ -67,11 +67,11 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
         there = f"points {have[0]}-{have[-1]}" if have else "it holds no usable point"
         raise UsageError("--point", str(point), f"no such point in {directory} ({there})")
     if host_pairs is not None:
-        have = sorted({r.host_pair for r in records if r.host_pair is not None})
-        unknown = [p for p in host_pairs if p not in have]
+        there_pairs = sorted({r.host_pair for r in records if r.host_pair is not None})
+        unknown = [p for p in host_pairs if p not in there_pairs]
         if unknown:
             raise UsageError("--host-pair", ",".join(host_pairs), f"{unknown[0]} is not a host pair of {directory} "
-                                                                 f"(its pairs: {', '.join(have) or 'none'})")
+                                                                 f"(its pairs: {', '.join(there_pairs) or 'none'})")
     if run and run.get("status") not in (None, "complete"):
         err.write(f"mwperf: note: this run is '{shown(run.get('status'), 40)}'\n")
     if fmt in ("svg", "png"):

@@ -101,11 +101,12 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
                                 out=sys.stderr)
         lab_doc = {"inventory": str(inv.path), "pairs": [p.name for p in pairs], "tune": ns.tune,
                    "hosts": {name: host.record() for name, host in ready.items()}}
-    sides, jobs = [], []
+    sides: list = []
+    jobs: list = []
     try:
         for pair in pairs:
             spec = f"pub={pair.pub},sub={pair.sub}"
-            planned = {}
+            planned: dict = {}
 
             def checked(target: str, bundle, info, spec=spec, planned=planned, name=pair.name) -> None:
                 try:

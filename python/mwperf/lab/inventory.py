@@ -186,9 +186,9 @@ def _host(name: str, hv: dict, path: Path) -> LabHost:
     login = f"{user}@{address}" if user else address
     target = f"ssh://{login}:{port}" if port not in (None, "22") else login
     options: list[str] = []
-    key = get("ansible_ssh_private_key_file") or get("ansible_private_key_file")
-    if key:
-        options += ["-i", os.path.expanduser(key)]
+    key_file = get("ansible_ssh_private_key_file") or get("ansible_private_key_file")
+    if key_file:
+        options += ["-i", os.path.expanduser(key_file)]
     for args in ("ansible_ssh_common_args", "ansible_ssh_extra_args"):
         text = get(args)
         if text:
@@ -212,7 +212,7 @@ def _ipv4(name: str, address: str, path: Path) -> str:
     except ValueError:
         pass
     try:
-        return socket.getaddrinfo(address, None, socket.AF_INET)[0][4][0]
+        return str(socket.getaddrinfo(address, None, socket.AF_INET)[0][4][0])
     except (OSError, IndexError):
         raise UsageError("--inventory", str(path), f"host {name}: {address} does not resolve to an IPv4 address "
                                                    f"here; give it mwperf_data: IP") from None

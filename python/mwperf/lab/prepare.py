@@ -34,7 +34,7 @@ from mwperf.hosts.probe import SCRIPT, HostFacts, parse
 from mwperf.lab.ansible import Workspace, tool
 from mwperf.lab.inventory import Inventory
 
-__all__ = ["PLAYBOOK", "TUNED", "LabHost", "prepare", "restore", "installer"]
+__all__ = ["PLAYBOOK", "TUNED", "ReadyHost", "prepare", "restore", "installer"]
 
 PLAYBOOK = Path(__file__).resolve().parent / "playbook" / "prepare.yml"
 #: The sysctls --tune sets, each at least (min) or at most (max) this: the socket buffers and IP reassembly
@@ -45,7 +45,7 @@ STEP_TIMEOUT_S = 1800.0
 
 
 @dataclass
-class LabHost:
+class ReadyHost:
     """One host of the lab, ready: what it is, its bundle and how it got there, what tune changed."""
 
     name: str
@@ -145,7 +145,7 @@ def _result(inv: Inventory, results: dict, name: str, task: str) -> dict:
     return got
 
 
-def _tuned(host: LabHost, stdout: str) -> None:
+def _tuned(host: ReadyHost, stdout: str) -> None:
     for line in stdout.replace("\r", "").splitlines():
         key, _, value = line.partition("=")
         words = value.split()
@@ -162,7 +162,7 @@ def _number(text: str) -> int | str:
 
 
 def prepare(inv: Inventory, bundle_dir: Path | None, remote_dir: str | None, tune: bool,
-            out: TextIO | None = None) -> dict[str, LabHost]:
+            out: TextIO | None = None) -> dict[str, ReadyHost]:
     """Every host of ``inv`` ready (see the module's doc), by name; UsageError naming the host that cannot be."""
     with Workspace() as ws:
         probed = _play(inv, ws, "probe", {"mwperf_dir": remote_dir or ""})
@@ -185,7 +185,7 @@ def prepare(inv: Inventory, bundle_dir: Path | None, remote_dir: str | None, tun
                 todo[name] = f"{shlex.quote(str(installers[bundle.hash]))} {shlex.quote(facts.dir)}"
         sysctls = " ".join(f"{name}={value}:{how}" for name, value, how in TUNED)
         installed = _play(inv, ws, "install", {"mwperf_install": todo, "mwperf_tune": tune, "mwperf_sysctls": sysctls})
-        hosts: dict[str, LabHost] = {}
+        hosts: dict[str, ReadyHost] = {}
         try:
             for name, (facts, bundle) in chosen.items():
                 state = "cached"
@@ -195,7 +195,7 @@ def prepare(inv: Inventory, bundle_dir: Path | None, remote_dir: str | None, tun
                         raise _refuse(inv, name, f"installing {bundle.path.name} said {said or 'nothing'}")
                     state = "copied" if said == "installed" else "raced"
                     facts.installed[bundle.hash] = bundle.manifest_sha256
-                hosts[name] = LabHost(name, facts, bundle, state)
+                hosts[name] = ReadyHost(name, facts, bundle, state)
                 if tune:
                     _tuned(hosts[name], _result(inv, installed, name, "tune")["stdout"])
         except UsageError:
@@ -203,8 +203,8 @@ def prepare(inv: Inventory, bundle_dir: Path | None, remote_dir: str | None, tun
                 _play(inv, ws, "restore", {})  # what the other hosts changed, put back
             raise
     if out is not None:
-        for host in hosts.values():
-            out.write(f"mwperf: {host.describe()}\n")
+        for ready in hosts.values():
+            out.write(f"mwperf: {ready.describe()}\n")
         out.flush()
     return hosts
 
