@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from mwperf.errors import UsageError
+from mwperf.execute.ssh import remove_stale_dirs
 from mwperf.extras import need
 
 __all__ = ["tool", "Workspace"]
@@ -42,7 +43,7 @@ class Workspace:
     """A directory for one Ansible run and the environment that keeps Ansible's files in it."""
 
     def __init__(self) -> None:
-        _remove_stale()
+        remove_stale_dirs(Path(tempfile.gettempdir()), _PREFIX)  # of controllers no longer running
         self.dir = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         (self.dir / "cp").mkdir()
         (self.dir / "tmp").mkdir()
@@ -68,14 +69,3 @@ class Workspace:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _remove_stale() -> None:
-    """The directories of controllers no longer running (this user's)."""
-    for old in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
-        pid = old.name[len(_PREFIX):].split("-")[0]
-        try:
-            if pid.isdigit() and not Path(f"/proc/{pid}").exists() and old.lstat().st_uid == os.getuid():
-                shutil.rmtree(old, ignore_errors=True)
-        except OSError:
-            pass
