@@ -26,8 +26,8 @@ warmup: 100ms
 """
 
 
-def inventory(lab, path, user: str = "robot"):
-    """The lab's two hosts as an Ansible inventory (its YAML format)."""
+def inventory(lab, path, user: str = "robot", pi: str | None = None):
+    """The lab's two hosts as an Ansible inventory (its YAML format); ``pi``: that host's address instead."""
     path.write_text(textwrap.dedent(f"""\
         all:
           vars:
@@ -38,9 +38,22 @@ def inventory(lab, path, user: str = "robot"):
             pc:
               ansible_host: {lab.hosts['x86_64'].addr}
             pi:
-              ansible_host: {lab.hosts['aarch64'].addr}
+              ansible_host: {pi or lab.hosts['aarch64'].addr}
         """))
     return path
+
+
+def test_a_host_no_bundle_runs_on_is_refused_before_anything_is_copied(lab, fixture_bundles, tmp_path):
+    """The i686 address (an sshd under setarch i686): refused by name after the playbook's probe, one line, and
+    the other host was given nothing."""
+    lab.hosts["x86_64"].run("rm -rf /home/robot/lab-refused", user="robot")
+    inv = inventory(lab, tmp_path / "lab.yml", pi=lab.hosts["x86_64"].i686_addr)
+    done = mwperf(lab, "lab", "prepare", "--inventory", str(inv), "--bundles", str(fixture_bundles),
+                  "--remote-dir", "lab-refused")
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith(f"mwperf: error: --inventory {inv}: host pi: architecture i686: mwperf makes no "
+                                  f"bundle for it")
+    assert lab.hosts["x86_64"].run("ls -A /home/robot/lab-refused", user="robot").stdout == ""
 
 
 def test_the_playbook_prepares_the_lab_and_sweep_runs_the_plan_over_its_pairs(lab, bundles, tmp_path):
