@@ -1,5 +1,5 @@
-"""Command line: ``mwperf run | sweep | max-rate | floor | doctor | report | ls | baseline |
-compare | history | check | db | export | import | completion``, one module per command in this
+"""Command line: ``mwperf run | sweep | max-rate | floor | hosts | lab | doctor | report | ls |
+baseline | compare | history | check | db | export | import | bundle | completion``, one module per command in this
 folder.
 
 A thin layer: parse -> validate into typed options -> run -> export. Every
@@ -36,6 +36,7 @@ EXAMPLES = """examples:
   mwperf sweep plans/rate-matrix.yaml --dry-run        the points a plan expands to
   mwperf sweep plans/rate-matrix.yaml --out results/matrix
   mwperf max-rate --mw udp --size 1k --loss 1% --link netns:rate=10mbit   the highest rate at <= 1 % loss
+  mwperf sweep plan.yaml --inventory lab.yml --pairs laptop:pi   a plan between the hosts of a lab
   mwperf ls results/                                   the runs: date, points, command
   mwperf report results/mine                           tables again; report.html (open it in a browser)
   mwperf report results/mine --format svg              every figure as results/mine/plots/*.svg
