@@ -330,6 +330,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "elapsed_s": m.elapsed_s(pub),
         "phases": _with_bundle(outcome.phases, opts),
         "hosts": _hosts(opts),
+        "host_pair": opts.hosts.name if opts.hosts is not None else None,
         "reuse": outcome.reuse,
         "service": outcome.service,
         "security": _security(outcome.security, pub_config, sub_config),
