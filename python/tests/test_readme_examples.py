@@ -10,8 +10,8 @@ cannot go untested:
 * ``shortened``: run as written but for ``--duration 200ms --warmup 0s --no-floor``
   (``baseline``: ``--duration 1s``) appended, so that the examples take a minute and not an
   hour (the floor has tests of its own); every other option is the page's;
-* ``interrupted``: the rate-matrix sweep (540 points of 30 s), its ``--resume`` and the
-  interop sweep: started as written, interrupted (Ctrl-C) once the first point runs, which
+* ``interrupted``: the rate-matrix sweep (540 points of 30 s), its ``--resume``, the
+  interop and the security sweeps: started as written, interrupted (Ctrl-C) once the first point runs, which
   must end as an interrupted run does (exit 130, results kept);
 * ``validated``: needs two real hosts (``--hosts``): parsed and validated by the command
   line's own code against the agent's recorded description; no ssh is started, no packet sent;
@@ -101,6 +101,8 @@ HOW = {
     "mwperf run --mw cyclonedds --mode rate --rate 1000 --subscribers 4 --subscribers-as threads": "shortened",
     "mwperf run --mw connext --peer-mw cyclonedds --mode rate --rate 1000 --size 1k": "shortened",
     "mwperf sweep plans/interop.yaml --out results/interop": "interrupted",
+    "mwperf run --mw cyclonedds,fastdds --transport udp --security none,encrypt": "shortened",
+    "mwperf sweep plans/security.yaml": "interrupted",
     "make setup": "not run",
     "make bundle": "not run",
     "make bundle-aarch64": "not run",

@@ -88,6 +88,10 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--data", metavar="pub=IP,sub=IP", help="with --hosts: the data addresses (default: the hosts)")
     run.add_argument("--direction", metavar="forward|both", help="with --hosts: both runs every point A->B, then B->A")
     hosts.add_far_options(run)
+    run.add_argument("--keystore", metavar="DIR",
+                     help="with --security: the DDS Security keystore to take the keys from, in SROS2's layout "
+                          "(enclaves /mwperf/pub and /mwperf/sub; its governance sets the level); default: mwperf "
+                          "makes a CA, the identities and the signed documents for the run, and removes them after")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung "
@@ -127,12 +131,13 @@ def request(ns: argparse.Namespace) -> RunRequest:
               if given.get(row.key) not in (None, False)}
     return RunRequest(values=values, best=ns.best, keyed=ns.keyed, cpu=ns.cpu, point_timeout=ns.point_timeout,
                       reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts,
-                      data=ns.data, direction=ns.direction, out=ns.out)
+                      data=ns.data, direction=ns.direction, out=ns.out, keystore=getattr(ns, "keystore", None))
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.cli.db import check_run_store, ingest_after_run
     from mwperf.execute import lock
+    from mwperf.execute.keystore import check_keystore
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import run
 
@@ -150,6 +155,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if opts.hosts is not None:  # the far side in place, the options checked against its agents (exit 2 if not)
         far, opts = hosts.checked_on_hosts(opts, request(ns), ns, agent)
     check_placement(opts)  # before the run directory is made
+    check_keystore([opts])
     store = check_run_store(ns.db, opts.out)  # a store given that cannot be used: now, not after measuring
     try:
         opts.out.mkdir(parents=True, exist_ok=True)

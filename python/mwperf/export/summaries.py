@@ -12,6 +12,8 @@ form as the result tables (so text, Markdown and HTML render them alike):
   number of subscribers;
 * **cross-vendor**: p50 and loss as publisher x subscriber matrices
   (:mod:`mwperf.export.interop`);
+* **security**: each DDS Security level against none, as ratios
+  (:mod:`mwperf.export.security`);
 * **threads**: CPU per thread group and side, mwperf's own threads apart
   from the middleware's;
 * **like for like** (:mod:`mwperf.export.like_for_like`): where a mode's
@@ -27,6 +29,7 @@ import statistics
 from typing import Iterable
 
 from mwperf.export.interop import interop
+from mwperf.export.security import security
 from mwperf.export.launches import launch_sections
 from mwperf.export.versions import version_sections
 from mwperf.export.like_for_like import like_for_like
@@ -307,5 +310,6 @@ def threads(records: list[Record]) -> list[Section]:
 
 def summaries(records: list[Record]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
-    return (like_for_like(records) + ros_overhead(records) + interop(records) + fanout(records) + threads(records)
+    return (like_for_like(records) + ros_overhead(records) + interop(records) + security(records)
+            + fanout(records) + threads(records)
             + launch_sections(records) + version_sections(records) + max_rate_sections(records))

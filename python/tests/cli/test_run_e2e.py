@@ -98,7 +98,7 @@ def test_point(sweep, mw, mode):
         assert r["reliability"] == "best-effort"
     assert r["transport"] == mw
     assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "batch": None,
-                        "congestion": None, "whc_high": None, "receive": None, "nic": None}
+                        "congestion": None, "whc_high": None, "receive": None, "nic": None, "security": None}
     assert isinstance(r["adapter"]["config"], dict) and isinstance(r["adapter"]["sub_config"], dict)
     assert r["mw_rss_kb"]["pub"] >= 0 and r["mw_rss_kb"]["sub"] >= 0
     assert (r["send_lag_us"] is not None) == (mode == "rate")
