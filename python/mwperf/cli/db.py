@@ -145,7 +145,7 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
     with the history of its points. A failure is a warning (the results are
     in the run directory; ``mwperf db ingest`` stores them later) and never
     changes the run's exit code."""
-    from mwperf.export.html import HtmlReport
+    from mwperf.export.html import REPORT_HTML, HtmlReport
     from mwperf.results.rundir import RunDir, read_records
     from mwperf.store import opened
     from mwperf.store.connect import shown_url
@@ -170,4 +170,6 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
             HtmlReport(history=figures).write(records, rundir)
     except Exception as exc:  # noqa: BLE001 - the report without its history is still the report
         err.write(f"mwperf: warning: report.html without the history: {' '.join(str(exc).split())}\n")
+    if Path(run_dir, REPORT_HTML).is_file():  # the last word, after the store's: where to look
+        err.write(f"report: {Path(run_dir, REPORT_HTML)}\n")
     return code
