@@ -35,7 +35,7 @@ def _layout(fig, title: str, height: int = ANSWER_HEIGHT) -> None:
                              "pad": {"t": 10}, "font": {"size": 14}},
                       height=height, margin={"l": 64, "r": 10, "t": 56, "b": 48},
                       legend={"orientation": "v", "x": 1.01, "xanchor": "left", "y": 1, "yanchor": "top",
-                              "groupclick": "togglegroup", "font": {"size": 11}},
+                              "groupclick": "togglegroup", "font": {"size": 11}, "tracegroupgap": 2},
                       hoverlabel={"namelength": -1}, font={"family": "Helvetica, Arial, sans-serif", "size": 12})
 
 

@@ -52,8 +52,8 @@ def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, f
         except OSError as exc:
             progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
     saved = adaptive_saving(records)
-    out.write(f"\n{saved}\n" if saved else "\n")
-    out.write(f"results: {rundir.path}\n" + (f"report: {html}\n" if html else ""))
+    out.write("\n" + (f"{saved}\n" if saved else "") + f"results: {rundir.path}\n"
+              + (f"report: {html}\n" if html else ""))
     out.flush()
 
 

@@ -59,7 +59,7 @@ def test_throughput_highest_first_rate_on_what_was_delivered_then_its_p50():
 
 
 def test_launches_of_a_point_are_one_entry_and_each_row_has_its_ratio_to_the_floor():
-    launches = [record("a", p50=v, repetition=i) for i, v in enumerate((24.0, 30.0, 27.0))]
+    launches = [record("a", p50=v, repetition=i) for i, v in enumerate((27.0, 24.0, 30.0))]
     (ranking,) = rankings(launches + [record("b", p50=12.0, ci=[11.0, 13.0])], Anchors(doc()))
     a = next(e for e in ranking.entries if e.label == "a")
     assert len(a.launches) == 3 and a.figures["p50"].kind == "launches"

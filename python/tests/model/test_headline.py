@@ -28,7 +28,7 @@ def test_one_launch_takes_its_own_interval_and_says_which():
 
 
 def test_launches_give_their_median_and_range():
-    launches = [latency(20.0, p50_ci=[19.9, 20.1]), latency(26.0, p50_ci=[25.9, 26.1]), latency(21.0)]
+    launches = [latency(21.0), latency(20.0, p50_ci=[19.9, 20.1]), latency(26.0, p50_ci=[25.9, 26.1])]
     h = headline(launches, "p50")
     assert (h.value, h.low, h.high, h.kind, h.launches) == (21.0, 20.0, 26.0, "launches", 3)
     assert h.about == "lowest to highest of 3 launches (75 % for their median)"
