@@ -106,6 +106,28 @@ def _latency(records: list[Record]) -> list[Figure]:
     return [Figure("latency", "latency-size", "Latency percentiles vs size", fig)]
 
 
+def _per_size(fig, cols: int, rate: list[Record], names: list[str], sizes: list[int], lines: list[tuple]) -> None:
+    """In each middleware's panel, a line per size of each of ``lines`` (its name, value, count, dash and
+    the hover's tail) vs the publish rate, one colour per size."""
+    colours = ramp(sizes)
+    for key, value, count, dash, tail in lines:
+        cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz), value, count)
+        for size in sizes:
+            label = format_size(size)
+            shown = False
+            for i, name in enumerate(names):
+                xs = sorted(k[2] for k in cells if k[0] == name and k[1] == size)
+                if not xs:
+                    continue
+                fig.add_trace(line(xs, [cells[(name, size, x)].value for x in xs], f"{label} {key}", colours[size],
+                                    group=label, show=not shown, dash=dash,
+                                    custom=[[cells[(name, size, x)].text, len(cells[(name, size, x)].values),
+                                             name] for x in xs],
+                                    hover=f"%{{customdata[2]}}<br>{label}, %{{x:,}} Hz<br>{key} {tail}"),
+                              **panel(i, cols))
+                shown = True
+
+
 def _rate(records: list[Record]) -> list[Figure]:
     go, _ = plotly()
 
@@ -120,48 +142,18 @@ def _rate(records: list[Record]) -> list[Figure]:
     fig, cols = grid(names, "Delivered / offered (solid) and loop rate, sent / offered (dotted), vs publish rate, "
                              "one colour per size (rate mode)", "publish rate (Hz)", "share of the offered samples",
                       log_x=True, log_y=False)
-    colours = ramp(sizes)
-    for key, value, dash in (("delivered", delivered, None), ("loop rate", lambda r: r.loop_rate, "dot")):
-        cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz), value, lambda r: r.scheduled)
-        for size in sizes:
-            label = format_size(size)
-            shown = False
-            for i, name in enumerate(names):
-                xs = sorted(k[2] for k in cells if k[0] == name and k[1] == size)
-                if not xs:
-                    continue
-                fig.add_trace(line(xs, [cells[(name, size, x)].value for x in xs], f"{label} {key}", colours[size],
-                                    group=label, show=not shown, dash=dash,
-                                    custom=[[cells[(name, size, x)].text, len(cells[(name, size, x)].values),
-                                             name] for x in xs],
-                                    hover=f"%{{customdata[2]}}<br>{label}, %{{x:,}} Hz<br>{key} %{{y:.4f}}<br>"
-                                          "of %{customdata[0]} scheduled (%{customdata[1]} point(s))"),
-                              **panel(i, cols))
-                shown = True
+    scheduled = "%{y:.4f}<br>of %{customdata[0]} scheduled (%{customdata[1]} point(s))"
+    _per_size(fig, cols, rate, names, sizes, [("delivered", delivered, lambda r: r.scheduled, None, scheduled),
+                                              ("loop rate", lambda r: r.loop_rate, lambda r: r.scheduled, "dot",
+                                               scheduled)])
     out.append(Figure("rate", "rate-delivered", "Delivered and sent / offered vs rate per size", fig))
     # latency p50 (solid) and p99 (dotted) vs rate, one colour per size
     fig, cols = grid(names, "Latency p50 (solid) and p99 (dotted) vs publish rate, one colour per size "
                              "(rate mode: one-way from the intended send time)",
                       "publish rate (Hz)", "one-way latency (µs)", log_x=True, log_y=True)
-    colours = ramp(sizes)
-    for key, dash in (("p50", None), ("p99", "dot")):
-        cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz),
-                         _plotted(key), lambda r: r.stat("count"))
-        for size in sizes:
-            label = format_size(size)
-            shown = False
-            for i, name in enumerate(names):
-                xs = sorted(k[2] for k in cells if k[0] == name and k[1] == size)
-                if not xs:
-                    continue
-                fig.add_trace(line(xs, [cells[(name, size, x)].value for x in xs], f"{label} {key}", colours[size],
-                                    group=label, show=not shown, dash=dash,
-                                    custom=[[cells[(name, size, x)].text, len(cells[(name, size, x)].values),
-                                             name] for x in xs],
-                                    hover=f"%{{customdata[2]}}<br>{label}, %{{x:,}} Hz<br>{key} %{{y:.4g}} µs<br>"
-                                          "%{customdata[0]} samples (%{customdata[1]} point(s))"),
-                              **panel(i, cols))
-                shown = True
+    samples = "%{y:.4g} µs<br>%{customdata[0]} samples (%{customdata[1]} point(s))"
+    _per_size(fig, cols, rate, names, sizes, [(key, _plotted(key), lambda r: r.stat("count"), dash, samples)
+                                              for key, dash in (("p50", None), ("p99", "dot"))])
     log_switch(fig, log_y=True)
     out.append(Figure("rate", "rate-latency-rate", "Latency vs rate per size", fig))
     # loss heatmap, size x rate
