@@ -14,6 +14,7 @@ from typing import Iterable, TextIO
 from mwperf.display import printable
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
+from mwperf.export.interop import interop
 from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.ranking import headline_sections, ranked
 from mwperf.export.scenario import plain, scenario_sections
@@ -316,8 +317,9 @@ class Tables(Exporter):
     ``verbose`` (``mwperf report``, ``run --verbose``): the floor, the result tables, a scenario's (its
     flows alone and together), the tables across points the records support (ROS overhead, fan-out,
     threads, the ranges) and, last, the headline. Otherwise what answers first: the headline
-    (:mod:`mwperf.export.ranking`), a scenario's tables, and the result tables of the points the
-    headline does not rank (burst mode, a search's probes) with a search's answer."""
+    (:mod:`mwperf.export.ranking`), a scenario's tables, the result tables of the points the
+    headline does not rank (burst mode, a search's probes), a search's answer and the cross-vendor
+    matrices."""
 
     def __init__(self, fmt: str, out: TextIO, headline: bool = True, verbose: bool = True):
         self.name = fmt  # text or md
@@ -334,7 +336,7 @@ class Tables(Exporter):
         else:
             unranked = [r for r in points if not ranked(r)]
             sections = (scenario_sections(records, anchors) + build_sections(unranked, anchors)
-                        + max_rate_sections(points))
+                        + max_rate_sections(points) + interop(points))
         if self.headline:
             sections += headline_sections(points, anchors)
         self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
