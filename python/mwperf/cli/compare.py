@@ -18,6 +18,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     compare.add_argument("--fail-if-lossier", metavar="PCT", type=_percent,
                          help="exit 1 if a point's loss rate is more than PCT percentage points above the baseline's")
     compare.add_argument("--force", action="store_true", help="compare runs measured under different placements")
+    compare.add_argument("--versions", metavar="OLD,NEW[,...]", type=_names,
+                         help="builds of one middleware point by point, each against the first "
+                              "(cyclonedds,cyclonedds11): from one run directory, or the first's points from DIR "
+                              "and the others' from a second")
     compare.set_defaults(func=command)
 
 
@@ -32,8 +36,12 @@ def _percent(text: str) -> float:
     return number
 
 
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.export.compare import compare_runs
 
     return compare_runs(ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
-                        fail_if_lossier=ns.fail_if_lossier, force=ns.force)
+                        fail_if_lossier=ns.fail_if_lossier, force=ns.force, versions=ns.versions)

@@ -51,11 +51,12 @@ def comparison_text(comparison: Comparison) -> str:
 
 
 def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
-                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None) -> int:
+                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None,
+                 versions: list[str] | None = None) -> int:
     """Each run after the first against the first; the tables to ``out``,
     unusable records named on ``err`` (default stderr). Exit code: 1 when a gate fails."""
     err = err or sys.stderr
     comparison = compare(dirs, fail_if_slower=fail_if_slower, fail_if_lossier=fail_if_lossier, force=force,
-                         warn=lambda m: err.write(f"mwperf: warning: {m}\n"))
+                         warn=lambda m: err.write(f"mwperf: warning: {m}\n"), versions=versions)
     out.write(comparison_text(comparison))
     return comparison.exit_code
