@@ -17,14 +17,14 @@ def test_the_adaptive_summary_says_what_the_others_would_need():
     assert adaptive_saving([typed({"duration_s": 1.0, "elapsed_s": 1.0, "adaptive": None})]) is None
 
 
-MIDDLEWARES = ("udp", "tcp", "cyclonedds", "fastdds", "fastdds-jazzy", "connext", "iceoryx", "iceoryx2", "zenoh",
-               "ros1", "ros2")
+MIDDLEWARES = ("udp", "tcp", "cyclonedds", "cyclonedds11", "fastdds", "fastdds-jazzy", "fastdds3", "connext",
+               "iceoryx", "iceoryx2", "zenoh", "ros1", "ros2", "ros2-kilted")
 SCREEN = (60, 120)  # one screen: lines, and the columns of a table's line (a warning's text may wrap)
 
 
 def quick_plan_run(directory):
     """A run directory of the quick plan's shape (plans/quick.yaml: every middleware, latency, throughput
-    and two publish rates at three sizes, 132 points), its floor, its points' thread groups."""
+    and two publish rates at three sizes, 168 points), its floor, its points' thread groups."""
     from floor_docs import doc, floor, stats
     from mwperf.model.upgrade import blank
     from mwperf.results.floor import write_floor
@@ -53,8 +53,6 @@ def quick_plan_run(directory):
     return rundir, records
 
 
-
-
 def test_the_end_of_a_run_is_one_screen_the_headline_then_where_the_report_is(tmp_path):
     """The quick plan's run ends with its headline, the warnings and where the report is, on one screen;
     the floor, each middleware's table and the CPU per thread group only with --verbose."""
@@ -63,7 +61,7 @@ def test_the_end_of_a_run_is_one_screen_the_headline_then_where_the_report_is(tm
     from mwperf.export.run import at_end
 
     rundir, records = quick_plan_run(tmp_path / "run")
-    assert len(records) == 132
+    assert len(records) == 168
     out = io.StringIO()
     at_end(records, records, rundir, fmt="text", out=out, progress=io.StringIO())
     text = out.getvalue()
