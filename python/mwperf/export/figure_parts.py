@@ -100,7 +100,7 @@ def collect(records: list[Record], key: Callable[[Record], tuple], value: Callab
     return cells
 
 
-#: Colours told apart beyond D3's ten (a run of every middleware has eleven), none near black (the floor's).
+#: Colours told apart beyond D3's ten (a run of every middleware has fourteen), none near black (the floor's).
 MORE_COLOURS = ["#b68100", "#00a08b", "#750d86", "#fc0080", "#1616a7", "#6c7c32", "#a777f1", "#862a16"]
 
 
