@@ -179,7 +179,8 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
     with lock.hold(out, force=ns.force, measure=hosts is None, cores=str(cells[0].opts.cpu), argv=argv) as held:
         doc = provenance.collect(run_id=out.name, argv=argv, options=options, agent=agent, started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        code = execute(search.planned(), RunDir(out), agent, doc, outputs=run_outputs(ns.format, verbose=ns.verbose),
+        outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
+        code = execute(search.planned(), RunDir(out), agent, doc, outputs=outputs,
                        leftovers=cells[0].opts.agent.leftovers,
                        floor=not ns.no_floor, feed=search, on_record=search.on_record)
     return ingest_after_run(store, out, code)

@@ -159,6 +159,6 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
-        outputs = run_outputs(ns.format, verbose=ns.verbose)
+        outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
         return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=outputs, machine_lock=held.machine,
                                                      floor=not ns.no_floor, far=far))

@@ -80,10 +80,10 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
             code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,
-                           floor=not ns.no_floor, verbose=ns.verbose)
+                           floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
     else:
         code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
-                      floor=not ns.no_floor, verbose=ns.verbose)
+                      floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
     return ingest_after_run(store, out, code)
 
 
@@ -154,7 +154,7 @@ def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: Text
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
            argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
-           floor: bool = False, verbose: bool = False) -> int:
+           floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -173,13 +173,14 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, outputs=run_outputs(fmt, verbose=verbose),
+        outputs = run_outputs(fmt, verbose=verbose, stored=stored)
+        return execute(points, RunDir(out), agent, doc, outputs=outputs,
                        leftovers=agent_info.leftovers, floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
             fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None,
-            floor: bool = False, verbose: bool = False) -> int:
+            floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -204,7 +205,8 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, outputs=run_outputs(fmt, verbose=verbose), earlier=earlier,
+    outputs = run_outputs(fmt, verbose=verbose, stored=stored)
+    return execute(todo, rundir, agent, doc, outputs=outputs, earlier=earlier,
                    leftovers=agent_info.leftovers, floor=floor)
 
 

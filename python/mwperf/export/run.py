@@ -37,9 +37,10 @@ def line(records: list[Record]) -> str:
 
 
 def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, fmt: str, out: TextIO,
-           progress: TextIO, verbose: bool = False) -> None:
+           progress: TextIO, verbose: bool = False, report_line: bool = True) -> None:
     """The headline (``verbose``: every table before it) and the warnings, the adaptive stop's saving, and
-    where it all is: the run directory, and report.html last."""
+    where it all is: the run directory, and report.html last (unless not ``report_line``: a run that goes
+    into a store has it said after the store's line)."""
     html = None
     if everything:
         out.write("\n")
@@ -53,7 +54,7 @@ def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, f
             progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
     saved = adaptive_saving(records)
     out.write("\n" + (f"{saved}\n" if saved else "") + f"results: {rundir.path}\n"
-              + (f"report: {html}\n" if html else ""))
+              + (f"report: {html}\n" if html and report_line else ""))
     out.flush()
 
 

@@ -23,3 +23,14 @@ def test_the_headline_and_the_report_last_every_table_with_verbose(tmp_path, fak
     assert "== headline: latency" in printed[False] and "== udp latency (" not in printed[False]
     assert printed[True].index("== udp latency (") < printed[True].index("== headline: latency")
     assert "== ranges:" in printed[True]  # the tables across points (threads: tests/export/test_run.py)
+
+
+def test_a_run_into_a_store_says_where_the_report_is_once_and_last(tmp_path, fake_agent, capsys):
+    """With a store, the store's line comes after the run's end: the report's path after it, not twice."""
+    out = tmp_path / "run"
+    assert main(["run", "--mw", "udp", "--mode", "latency", "--size", "32", "--duration", "100ms", "--warmup", "0",
+                 "--agent", str(fake_agent), "--no-floor", "--db", str(tmp_path / "store.duckdb"),
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.endswith(f"results: {out}\n") and "report: " not in printed.out
+    assert printed.err.endswith(f"store: stored in {tmp_path / 'store.duckdb'}\nreport: {out / 'report.html'}\n")
