@@ -21,7 +21,7 @@ from mwperf.units import format_rate_hz
 
 __all__ = ["answer_figures", "ANSWER_HEIGHT", "FLOOR_COLOUR"]
 
-ANSWER_HEIGHT = 400
+ANSWER_HEIGHT = 420
 FLOOR_COLOUR = "#111111"
 _TITLES = {"latency": "Latency vs message size, every middleware (p50 solid with its interval, p99 dashed; "
                       "one-way = RTT/2)",
@@ -35,7 +35,7 @@ def _layout(fig, title: str, height: int = ANSWER_HEIGHT) -> None:
                              "pad": {"t": 10}, "font": {"size": 14}},
                       height=height, margin={"l": 64, "r": 10, "t": 56, "b": 48},
                       legend={"orientation": "v", "x": 1.01, "xanchor": "left", "y": 1, "yanchor": "top",
-                              "groupclick": "togglegroup", "font": {"size": 11}, "tracegroupgap": 2},
+                              "groupclick": "togglegroup", "font": {"size": 10}, "tracegroupgap": 0},
                       hoverlabel={"namelength": -1}, font={"family": "Helvetica, Arial, sans-serif", "size": 12})
 
 

@@ -196,6 +196,35 @@ def test_the_first_screen_ranks_the_middlewares_and_draws_every_one_on_one_axis(
         assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (fid, fig["legend"], fig["plot"])  # apart
 
 
+def test_the_first_screen_of_the_quick_plan_holds_its_three_sizes_and_its_figure(tmp_path):
+    """The quick plan's run (every middleware, 14, at three sizes; intervals that leave each place a list of
+    places it cannot be told from, p99 with wide intervals: the widest cells a run has): its three rankings
+    side by side and its one-axis figure within the first 900 px of a 1400 px wide window, every middleware a
+    trace, the legend beside the plotting area and no taller than it (plotly.js scrolls a taller one)."""
+    from export.test_run import MIDDLEWARES, quick_plan_run
+
+    rundir, _ = quick_plan_run(tmp_path / "run")  # its floor; the records: the fixture's udp ones as each
+    udp = {(r["mode"], r["size"]): r for r in all_records() if r["mw"] == "udp" and r["status"] == "ok"}
+    lines = []
+    for i, mw in enumerate(MIDDLEWARES):
+        for mode, rate, size in [(m, None, s) for m in ("latency", "throughput") for s in (32, 1024, 63000)] + [
+                ("rate", hz, s) for s in (32, 1024, 63000) for hz in (100.0, 1000.0)]:
+            raw = {**udp[mode, 1024 if mode == "latency" else 64], "mw": mw, "size": size, "rate_hz": rate,
+                   "point": len(lines), "mbps": 100.0 * (i + 1)}
+            raw["latency_us"] = {**raw["latency_us"], "p50": 20.0 + i, "p50_ci": [17.4 + i, 22.6 + i],
+                                 "p99": 1000.0 + 37 * i, "p99_ci": [600.5 + i, 1900.5 + i]}
+            lines.append(json.dumps(raw) + "\n")
+    (rundir.path / "results.jsonl").write_text("".join(lines))
+    assert main(["report", str(rundir.path)]) == 0
+    state, _ = probed(rundir.path / "report.html", tmp_path, FIRST_SCREEN, "--window-size=1400,900")
+    first = state["figures"]["answer-latency"]
+    for left, top, right, bottom in (state["ranks"], first["box"]):
+        assert 0 <= left and 0 <= top and right <= state["window"][0] and bottom <= 900, (left, top, right, bottom)
+    assert all(any(t.startswith(mw) for t in first["traces"]) for mw in MIDDLEWARES), first["traces"]
+    (l1, t1, r1, b1), (l2, t2, r2, b2) = first["legend"], first["plot"]
+    assert r2 <= l1 and b1 - t1 <= b2 - t2, (first["legend"], first["plot"])
+
+
 def test_legend_toggles_and_log_linear_buttons_work(rendered):
     state, _, _ = rendered
     lat = state["figures"]["latency-size"]
