@@ -16,7 +16,12 @@ cannot go untested:
 * ``validated``: needs two real hosts (``--hosts``): parsed and validated by the command
   line's own code against the agent's recorded description; no ssh is started, no packet sent;
 * ``not run``: ``make run`` installs packages (network), ``make test`` runs this very test
-  and builds the site (``make docs``).
+  and builds the site (``make docs``), ``make setup`` and the bundles' builds are what ``make
+  run`` and the far hosts' tests (python/tests/hosts) do;
+* ``lab``: needs a lab of real hosts (an Ansible inventory): ``lab prepare`` and ``sweep
+  --inventory --pairs`` run against the tests' hosts (namespaces with their own sshd) in
+  python/tests/lab/test_lab_sweep.py, ``report --host-pair`` on a lab's records in
+  python/tests/lab/test_host_pair.py.
 
 They run in a temporary directory (``results/...`` lands there; ``plans`` links to the
 repository's), in the order a reader meets them (the README first, then the site's pages); a
@@ -96,6 +101,13 @@ HOW = {
     "mwperf run --mw cyclonedds --mode rate --rate 1000 --subscribers 4 --subscribers-as threads": "shortened",
     "mwperf run --mw connext --peer-mw cyclonedds --mode rate --rate 1000 --size 1k": "shortened",
     "mwperf sweep plans/interop.yaml --out results/interop": "interrupted",
+    "make setup": "not run",
+    "make bundle": "not run",
+    "make bundle-aarch64": "not run",
+    "mwperf lab prepare --inventory lab.yml": "lab",
+    "mwperf sweep link.yaml --inventory lab.yml --pairs laptop:pi,laptop:jetson --out results/lab": "lab",
+    "mwperf report results/lab": "lab",
+    "mwperf report results/lab --host-pair laptop:pi": "lab",
 }
 
 #: Exit codes a command may end with (0 unless listed), and why.
@@ -259,7 +271,7 @@ def test_the_readme_examples_run(tmp_path):
     shutil.copy(FIXTURES / "ddsperf-ping.txt", tmp_path / "ddsperf-ping.txt")
     failures = []
     for command in readme_commands():
-        if HOW[command] in ("not run", "validated") or side_by_side(command):
+        if HOW[command] in ("not run", "validated", "lab") or side_by_side(command):
             continue
         if command.startswith("mwperf compare") and not (tmp_path / "results" / "after").exists():
             for side in ("before", "after"):

@@ -42,7 +42,7 @@ from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.rundir import RunDir
 
-__all__ = ["run", "execute", "Outputs"]
+__all__ = ["run", "execute", "Outputs", "clean_far"]
 
 
 @dataclass(frozen=True)
@@ -79,17 +79,17 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, prog
         return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
                        leftovers=opts.agent.leftovers, floor=floor)
     doc["hosts"] = {"pub": opts.hosts.facts[0], "sub": opts.hosts.facts[1]}
-    _clean_far(far, opts, progress or sys.stderr)
+    clean_far(far, opts, progress or sys.stderr)
     try:
         return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
                        leftovers=opts.agent.leftovers, floor=floor)
     finally:
         with signals_deferred():
-            _clean_far(far, opts, progress or sys.stderr)
+            clean_far(far, opts, progress or sys.stderr)
             close_shared_connections()
 
 
-def _clean_far(far, opts: RunOptions, progress: TextIO) -> None:
+def clean_far(far, opts: RunOptions, progress: TextIO) -> None:
     """What runs leave on the far hosts (:mod:`mwperf.hosts.cleanup`); never fails the run."""
     from mwperf.execute.cleanup import SHM_DIR, shm_patterns
 

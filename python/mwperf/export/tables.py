@@ -153,6 +153,8 @@ def _title(mw: str, mode: str, records: list[Record], part: str = "") -> str:
         parts.append(f"table '{'; '.join(sections)}'")
     qos = qos_label(records[0]) if records else ""
     name = f"{mw} {mode}{f' {part}' if part else ''}"
+    if records and records[0].host_pair is not None:
+        name += f" on {records[0].host_pair}"
     return f"{name}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
 
 
@@ -163,17 +165,19 @@ def build_sections(records: Iterable[Record], anchors: Anchors | None = None) ->
     records = list(records)
     mw_order: dict[str, int] = {}
     qos_order: dict[tuple, int] = {}
+    pair_order: dict[str | None, int] = {}
     groups: dict[tuple, list[Record]] = {}
     for record in records:
         name = record.pair_name  # a cross-vendor pair is a table of its own
         mw_order.setdefault(name, len(mw_order))
         qos = section_key(record)
         qos_order.setdefault((name, qos), len(qos_order))
-        groups.setdefault((name, qos, record.mode), []).append(record)
+        pair_order.setdefault(record.host_pair, len(pair_order))  # sweep --inventory: a table per pair of hosts
+        groups.setdefault((name, qos, record.mode, record.host_pair), []).append(record)
     sections = []
-    for key in sorted(groups, key=lambda k: (mw_order[k[0]], qos_order[(k[0], k[1])], _MODE_ORDER.get(k[2], 9),
-                                              k[2])):
-        mw, _, mode = key
+    for key in sorted(groups, key=lambda k: (pair_order[k[3]], mw_order[k[0]], qos_order[(k[0], k[1])],
+                                              _MODE_ORDER.get(k[2], 9), k[2])):
+        mw, _, mode, _ = key
         members = sorted(groups[key], key=lambda r: (r.size, r.rate_hz or 0, r.demand or 0, r.point))
         for part, headers, row_of, lead in _BUILDERS.get(mode, _BUILDERS["latency"]):
             section = Section(mw, mode, _title(mw, mode, members, part), list(headers) + anchors.headers(mode),

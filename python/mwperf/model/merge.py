@@ -311,6 +311,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "elapsed_s": m.elapsed_s(pub),
         "phases": _with_bundle(outcome.phases, opts),
         "hosts": _hosts(opts),
+        "host_pair": opts.hosts.name if opts.hosts is not None else None,
         "reuse": outcome.reuse,
         "service": outcome.service,
         "adaptive": m.adaptive(point.get("precision"), pub, sub, mode),

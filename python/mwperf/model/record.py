@@ -148,6 +148,7 @@ class Record:
     launches: Launches | None
     scenario: Scenario | None
     hosts: Sides[Host | None] | None  # with --hosts: each side's host
+    host_pair: str | None  # sweep --inventory: the lab's pair of hosts, ``pub:sub`` (the inventory's names)
 
     @classmethod
     def from_json(cls, r: JsonObject) -> Record:
@@ -176,7 +177,7 @@ class Record:
             repetition=g("repetition"), point_hash=g("point_key"), elapsed_s=g("elapsed_s"), phases=g("phases"),
             reuse=Reuse.of(g("reuse")), service=Service.of(g("service")), adaptive=Adaptive.of(g("adaptive")),
             search=Search.of(g("search")), launches=Launches.of(g("launches")), scenario=Scenario.of(g("scenario")),
-            hosts=None if g("hosts") is None else Sides.of(g("hosts"), Host.of))
+            hosts=None if g("hosts") is None else Sides.of(g("hosts"), Host.of), host_pair=g("host_pair"))
 
     def __repr__(self) -> str:
         return (f"Record(run {self.run_id!r}, point {self.point}: {self.options.get('mw')} {self.options.get('mode')} "
