@@ -204,8 +204,9 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
         if far is not None:
             doc["hosts"] = {"pub": far.pair.facts[0], "sub": far.pair.facts[1]}
             clean_far(far, cells[0].opts, sys.stderr)
+        outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
         try:
-            code = execute(search.planned(), RunDir(out), agent, doc, outputs=run_outputs(ns.format),
+            code = execute(search.planned(), RunDir(out), agent, doc, outputs=outputs,
                            leftovers=cells[0].opts.agent.leftovers,
                            floor=not ns.no_floor, feed=search, on_record=search.on_record)
         finally:

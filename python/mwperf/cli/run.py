@@ -103,6 +103,9 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--agent", metavar="PATH",
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    run.add_argument("--verbose", action="store_true",
+                     help="print every table at the end (the floor, each middleware's, CPU per thread group, ...), "
+                          "not only the headline; report.html has them all")
     run.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
                      "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
     run.add_argument("--no-floor", action="store_true",
@@ -162,5 +165,6 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
-        return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=run_outputs(ns.format),
-                                                     machine_lock=held.machine, floor=not ns.no_floor, far=far))
+        outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
+        return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=outputs, machine_lock=held.machine,
+                                                     floor=not ns.no_floor, far=far))

@@ -47,6 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--resume", metavar="DIR", help="finish a sweep's run directory: run only its missing points")
     sweep.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    sweep.add_argument("--verbose", action="store_true",
+                       help="print every table at the end (the floor, each middleware's, CPU per thread group, ...), "
+                            "not only the headline; report.html has them all")
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
     sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
@@ -82,14 +85,14 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     out = Path(ns.resume or ns.out or default_out())
     store = check_run_store(ns.db, out)
     if lab is not None:
-        code = sweep_lab.sweep(ns, argv, agent, agent_info, out, lab, PLAN_FILE, plan_doc)
+        code = sweep_lab.sweep(ns, argv, agent, agent_info, out, lab, PLAN_FILE, plan_doc, stored=store is not None)
     elif ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
             code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,
-                           floor=not ns.no_floor)
+                           floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
     else:
         code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
-                      floor=not ns.no_floor)
+                      floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
     return ingest_after_run(store, out, code)
 
 
@@ -160,7 +163,7 @@ def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: Text
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
            argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
-           floor: bool = False) -> int:
+           floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -179,13 +182,14 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, outputs=run_outputs(fmt), leftovers=agent_info.leftovers,
-                       floor=floor)
+        outputs = run_outputs(fmt, verbose=verbose, stored=stored)
+        return execute(points, RunDir(out), agent, doc, outputs=outputs,
+                       leftovers=agent_info.leftovers, floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
             fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None,
-            floor: bool = False) -> int:
+            floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -210,7 +214,8 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, outputs=run_outputs(fmt), earlier=earlier,
+    outputs = run_outputs(fmt, verbose=verbose, stored=stored)
+    return execute(todo, rundir, agent, doc, outputs=outputs, earlier=earlier,
                    leftovers=agent_info.leftovers, floor=floor)
 
 

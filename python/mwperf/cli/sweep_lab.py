@@ -74,9 +74,9 @@ def check(ns: argparse.Namespace):
 
 
 def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: AgentInfo, out: Path, lab,
-          plan_file: str, plan_doc: Callable[[Plan, int], dict]) -> int:
+          plan_file: str, plan_doc: Callable[[Plan, int], dict], stored: bool = False) -> int:
     """Run the plan over the lab's pairs (``lab``: :func:`check`'s), saved in ``plan_file``, run.json's options
-    ``plan_doc``'s; the exit code."""
+    ``plan_doc``'s; the exit code (``stored``: the run goes into a store, which says where the report is)."""
     from mwperf.cli.common import run_outputs
     from mwperf.cli.hosts import far_side
     from mwperf.execute import lock, provenance
@@ -142,8 +142,9 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
                 doc["hosts"] = {"pub": sides[0].pair.facts[0], "sub": sides[0].pair.facts[1]}
             for side in sides:
                 clean_far(side, jobs[0].opts, sys.stderr)
+            outputs = run_outputs(ns.format, verbose=ns.verbose, stored=stored)
             try:
-                return execute(jobs, RunDir(out), agent, doc, outputs=run_outputs(ns.format),
+                return execute(jobs, RunDir(out), agent, doc, outputs=outputs,
                                leftovers=agent_info.leftovers, floor=not ns.no_floor)
             finally:
                 for side in sides:

@@ -14,9 +14,12 @@ from typing import Iterable, TextIO
 from mwperf.display import printable
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
+from mwperf.export.interop import interop
+from mwperf.export.max_rate import max_rate_sections
+from mwperf.export.ranking import headline_sections, ranked
 from mwperf.export.scenario import plain, scenario_sections
 from mwperf.export.sections import Row, Section, section_key
-from mwperf.export.summaries import headline, summaries
+from mwperf.export.summaries import ranges, summaries
 from mwperf.export.terminal import table_text
 from mwperf.model.labels import qos_label, subscribers_label
 from mwperf.model.record import Record
@@ -313,22 +316,32 @@ def format_seconds(seconds: float) -> str:
 
 
 class Tables(Exporter):
-    """The tables on a stream (the terminal), as aligned text or Markdown:
-    the result tables, a scenario's (its flows alone and together), the
-    tables across points the records support (ROS overhead, fan-out,
-    threads) and, last, the headline."""
+    """The tables on a stream (the terminal), as aligned text or Markdown.
 
-    def __init__(self, fmt: str, out: TextIO, headline: bool = True):
+    ``verbose`` (``mwperf report``, ``run --verbose``): the floor, the result tables, a scenario's (its
+    flows alone and together), the tables across points the records support (ROS overhead, fan-out,
+    threads, the ranges) and, last, the headline. Otherwise what answers first: the headline
+    (:mod:`mwperf.export.ranking`), a scenario's tables, the result tables of the points the
+    headline does not rank (burst mode, a search's probes), a search's answer and the cross-vendor
+    matrices."""
+
+    def __init__(self, fmt: str, out: TextIO, headline: bool = True, verbose: bool = True):
         self.name = fmt  # text or md
         self.out = out
         self.headline = headline
+        self.verbose = verbose
 
     def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         anchors = Anchors.of(rundir.path)
         points = plain(records)  # a scenario's flows: the scenario's tables
-        sections = (floor_sections(anchors.floor) + build_sections(points, anchors)
-                    + scenario_sections(records, anchors) + summaries(points))
+        if self.verbose:
+            sections = (floor_sections(anchors.floor) + build_sections(points, anchors)
+                        + scenario_sections(records, anchors) + summaries(points) + ranges(points))
+        else:
+            unranked = [r for r in points if not ranked(r)]
+            sections = (scenario_sections(records, anchors) + build_sections(unranked, anchors)
+                        + max_rate_sections(points) + interop(points))
         if self.headline:
-            sections += headline(points)
+            sections += headline_sections(points, anchors)
         self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
         return []

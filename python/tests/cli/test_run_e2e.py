@@ -61,7 +61,7 @@ def sweep(tmp_path_factory):
     with count_leaving_packets() as leaving:
         done = mwperf("run", "--agent", str(link), "--mw", ",".join(MWS), "--mode", ",".join(MODES),
                       "--rate", "1000", "--size", "64", "--duration", "1s", "--warmup", "200ms",
-                      "--latency-count", "1000", "--out", str(out))
+                      "--latency-count", "1000", "--out", str(out), "--verbose")  # every table: checked below
     return {"done": done, "out": out, "marker": str(link), "leaving": leaving}
 
 

@@ -51,7 +51,7 @@ def run_once(tmp_path_factory, name, *args):
     out = tmp_path_factory.mktemp(name) / "run"
     before = shm_segments()
     with count_leaving_packets() as leaving:
-        done = mwperf("run", "--agent", agent, *args, "--out", str(out))
+        done = mwperf("run", "--agent", agent, *args, "--out", str(out), "--verbose")  # every table: checked below
     records = written(out) if (out / "results.jsonl").exists() else []
     return {"done": done, "records": records, "leaving": leaving["packets"], "shm_left": leftover_segments(before)}
 
