@@ -73,14 +73,21 @@ struct Description {
   const char* leftovers = "";
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
-  const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
-  const char* license = "";         // the terms the middleware runs under here, where they are not open source
+  // DDS Security (--security): the levels it applies (core/security.h's
+  // kSecurityLevels; "" none), and in one line where it applies them, or why
+  // it cannot (the refusal of --security, this adapter's own).
+  const char* securities = "";
+  const char* security_note = "";
+  const char* notes = "";    // one line for `list` (e.g. what a payload adds on the wire)
+  const char* license = "";  // the terms the middleware runs under here, where they are not open source
 
   // Capability `name` of an option row: nullptr when the adapter lacks it,
   // else the values it takes ("" = any the option takes).
   const char* capability(const std::string& name) const;
   // The adapter's default for capability `name` ("" none: the option's).
   const char* default_of(const std::string& name) const;
+  // Why this adapter lacks capability `name`, in its own words ("" none: the option row's refusal).
+  const char* refusal_of(const std::string& name) const;
   // Limit `name` of a LimitRule (0: none), and why it is what it is ("" none).
   uint64_t limit(const std::string& name) const;
   const char* limit_note(const std::string& name) const;
@@ -111,6 +118,8 @@ struct AdapterConfig {
   std::string peer = "127.0.0.1";  // the other side's address, for unicast discovery
   bool isolated = false;           // a namespace whose only ways out are lo and the link
   uint32_t domain = 0;
+  std::string security;      // --security: none, auth, sign or encrypt ("" = none)
+  std::string enclave;       // --enclave: the folder of its certificates, key and signed documents (core/security.h)
   uint32_t subscribers = 1;  // pub: the subscribers wait_matched() waits for
   uint32_t fan_out = 1;      // both roles: the subscribers the data stream serves (iceoryx2 sizes its services by it)
 };
@@ -151,6 +160,24 @@ class Adapter {
   // Errc::timeout: the middleware did not take the message within its own
   // blocking time (a reliable writer whose history is full); nothing was sent.
   virtual Errc send(const uint8_t* data, size_t len) = 0;
+  // Zero-copy sending, where the middleware lends the memory a message goes
+  // out in (a chunk of its shared memory, the buffer its put() takes over):
+  // loan() hands out a writable buffer of len bytes holding `from`'s bytes,
+  // copied there by the middleware's own loan path (the copy any writer into
+  // a loan pays; none where it can reply from the received sample itself);
+  // the caller may change it in place, then publish_loaned() sends it. One
+  // loan at a time, on the thread that sends; every loan is published. The
+  // echo answers this way where can_loan() says so, instead of staging a
+  // copy of its own for send().
+  virtual bool can_loan() const { return false; }
+  virtual Errc loan(const uint8_t* from, size_t len, uint8_t** out) {
+    (void)from, (void)len, (void)out;
+    return fail(Errc::unsupported, "no loans");
+  }
+  virtual Errc publish_loaned(uint8_t* buf, size_t len) {
+    (void)buf, (void)len;
+    return fail(Errc::unsupported, "no loans");
+  }
   // Pull: the next message into *data / *len, valid until the next recv()
   // (writable if the description says writable_data). timeout_ns == 0 polls
   // once; < 0 (only when can_wake()) waits until a message arrives or wake()
