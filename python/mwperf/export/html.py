@@ -73,7 +73,8 @@ def _summary(records: list[Record], run: dict | None, warnings: list[str]) -> st
     where = ", ".join(str(v) for v in (run.get("hostname"), run.get("cpu_model"),
                                        f"{run['vcpus']} vCPUs" if run.get("vcpus") else None, run.get("started"))
                       if v)
-    text = (f"{len(records)} point(s), {ok} ok, of {mws} middleware(s) ({modes})" + (f"; {where}" if where else "")
+    text = (f"{len(records)} point(s), {ok} ok, of {mws} middleware(s) ({escape(modes)})"
+            + (f"; {escape(where)}" if where else "")  # run.json's text: never markup
             + (f"; <a href=\"#warnings\">{len(warnings)} warning(s)</a> below" if warnings else "; no warning"))
     return f'<p class="lead">{text}</p>' if records else ""
 
