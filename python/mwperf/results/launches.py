@@ -18,11 +18,10 @@ fractions of the median p50 over the launches:
 
 from __future__ import annotations
 
-import math
 import statistics
 from typing import Iterable
 
-__all__ = ["p50", "spread", "spread_text", "log_p50s"]
+__all__ = ["p50", "spread", "spread_text"]
 
 
 def p50(record: dict) -> float | None:
@@ -36,11 +35,6 @@ def _within(record: dict) -> float | None:
     if not isinstance(ci, list) or len(ci) != 2 or not isinstance(mid, (int, float)) or mid <= 0:
         return None
     return (ci[1] - ci[0]) / 2 / mid
-
-
-def log_p50s(records: Iterable[dict]) -> list[float]:
-    """The launches' p50s on a log scale (a slowdown is a ratio)."""
-    return [math.log(v) for v in map(p50, records) if v is not None and v > 0]
 
 
 def spread(records: list[dict]) -> dict | None:

@@ -137,9 +137,8 @@ def shift(a: Sequence[float], b: Sequence[float], allowance: float, catch: float
     if resolution <= catch:
         return Decision(HOLDS, **common, why="not worse by more than allowed")
     need = _need(sd, df, allowance, catch, prior.df if prior is not None else 0, max(na, nb) + 1)
-    said = f"more than {MOST}" if need > MOST else str(need)
-    return Decision(CANNOT_DECIDE, **common, need=need,
-                    why=f"cannot decide: {na}+{nb} launches, need {said}+{said} (at their spread)")
+    said = f"more than {MOST} a side" if need > MOST else f"{need}+{need}"
+    return Decision(CANNOT_DECIDE, **common, need=need, why=f"cannot decide: {na}+{nb} launches, need {said}")
 
 
 @dataclass(frozen=True)

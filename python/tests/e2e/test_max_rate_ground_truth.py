@@ -44,11 +44,11 @@ def test_max_rate_over_a_10_mbit_link(tmp_path):
     assert last["done"] and [r["search"]["done"] for r in records].count(True) == 1
     answer = last["max_rate_hz"]
     assert 0.85 * CARRIED_HZ <= answer <= 1.15 * CARRIED_HZ, (answer, CARRIED_HZ)
-    lo, hi = last["bracket"]
-    assert lo == answer and hi is not None and hi / lo <= 1.05
-    # the probe above the answer missed more than 1 % of its due samples; the answer's probe did not
-    above = next(r for r in records if r["rate_hz"] == hi)
-    assert not above["search"]["met"] and above["search"]["missing"] > 0.01
+    lo, hi = last["bracket"]  # the limit's 90 % interval: the answer is its lower end
+    assert lo == answer < hi
+    # probes above the answer missed more than 1 % of their due samples; one at or below it met the criterion
+    assert any(not r["search"]["met"] and r["search"]["missing"] > 0.01 for r in records if r["rate_hz"] > answer)
+    assert any(r["search"]["met"] for r in records if r["rate_hz"] <= hi)
     assert f"{answer:g}" in done.stdout and "max rate (loss <= 1%, step 5%)" in done.stdout
     print(f"max-rate over 10 Mbit/s, 1 KiB udp, 1 % loss: {answer:g} Hz (carried: {CARRIED_HZ:.1f} Hz, "
           f"{len(records)} probes)")

@@ -1,0 +1,110 @@
+"""A point's launches (its records) as the gates see them: the values of
+each launch (:mod:`mwperf.stats.gates` decides on them) and the words of a
+decision.
+
+A record is one launch. Its p50 counts when the launch measured one from
+enough samples (:func:`mwperf.stats.launches.supports`); its loss rate when
+it has one. A side that measured no latency at all where the baseline did
+(every sample lost, or a point that only looks ok) is a regression, never a
+pass; imported tables (no launches of their own) are one launch each.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mwperf.stats.gates import CANNOT_DECIDE, CATCH, HOLDS, REGRESSION, Decision, Spread, shift
+from mwperf.stats.launches import supports
+
+__all__ = ["UNDECIDED_EXIT", "Gated", "latency_values", "loss_values", "slower", "lossier", "difference_text"]
+
+#: The exit code of a gate that could not decide (beside 0 pass, 1 failed, 2 bad input, 130 interrupted).
+UNDECIDED_EXIT = 3
+#: The resolution of a p50: the agent's histogram reads a percentile within 0.1 %.
+P50_RESOLUTION = 0.001
+
+
+@dataclass(frozen=True)
+class Gated:
+    """A gate's decision on one point and what to say about it."""
+
+    decision: Decision
+    said: str
+
+
+def latency_values(records: list[dict]) -> list[float]:
+    """The launches' log p50 (those that measured one from enough samples)."""
+    out = []
+    for r in records:
+        stats = r.get("latency_us") or {}
+        p50, count = stats.get("p50"), stats.get("count")
+        if isinstance(p50, (int, float)) and p50 > 0 and (count is None or supports(count, 0.5)):
+            out.append(math.log(p50))
+    return out
+
+
+def loss_values(records: list[dict]) -> list[float]:
+    return [float(r["loss_rate"]) for r in records if isinstance(r.get("loss_rate"), (int, float))]
+
+
+def _pct(change: float) -> str:
+    return f"{100 * math.expm1(change):+.1f} %"
+
+
+def slower(a: list[dict], b: list[dict], pct: float, prior: Spread | None = None) -> Gated | None:
+    """``--fail-if-slower PCT`` on one point (None: neither side measured latency)."""
+    va, vb = latency_values(a), latency_values(b)
+    if not va and not vb:
+        return None
+    if va and not vb:
+        return Gated(Decision(REGRESSION, launches=(len(va), 0)), "no latency measured in B (every sample lost?) "
+                                                                  f"where A has {len(va)} launch(es) of it")
+    allowance = math.log1p(pct / 100)
+    d = shift(va, vb, allowance, math.log1p(CATCH * pct / 100), prior=prior, floor=P50_RESOLUTION)
+    na, nb = d.launches
+    if d.verdict == REGRESSION:
+        said = (f"p50 {_pct(d.change)} (at least {_pct(d.lower)} at 95 %, more than the {pct:g} % allowed), "
+                f"{na}+{nb} launches")
+    elif d.verdict == HOLDS:
+        said = f"p50 {_pct(d.change)}: not more than {pct:g} % slower, {na}+{nb} launches"
+    elif d.change is None:
+        said = d.why
+    else:
+        said = (f"{d.why} (p50 {_pct(d.change)}; at their spread these launches would catch {_pct(d.resolution)}, "
+                f"a {pct:g} % gate must catch {_pct(math.log1p(CATCH * pct / 100))})")
+    return Gated(d, said + (" (spread from the store's history)" if prior is not None else ""))
+
+
+def lossier(a: list[dict], b: list[dict], pct: float, prior: Spread | None = None) -> Gated | None:
+    """``--fail-if-lossier PCT`` (percentage points) on one point (None: neither side has a loss rate)."""
+    va, vb = loss_values(a), loss_values(b)
+    if not va and not vb:
+        return None
+    d = shift(va, vb, pct / 100, CATCH * pct / 100, prior=prior)
+    na, nb = d.launches
+    if d.change is None:
+        return Gated(d, d.why)
+    said = f"loss {100 * d.change:+.2f} points"
+    if d.verdict == REGRESSION:
+        return Gated(d, f"{said} (at least {100 * d.lower:+.2f} at 95 %, more than the {pct:g} allowed), "
+                        f"{na}+{nb} launches")
+    if d.verdict == HOLDS:
+        return Gated(d, f"{said}: not more than {pct:g} points lossier, {na}+{nb} launches")
+    return Gated(d, f"{d.why} ({said}; at their spread these launches would catch {100 * d.resolution:+.2f}, "
+                    f"a {pct:g} point gate must catch {CATCH * pct:+.2f})")
+
+
+def difference_text(a: list[dict], b: list[dict]) -> str:
+    """The p50 difference B vs A with its 90 % interval (the launches' pooled t), for the table."""
+    va, vb = latency_values(a), latency_values(b)
+    if not va or not vb:
+        return "no latency" if not va and not vb else f"no latency in {'A' if not va else 'B'}"
+    d = shift(va, vb, 0.0, math.inf, floor=P50_RESOLUTION)
+    if d.change is None:
+        return f"{_pct(sum(vb) / len(vb) - sum(va) / len(va))} ({len(va)}+{len(vb)} launches: no interval)"
+    return f"{_pct(d.change)} [{_pct(d.lower)}, {_pct(d.upper)}] ({len(va)}+{len(vb)} launches)"
+
+
+#: what the verdicts are called in compare's summary lines
+NAMES = {REGRESSION: "REGRESSION", CANNOT_DECIDE: "CANNOT DECIDE"}
