@@ -171,17 +171,17 @@ _WITH_RESUME = {"resume", "agent", "force", "format", "db", "no_floor", "func", 
 
 
 def _resume(ns: argparse.Namespace, argv: list[str]) -> int:
-    """``--resume DIR``: the search the directory's run.json was started with, its probes replayed."""
+    """``--resume DIR``: the search the command line in the directory's run.json started, its probes replayed."""
     from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
 
     blank = vars(_parser().parse_args(["max-rate"]))
-    given = [key for key, value in vars(ns).items() if key not in _WITH_RESUME and value != blank.get(key)]
+    given = [key for key, value in blank.items() if key not in _WITH_RESUME and getattr(ns, key, value) != value]
     if given:
         raise UsageError("--resume", ns.resume, f"goes without --{given[0].replace('_', '-')} (the run directory "
                                                 "says what to measure)")
     rundir = RunDir(ns.resume)
     doc = rundir.read_run_json() if (rundir.path / RESULTS_JSONL).is_file() else None
-    saved = (doc or {}).get("argv")
+    saved = (doc or {}).get("command")
     if not isinstance(saved, list) or saved[1:2] != ["max-rate"] or not all(isinstance(a, str) for a in saved):
         raise UsageError("--resume", ns.resume, "not a max-rate run directory (no run.json and results.jsonl of one)")
     try:

@@ -128,6 +128,8 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
         raise PlanError(plan_path, "search", None, f"a max-rate plan: run it with mwperf max-rate {plan_path}")
     if resume_dir is None:
         return
+    if ((RunDir(resume_dir).read_run_json() or {}).get("command") or [None, None])[1:2] == ["max-rate"]:
+        raise UsageError("--resume", resume_dir, f"a max-rate run: mwperf max-rate --resume {resume_dir} finishes it")
     try:
         os.close(open_inside(resume_dir, PLAN_FILE))  # no link out of it: its content is never shown
     except FileNotFoundError:

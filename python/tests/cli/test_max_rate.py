@@ -97,3 +97,28 @@ def test_answer_table_from_records():
 def test_plan_parses_its_search():
     plan = parse_plan("mw: udp\nmode: rate\nsearch: {loss: 1%, p99: 2ms, bounds: '10,100k'}\n")
     assert plan.search == {"loss": "1%", "p99": "2ms", "bounds": "10,100k"}
+
+
+def test_an_interrupted_search_resumes_where_it_stopped(agent_env, tmp_path, capsys):
+    """A search's run directory cut after its third probe (as an interrupted run leaves it) is finished by
+    --resume with the probes an uninterrupted search makes; the same --out without it is refused."""
+    args = ["max-rate", "--mw", "udp", "--size", "1k,2k", "--loss", "1%", "--rate", "100", "--bounds", "100,1000",
+            "--duration", "100ms", "--warmup", "0", "--cpu", "0,1", "--no-floor", "--db", "none"]
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert main([*args, "--out", str(whole)]) == 0
+    assert main([*args, "--out", str(cut)]) == 0
+    lines = (cut / "results.jsonl").read_text().splitlines(keepends=True)
+    (cut / "results.jsonl").write_text("".join(lines[:3]))
+    capsys.readouterr()
+    assert main([*args, "--out", str(cut)]) == 2
+    assert "already holds results.jsonl" in capsys.readouterr().err
+    assert main(["max-rate", "--resume", str(cut), "--size", "4k"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["sweep", "--resume", str(cut)]) == 2
+    assert f"a max-rate run: mwperf max-rate --resume {cut} finishes it" in capsys.readouterr().err
+    assert main(["max-rate", "--resume", str(cut), "--db", "none"]) == 0
+    done, expected = read_records(cut), read_records(whole)
+    assert [(r["size"], r["rate_hz"], r["search"]["probe"]) for r in done] == \
+           [(r["size"], r["rate_hz"], r["search"]["probe"]) for r in expected]
+    assert [r["search"]["max_rate_hz"] for r in done if r["search"]["done"]] == [1000.0, 1000.0]
+    assert len(json.loads((cut / "run.json").read_text())["resumed"]) == 1

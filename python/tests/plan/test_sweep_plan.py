@@ -57,8 +57,8 @@ def test_max_rate_plan_answers_the_reference_question_in_a_fraction_of_its_time(
     assert {(c.point.mw, c.point.get("reliability"), c.point.size) for c in cells} == {
         (mw, rel, 1024 << i) for mw in ("cyclonedds", "fastdds") for rel in ("best-effort", "reliable")
         for i in range(15)}
-    assert _hours(grid) == pytest.approx(4.8) and _hours(searched) <= 1.4
-    assert "at most about 1h10m" in searched  # as plans/max-rate.yaml and the README say
+    assert _hours(grid) == pytest.approx(4.8) and _hours(searched) <= 3.2
+    assert "at most about 3h09m" in searched  # as plans/max-rate.yaml says
 
 
 def test_rate_matrix_is_the_reference_sweep():
