@@ -29,8 +29,17 @@ from mwperf.plan.options import PlannedPoint
 __all__ = ["add_parser", "command", "describe", "plan_cells", "PLAN_FILE"]
 
 PLAN_FILE = "plan.yaml"
-#: The adaptive stop of every probe unless --precision is given.
+#: The adaptive stop of every probe on its latency, with --p99, unless --precision is given.
 DEFAULT_PRECISION = "5%"
+
+
+def _stop(values: dict, crit: Criterion | None) -> None:
+    """Each probe stops on what it is judged by: once its loss lies below or above
+    the loss allowed (the agent's --stop-loss), with --p99 its p50 and p99 too."""
+    if crit is None or crit.p99_us is not None:
+        values.setdefault("precision", (DEFAULT_PRECISION,))
+    if crit is not None:
+        values.setdefault("stop-loss", (f"{100 * max(crit.loss, 1e-6):g}%",))
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -71,7 +80,8 @@ def _criterion(ns: argparse.Namespace, written: dict | None, source: str | None)
         raise PlanError(source, f"search.{key}", exc.value, exc.reason) from None
 
 
-def _command_line_cells(ns: argparse.Namespace, agent: str, agent_info, check_out: bool = True) -> list[PlannedPoint]:
+def _command_line_cells(ns: argparse.Namespace, agent: str, agent_info, crit: Criterion,
+                        check_out: bool = True) -> list[PlannedPoint]:
     from mwperf.plan.validate import build_run_options
 
     if ns.mode not in (None, "rate"):
@@ -82,14 +92,15 @@ def _command_line_cells(ns: argparse.Namespace, agent: str, agent_info, check_ou
     if len(rates) != 1:
         raise UsageError("--rate", ns.rate, "one rate: where each search starts")
     values.update(mode=("rate",), rate=rates)
-    values.setdefault("precision", (DEFAULT_PRECISION,))
+    _stop(values, crit)
     opts = build_run_options(replace(req, values=values), agent_info, agent=agent, check_out=check_out)
     if opts.both_directions:
         raise UsageError("--direction", "both", "a search runs one direction (run it again with the hosts swapped)")
     return [PlannedPoint(opts, point) for point in opts.points()]
 
 
-def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None) -> list[PlannedPoint]:
+def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None,
+               crit: Criterion | None = None) -> list[PlannedPoint]:
     """A max-rate plan's searches: its points, in rate mode at its one start rate."""
     from mwperf.plan.sweep_plan import expand
     from mwperf.plan.validate import default_out
@@ -99,7 +110,7 @@ def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None
         raise PlanError(plan.source, "mode", ",".join(options["mode"]), "a max-rate plan's points are rate mode")
     if len(options.setdefault("rate", (str(DEFAULT_START_HZ),))) != 1:
         raise PlanError(plan.source, "rate", ",".join(options["rate"]), "one rate: where each search starts")
-    options.setdefault("precision", (DEFAULT_PRECISION,))
+    _stop(options, crit)
     if plan.repetitions != 1:
         raise PlanError(plan.source, "repetitions", str(plan.repetitions), "a search repeats no point (leave it out)")
     points = expand(replace(plan, options=options), out=default_out(), agent=agent, agent_info=agent_info,
@@ -158,8 +169,8 @@ def _start(ns: argparse.Namespace, argv: list[str], out: TextIO | None = None,
     if found is None:
         return no_agent()
     agent, agent_info = found
-    cells = (plan_cells(plan, agent, agent_info) if plan
-             else _command_line_cells(ns, agent, agent_info, check_out=resumed is None))
+    cells = (plan_cells(plan, agent, agent_info, crit=crit) if plan
+             else _command_line_cells(ns, agent, agent_info, crit, check_out=resumed is None))
     if ns.dry_run:
         (out or sys.stdout).write(describe(cells, crit))
         return 0
