@@ -12,7 +12,7 @@ BIN_DIR ?= /usr/local/bin
 # middleware next to the raw UDP/TCP floor, on loopback, adaptive duration.
 PLAN ?= plans/quick.yaml
 
-.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-side test-apart test-python bench clean format check-format
+.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-agent-docs test-side test-apart test-python bench docs clean format check-format
 
 # The system's packages first (the venv needs python3-venv); then the venv
 # beside the agent's wheels and build (ninja keeps the cores busy; pip mostly
@@ -34,7 +34,7 @@ deps-wheels:
 $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e 'python[test]'
+	$(PY) -m pip install -q -e 'python[test,docs]'
 	$(PY) -m compileall -q python/mwperf python/tests  # not once per parallel worker
 	touch $@
 
@@ -58,7 +58,7 @@ run: setup
 
 test: setup
 	@scripts/check-format.sh
-	$(MAKE) --no-print-directory -j2 test-agent test-side
+	$(MAKE) --no-print-directory -j2 test-agent-docs test-side
 	$(MAKE) --no-print-directory test-apart
 
 # What can run side by side does, all at once: the agent's tests (the core's
@@ -83,6 +83,10 @@ test-agent: test-unit
 	if ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit > $$log 2>&1; \
 	then grep -E "tests passed|Total Test time" $$log; else cat $$log; exit 1; fi
 
+# The documentation site after the agent's tests, still beside the side-by-side part
+test-agent-docs: test-agent
+	@$(MAKE) --no-print-directory docs
+
 test-side:
 	$(PY) -m pytest python/tests -q -m "not measuring or side_by_side" -n $(SIDE_JOBS) --dist loadgroup
 
@@ -94,6 +98,12 @@ test-python: test-side
 
 bench: setup
 	bench/run.sh
+
+# The documentation site (mkdocs.yml) into site/: strict (a broken link or anchor fails; not
+# with -q, which hides the warnings strict counts), offline; its log only when it fails.
+docs: venv
+	@out=$$(NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict 2>&1) || { echo "$$out"; exit 1; }; \
+	echo "docs: site/index.html (mkdocs build --strict)"
 
 # The agent's C++ as .clang-format says: `make format` rewrites, `make check-format` (part of make test) checks.
 format:

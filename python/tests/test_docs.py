@@ -151,3 +151,165 @@ OPTIONAL = {"result/pub": "`samples_error`", "result/sub": "`samples_error`, `pe
                                                         "`payload_mismatched` (--check-payload)", "statistics": "`uncertainty_us`",
             "converged/sub": "`event`, `role`, `after_ns` (as soon as it converges: not in so short a point)",
             "look": "`rate`, `loss` (a throughput point's)", "adapter": "`license` (connext's, where it is built)"}
+
+
+# -- the site's pages and the README against the code (issue 40) -------------------------------
+
+def _hook(name: str):
+    """A module of docs/hooks/ (the code the site's build runs), imported from its file."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"docs_hook_{name}", ROOT / "docs" / "hooks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Flags of other programs the pages name, with whose they are.
+FOREIGN = {"--dist": "pytest-xdist's (make test-side)", "--strict": "mkdocs build's (make docs)"}
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+
+
+def known_flags() -> set[str]:
+    """Every flag of mwperf's command line (its parsers, every command), of the agent (its option
+    table, every command) and of the bench scripts (their parsers)."""
+    import argparse
+
+    from mwperf.cli.main import build_parser
+
+    flags = {f"--{row.name}" for row in snapshot().rows}
+
+    def walk(parser) -> None:
+        for action in parser._actions:
+            flags.update(s for s in action.option_strings if s.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    walk(sub)
+
+    walk(build_parser())
+    for script in (ROOT / "bench").glob("*.py"):
+        flags.update(re.findall(r"add_argument\(\s*[\"'](--[a-z0-9-]+)", script.read_text(encoding="utf-8")))
+    return flags | set(FOREIGN)
+
+
+def unknown_flags(text: str, known: set[str]) -> list[str]:
+    return sorted({flag for flag in _FLAG.findall(text) if flag not in known})
+
+
+#: A field's name ends with its unit.
+_UNIT = re.compile(r"^[a-z][a-z0-9_]*_(us|ms|s|kb|hz|pct|mbit|msg)$")
+_DOTTED = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+
+#: A span that names a file, not a field (`fanout.yaml`, `results.jsonl`).
+_FILE = re.compile(r"\.(ya?ml|jsonl?|md|py|csv|html|txt|svg|png|toml|cpp|h|i64|parquet|duckdb|xml)$")
+
+
+def not_fields() -> set[str]:
+    """Names with a unit that are no record field: the keys of the agent's events, which
+    docs/agent-protocol.md documents (and test_every_event_key_is_in_the_document_and_no_other
+    keeps true against a real agent)."""
+    return {key for keys in documented().values() for key in keys}
+
+
+def unknown_fields(text: str, paths: set[str], open_paths: set[str]) -> list[str]:
+    """The names in code spans that read as record fields and are not in the schema: a dotted
+    name whose first part is a record field (``latency_us.p51``), or a name that ends with a
+    unit (``discovery_us``) that no field of any depth has."""
+    tops = {p for p in paths if "." not in p}
+    leaves = {p.rsplit(".", 1)[-1] for p in paths} | not_fields()
+    bad = set()
+    for span in re.findall(r"`([^`\n]+)`", text):
+        if _FILE.search(span):
+            continue
+        if _DOTTED.match(span) and span.split(".")[0] in tops:
+            if span not in paths and not any(span.startswith(o + ".") for o in open_paths):
+                bad.add(span)
+        elif _UNIT.match(span) and span not in leaves:
+            bad.add(span)
+    return sorted(bad)
+
+
+def _pages() -> list[Path]:
+    from test_readme_examples import pages
+
+    return pages()
+
+
+def test_no_page_names_a_flag_that_does_not_exist():
+    known = known_flags()
+    bad = {p.relative_to(ROOT).as_posix(): unknown_flags(p.read_text(encoding="utf-8"), known) for p in _pages()}
+    bad = {page: flags for page, flags in bad.items() if flags}
+    assert not bad, f"flags no parser or option table knows: {bad}"
+
+
+def test_no_page_names_a_record_field_that_does_not_exist():
+    schema = _hook("results_schema")
+    paths, open_paths = schema.field_paths(), schema.open_paths()
+    bad = {p.relative_to(ROOT).as_posix(): unknown_fields(p.read_text(encoding="utf-8"), paths, open_paths)
+           for p in _pages()}
+    bad = {page: fields for page, fields in bad.items() if fields}
+    assert not bad, f"record fields the schema does not have: {bad}"
+
+
+def test_a_planted_flag_or_field_is_found():
+    """The checks above against names planted in a page: each is found, and the real ones are not."""
+    known = known_flags()
+    page = ("Use `--reliability reliable` and `--no-such-flag`; `mwperf run --mw udp --wtach spin`.\n"
+            "Read `latency_us.p50`, `latency_us.p51`, `adapter.config.linger_ms`, `cpu_s.pub.user`, "
+            "`cpu_s.pub.usr`, `discovery_ms`, `discovery_us`, `fanout.yaml`, `maxrss_kb`.\n| `--mw` |\n|---|\n")
+    assert unknown_flags(page, known) == ["--no-such-flag", "--wtach"]
+    schema = _hook("results_schema")
+    assert unknown_fields(page, schema.field_paths(), schema.open_paths()) == \
+        ["cpu_s.pub.usr", "discovery_us", "latency_us.p51"]
+
+
+def test_the_schema_page_is_the_schema():
+    """The page holds the marker the build replaces, and what replaces it names every field of
+    the schema (a field added to the schema, or an option added to the table, is on the page)."""
+    schema = _hook("results_schema")
+    page = (ROOT / "docs" / schema.PAGE).read_text(encoding="utf-8")
+    assert schema.MARKER in page
+    rendered = schema.render()
+    named = set(re.findall(r"^\| `([a-z0-9_.]+)` \|", rendered, re.M))
+    from mwperf.results.schema import load_schema
+
+    assert set(load_schema()["properties"]) <= named
+    assert {"qos.history", "latency_us", "cpu.placement", "adapter.versions"} <= named
+    assert {f"`{row.record}`" for row in snapshot().record_rows} <= {f"`{n}`" for n in named}
+
+
+def test_every_middleware_has_a_page_made_from_its_description():
+    adapters = _hook("adapters")
+    recorded, _ = adapters.described()
+    marked: dict[str, str] = {}
+    for page in (ROOT / "docs" / "middleware").glob("*.md"):
+        for name in adapters.MARKER.findall(page.read_text(encoding="utf-8")):
+            marked[name] = page.name
+    assert set(marked) == set(recorded), "a middleware page per adapter, each with its <!-- adapter: NAME --> table"
+    table = adapters.render("cyclonedds")
+    assert "`--whc-high`" in table and "`--async`" not in table  # the capability's options, not every QoS option
+
+
+def test_the_readme_links_exist():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = [t.split("#")[0] for t in re.findall(r"\]\(([^)\s]+)\)", text) if not t.startswith(("http", "#"))]
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert targets and not missing, f"README links to files that do not exist: {missing}"
+
+
+def test_the_readme_tour_table_is_what_mwperf_made(tmp_path):
+    """The README's table is the headline `mwperf report --format md` prints for the run
+    committed in docs/assets/tour (a copy: report writes into its directory)."""
+    import shutil
+    import sys
+
+    shutil.copytree(ROOT / "docs" / "assets" / "tour", tmp_path / "tour")
+    out = subprocess.run([sys.executable, "-m", "mwperf", "report", str(tmp_path / "tour"), "--format", "md"],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    headline = out[out.index("### headline"):].split("\n\n")[1].strip().splitlines()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("<!-- tour-table:"):].split("\n\n")[0].splitlines()[1:]
+    assert headline and table == headline

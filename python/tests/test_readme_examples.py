@@ -1,29 +1,30 @@
-"""Every command of the README's examples works (issue 17, item 9).
+"""Every command of the README's and the documentation's examples works (issue 17,
+item 9; issue 40: the examples moved with their text into docs/ and stay tested there).
 
-The commands are read from README.md's code blocks; each must be listed in
-:data:`HOW` with the way it is checked, so a new example cannot go untested:
+The commands are read from the code blocks of README.md and of every page of the
+documentation site (docs/, in mkdocs.yml's order); a command written on several pages is
+one example. Each must be listed in :data:`HOW` with the way it is checked, so a new example
+cannot go untested:
 
-* ``as written``: run exactly as the README writes it;
-* ``shortened``: run as written but for ``--duration 200ms --warmup 0s``
-  (``baseline``: ``--duration 1s``) appended, so that the examples take a
-  minute and not an hour; every other option is the README's;
-* ``interrupted``: the rate-matrix sweep (540 points of 30 s) and its
-  ``--resume``: started as written, interrupted (Ctrl-C) once the first
-  point runs, which must end as an interrupted run does (exit 130, results
-  kept);
-* ``validated``: needs two real hosts (``--hosts``): parsed and validated by
-  the command line's own code against the agent's recorded description; no
-  ssh is started, no packet sent;
-* ``not run``: ``make run`` installs packages (network), ``make test`` runs
-  this very test.
+* ``as written``: run exactly as the page writes it;
+* ``shortened``: run as written but for ``--duration 200ms --warmup 0s --no-floor``
+  (``baseline``: ``--duration 1s``) appended, so that the examples take a minute and not an
+  hour (the floor has tests of its own); every other option is the page's;
+* ``interrupted``: the rate-matrix sweep (540 points of 30 s), its ``--resume`` and the
+  interop sweep: started as written, interrupted (Ctrl-C) once the first point runs, which
+  must end as an interrupted run does (exit 130, results kept);
+* ``validated``: needs two real hosts (``--hosts``): parsed and validated by the command
+  line's own code against the agent's recorded description; no ssh is started, no packet sent;
+* ``not run``: ``make run`` installs packages (network), ``make test`` runs this very test
+  and builds the site (``make docs``).
 
-They run in a temporary directory (``results/...`` lands there; ``plans``
-links to the repository's), in README order; a shortened ``mwperf run`` on
-loopback that no later example reads (no ``--out``, no ``--link``) runs in a
-test of its own, side by side with other tests (measuring.py: it asserts the
-exit code and no traceback, which a loaded machine keeps); ``compare`` gets its
-``results/before`` and ``results/after`` from two short runs made for it, the
-imports their input files from tests/fixtures.
+They run in a temporary directory (``results/...`` lands there; ``plans`` links to the
+repository's), in the order a reader meets them (the README first, then the site's pages); a
+shortened ``mwperf run`` on loopback that no later example reads (no ``--out``, no
+``--link``) runs in a test of its own, side by side with other tests (measuring.py: it
+asserts the exit code and no traceback, which a loaded machine keeps); ``compare`` gets its
+``results/before`` and ``results/after`` from two short runs made for it, the imports their
+input files from tests/fixtures.
 """
 
 from __future__ import annotations
@@ -39,22 +40,26 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import FIXTURES, described, real_agent_path
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 
-SHORT_RUN = ["--duration", "200ms", "--warmup", "0s"]
+SHORT_RUN = ["--duration", "200ms", "--warmup", "0s", "--no-floor"]
 
 HOW = {
     "make run": "not run",
     "make test": "not run",
-    "mwperf run --mw udp,tcp --mode latency --size 32,1k,63000 --duration 5s": "shortened",
+    "mwperf run --mw udp,cyclonedds,zenoh --mode latency --size 32,1k,63000 --duration 5s --out results/mine":
+        "shortened",
     "mwperf run --mw udp --mode throughput --size 1k --duration 10s": "shortened",
-    "mwperf run --mw udp --mode rate --rate 100,1000,10000 --size 1k --duration 5s --out results/mine": "shortened",
+    "mwperf run --mw udp --mode rate --rate 100,1000,10000 --size 1k --duration 5s": "shortened",
     "mwperf report results/mine": "as written",
     "mwperf report results/mine --format md": "as written",
+    "mwperf report results/mine --format svg": "as written",
     "mwperf doctor": "as written",
     "mwperf floor --cpu 0,0 --cpu 0,1 --size 32,1k,63000": "as written",
     "mwperf ls results/": "as written",
@@ -97,9 +102,7 @@ HOW = {
 EXIT = {
     # the gate compares two real runs of a few hundred ms: any verdict (3: cannot decide) is the command working
     "mwperf compare results/before results/after --fail-if-slower 5 --fail-if-lossier 1": (0, 1, 3),
-    # results/mine is the README's rate run: perftest-csv has latency and throughput tables only
-    "mwperf export results/mine --format perftest-csv": (0, 1),
-    # budgets/quick.yaml is for make run's points; results/mine is the README's udp rate run, so some of its
+    # budgets/quick.yaml is for make run's points; results/mine is the tour's latency run, so some of its
     # budgets match no point (exit 1); the command working is what is checked here
     "mwperf check budgets/quick.yaml results/mine": (0, 1, 3),
     "mwperf check budgets/quick.yaml --db": (0, 1, 3),
@@ -118,11 +121,31 @@ def side_by_side(command: str) -> bool:
             and not any(w.startswith("--link") for w in words) and command not in APART)
 
 
-def readme_commands() -> list[str]:
-    """The mwperf and make commands of README.md's code blocks, in order
-    (continuation lines joined, comments dropped)."""
+def pages() -> list[Path]:
+    """README.md, then the site's pages in mkdocs.yml's order (then any page the nav lacks)."""
+    nav: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, str):
+            nav.append(node)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))["nav"])
+    listed = [DOCS / page for page in nav]
+    rest = sorted(p for p in DOCS.rglob("*.md") if p not in listed)
+    return [README, *listed, *rest]
+
+
+def page_commands(text: str) -> list[str]:
+    """The mwperf and make commands of a page's code blocks, in order (continuation lines
+    joined, comments dropped)."""
     commands = []
-    for block in re.findall(r"^```[a-z]*\n(.*?)^```", README.read_text(encoding="utf-8"), re.S | re.M):
+    for block in re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split("  #")[0].strip()
             if re.match(r"(mwperf|make) ", line):
@@ -130,13 +153,27 @@ def readme_commands() -> list[str]:
     return commands
 
 
+def readme_commands() -> list[str]:
+    """Every example command of the README and the site's pages, once each, in reading order."""
+    return list(dict.fromkeys(c for page in pages() for c in page_commands(page.read_text(encoding="utf-8"))))
+
+
 def test_every_readme_example_is_checked():
     commands = readme_commands()
-    assert len(commands) == len(set(commands))
     unknown = [c for c in commands if c not in HOW]
-    assert not unknown, f"README examples this test does not know (add them to HOW): {unknown}"
+    assert not unknown, f"examples of the README or docs/ this test does not know (add them to HOW): {unknown}"
     gone = [c for c in HOW if c not in commands]
-    assert not gone, f"no longer in the README (remove them from HOW): {gone}"
+    assert not gone, f"no longer in the README or docs/ (remove them from HOW): {gone}"
+
+
+def test_the_examples_are_read_from_every_page():
+    """A command on a page of the site (not in the README) is an example too, and one written
+    on two pages is one."""
+    page = "# p\n\n```\nmwperf ls results/   # twice\nmwperf ls results/\nmwperf run --mw udp \\\n  --size 64\n```\n"
+    assert page_commands(page) == ["mwperf ls results/", "mwperf ls results/", "mwperf run --mw udp --size 64"]
+    by_page = {p.relative_to(REPO).as_posix(): page_commands(p.read_text(encoding="utf-8")) for p in pages()}
+    assert any(c for name, cs in by_page.items() if name != "README.md" for c in cs if c not in by_page["README.md"])
+    assert "docs/guide/measure.md" in by_page and "docs/agent-protocol.md" in by_page
 
 
 def test_every_run_example_validates():
