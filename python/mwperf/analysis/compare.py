@@ -154,11 +154,14 @@ def _ratio(b: float | None, a: float | None) -> float | None:
 
 
 def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
-                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None) -> int:
+                 fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None,
+                 history: Callable[[tuple, set], list[list[dict]]] | None = None) -> int:
     """Each run after the first against the first; the tables to ``out``,
-    unusable records named on ``err`` (default stderr). Exit code: 1 when a
-    gate fails, else 3 when one cannot decide, else 0."""
-    from mwperf.analysis.verdicts import NAMES, UNDECIDED_EXIT, difference_text, lossier, slower
+    unusable records named on ``err`` (default stderr). ``history``: a
+    point's stored runs (its launches, a list a run) but those of the run ids
+    given, whose launch-to-launch spread the gates pool with the runs' own.
+    Exit code: 1 when a gate fails, else 3 when one cannot decide, else 0."""
+    from mwperf.analysis.verdicts import NAMES, UNDECIDED_EXIT, difference_text, lossier, slower, stored_spread
     from mwperf.stats.gates import REGRESSION
 
     if len(dirs) < 2:
@@ -198,8 +201,10 @@ def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None =
                          _fmt(_ratio(tb, ta), 2), _fmt(None if lossa is None else 100 * lossa, 2) + "%",
                          _fmt(None if lossb is None else 100 * lossb, 2) + "%",
                          "; ".join(dict.fromkeys(d for ra in a for rb in b for d in unlike(ra, rb))) or "-"])
-            gated = [slower(a, b, fail_if_slower) if fail_if_slower is not None else None,
-                     lossier(a, b, fail_if_lossier) if fail_if_lossier is not None else None]
+            stored = history(key, {r.get("run_id") for r in a + b}) if history is not None else []
+            gated = [slower(a, b, fail_if_slower, stored_spread(stored, True)) if fail_if_slower is not None else None,
+                     lossier(a, b, fail_if_lossier, stored_spread(stored, False)) if fail_if_lossier is not None
+                     else None]
             for g in filter(None, gated):
                 if g.decision.verdict in NAMES:
                     (failures if g.decision.verdict == REGRESSION else undecided).append(

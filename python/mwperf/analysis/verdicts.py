@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from mwperf.stats.gates import CANNOT_DECIDE, CATCH, HOLDS, REGRESSION, Decision, Spread, shift
+from mwperf.stats.gates import CANNOT_DECIDE, CATCH, HOLDS, REGRESSION, Decision, Spread, pooled, shift
 from mwperf.stats.launches import supports
 
-__all__ = ["UNDECIDED_EXIT", "Gated", "latency_values", "loss_values", "slower", "lossier", "difference_text"]
+__all__ = ["UNDECIDED_EXIT", "Gated", "latency_values", "loss_values", "slower", "lossier", "difference_text",
+           "stored_spread"]
 
 #: The exit code of a gate that could not decide (beside 0 pass, 1 failed, 2 bad input, 130 interrupted).
 UNDECIDED_EXIT = 3
@@ -48,6 +49,10 @@ def loss_values(records: list[dict]) -> list[float]:
     return [float(r["loss_rate"]) for r in records if isinstance(r.get("loss_rate"), (int, float))]
 
 
+def _history(prior: Spread | None) -> str:
+    return "" if prior is None else f" (spread pooled with the store's history of the point: {prior.df} df)"
+
+
 def _pct(change: float) -> str:
     return f"{100 * math.expm1(change):+.1f} %"
 
@@ -73,7 +78,7 @@ def slower(a: list[dict], b: list[dict], pct: float, prior: Spread | None = None
     else:
         said = (f"{d.why} (p50 {_pct(d.change)}; at their spread these launches would catch {_pct(d.resolution)}, "
                 f"a {pct:g} % gate must catch {_pct(math.log1p(CATCH * pct / 100))})")
-    return Gated(d, said + (" (spread from the store's history)" if prior is not None else ""))
+    return Gated(d, said + _history(prior))
 
 
 def lossier(a: list[dict], b: list[dict], pct: float, prior: Spread | None = None) -> Gated | None:
@@ -84,15 +89,22 @@ def lossier(a: list[dict], b: list[dict], pct: float, prior: Spread | None = Non
     d = shift(va, vb, pct / 100, CATCH * pct / 100, prior=prior)
     na, nb = d.launches
     if d.change is None:
-        return Gated(d, d.why)
+        return Gated(d, d.why + _history(prior))
     said = f"loss {100 * d.change:+.2f} points"
     if d.verdict == REGRESSION:
-        return Gated(d, f"{said} (at least {100 * d.lower:+.2f} at 95 %, more than the {pct:g} allowed), "
-                        f"{na}+{nb} launches")
-    if d.verdict == HOLDS:
-        return Gated(d, f"{said}: not more than {pct:g} points lossier, {na}+{nb} launches")
-    return Gated(d, f"{d.why} ({said}; at their spread these launches would catch {100 * d.resolution:+.2f}, "
-                    f"a {pct:g} point gate must catch {CATCH * pct:+.2f})")
+        said = f"{said} (at least {100 * d.lower:+.2f} at 95 %, more than the {pct:g} allowed), {na}+{nb} launches"
+    elif d.verdict == HOLDS:
+        said = f"{said}: not more than {pct:g} points lossier, {na}+{nb} launches"
+    else:
+        said = (f"{d.why} ({said}; at their spread these launches would catch {100 * d.resolution:+.2f}, "
+                f"a {pct:g} point gate must catch {CATCH * pct:+.2f})")
+    return Gated(d, said + _history(prior))
+
+
+def stored_spread(runs: list[list[dict]], latency: bool) -> Spread | None:
+    """The launch-to-launch spread of a point over its stored runs (their launches, a list a run):
+    of the log p50 (``latency``) or of the loss rate."""
+    return pooled([latency_values(rs) if latency else loss_values(rs) for rs in runs])
 
 
 def difference_text(a: list[dict], b: list[dict]) -> str:

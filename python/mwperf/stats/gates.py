@@ -37,7 +37,7 @@ from typing import Sequence
 from mwperf.stats.launches import CONFIDENCE, bound_rank
 
 __all__ = ["ALPHA", "POWER", "CATCH", "MIN_A_SIDE", "REGRESSION", "HOLDS", "VIOLATED", "CANNOT_DECIDE", "Spread",
-           "Decision", "shift", "Limited", "against_limit"]
+           "pooled", "Decision", "shift", "Limited", "against_limit"]
 
 ALPHA = 0.05
 POWER = 0.9
@@ -55,6 +55,19 @@ class Spread:
 
     sd: float
     df: int
+
+
+def pooled(groups: Sequence[Sequence[float]]) -> Spread | None:
+    """The spread within groups (a point's launches of each stored run), pooled over
+    the groups of two values or more; None where none has two."""
+    ss, df = 0.0, 0
+    for group in groups:
+        xs = _finite(group)
+        if len(xs) >= 2:
+            mean = sum(xs) / len(xs)
+            ss += sum((v - mean) ** 2 for v in xs)
+            df += len(xs) - 1
+    return Spread(math.sqrt(ss / df), df) if df else None
 
 
 @dataclass(frozen=True)

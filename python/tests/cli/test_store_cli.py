@@ -244,3 +244,18 @@ def test_a_scenario_runs_flows_are_stored_with_their_scenario(tmp_path, store_ur
     assert set(frame["scenario.name"]) == {"two-flows"}
     labels = sorted(frame["point_label"]) if "point_label" in frame else []
     assert not labels or any("[two-flows: imu together]" in label for label in labels)
+
+
+def test_compare_pools_the_gates_spread_with_the_stored_history(tmp_path, capsys):
+    """One launch a side cannot be decided on its own; with --db, the point's stored runs (5 launches
+    each, 0.1 us apart) give the spread, the gate decides and says where its spread came from."""
+    store = str(tmp_path / "s.duckdb")
+    assert main(["db", "ingest", *series_runs(tmp_path / "stored", 4, launches=5), "--db", store]) == 0
+    a, b = series_runs(tmp_path / "a", 1)[0], series_runs(tmp_path / "b", 12)[-1]  # 50 us, then 70.5 us
+    capsys.readouterr()
+    assert main(["compare", a, b, "--fail-if-slower", "5"]) == 3
+    assert "cannot decide: 1+1 launches, need 2+2" in capsys.readouterr().out
+    assert main(["compare", a, b, "--fail-if-slower", "5", "--db", store]) == 1
+    out = capsys.readouterr().out
+    assert "REGRESSION: udp latency 64 B" in out and "(spread pooled with the store's history of the point: 12 df)" in out  # run01 is A's: not pooled
+    assert main(["compare", a, a, "--fail-if-slower", "5", "--db", store]) == 0
