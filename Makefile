@@ -12,7 +12,7 @@ BIN_DIR ?= /usr/local/bin
 # middleware next to the raw UDP/TCP floor, on loopback, adaptive duration.
 PLAN ?= plans/quick.yaml
 
-.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-agent-docs test-side test-apart test-python bench docs clean format check-format
+.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-agent-docs test-side test-apart test-python lint bench docs clean format check-format
 
 # The system's packages first (the venv needs python3-venv); then the venv
 # beside the agent's wheels and build (ninja keeps the cores busy; pip mostly
@@ -34,7 +34,7 @@ deps-wheels:
 $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e 'python[test,docs]'
+	$(PY) -m pip install -q -e 'python[test,docs,postgresql,figures,parquet]'
 	$(PY) -m compileall -q python/mwperf python/tests  # not once per parallel worker
 	touch $@
 
@@ -83,9 +83,9 @@ test-agent: test-unit
 	if ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit > $$log 2>&1; \
 	then grep -E "tests passed|Total Test time" $$log; else cat $$log; exit 1; fi
 
-# The documentation site after the agent's tests, still beside the side-by-side part
+# The documentation site and the lint after the agent's tests, still beside the side-by-side part
 test-agent-docs: test-agent
-	@$(MAKE) --no-print-directory docs
+	@$(MAKE) --no-print-directory docs lint
 
 test-side:
 	$(PY) -m pytest python/tests -q -m "not measuring or side_by_side" -n $(SIDE_JOBS) --dist loadgroup
@@ -95,6 +95,11 @@ test-apart:
 
 test-python: test-side
 	$(MAKE) --no-print-directory test-apart
+
+# The controller's Python as python/pyproject.toml says: ruff (pyflakes, pycodestyle, bugbear) and mypy
+# (strict on mwperf/model, the record). Part of make test, beside the side-by-side tests (a few seconds of CPU).
+lint:
+	cd python && ../$(VENV)/bin/ruff check mwperf tests && ../$(VENV)/bin/mypy
 
 bench: setup
 	bench/run.sh

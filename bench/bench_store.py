@@ -37,7 +37,7 @@ import mwperf as mwperf_lib  # noqa: E402
 from mwperf.execute.agent import describe  # noqa: E402
 from mwperf.export.parquet import Parquet  # noqa: E402
 from mwperf.plan.sweep_plan import expand, load_plan  # noqa: E402
-from mwperf.results import rundir as rundir_module  # noqa: E402
+from mwperf.results import reading as rundir_module  # noqa: E402 - its cache of lines found valid
 from mwperf.results.rundir import RunDir, read_records  # noqa: E402
 from mwperf.store import opened  # noqa: E402
 from mwperf.store.ingest import ingest_dir  # noqa: E402
@@ -58,7 +58,7 @@ def copies(plan_path: Path, out: Path, agent: str) -> int:
         r = copy.deepcopy(real[p.point.mw])
         r.pop("samples_file", None)  # its samples stay with the real point
         r.update(run_id=RUN_ID, point=i, size=p.point.size, rate_hz=p.point.rate_hz,
-                 reliability=p.point.reliability or r["reliability"], point_key=p.key, repetition=p.repetition,
+                 reliability=p.point.reliability or r["reliability"], point_key=p.point_hash, repetition=p.repetition,
                  time=(start + dt.timedelta(seconds=31 * i)).isoformat(timespec="milliseconds").replace("+00:00", "Z"))
         r["qos"]["history"] = p.point.history or r["qos"]["history"]
         rundir.append(r)

@@ -2,7 +2,7 @@
 
 ``reference/results-schema.md`` holds the marker ``<!-- results-schema -->``; the
 build replaces it with a table of every field of a result record (version 2, as
-:func:`mwperf.results.schema.load_schema` gives it: the file's fields and the
+:func:`mwperf.model.schema.load_schema` gives it: the file's fields and the
 fields the agent's option table adds), their types and what the schema says of
 them, then the shapes several fields share (``$defs``). Nothing here is a copy:
 a field added to the schema or a row added to the option table is on the page
@@ -19,7 +19,7 @@ PAGE = "reference/results-schema.md"
 
 
 def _schema() -> dict:
-    from mwperf.results.schema import load_schema
+    from mwperf.model.schema import load_schema
 
     return load_schema()
 

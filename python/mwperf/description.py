@@ -118,7 +118,8 @@ class AdapterInfo:
         )
 
     def summary(self) -> str:
-        """One compact line, e.g. ``reliability reliable,best-effort; history, keyed; receive listener,waitset; transports udp,shm``."""
+        """One compact line, e.g. ``reliability reliable,best-effort; history, keyed; receive
+        listener,waitset; transports udp,shm``."""
         parts = [f"reliability {','.join(self.reliabilities) or '-'}"]
         plain = sorted(c for c, values in self.capabilities.items()
                        if not values and c not in ("transport", "reliability", "receive", "wait"))

@@ -57,7 +57,7 @@ class PrintableStream(io.TextIOBase):
         return self.raw.fileno()
 
     @property
-    def encoding(self) -> str:
+    def encoding(self) -> str:  # type: ignore[override]  # typeshed: an attribute; TextIOBase's is a property
         return getattr(self.raw, "encoding", "utf-8")
 
 

@@ -50,7 +50,7 @@ def signals_deferred():
         for s, handler in old.items():
             signal.signal(s, handler)
         for signum in dict.fromkeys(caught):
-            handler = old[signum]
+            handler = old[signal.Signals(signum)]
             if callable(handler):
                 handler(signum, None)  # e.g. KeyboardInterrupt, or an outer block's note
             elif handler == signal.SIG_DFL:

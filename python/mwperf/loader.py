@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Union
+from typing import TYPE_CHECKING, Iterable, Union
+
+if TYPE_CHECKING:
+    from mwperf.model.record import Record
 
 __all__ = ["load"]
 
@@ -50,8 +53,8 @@ def load(path: PathLike | Iterable[PathLike] | None = None, *, subscribers: bool
 
         with opened(str(db)) as conn:
             return load_frame(conn, subscribers=subscribers)
-    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
-    records: list[dict] = []
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path or ())
+    records: list[Record] = []
     for each in paths:
         jsonl = _jsonl(each)
         records += read_records(jsonl.parent, name=jsonl.name)

@@ -226,6 +226,13 @@ class Row:
             return int(round(value * self.record_scale))
         return value
 
+    @property
+    def field(self) -> str:
+        """Its field in the record (``qos.history``); ValueError for a row that has none (not a record row)."""
+        if self.record is None:
+            raise ValueError(f"--{self.name} has no field in the record")
+        return self.record
+
     def label_part(self, value: Any) -> str | None:
         """Its part of a QoS label, or None when it says nothing (unset, or the default)."""
         if self.label is None or value is None or value is False:
@@ -296,7 +303,8 @@ class OptionTable:
     def argv(self, command: str, values: dict[str, Any]) -> list[str]:
         """The agent's ``command`` with these options (machine values by row name; KeyError: none of its)."""
         rows = self.command(command)
-        return [command, *(part for name, value in values.items() for part in (rows[name].flag, rows[name].argv(value)))]
+        return [command, *(part for name, value in values.items()
+                           for part in (rows[name].flag, rows[name].argv(value)))]
 
     @property
     def user_rows(self) -> tuple[Row, ...]:

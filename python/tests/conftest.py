@@ -38,6 +38,25 @@ def pytest_unconfigure(config):
     leave_session()
 
 
+def written(directory, **kwargs) -> list[dict]:
+    """A run directory's records as written (their JSON objects), read by the one loader."""
+    from mwperf.results.rundir import read_records
+
+    return [r.json for r in read_records(directory, **kwargs)]
+
+
+def typed(record: dict):
+    """A record (its JSON object, whole or in part) as the controller reads it: typed (mwperf.model.record)."""
+    from mwperf.model.record import Record
+
+    return Record.from_json(record)
+
+
+def typed_all(records) -> list:
+    """Records (JSON objects) as the controller reads them."""
+    return [typed(r) for r in records]
+
+
 def write_script(path: Path, text: str) -> Path:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -232,7 +251,7 @@ def no_packet_leaves_loopback():
     """Every e2e test: no packet of this session may leave through an interface other than lo."""
     with count_leaving_packets() as counted:
         if counted["reason"]:
-            warnings.warn(f"no-packet-leaves-loopback check skipped: {counted['reason']}")
+            warnings.warn(f"no-packet-leaves-loopback check skipped: {counted['reason']}", stacklevel=2)
         yield
     assert counted["packets"] == 0, f"{counted['packets']} packet(s) left through a non-loopback interface"
 

@@ -17,6 +17,7 @@ Faults are injected through the environment:
   ``garbled`` (sub: a result the record schema refuses, a thread's negative CPU time),
   ``spoofed`` (sub: more received than sent, a sequence number past the last),
   ``spoofed-seq`` (sub: a sequence number past the last only),
+  ``twice`` (sub, as threads: every reader's result says it is reader 0),
   ``overrun`` (pub: writes until told ``stop``, as a burst longer than the run);
 * ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
 * ``FAKE_AGENT_LOG`` = append each run's argv, pid, the key it read on stdin
@@ -206,7 +207,7 @@ def main():
                            "first_rx_ns": 1, "last_rx_ns": 1_000_000_001, "rx_elapsed_ns": 1_000_000_000,
                            "samples_per_s": float(received), "clock_offset_ns": int(opts.get("clock-offset", 0)),
                            "latency_ns": stats(5000 + 100 * reader) if opts["mode"] != "latency" else None,
-                           "echo": index + reader == 0, "reader": reader,
+                           "echo": index + reader == 0, "reader": 0 if mine == "twice" else reader,
                            "readers": readers, "cpu_scope": "process"})
             if mine == "garbled":
                 result["threads"] = [{"name": "x", "cpu_ns": -52000, "threads": 1, "own": False}]

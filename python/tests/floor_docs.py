@@ -20,5 +20,6 @@ def doc(*floors):
             "floors": list(floors) or [floor()]}
 
 
-def record(size=64, pub=0, sub=1, wait="block"):
-    return {"size": size, "cpu": {"pub": pub, "sub": sub}, "wait": wait}
+def where(size=64, pub=0, sub=1, wait="block"):
+    """A point's cores, wait strategy and size, as FloorIndex looks them up."""
+    return pub, sub, wait, size

@@ -274,7 +274,7 @@ def test_the_schema_page_is_the_schema():
     assert schema.MARKER in page
     rendered = schema.render()
     named = set(re.findall(r"^\| `([a-z0-9_.]+)` \|", rendered, re.M))
-    from mwperf.results.schema import load_schema
+    from mwperf.model.schema import load_schema
 
     assert set(load_schema()["properties"]) <= named
     assert {"qos.history", "latency_us", "cpu.placement", "adapter.versions"} <= named

@@ -51,7 +51,8 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from mwperf.errors import PlanError, UnitError
-from mwperf.export.derived import cpu_percent
+from mwperf.model.labels import point_id
+from mwperf.model.record import Record
 from mwperf.stats.gates import CANNOT_DECIDE, HOLDS, VIOLATED, against_limit
 from mwperf.stats.launches import launch_interval
 from mwperf.units import parse_duration_ns, parse_rate_hz, parse_size
@@ -60,8 +61,6 @@ __all__ = ["Budget", "Check", "load_budgets", "parse_budgets", "evaluate", "matc
            "NOT_MEASURABLE", "CANNOT_DECIDE", "NO_POINT"]
 
 NOT_MEASURABLE, NO_POINT = "not measurable", "no point matched"
-_OPS: dict[str, Callable[[float, float], bool]] = {
-    "<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b, ">": lambda a, b: a > b}
 _LIMIT = re.compile(r"^\s*(<=|>=|<|>)\s*(\S.*?)\s*$")
 _ALIASES = {"p50": "latency_us.p50", "p90": "latency_us.p90", "p99": "latency_us.p99", "p99.99": "latency_us.p9999",
             "p99.9999": "latency_us.p999999", "mean": "latency_us.mean", "max": "latency_us.max",
@@ -69,17 +68,17 @@ _ALIASES = {"p50": "latency_us.p50", "p90": "latency_us.p90", "p99": "latency_us
 _PERCENTILE = re.compile(r"(?:^|\.)p(\d+)$")
 
 
-def _cpu_per_sample(record: dict, side: str) -> float | None:
-    used = (record.get("cpu_s") or {}).get(side)
-    count = record.get("sent" if side == "pub" else "received")
-    if not isinstance(used, dict) or used.get("user") is None or used.get("sys") is None or not count:
+def _cpu_per_sample(record: Record, side: str) -> float | None:
+    used = record.cpu_s.side(side)
+    count = record.sent if side == "pub" else record.received
+    if used is None or not count:
         return None
-    return 1e6 * (used["user"] + used["sys"]) / count
+    return 1e6 * used.total / count
 
 
 #: figures computed from a record, not read from it
-_DERIVED: dict[str, Callable[[dict], float | None]] = {
-    "cpu_pct.pub": lambda r: cpu_percent(r, "pub"), "cpu_pct.sub": lambda r: cpu_percent(r, "sub"),
+_DERIVED: dict[str, Callable[[Record], float | None]] = {
+    "cpu_pct.pub": lambda r: r.cpu_pct.pub, "cpu_pct.sub": lambda r: r.cpu_pct.sub,
     "cpu_per_sample.pub": lambda r: _cpu_per_sample(r, "pub"),
     "cpu_per_sample.sub": lambda r: _cpu_per_sample(r, "sub")}
 _DERIVED_UNITS = {"cpu_pct.pub": "%", "cpu_pct.sub": "%", "cpu_per_sample.pub": "us", "cpu_per_sample.sub": "us"}
@@ -88,7 +87,7 @@ _DERIVED_UNITS = {"cpu_pct.pub": "%", "cpu_pct.sub": "%", "cpu_per_sample.pub": 
 @lru_cache(maxsize=1)
 def _schema_fields() -> tuple[dict[str, set[str]], tuple[str, ...]]:
     """(dotted field -> JSON types, prefixes under which any key goes) of the results schema."""
-    from mwperf.results.schema import load_schema
+    from mwperf.model.schema import load_schema
 
     schema = load_schema()
     fields: dict[str, set[str]] = {}
@@ -155,7 +154,8 @@ def _value(text: Any, field: str) -> float:
     if unit in ("fraction", "%") and text.endswith("%"):
         number = float(text[:-1])
         return number / 100 if unit == "fraction" else number
-    raise UnitError(f"not a number{' or a ' + {'fraction': 'percentage', '%': 'percentage'}.get(unit, unit) if unit else ''}")
+    said = {"fraction": "percentage", "%": "percentage"}.get(unit, unit)
+    raise UnitError(f"not a number{' or a ' + said if unit else ''}")
 
 
 @dataclass
@@ -248,15 +248,6 @@ def load_budgets(path: str) -> list[Budget]:
     return parse_budgets(load_yaml(read_plan_text(path), str(path)), str(path))
 
 
-def _get(record: dict, field: str) -> Any:
-    value: Any = record
-    for part in field.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
-    return value
-
-
 def _needed(field: str) -> int:
     """Samples a percentile needs (q needs n >= 1 / (1 - q)); 1 for anything else."""
     found = _PERCENTILE.search(field)
@@ -270,70 +261,63 @@ def _needed(field: str) -> int:
 class Check:
     budget: Budget
     limit: Limit | None
-    record: dict | None  # the point's first launch
+    record: Record | None  # the point's first launch
     verdict: str
     value: float | None = None  # the launches' median
     note: str = ""
     launches: int = 0
 
 
-def matches(budget: Budget, record: dict, host: str | None) -> bool:
+def matches(budget: Budget, record: Record, host: str | None) -> bool:
     """Whether a budget applies to a record (of a run on ``host``)."""
     for field, values in budget.match.items():
-        have = host if field == "host" else _get(record, field)
+        have = host if field == "host" else record.field(field)
         if not any(have == v or (isinstance(v, str) and str(have) == v) for v in values):
             return False
     return True
 
 
-def _figure(limit: Limit, record: dict) -> tuple[float | None, str | None]:
+def _figure(limit: Limit, record: Record) -> tuple[float | None, str | None]:
     """A launch's figure, or why it has none."""
-    value = _DERIVED[limit.field](record) if limit.field in _DERIVED else _get(record, limit.field)
+    value = _DERIVED[limit.field](record) if limit.field in _DERIVED else record.field(limit.field)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None, f"the point has no {limit.name}"
     needed = _needed(limit.field)
     if needed > 1:
-        stats = _get(record, limit.field.rsplit(".", 1)[0]) if "." in limit.field else None
+        stats = record.field(limit.field.rsplit(".", 1)[0]) if "." in limit.field else None
         count = stats.get("count") if isinstance(stats, dict) else None
         if not isinstance(count, int) or count < needed:
             return None, f"{count if count is not None else 'unknown'} samples; {limit.name} needs {needed:,}"
     return float(value), None
 
 
-def _check(budget: Budget, limit: Limit, launches: list[dict]) -> Check:
+def _check(budget: Budget, limit: Limit, launches: list[Record]) -> Check:
     first = launches[0]
-    failed = [r for r in launches if r.get("status") != "ok"]
+    failed = [r for r in launches if not r.ok]
     if failed:
-        return Check(budget, limit, first, VIOLATED, note=f"the point failed: {failed[0].get('error') or '?'}",
+        return Check(budget, limit, first, VIOLATED, note=f"the point failed: {failed[0].error or '?'}",
                      launches=len(launches))
     figures = [_figure(limit, r) for r in launches]
     values = [v for v, _ in figures if v is not None]
     if not values:
-        return Check(budget, limit, first, NOT_MEASURABLE, note=figures[0][1], launches=len(launches))
+        return Check(budget, limit, first, NOT_MEASURABLE, note=figures[0][1] or "", launches=len(launches))
     decided = against_limit(values, limit.op, limit.value)
-    median = launch_interval(values).estimate
     note = decided.why
     if decided.worse is not None and decided.verdict != HOLDS:
         note = (note + "; " if note else "") + f"95 % bounds of the launches' median: {decided.better:.4g} .. " \
                                                f"{decided.worse:.4g}"
-    return Check(budget, limit, first, decided.verdict, median, note, len(values))
+    return Check(budget, limit, first, decided.verdict, launch_interval(values).estimate, note, len(values))
 
 
-def _launches(points: list[tuple[dict, str | None]]) -> list[tuple[list[dict], str | None]]:
+def _launches(points: list[tuple[Record, str | None]]) -> list[tuple[list[Record], str | None]]:
     """The records grouped into points, a group a point of a run (its launches), in order."""
-    from mwperf.analysis.compare import point_key
-
-    groups: dict[tuple, tuple[list[dict], str | None]] = {}
+    groups: dict[tuple, tuple[list[Record], str | None]] = {}
     for record, host in points:
-        try:
-            key: tuple = (record.get("run_id"), host, point_key(record))
-        except KeyError:  # not a point of a run (a record without what identifies it): a launch of its own
-            key = (id(record),)
-        groups.setdefault(key, ([], host))[0].append(record)
+        groups.setdefault((record.run_id, host, point_id(record)), ([], host))[0].append(record)
     return list(groups.values())
 
 
-def evaluate(budgets: list[Budget], points: list[tuple[dict, str | None]]) -> list[Check]:
+def evaluate(budgets: list[Budget], points: list[tuple[Record, str | None]]) -> list[Check]:
     """Every check of every budget on the points (records of launches, and their host) it matches."""
     checks = []
     grouped = _launches(points)

@@ -3,7 +3,7 @@ change points in each of them (``mwperf history``, the report's history
 section).
 
 **Series.** A point is what ``compare`` matches points on
-(:func:`mwperf.analysis.compare.point_key`: middleware, mode, size, rate,
+(:func:`mwperf.model.labels.point_id`: middleware, mode, size, rate,
 QoS, demand, subscribers, imported section). Runs on different hosts, or
 under different placements (CPU placement and cores, wait strategy, and
 where the two sides ran: one host, two namespaces, two hosts over ssh), are
@@ -27,23 +27,23 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from mwperf.analysis.compare import placement_of, point_key, point_label
-from mwperf.export.derived import cpu_percent, stat
+from mwperf.model.labels import PointId, point_id
+from mwperf.model.record import Record
 
-__all__ = ["METRICS", "RunValue", "ChangePoint", "Series", "series_id", "build_series", "find_change_points", "placement_label",
-           "DEFAULT_PVALUE", "DEFAULT_MIN_CHANGE"]
+__all__ = ["METRICS", "RunValue", "ChangePoint", "Series", "series_id", "build_series", "find_change_points",
+           "placement_label", "DEFAULT_PVALUE", "DEFAULT_MIN_CHANGE"]
 
 DEFAULT_PVALUE = 0.001
 #: A run-to-run difference below this (relative) is noise on a VM, not a change.
 DEFAULT_MIN_CHANGE = 0.10
 
 #: name -> (heading, unit, value of a record)
-METRICS: dict[str, tuple[str, str, Callable[[dict], Any]]] = {
-    "p50": ("p50", "us", lambda r: stat(r, "p50")),
-    "p99": ("p99", "us", lambda r: stat(r, "p99")),
-    "loss": ("loss", "%", lambda r: None if r.get("loss_rate") is None else 100.0 * r["loss_rate"]),
-    "cpu.pub": ("CPU pub", "%", lambda r: cpu_percent(r, "pub")),
-    "cpu.sub": ("CPU sub", "%", lambda r: cpu_percent(r, "sub")),
+METRICS: dict[str, tuple[str, str, Callable[[Record], Any]]] = {
+    "p50": ("p50", "us", lambda r: r.stat("p50")),
+    "p99": ("p99", "us", lambda r: r.stat("p99")),
+    "loss": ("loss", "%", lambda r: None if r.loss_rate is None else 100.0 * r.loss_rate),
+    "cpu.pub": ("CPU pub", "%", lambda r: r.cpu_pct.pub),
+    "cpu.sub": ("CPU sub", "%", lambda r: r.cpu_pct.sub),
 }
 
 
@@ -77,7 +77,7 @@ class ChangePoint:
 
 @dataclass
 class Series:
-    key: tuple
+    key: PointId
     host: str | None
     placement: tuple | None
     runs: list[RunValue] = field(default_factory=list)
@@ -85,7 +85,7 @@ class Series:
 
     @property
     def label(self) -> str:
-        return point_label(self.key)
+        return self.key.label
 
     @property
     def where(self) -> str:
@@ -102,36 +102,30 @@ def placement_label(placement: tuple | None) -> str:
     return f"{where or 'unknown'}{cores}, {wait or '?'}, {link}"
 
 
-def _where(record: dict) -> str:
-    link = record.get("link") if isinstance(record.get("link"), dict) else {}
-    return link.get("kind") or "local"
-
-
-def _host(record: dict, hostname: str | None) -> str | None:
-    link = record.get("link") if isinstance(record.get("link"), dict) else {}
-    if link.get("kind") == "ssh":  # the two hosts that measured, not the controller's
-        return f"{link.get('pub')}->{link.get('sub')}"
+def _host(record: Record, hostname: str | None) -> str | None:
+    link = record.link
+    if link is not None and link.kind == "ssh":  # the two hosts that measured, not the controller's
+        return f"{link.pub}->{link.sub}"
     return hostname or "unknown"
 
 
-def _provenance(entry, record: dict) -> dict:
+def _provenance(entry, record: Record) -> dict:
     run = entry.run or {}
-    link = record.get("link") if isinstance(record.get("link"), dict) else {}
+    link = record.link
     return {"run": entry.run_id, "source": entry.source, "host": entry.hostname, "kernel": run.get("kernel"),
             "cpu_model": run.get("cpu_model"), "governor": run.get("governor"),
             "mwperf": f"{run.get('mwperf_version') or '?'} {((run.get('git') or {}).get('sha') or '')[:10]}".strip(),
             "agent": (run.get("agent") or {}).get("build_type"),
-            "adapter": f"{(record.get('adapter') or {}).get('name') or record.get('mw')} "
-                       f"{(record.get('adapter') or {}).get('version') or ''}".strip(),
-            "link": link.get("profile") or link.get("kind")}
+            "adapter": f"{record.adapter.name or record.mw} {record.adapter.version or ''}".strip(),
+            "link": None if link is None else link.profile or link.kind}
 
 
-def series_id(record: dict, hostname: str | None, *, any_host: bool = False,
+def series_id(record: Record, hostname: str | None, *, any_host: bool = False,
               any_placement: bool = False) -> tuple:
-    """(point key, host, placement): which series a record belongs to."""
+    """(point id, host, placement): which series a record belongs to."""
     host = None if any_host else _host(record, hostname)
-    placement = None if any_placement else (*placement_of(record), _where(record))
-    return point_key(record), host, placement
+    placement = None if any_placement else (*record.placement, record.where)
+    return point_id(record), host, placement
 
 
 def build_series(entries: Iterable, *, any_host: bool = False, any_placement: bool = False) -> list[Series]:
@@ -141,7 +135,7 @@ def build_series(entries: Iterable, *, any_host: bool = False, any_placement: bo
     grouped: dict[tuple, dict[str, list]] = {}
     for entry in entries:
         r = entry.record
-        if r.get("status") != "ok" or not all(k in r for k in ("mw", "mode", "size")):
+        if not r.ok:
             continue
         runs = grouped.setdefault(series_id(r, entry.hostname, any_host=any_host, any_placement=any_placement), {})
         runs.setdefault(entry.run_key, []).append(entry)
@@ -154,7 +148,7 @@ def build_series(entries: Iterable, *, any_host: bool = False, any_placement: bo
             for name, (_, _, value) in METRICS.items():
                 got = [v for v in map(value, records) if isinstance(v, (int, float))]
                 values[name] = statistics.median(got) if got else None
-            series.runs.append(RunValue(run_key, mine[0].run_id, min(r.get("time") or "" for r in records) or None,
+            series.runs.append(RunValue(run_key, mine[0].run_id, min(r.time or "" for r in records) or None,
                                         values, len(records), _provenance(mine[0], records[0])))
         series.runs.sort(key=lambda v: (v.time or "", v.run_key))
         out.append(series)
@@ -169,7 +163,7 @@ def find_change_points(series: Series, *, max_pvalue: float = DEFAULT_PVALUE,
     found: list[ChangePoint] = []
     for name in METRICS:
         where = [i for i, run in enumerate(series.runs) if run.values[name] is not None]
-        values = [float(series.runs[i].values[name]) for i in where]
+        values = [float(series.runs[i].values[name] or 0.0) for i in where]
         if len(values) < 3 or len(set(values)) == 1:
             continue
         points, _ = compute_change_points(values, window_len=50, max_pvalue=max_pvalue, min_magnitude=min_change)

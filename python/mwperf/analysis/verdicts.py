@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
+from mwperf.model.record import Record
 from mwperf.stats.gates import CANNOT_DECIDE, CATCH, HOLDS, REGRESSION, Decision, Spread, pooled, shift
 from mwperf.stats.launches import supports
 
-__all__ = ["UNDECIDED_EXIT", "Gated", "latency_values", "loss_values", "slower", "lossier", "difference_text",
-           "stored_spread"]
+__all__ = ["UNDECIDED_EXIT", "NAMES", "Gated", "latency_values", "loss_values", "slower", "lossier",
+           "difference_text", "stored_spread"]
 
 #: The exit code of a gate that could not decide (beside 0 pass, 1 failed, 2 bad input, 130 interrupted).
 UNDECIDED_EXIT = 3
 #: The resolution of a p50: the agent's histogram reads a percentile within 0.1 %.
 P50_RESOLUTION = 0.001
+#: What the verdicts are called in compare's lines.
+NAMES = {REGRESSION: "REGRESSION", CANNOT_DECIDE: "CANNOT DECIDE"}
 
 
 @dataclass(frozen=True)
@@ -34,19 +38,19 @@ class Gated:
     said: str
 
 
-def latency_values(records: list[dict]) -> list[float]:
+def latency_values(records: list[Record]) -> list[float]:
     """The launches' log p50 (those that measured one from enough samples)."""
     out = []
     for r in records:
-        stats = r.get("latency_us") or {}
-        p50, count = stats.get("p50"), stats.get("count")
-        if isinstance(p50, (int, float)) and p50 > 0 and (count is None or supports(count, 0.5)):
-            out.append(math.log(p50))
+        stats = r.latency_us
+        if stats is not None and stats.p50 is not None and stats.p50 > 0 and (
+                stats.count is None or supports(stats.count, 0.5)):
+            out.append(math.log(stats.p50))
     return out
 
 
-def loss_values(records: list[dict]) -> list[float]:
-    return [float(r["loss_rate"]) for r in records if isinstance(r.get("loss_rate"), (int, float))]
+def loss_values(records: list[Record]) -> list[float]:
+    return [float(r.loss_rate) for r in records if r.loss_rate is not None]
 
 
 def _history(prior: Spread | None) -> str:
@@ -57,7 +61,21 @@ def _pct(change: float) -> str:
     return f"{100 * math.expm1(change):+.1f} %"
 
 
-def slower(a: list[dict], b: list[dict], pct: float, prior: Spread | None = None) -> Gated | None:
+def _words(d: Decision, what: str, show: Callable[[float], str], allowed: str, worse: str, catch: float) -> str:
+    """A gate's decision on a point in words (``show``: a change as the reader reads it)."""
+    na, nb = d.launches
+    if d.change is None or d.lower is None or d.resolution is None:
+        return d.why
+    change = f"{what} {show(d.change)}"
+    if d.verdict == REGRESSION:
+        return f"{change} (at least {show(d.lower)} at 95 %, more than the {allowed} allowed), {na}+{nb} launches"
+    if d.verdict == HOLDS:
+        return f"{change}: not more than {allowed} {worse}, {na}+{nb} launches"
+    return (f"{d.why} ({change}; at their spread these launches would catch {show(d.resolution)}, a {allowed} gate "
+            f"must catch {show(catch)})")
+
+
+def slower(a: list[Record], b: list[Record], pct: float, prior: Spread | None = None) -> Gated | None:
     """``--fail-if-slower PCT`` on one point (None: neither side measured latency)."""
     va, vb = latency_values(a), latency_values(b)
     if not va and not vb:
@@ -65,58 +83,34 @@ def slower(a: list[dict], b: list[dict], pct: float, prior: Spread | None = None
     if va and not vb:
         return Gated(Decision(REGRESSION, launches=(len(va), 0)), "no latency measured in B (every sample lost?) "
                                                                   f"where A has {len(va)} launch(es) of it")
-    allowance = math.log1p(pct / 100)
-    d = shift(va, vb, allowance, math.log1p(CATCH * pct / 100), prior=prior, floor=P50_RESOLUTION)
-    na, nb = d.launches
-    if d.verdict == REGRESSION:
-        said = (f"p50 {_pct(d.change)} (at least {_pct(d.lower)} at 95 %, more than the {pct:g} % allowed), "
-                f"{na}+{nb} launches")
-    elif d.verdict == HOLDS:
-        said = f"p50 {_pct(d.change)}: not more than {pct:g} % slower, {na}+{nb} launches"
-    elif d.change is None:
-        said = d.why
-    else:
-        said = (f"{d.why} (p50 {_pct(d.change)}; at their spread these launches would catch {_pct(d.resolution)}, "
-                f"a {pct:g} % gate must catch {_pct(math.log1p(CATCH * pct / 100))})")
-    return Gated(d, said + _history(prior))
+    catch = math.log1p(CATCH * pct / 100)
+    d = shift(va, vb, math.log1p(pct / 100), catch, prior=prior, floor=P50_RESOLUTION)
+    return Gated(d, _words(d, "p50", _pct, f"{pct:g} %", "slower", catch) + _history(prior))
 
 
-def lossier(a: list[dict], b: list[dict], pct: float, prior: Spread | None = None) -> Gated | None:
+def lossier(a: list[Record], b: list[Record], pct: float, prior: Spread | None = None) -> Gated | None:
     """``--fail-if-lossier PCT`` (percentage points) on one point (None: neither side has a loss rate)."""
     va, vb = loss_values(a), loss_values(b)
     if not va and not vb:
         return None
     d = shift(va, vb, pct / 100, CATCH * pct / 100, prior=prior)
-    na, nb = d.launches
-    if d.change is None:
-        return Gated(d, d.why + _history(prior))
-    said = f"loss {100 * d.change:+.2f} points"
-    if d.verdict == REGRESSION:
-        said = f"{said} (at least {100 * d.lower:+.2f} at 95 %, more than the {pct:g} allowed), {na}+{nb} launches"
-    elif d.verdict == HOLDS:
-        said = f"{said}: not more than {pct:g} points lossier, {na}+{nb} launches"
-    else:
-        said = (f"{d.why} ({said}; at their spread these launches would catch {100 * d.resolution:+.2f}, "
-                f"a {pct:g} point gate must catch {CATCH * pct:+.2f})")
-    return Gated(d, said + _history(prior))
+    return Gated(d, _words(d, "loss", lambda v: f"{100 * v:+.2f} points", f"{pct:g} points", "lossier",
+                           CATCH * pct / 100) + _history(prior))
 
 
-def stored_spread(runs: list[list[dict]], latency: bool) -> Spread | None:
+def stored_spread(runs: list[list[Record]], latency: bool) -> Spread | None:
     """The launch-to-launch spread of a point over its stored runs (their launches, a list a run):
     of the log p50 (``latency``) or of the loss rate."""
     return pooled([latency_values(rs) if latency else loss_values(rs) for rs in runs])
 
 
-def difference_text(a: list[dict], b: list[dict]) -> str:
+def difference_text(a: list[Record], b: list[Record]) -> str:
     """The p50 difference B vs A with its 90 % interval (the launches' pooled t), for the table."""
     va, vb = latency_values(a), latency_values(b)
     if not va or not vb:
         return "no latency" if not va and not vb else f"no latency in {'A' if not va else 'B'}"
     d = shift(va, vb, 0.0, math.inf, floor=P50_RESOLUTION)
-    if d.change is None:
+    if d.change is None or d.lower is None or d.upper is None:
         return f"{_pct(sum(vb) / len(vb) - sum(va) / len(va))} ({len(va)}+{len(vb)} launches: no interval)"
     return f"{_pct(d.change)} [{_pct(d.lower)}, {_pct(d.upper)}] ({len(va)}+{len(vb)} launches)"
 
-
-#: what the verdicts are called in compare's summary lines
-NAMES = {REGRESSION: "REGRESSION", CANNOT_DECIDE: "CANNOT DECIDE"}

@@ -12,10 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mwperf.cli.db import CONFIGURED, add_db_option
 from mwperf.errors import UsageError
+
+if TYPE_CHECKING:
+    from mwperf.model.record import Record
 
 __all__ = ["add_parser", "command", "check"]
 
@@ -42,7 +45,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     return check(ns.budgets, ns.dirs, ns.db, sys.stdout)
 
 
-def _from_dirs(dirs: list[str]) -> list[tuple[dict, str | None]]:
+def _from_dirs(dirs: list[str]) -> list[tuple[Record, str | None]]:
     from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
 
     points = []
@@ -55,14 +58,14 @@ def _from_dirs(dirs: list[str]) -> list[tuple[dict, str | None]]:
     return points
 
 
-def _from_store(option: str | None) -> tuple[list[tuple[dict, str | None]], list[tuple[dict, str | None]]]:
+def _from_store(option: str | None) -> tuple[list[tuple[Record, str | None]], list[tuple[Record, str | None]]]:
     """The records of the store's newest run, and those of the older runs."""
     from mwperf.cli.db import reading_store
     from mwperf.store import opened
     from mwperf.store.query import stored_points
 
     with opened(reading_store(None if option == CONFIGURED else option)) as conn:
-        entries = [e for e in stored_points(conn) if all(k in e.record for k in ("mw", "mode", "size"))]
+        entries = stored_points(conn)
     newest = entries[-1].run_key if entries else None  # oldest run first
     return ([(e.record, e.hostname) for e in entries if e.run_key == newest],
             [(e.record, e.hostname) for e in entries if e.run_key != newest])
@@ -74,9 +77,9 @@ def _fmt(value: float | None) -> str:
 
 def check(budgets_file: str, dirs: list[str], db: str | None, out: TextIO) -> int:
     from mwperf.analysis.budgets import CANNOT_DECIDE, HOLDS, NO_POINT, evaluate, load_budgets, matches
-    from mwperf.analysis.compare import point_key, point_label
     from mwperf.analysis.verdicts import UNDECIDED_EXIT
     from mwperf.export.terminal import table_text
+    from mwperf.model.labels import point_id
 
     budgets = load_budgets(budgets_file)  # a bad file is named before anything is read
     if bool(dirs) == (db is not None):
@@ -87,17 +90,16 @@ def check(budgets_file: str, dirs: list[str], db: str | None, out: TextIO) -> in
         if c.verdict == NO_POINT:
             before = [r for r, h in older if matches(c.budget, r, h)]
             if before:
-                run = points[0][0].get("run_id") if points else "?"
-                c.note = (f"not in the newest run ({run}); run {before[-1].get('run_id')} has it, older runs are "
-                          "not checked")
+                run = points[0][0].run_id if points else "?"
+                c.note = f"not in the newest run ({run}); run {before[-1].run_id} has it, older runs are not checked"
     bad = [c for c in checks if c.verdict != HOLDS]
     if bad:
         rows = []
         for c in bad:
-            point = point_label(point_key(c.record)) if c.record and "mw" in c.record else "-"
+            point = point_id(c.record).label if c.record is not None else "-"
             limit = f"{c.limit.name} {c.limit.text}" if c.limit else "-"
             rows.append([c.verdict.upper(), c.budget.describe(), point, limit, _fmt(c.value), str(c.launches),
-                         c.note, (c.record or {}).get("run_id") or "-"])
+                         c.note, (c.record.run_id if c.record is not None else None) or "-"])
         out.write(table_text(["verdict", "budget", "point", "limit", "value", "launches", "why", "run"], rows,
                              left=(0, 1, 2, 3, 6, 7)))
     counts = {v: sum(1 for c in checks if c.verdict == v) for v in dict.fromkeys(c.verdict for c in checks)}

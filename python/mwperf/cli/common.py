@@ -1,15 +1,21 @@
-"""What several commands share: the program's name and finding the agent."""
+"""What several commands share: the program's name, finding the agent, and
+what a run makes of its records besides results.jsonl (:func:`run_outputs`)."""
 
 from __future__ import annotations
 
 import os
 import sys
+from functools import partial
+from typing import TYPE_CHECKING, TextIO
 
 from mwperf.description import AgentInfo
 from mwperf.errors import UsageError
 from mwperf.execute.agent import ENV_AGENT, default_agent_path, describe, find_agent
 
-__all__ = ["PROG", "described_agent", "no_agent"]
+if TYPE_CHECKING:  # the run loop and the formats are imported by the commands that run, not at start-up
+    from mwperf.execute.runner import Outputs
+
+__all__ = ["PROG", "described_agent", "no_agent", "run_outputs"]
 
 PROG = "mwperf"
 
@@ -44,3 +50,13 @@ def no_agent() -> int:
                      f"cmake -S agent -B agent/build && cmake --build agent/build) or pass --agent; "
                      f"what can be asked comes from its description of itself\n")
     return 1
+
+
+def run_outputs(fmt: str = "text", out: TextIO | None = None, progress: TextIO | None = None) -> Outputs:
+    """What a run, a sweep, a scenario or a search writes besides results.jsonl: results.csv after every
+    point, the tables (``fmt``: text or md) on ``out`` (default stdout) and report.html at the end."""
+    from mwperf.execute.runner import Outputs
+    from mwperf.export import run
+
+    return Outputs(after_point=run.after_point, line=run.line,
+                   at_end=partial(run.at_end, fmt=fmt, out=out or sys.stdout, progress=progress or sys.stderr))

@@ -41,26 +41,26 @@ def _percent(text: str) -> float:
 
 def _history(option: str):
     """A point's stored runs but the given ones (its launches, a list a run), from the store."""
-    from mwperf.analysis.compare import point_key
     from mwperf.cli.db import reading_store
+    from mwperf.model.labels import point_id
     from mwperf.store import opened
     from mwperf.store.query import stored_points
 
     with opened(reading_store(None if option == CONFIGURED else option)) as conn:
         entries = stored_points(conn)
-    runs: dict[tuple, dict[str, list[dict]]] = {}
+    runs: dict = {}
     for e in entries:
-        if e.record.get("status") == "ok" and all(k in e.record for k in ("mw", "mode", "size")):
-            runs.setdefault(point_key(e.record), {}).setdefault(e.run_key, []).append(e.record)
+        if e.record.ok:
+            runs.setdefault(point_id(e.record), {}).setdefault(e.run_key, []).append(e.record)
 
-    def of(key: tuple, exclude: set) -> list[list[dict]]:
-        return [rs for rs in runs.get(key, {}).values() if rs[0].get("run_id") not in exclude]
+    def of(key, exclude: set) -> list:
+        return [rs for rs in runs.get(key, {}).values() if rs[0].run_id not in exclude]
 
     return of
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
-    from mwperf.analysis.compare import compare_runs
+    from mwperf.export.compare import compare_runs
 
     return compare_runs(ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
                         fail_if_lossier=ns.fail_if_lossier, force=ns.force,

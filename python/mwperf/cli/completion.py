@@ -36,9 +36,9 @@ def _paths(parser: argparse.ArgumentParser) -> None:
             continue
         metavar = action.metavar if isinstance(action.metavar, str) else ""
         if metavar == "DIR":
-            action.complete = shtab.DIRECTORY
+            action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]  # shtab reads it off the action
         elif metavar in ("FILE", "PATH", "PLAN.yaml"):
-            action.complete = shtab.FILE
+            action.complete = shtab.FILE  # type: ignore[attr-defined]
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:

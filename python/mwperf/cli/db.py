@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mwperf.errors import UsageError
+
+if TYPE_CHECKING:
+    from mwperf.model.record import Record
 
 __all__ = ["add_parser", "command", "add_db_option", "CONFIGURED", "reading_store", "check_run_store",
            "ingest_after_run", "history_for"]
@@ -116,7 +119,7 @@ def check_run_store(option: str | None, out_dir: Path) -> str | None:
     return url
 
 
-def history_for(url: str, records: list[dict], hostname: str | None) -> list:
+def history_for(url: str, records: list[Record], hostname: str | None) -> list:
     """The report's history figures for the points of ``records`` (a run on
     ``hostname``): their series in the store, change points marked."""
     from mwperf.analysis.history import build_series, find_change_points, series_id
@@ -124,13 +127,13 @@ def history_for(url: str, records: list[dict], hostname: str | None) -> list:
     from mwperf.store import opened
     from mwperf.store.query import stored_points
 
-    mine = [r for r in records if r.get("status") == "ok" and all(k in r for k in ("mw", "mode", "size"))]
+    mine = [r for r in records if r.ok]
     if not mine:
         return []
     wanted = {series_id(r, hostname) for r in mine}
     with opened(url) as conn:
-        entries = stored_points(conn, mw=sorted({r["mw"] for r in mine}), mode=sorted({r["mode"] for r in mine}),
-                                size=sorted({r["size"] for r in mine}))
+        entries = stored_points(conn, mw=sorted({r.mw for r in mine}), mode=sorted({r.mode for r in mine}),
+                                size=sorted({r.size for r in mine}))
     series = [s for s in build_series(entries) if (s.key, s.host, s.placement) in wanted]
     for each in series:
         find_change_points(each)

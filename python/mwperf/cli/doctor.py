@@ -17,8 +17,8 @@ from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, default_agent_path, describe, find_agent, wakeup
 from mwperf.execute.provenance import HALTPOLL, governor, read_sysctl
 
-__all__ = ["add_parser", "command", "doctor", "cleanup", "advice_busy_read", "advice_busy_poll", "advice_rmem_max", "advice_governor",
-           "wakeup_advice", "RMEM_WANTED"]
+__all__ = ["add_parser", "command", "doctor", "cleanup", "advice_busy_read", "advice_busy_poll", "advice_rmem_max",
+           "advice_governor", "wakeup_advice", "RMEM_WANTED"]
 
 RMEM_WANTED = 8 * 1024 * 1024
 #: cross-core p50 at least this many times the same-core one is "much slower"

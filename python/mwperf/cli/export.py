@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from mwperf.cli.common import PROG
+from mwperf.export.exporter import Exporter
 from mwperf.errors import UsageError
 
 __all__ = ["add_parser", "command"]
@@ -37,6 +38,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if not (path / RESULTS_JSONL).is_file():
         raise UsageError("export", ns.dir, f"no {RESULTS_JSONL} there")
     records = read_records(path, warn=lambda m: sys.stderr.write(f"{PROG}: warning: {m}\n"))
+    exporter: Exporter
     if ns.format == "parquet":
         from mwperf.export.parquet import Parquet
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from mwperf.cli.common import described_agent, no_agent
 from mwperf.errors import UnitError, UsageError
@@ -48,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     floor.set_defaults(func=command)
 
 
-def _parsed(flag: str, row: Row, text: str) -> object:
+def _parsed(flag: str, row: Row, text: str) -> Any:
     try:
         return row.parse(text)
     except ValueError as exc:

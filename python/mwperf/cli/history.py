@@ -64,8 +64,9 @@ def _items(option: str, text: str | None, parse=str) -> list | None:
 
 def filters(ns: argparse.Namespace) -> dict:
     """The --mw/--mode/--size/--rate/--host filters as the store's query takes them."""
-    return {"mw": _items("--mw", ns.mw), "mode": _items("--mode", ns.mode), "size": _items("--size", ns.size, parse_size),
-            "rate": _items("--rate", ns.rate, parse_rate_hz), "host": _items("--host", ns.host)}
+    return {"mw": _items("--mw", ns.mw), "mode": _items("--mode", ns.mode),
+            "size": _items("--size", ns.size, parse_size), "rate": _items("--rate", ns.rate, parse_rate_hz),
+            "host": _items("--host", ns.host)}
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:

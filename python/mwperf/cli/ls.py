@@ -37,14 +37,14 @@ class Run:
         self.path = path
         self.doc = RunDir(path).read_run_json() or {}  # 'running' with no live writer reads 'killed'
         records = read_records(path)
-        statuses = [r.get("status") for r in records]
+        statuses = [r.status for r in records]
         self.ok, self.failed = statuses.count("ok"), statuses.count("failed")
         self.scenarios: dict[str, tuple[set, int]] = {}  # a scenario's name: its points, its flows' records
         for r in records:
-            s = r.get("scenario")
-            if isinstance(s, dict):
-                points, flows = self.scenarios.get(s["name"], (set(), 0))
-                self.scenarios[s["name"]] = (points | {(s["hash"], s["point"])}, flows + 1)
+            s = r.scenario
+            if s is not None:
+                points, flows = self.scenarios.get(s.name, (set(), 0))
+                self.scenarios[s.name] = (points | {(s.hash, s.point)}, flows + 1)
 
     @property
     def scenario(self) -> str:

@@ -27,7 +27,8 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, max_rate, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports, completion)
+COMMANDS = (run, sweep, max_rate, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports,
+            completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
@@ -152,7 +153,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, max-rate, floor, doctor, report, ls, baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, max-rate, floor, doctor, report, ls, "
+                         "baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

@@ -17,13 +17,14 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Mapping, TextIO
 
-from mwperf.cli.common import described_agent, no_agent
+from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.cli.run import add_run_options, request
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import format_eta
 from mwperf.execute.search import DEFAULT_START_HZ, Criterion, Search, parse_criterion, worst_case_probes, worst_case_s
+from mwperf.model.record import Record
 from mwperf.plan.options import PlannedPoint
 
 __all__ = ["add_parser", "command", "describe", "plan_cells", "PLAN_FILE"]
@@ -44,12 +45,12 @@ def _stop(values: dict, crit: Criterion | None) -> None:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("max-rate", help="the highest publish rate meeting a criterion, per middleware and size",
-                            description="Search, per middleware, size and QoS, the highest publish rate whose rate-mode "
-                                        "point meets the criterion: a probabilistic bisection that probes again "
-                                        "near the boundary (a noisy or failed probe neither caps nor inflates the "
-                                        "answer) until the rate the limit lies above at 95 %% is within --step of "
-                                        "its median. Options as mwperf run's (--rate: where the search starts), or "
-                                        "a max-rate PLAN.")
+                            description="Search, per middleware, size and QoS, the highest publish rate whose "
+                                        "rate-mode point meets the criterion: a probabilistic bisection that "
+                                        "probes again near the boundary (a noisy or failed probe neither caps nor "
+                                        "inflates the answer) until the rate the limit lies above at 95 %% is "
+                                        "within --step of its median. Options as mwperf run's (--rate: where the "
+                                        "search starts), or a max-rate PLAN.")
     parser.add_argument("plan", metavar="PLAN.yaml", nargs="?",
                         help="a max-rate plan (plans/max-rate.yaml): run options and a search mapping")
     crit = parser.add_argument_group("the criterion and the search")
@@ -59,14 +60,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     crit.add_argument("--step", metavar="P", help="stop when the answer is within P of the limit's median "
                                                   "(default: 5%%)")
     crit.add_argument("--bounds", metavar="LO,HI", help="the lowest and highest rate searched (default: 1,1M)")
-    crit.add_argument("--dry-run", action="store_true", help="print the searches and their worst-case time; run nothing")
+    crit.add_argument("--dry-run", action="store_true",
+                      help="print the searches and their worst-case time; run nothing")
     crit.add_argument("--resume", metavar="DIR", help="finish an interrupted search's run directory: its probes are "
                                                       "replayed and each search goes on where it stopped")
     add_run_options(parser)
     parser.set_defaults(func=command)
 
 
-def _criterion(ns: argparse.Namespace, written: dict | None, source: str | None) -> Criterion:
+def _criterion(ns: argparse.Namespace, written: Mapping[str, str] | None, source: str | None) -> Criterion:
     """The command line's criterion options, else the plan's ``search`` mapping's."""
     written = written or {}
     given = {key: getattr(ns, key) if getattr(ns, key) is not None else written.get(key)
@@ -115,7 +117,7 @@ def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None
         raise PlanError(plan.source, "repetitions", str(plan.repetitions), "a search repeats no point (leave it out)")
     points = expand(replace(plan, options=options), out=default_out(), agent=agent, agent_info=agent_info,
                     cpu_count=cpu_count)
-    return [replace(p, key=None, repetition=None, repetitions=1) for p in points]
+    return [replace(p, point_hash=None, repetition=None, repetitions=1) for p in points]
 
 
 def _run_options(ns: argparse.Namespace) -> list[tuple[str, object]]:
@@ -150,7 +152,7 @@ def command(ns: argparse.Namespace, argv: list[str], out: TextIO | None = None) 
 
 
 def _start(ns: argparse.Namespace, argv: list[str], out: TextIO | None = None,
-           resumed: tuple[dict, list[dict]] | None = None) -> int:
+           resumed: tuple[dict, list[Record]] | None = None) -> int:
     plan = None
     if ns.plan is not None:
         from mwperf.plan.sweep_plan import load_plan
@@ -204,6 +206,7 @@ def _resume(ns: argparse.Namespace, argv: list[str]) -> int:
     for key in ("agent", "force", "format", "db", "no_floor"):
         setattr(first, key, getattr(ns, key))
     first.out = str(rundir.path)
+    assert doc is not None  # it has a command line
     earlier = read_records(rundir.path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
     return _start(first, argv, resumed=(doc, earlier))
 
@@ -215,13 +218,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], crit: Criterion, agent: str,
-            source: str | None, plan_text: str | None = None, resumed: tuple[dict, list[dict]] | None = None) -> int:
+            source: str | None, plan_text: str | None = None, resumed: tuple[dict, list[Record]] | None = None) -> int:
     from mwperf.cli.db import check_run_store, ingest_after_run
     from mwperf.execute import lock, provenance
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import execute
     from mwperf.plan.validate import default_out
-    from mwperf.results.record import utc_now_iso
+    from mwperf.model.merge import utc_now_iso
     from mwperf.results.rundir import RunDir, write_atomic
 
     out = Path(ns.out) if ns.out else cells[0].opts.out if source is None else default_out()
@@ -247,7 +250,7 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
                 write_atomic(out / PLAN_FILE, plan_text)  # what --resume expands again
             doc = provenance.collect(run_id=out.name, argv=argv, options=options, agent=agent, started=utc_now_iso())
             doc["machine_lock"] = held.machine
-        code = execute(search.planned(), RunDir(out), agent, doc, earlier=earlier, fmt=ns.format,
+        code = execute(search.planned(), RunDir(out), agent, doc, outputs=run_outputs(ns.format), earlier=earlier,
                        leftovers=cells[0].opts.agent.leftovers, floor=not ns.no_floor, feed=search,
                        on_record=search.on_record)
     return ingest_after_run(store, out, code)

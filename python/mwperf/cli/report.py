@@ -53,17 +53,14 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
     if not (path / RESULTS_JSONL).is_file():
         raise UsageError("report", directory, f"no {RESULTS_JSONL} there")
     rundir = RunDir(path)
-    records = read_records(path, warn=lambda m: err.write(f"mwperf: warning: {m}\n"))
-    usable = [r for r in records if all(k in r for k in ("mw", "mode", "size"))]
-    if len(usable) != len(records):
-        err.write(f"mwperf: warning: {len(records) - len(usable)} record(s) without mw/mode/size skipped\n")
+    usable = records = read_records(path, warn=lambda m: err.write(f"mwperf: warning: {m}\n"))
     try:
         ResultsCsv().write(records, rundir)
     except OSError as exc:
         err.write(f"mwperf: warning: cannot rewrite {RESULTS_CSV}: {exc.strerror or exc}\n")
     run = rundir.read_run_json()
-    if point is not None and not any(r.get("point") == point for r in usable):
-        have = sorted(r["point"] for r in usable if type(r.get("point")) is int)
+    if point is not None and not any(r.point == point for r in usable):
+        have = sorted(r.point for r in usable)
         there = f"points {have[0]}-{have[-1]}" if have else "it holds no usable point"
         raise UsageError("--point", str(point), f"no such point in {directory} ({there})")
     if run and run.get("status") not in (None, "complete"):

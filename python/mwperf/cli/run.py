@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from mwperf.cli import scenario
-from mwperf.cli.common import described_agent, no_agent
+from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.errors import UnitError, UsageError
 from mwperf.execute.agent import ENV_AGENT
 from mwperf.plan.options import DEFAULT_POINT_TIMEOUT, RunRequest
@@ -124,7 +124,8 @@ def request(ns: argparse.Namespace) -> RunRequest:
     values = {row.name: _items(row, given[row.key]) for row in snapshot().user_rows
               if given.get(row.key) not in (None, False)}
     return RunRequest(values=values, best=ns.best, keyed=ns.keyed, cpu=ns.cpu, point_timeout=ns.point_timeout,
-                      reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts, data=ns.data, direction=ns.direction, out=ns.out)
+                      reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts,
+                      data=ns.data, direction=ns.direction, out=ns.out)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
@@ -150,5 +151,5 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
-        return ingest_after_run(store, opts.out, run(opts, agent, argv, fmt=ns.format, machine_lock=held.machine,
-                                                     floor=not ns.no_floor))
+        return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=run_outputs(ns.format),
+                                                     machine_lock=held.machine, floor=not ns.no_floor))

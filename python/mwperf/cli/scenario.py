@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mwperf.cli.common import run_outputs
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.scenario import PROCESS_MODEL, FlowJob, scenario_steps
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest
 from mwperf.plan.scenario import Scenario, flow_options, load_scenario
-from mwperf.results.record import utc_now_iso
+from mwperf.model.merge import utc_now_iso
 
 __all__ = ["add_arguments", "command", "plan_jobs"]
 
@@ -37,7 +38,7 @@ def plan_jobs(scenario: Scenario, flows: list[RunOptions]) -> list[tuple[str, st
     """The scenario's points: (middleware, label, one job per flow). The command line's lists sweep as in any
     run (each value a point of all flows); a flow whose lists make a number of points the others do not is
     refused."""
-    per_mw: dict[str, list[list]] = {}
+    per_mw: dict[str, list[tuple]] = {}
     for flow, opts in zip(scenario.flows, flows):
         mine: dict[str, list] = {}
         for point in opts.points():
@@ -99,5 +100,5 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
             clean_leftovers(agent_info.leftovers, agent)
             every = [PlannedPoint(j.opts, j.point) for _, _, jobs in points for j in jobs]
             doc["floor"] = measure_run_floor(every, rundir, agent, sys.stderr)
-        code = execute(steps, rundir, agent, doc, fmt=ns.format, leftovers=agent_info.leftovers)
+        code = execute(steps, rundir, agent, doc, outputs=run_outputs(ns.format), leftovers=agent_info.leftovers)
     return ingest_after_run(store, first.out, code)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from mwperf.cli.common import described_agent, no_agent
+from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import POINT_OVERHEAD_S, format_eta
@@ -27,8 +27,9 @@ from mwperf.plan.sweep_plan import Plan, expand, load_plan
 from mwperf.execute import lock
 from mwperf.execute.point import check_placement
 from mwperf.results.confined import refuse_link
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records, write_atomic
-from mwperf.results.upgrade import OLD_KEY_PREFIX
+from mwperf.results.rundir import (RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records,
+                                   write_atomic)
+from mwperf.model.upgrade import OLD_KEY_PREFIX
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
 
@@ -48,7 +49,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
     sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
-                       "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
+                       "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in "
+                       "results/)")
     sweep.add_argument("--no-floor", action="store_true",
                        help="skip the floor measured before the first point (run.json records the skip)")
     sweep.add_argument("--force", action="store_true",
@@ -103,11 +105,11 @@ def _label(p: PlannedPoint) -> str:
     if point.get("samples"):
         extras.append(f"{point.get('samples')} samples")
     precision = point.get("precision")
-    extras.append(("max " if precision or point.get("samples") else "") + f"{point.get('duration', 0) / 1e9:g} s")
+    extras.append(("max " if precision or point.get("samples") else "") + f"{(point.get('duration') or 0) / 1e9:g} s")
     if precision:
         extras.append(f"precision {table['precision'].shown(precision)}")
     if p.repetitions > 1:
-        extras.append(f"rep {p.repetition + 1}")
+        extras.append(f"rep {(p.repetition or 0) + 1}")
     return f"{point.label(table)}; {', '.join(extras)}"
 
 
@@ -154,7 +156,7 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
            floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
-    from mwperf.results.record import utc_now_iso
+    from mwperf.model.merge import utc_now_iso
 
     plan = load_plan(plan_path)
     out = Path(out_dir) if out_dir else default_out()
@@ -170,7 +172,8 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
+        return execute(points, RunDir(out), agent, doc, outputs=run_outputs(fmt), leftovers=agent_info.leftovers,
+                       floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
@@ -178,7 +181,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
             floor: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
-    from mwperf.results.record import utc_now_iso
+    from mwperf.model.merge import utc_now_iso
 
     path = Path(run_dir)
     plan_file = path / PLAN_FILE
@@ -188,11 +191,11 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
         raise UsageError("--resume", run_dir, str(exc)) from None
     points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points)
     earlier = read_records(path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
-    if any(str(r.get("point_key") or "").startswith(OLD_KEY_PREFIX) for r in earlier):
+    if any((r.point_hash or "").startswith(OLD_KEY_PREFIX) for r in earlier):
         raise UsageError("--resume", run_dir, "written by an older mwperf (records v1): its points cannot be matched "
                                               "to this plan's; run the plan into a new directory")
-    done = {r.get("point_key") for r in earlier}
-    todo = [p for p in points if p.key not in done]
+    done = {r.point_hash for r in earlier}
+    todo = [p for p in points if p.point_hash not in done]
     rundir = RunDir(path)
     doc = rundir.read_run_json() or provenance.collect(
         run_id=path.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent, started=utc_now_iso())
@@ -200,11 +203,13 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, earlier=earlier, fmt=fmt, leftovers=agent_info.leftovers, floor=floor)
+    return execute(todo, rundir, agent, doc, outputs=run_outputs(fmt), earlier=earlier,
+                   leftovers=agent_info.leftovers, floor=floor)
 
 
 def _plan_doc(plan: Plan, count: int) -> dict:
     return {"plan": plan.source, "description": plan.description, "points": count,
             "repetitions": plan.repetitions,
             "options": {k: list(v) for k, v in plan.options.items()},
-            "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()} for r in plan.exclude]}
+            "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()}
+                        for r in plan.exclude]}

@@ -13,7 +13,7 @@ import time
 from mwperf.errors import UsageError
 from mwperf.execute.netns import NetnsPair
 from mwperf.plan.where import LinkProfile
-from mwperf.results.record import utc_now_iso
+from mwperf.model.merge import utc_now_iso
 
 __all__ = ["iperf3", "measure"]
 

@@ -252,7 +252,7 @@ def clean_agent_files(leftovers: Iterable[str], proc: Path = PROC_DIR, shm_dir: 
         return []
     referenced: set[str] | None = None
     agent_runs: bool | None = None
-    removed = []
+    removed: list[str] = []
     for path in found:
         try:
             st = path.lstat()

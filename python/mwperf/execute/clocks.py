@@ -37,6 +37,7 @@ def side_offset(argv: list[str], exchanges: int = EXCHANGES, timeout: float = 10
     with tempfile.TemporaryFile() as errors:  # what ssh (or the agent) says when it fails
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=errors, text=True, bufsize=1)
+        assert proc.stdin is not None and proc.stdout is not None  # both piped
         best: tuple[int, int] | None = None
         deadline = time.monotonic() + timeout
         try:

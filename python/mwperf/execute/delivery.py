@@ -7,6 +7,8 @@ this is the controller's check that none got in."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from mwperf.errors import PointFailed
 
 __all__ = ["check_delivery"]
@@ -16,7 +18,7 @@ def _count(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def check_delivery(results: list[dict | None], sent, names: list[str] | None = None,
+def check_delivery(results: Sequence[dict | None], sent, names: list[str] | None = None,
                    each_sent: list | None = None) -> None:
     """PointFailed when a subscriber took more samples than were sent, or
     sequence numbers past the last sent: messages that are not its
@@ -29,7 +31,8 @@ def check_delivery(results: list[dict | None], sent, names: list[str] | None = N
     if total is None:
         return
     each = [_count(s) for s in each_sent] if each_sent else []
-    highest = max(each) if each and None not in each else total
+    known = [n for n in each if n is not None]
+    highest = max(known) if known and len(known) == len(each) else total
     for index, result in enumerate(results):
         received, span = _count((result or {}).get("received")), _count((result or {}).get("seq_span"))
         name = names[index] if names else "sub" if index == 0 else f"sub{index}"

@@ -18,14 +18,14 @@ find a floor for anything that states ``cpu``, ``wait`` and ``size``
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable, TextIO
+from typing import Any, Iterable, Sequence, TextIO
 
 from mwperf.errors import AgentError
 from mwperf.execute.agent import query
 from mwperf.plan.options import CpuPlacement, PlannedPoint
 from mwperf.results.floor import FLOOR_JSON, FLOOR_VERSION, KINDS, write_floor
-from mwperf.results.measures import stats_us
-from mwperf.results.record import utc_now_iso
+from mwperf.model.measures import stats_us
+from mwperf.model.merge import utc_now_iso
 from mwperf.results.rundir import RunDir
 from mwperf.table import snapshot
 
@@ -84,7 +84,7 @@ def measure_one(agent: str, cpu: CpuPlacement, wait: str, sizes: list[int], budg
                 timeout_s: float = TIMEOUT_S, kinds: tuple[str, ...] = KINDS) -> dict:
     """One floor (a placement and wait strategy at ``sizes``, of ``kinds``); its ``error`` says why it failed."""
     started = time.monotonic()
-    floor = {"cpu": {"pub": cpu.pub, "sub": cpu.sub, "placement": cpu.placement}, "wait": wait,
+    floor: dict[str, Any] = {"cpu": {"pub": cpu.pub, "sub": cpu.sub, "placement": cpu.placement}, "wait": wait,
              "elapsed_s": None, "error": None, "entries": []}
     unpinned = -1  # the agent's cpus row: -1 is a side left unpinned
     args = floor_argv({"sizes": sizes, "cpus": (unpinned if cpu.pub is None else cpu.pub,
@@ -116,7 +116,7 @@ def skipped(reason: str) -> dict:
     return {"status": "skipped", "reason": reason}
 
 
-def measure_run_floor(jobs: list[PlannedPoint], rundir: RunDir, agent: str, progress: TextIO) -> dict:
+def measure_run_floor(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, progress: TextIO) -> dict:
     """Measure the run's floor into DIR/floor.json; run.json's ``floor``: what was done and how long it took."""
     groups = groups_of(jobs)
     if not groups:

@@ -32,7 +32,7 @@ class ServiceKeeper:
     def running(self, info: AdapterInfo | None, placement: Placement, point: TestPoint) -> Iterator[Service]:
         """The point's service: the kept one when it fits, else a new one (kept on one host)."""
         wanted = info.service if info is not None else None
-        if wanted is None or not isinstance(placement, Local):
+        if info is None or wanted is None or not isinstance(placement, Local):
             with running(info, placement, point) as service:
                 yield service
             return

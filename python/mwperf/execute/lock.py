@@ -208,7 +208,8 @@ def hold(directory: Path | str, *, measure: bool = True, force: bool = False, co
     try:
         run_lock.write_owner(me)
         if info and lock_owner_alive(info) is not True:
-            _note(err, f"{shown(str(rundir.path), 200)}: taking over the lock of a run that is gone ({owner_text(info)})")
+            _note(err, f"{shown(str(rundir.path), 200)}: taking over the lock of a run that is gone "
+                       f"({owner_text(info)})")
         left = rundir.remove_stale_temps()
         if left:
             _note(err, f"{shown(str(rundir.path), 200)}: removed {', '.join(left)} left by a killed run")

@@ -21,19 +21,22 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Sequence
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
 from mwperf.execute.keeper import ServiceKeeper
-from mwperf.execute.agent import AgentProcess
+from mwperf.execute.process import AgentProcess
 from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local
-from mwperf.execute.point import (DEFAULT_TIMEOUTS, RUN_ID_ENV, Timeouts, agent_argv, check_delivery, check_exit,
-                                  expect_event, ready_ports, relay_converged, run_point, stop_at, tell)
+from mwperf.execute.delivery import check_delivery
+from mwperf.execute.point import (DEFAULT_TIMEOUTS, RUN_ID_ENV, Resolved, Timeouts, agent_argv, point_ticks, run_point,
+                                  salvage)
+from mwperf.execute.session import Session, tell
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
-from mwperf.results.record import PointOutcome
+from mwperf.model.merge import PointOutcome
 
 __all__ = ["Pairs", "signature", "opened_for", "next_args", "MAX_PAIR_POINTS"]
 
@@ -56,7 +59,7 @@ def signature(job: PlannedPoint) -> tuple:
             job.repetition)
 
 
-def opened_for(jobs: list[PlannedPoint]) -> list[int]:
+def opened_for(jobs: Sequence[PlannedPoint]) -> list[int]:
     """Each job's pair size: the largest --size of the run of consecutive jobs it belongs to."""
     out: list[int] = []
     start = 0
@@ -91,7 +94,7 @@ def next_args(argv: list[str], opts: RunOptions, role: str, point: TestPoint) ->
 
 @dataclass
 class _Pair:
-    """One agent pair: its processes, key and run id, and where it stands."""
+    """One agent pair: its session (kept open across its points), key and run id, and where it stands."""
 
     number: int
     signature: tuple
@@ -99,26 +102,17 @@ class _Pair:
     run_id: int
     key: str
     service: services.Service
-    subs: list[AgentProcess] = field(default_factory=list)
-    pub: AgentProcess | None = None
-    readers: int = 1
+    session: Session
     points: int = 0  # served so far
 
     def kill(self) -> None:
         with signals_deferred():
-            for side in (self.pub, *self.subs):
-                if side is not None:
-                    side.kill()
+            self.session.kill()
 
-    def close(self, timeouts: Timeouts, slack: float) -> None:
-        """`close` to every side, each exit awaited (kill what does not go)."""
+    def close(self, timeouts: Timeouts) -> None:
+        """`close` to every side (the subscribers' input too), each exit awaited (kill what does not go)."""
         try:
-            for side in (*self.subs, self.pub):
-                if side is not None and side.proc.poll() is None:
-                    side.send_line("close")
-            for side in (*self.subs, self.pub):
-                if side is not None:
-                    check_exit(side, (timeouts.after_result or 0) + slack)
+            self.session.close(timeouts.after_result or 0.0, subscribers=True)
         except (PointFailed, AgentError):
             pass
         finally:
@@ -131,7 +125,7 @@ class Pairs:
     the run's planned points (each pair's size comes from them); ``keeper``:
     the run's services."""
 
-    def __init__(self, jobs: list[PlannedPoint], keeper: ServiceKeeper, reuse: bool = False):
+    def __init__(self, jobs: Sequence[PlannedPoint], keeper: ServiceKeeper, reuse: bool = False):
         self.keeper = keeper
         self.reuse = reuse
         self._sizes = dict(zip(map(id, jobs), opened_for(jobs))) if reuse else {}
@@ -174,7 +168,7 @@ class Pairs:
             if self._pair is not None:  # a failed point ends its pair: the next starts fresh
                 self._pair.kill()
                 self._pair = None
-        outcome.link = Local().as_dict()
+        outcome.link = None  # one host: no link
         phases.mark("end")
         outcome.phases = phases.as_dict()
         return outcome
@@ -183,22 +177,24 @@ class Pairs:
         """The pair's agents closed (the end of a pair, of the run)."""
         pair, self._pair = self._pair, None
         if pair is not None:
-            pair.close(self._timeouts, 0.0)
+            pair.close(self._timeouts)
 
-    def _point(self, job: PlannedPoint, agent: str, timeouts: Timeouts, service: services.Service,
+    def _point(self, job: PlannedPoint, agent: str, timeouts: Resolved, service: services.Service,
                phases: PhaseClock) -> PointOutcome:
+        """One point of the pair (its first: the agents start; a later one: ``next``), through the session
+        protocol (:mod:`mwperf.execute.session`), the pair left open."""
         opts, point = job.opts, job.point
         outcome = PointOutcome()
-        slack = opts.point_timeout_ns / 1e9
         readers = point.subscribers if point.threaded else 1
         pair = self._pair
         fresh = pair is None
         try:
-            if fresh:
+            if pair is None:
                 self._pairs += 1
                 pair = _Pair(self._pairs, signature(job), self._sizes[id(job)], random.getrandbits(32),
-                             secrets.token_hex(16), service, readers=readers)
+                             secrets.token_hex(16), service, Session([], readers, opts.point_timeout_ns / 1e9))
                 self._pair = pair
+            session = pair.session
             place = pair.points
             outcome.reuse = {"pair": pair.number, "point": place, "opened_for_bytes": pair.size}
 
@@ -215,48 +211,33 @@ class Pairs:
 
             if fresh:
                 for index in range(point.subscribers // readers):
-                    pair.subs.append(start("sub", "0", index))
-                ports: list[int] = []
-                for index, each in enumerate(pair.subs):
-                    ready = expect_event(each, {"ready"}, timeouts.ready + slack, "ready event")
-                    if index == 0:
-                        outcome.sub_ready = ready
-                    ports += ready_ports(each, ready, readers)
+                    session.subs.append(start("sub", "0", index))
+                outcome.sub_ready, ports = session.ready(timeouts.ready)
                 phases.mark("ready")
-                pair.pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
+                session.pubs.append(start("pub", ",".join(str(p) for p in ports) if any(ports) else "0"))
             else:
-                for index, each in enumerate(pair.subs):
+                for index, each in enumerate(session.subs):
                     tell(each, "next " + next_args(argv("sub", "0", index), opts, "sub", point), close=False)
                 phases.mark("ready")
-                tell(pair.pub, "next " + next_args(argv("pub", "0"), opts, "pub", point), close=False)
-            match_s = point.get("match-timeout") / 1e9
-            outcome.pub_ready = expect_event(pair.pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
-            for each in pair.subs:
-                expect_event(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+                for pub in session.pubs:
+                    tell(pub, "next " + next_args(argv("pub", "0"), opts, "pub", point), close=False)
+            outcome.pub_ready = session.matched(point.get("match-timeout") / 1e9 + timeouts.ready)
             if outcome.pub_ready.get("pair_point", place) != place:
-                raise PointFailed(f"pub: ready for point {outcome.pub_ready.get('pair_point')} of the pair, not {place}")
+                raise PointFailed(f"pub: ready for point {outcome.pub_ready.get('pair_point')} of the pair, "
+                                  f"not {place}")
             phases.mark("matched")
-            tell(pair.pub, "go", close=False)
+            session.go()
             run_s = point.planned_s
-            ticks = [relay_converged(pair.subs[0], pair.pub)] \
-                if point.get("precision") and point.mode in ("rate", "throughput") else []
-            if point.mode == "burst":  # a burst still being written at the deadline is cut there
-                ticks.append(stop_at(pair.pub, time.monotonic() + run_s + timeouts.start + slack))
-            outcome.pub = expect_event(pair.pub, {"result"},
-                                       run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
-                                       tick=(lambda: [tick() for tick in ticks]) if ticks else None)
+            ticks = point_ticks(point, session, time.monotonic() + run_s + timeouts.start + session.slack)
+            (outcome.pub,) = session.results(time.monotonic() + run_s + timeouts.start + timeouts.ping
+                                             + timeouts.blocked + session.slack, ticks)
             phases.mark("result")
             if place:  # matched before this point: the pair's discovery is the first point's, not this one's
                 outcome.pub = {**outcome.pub, "discovery_ns": None}
                 outcome.pub_ready = {**outcome.pub_ready, "discovery_ns": None}
             sent = outcome.pub.get("sent")
-            for each in pair.subs:
-                tell(each, f"stop {sent if isinstance(sent, int) else -1}", close=False)
-            results: list[dict | None] = []
-            for each in pair.subs:
-                for _ in range(readers):
-                    results.append(expect_event(each, {"result"}, (timeouts.drain or 0) + timeouts.stop + slack,
-                                                "result after stop"))
+            session.stop([sent], close=False)  # the pair stays open for the next point
+            results = session.drained(timeouts.drain + timeouts.stop)
             phases.mark("drained")
             phases.mark("closed")  # the pair stays open for the next point
             check_delivery(results, sent)
@@ -264,6 +245,10 @@ class Pairs:
             if len(results) > 1:
                 outcome.subs = results
             pair.points += 1
-        except (PointFailed, AgentError) as exc:
+        except PointFailed as exc:
+            outcome.error = str(exc)
+            if pair is not None and pair.session.pubs and not str(exc).startswith("sub"):
+                salvage(pair.session, outcome, timeouts.drain + 1.0)
+        except AgentError as exc:
             outcome.error = str(exc)
         return outcome

@@ -30,14 +30,17 @@ class Placement(ABC):
     #: Each side on a host of its own: the clocks are compared before the
     #: point, and shared memory, which does not cross hosts, is no transport.
     two_hosts: bool = True
-    #: Both sides read one clock (so one-way stamps need no offset).
-    same_clock: bool = True
+    @property
+    def same_clock(self) -> bool:
+        """Both sides read one clock (so one-way stamps need no offset)."""
+        return True
 
     def __enter__(self) -> "Placement":
         return self
 
     def __exit__(self, *exc) -> None:
         """Nothing to take down unless the place was made for the point."""
+        return None
 
     @abstractmethod
     def command(self, role: str, argv: list[str]) -> list[str]:

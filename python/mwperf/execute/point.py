@@ -24,27 +24,28 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import clocks, services
 from mwperf.execute.keeper import ServiceKeeper
-from mwperf.execute.agent import AgentProcess, describe_exit
+from mwperf.execute.process import AgentProcess
 from mwperf.execute.netns import NetnsPair
 from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local, Placement
 from mwperf.execute.services import Service
+from mwperf.execute.session import Session, Tick, relay_converged, stop_at, tell
 from mwperf.execute.ssh import SshHosts
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import RunOptions, TestPoint
 from mwperf.description import AgentInfo
 from mwperf.execute.delivery import check_delivery
-from mwperf.results.record import PointOutcome
+from mwperf.model.merge import PointOutcome
 from mwperf.results.rundir import samples_path
 
-__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_delivery", "check_exit", "check_placement", "relay_converged", "stop_at", "expect_event", "placement_for",
-           "ready_ports", "run_point", "tell"]
+__all__ = ["Timeouts", "DEFAULT_TIMEOUTS", "agent_argv", "check_placement", "placement_for", "run_point",
+           "point_ticks", "salvage", "RUN_ID_ENV"]
 
 
 @dataclass(frozen=True)
@@ -62,14 +63,23 @@ class Timeouts:
     blocked: float = 2.0      # a send still blocked in the middleware when the measured phase ends
     start: float = 1.0        # the publisher's start after 'go' (threads, timers; discovery is done by then)
 
-    def resolved(self, agent: AgentInfo) -> "Timeouts":
+    def resolved(self, agent: AgentInfo) -> Resolved:
         """Every figure, the agent's where none was given."""
-        return replace(
-            self,
+        return Resolved(
+            ready=self.ready, stop=self.stop, blocked=self.blocked, start=self.start,
             after_result=self.after_result if self.after_result is not None else
             agent.timing_s("linger_ns") + agent.timing_s("settle_ns") + EXIT_MARGIN_S,
             drain=self.drain if self.drain is not None else agent.timing_s("drain_reliable_ns"),
             ping=self.ping if self.ping is not None else 2 * agent.table["ping-timeout"].default / 1e9)
+
+
+@dataclass(frozen=True)
+class Resolved(Timeouts):
+    """Timeouts with every figure known (:meth:`Timeouts.resolved`): what the protocol waits on."""
+
+    after_result: float = 0.0
+    drain: float = 0.0
+    ping: float = 0.0
 
 
 #: A side's exit after its result, beyond what the agent says it waits.
@@ -77,8 +87,6 @@ EXIT_MARGIN_S = 2.0
 #: The subscriber starts waiting for its match before the publisher even
 #: starts, so it waits this much longer than the publisher.
 SUB_MATCH_MARGIN_NS = 5_000_000_000
-#: How often the controller relays the subscriber's `converged` (rate mode, --precision).
-TICK_S = 0.1
 #: How far a send stamp may lie outside [subscriber start, now] on one clock.
 ONE_CLOCK_STAMP_SLACK_NS = 1_000_000
 #: The agents read the point's run id from here.
@@ -188,142 +196,7 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
     return outcome
 
 
-def _failure(agent: AgentProcess, text: str) -> str:
-    """Append the agent's last stderr line when it adds something."""
-    agent.wait_exit(time.monotonic() + 0.5)
-    last = agent.last_stderr()
-    if last and last not in text:
-        return f"{text} (stderr: {last})"
-    return text
-
-
-def expect_event(agent: AgentProcess, kinds: set[str], seconds: float, what: str,
-            skip: Callable[[dict], None] | None = None, tick: Callable[[], None] | None = None) -> dict:
-    """The next event of ``kinds``; PointFailed on error, exit or deadline.
-    ``skip`` receives the other events (e.g. the publisher's ready); ``tick``,
-    when given, is called every TICK_S while waiting."""
-    deadline = time.monotonic() + seconds
-    while True:
-        until = deadline if tick is None else min(deadline, time.monotonic() + TICK_S)
-        try:
-            event = agent.wait_for(kinds | {"ready"}, until)
-        except TimeoutError:
-            if until < deadline:
-                tick()
-                continue
-            raise PointFailed(_failure(agent, f"{agent.role}: no {what} within {seconds:.1f} s (agent hung?)")) from None
-        if event is None:
-            code = agent.wait_exit(time.monotonic() + 2.0)
-            how = "closed its output" if code is None else describe_exit(code)
-            raise PointFailed(_failure(agent, f"{agent.role}: {how} before its {what}"))
-        kind = event.get("event")
-        if kind == "error":
-            raise PointFailed(_failure(agent, f"{agent.role}: {event.get('error') or 'error'}"))
-        if kind in kinds:
-            return event
-        if skip is not None:
-            skip(event)
-
-
-def tell(agent: AgentProcess, line: str, close: bool = True) -> None:
-    """Writes a control line; PointFailed when the agent is gone."""
-    if not agent.send_line(line, close=close):
-        code = agent.wait_exit(time.monotonic() + 1.0)
-        how = "closed its input" if code is None else describe_exit(code)
-        raise PointFailed(_failure(agent, f"{agent.role}: {how} before '{line.split()[0]}' could be sent"))
-
-
-def check_exit(agent: AgentProcess, seconds: float) -> None:
-    code = agent.wait_exit(time.monotonic() + seconds)
-    if code is None:
-        raise PointFailed(_failure(agent, f"{agent.role}: did not exit within {seconds:.1f} s of its result"))
-    if code != 0:
-        raise PointFailed(_failure(agent, f"{agent.role}: {describe_exit(code)} after its result"))
-
-
-def _salvage_subs(subs: list[AgentProcess], outcome: PointOutcome, seconds: float, readers: int = 1) -> None:
-    """After a publisher failure, ask the subscribers for what they have
-    (``readers``: results one subscriber process gives, one per reader)."""
-    total = len(subs) * readers
-    results = outcome.subs if outcome.subs is not None else [None] * total
-    for sub in subs:
-        if sub.proc.poll() is None:
-            sub.send_line("stop -1")
-    deadline = time.monotonic() + seconds
-    for i, sub in enumerate(subs):
-        base = i * readers
-        # what a subscriber wrote before it ended is still read (an agent gone
-        # without a result ends its output: no wait)
-        for _ in range(sum(r is None for r in results[base:base + readers])):
-            try:
-                event = sub.wait_for({"result"}, deadline)
-            except TimeoutError:
-                break
-            if event is None or event.get("event") != "result":
-                break
-            slot = _reader_slot(event, base, readers, next(k for k in range(readers) if results[base + k] is None))
-            results[slot] = event
-    outcome.sub = results[0]
-    if total > 1:
-        outcome.subs = results
-
-
-def _reader_slot(event: dict, base: int, readers: int, fallback: int) -> int:
-    """Where a reader's result goes among one process's: by its ``reader`` index."""
-    reader = event.get("reader")
-    if readers > 1 and isinstance(reader, int) and not isinstance(reader, bool) and 0 <= reader < readers:
-        return base + reader
-    return base + fallback
-
-
-def ready_ports(agent: AgentProcess, ready: dict, readers: int) -> list[int]:
-    """The ports a subscriber's ready event gives: its one port, or with
-    ``readers`` > 1 each reader's (``ports``). Port-less middlewares (DDS
-    discovery) report 0 or none: 0 is passed on."""
-    def check(port) -> int:
-        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-            raise PointFailed(f"{agent.role}: ready event with a bad port: {port!r}")
-        return port
-
-    if readers == 1:
-        return [check(ready.get("port", 0))]
-    ports = ready.get("ports")
-    if not isinstance(ports, list) or len(ports) != readers:
-        raise PointFailed(f"{agent.role}: ready event without one port per reader ({readers}): {ports!r}")
-    return [check(p) for p in ports]
-
-
-def relay_converged(sub: AgentProcess, pub: AgentProcess) -> Callable[[], None]:
-    """The adaptive stop of rate and throughput mode: the subscriber owns what
-    it watches (the one-way latency; the received rate and loss) and says
-    `converged`; the publisher is told to stop."""
-    relayed = False
-
-    def tick() -> None:
-        nonlocal relayed
-        if not relayed and sub.take_event("converged") is not None:
-            relayed = True
-            pub.send_line("stop", close=False)  # its `close` comes once the subscribers have their results
-
-    return tick
-
-
-def stop_at(pub: AgentProcess, deadline: float) -> Callable[[], None]:
-    """Burst mode: a burst runs until its last sample, however long that
-    takes (--demand 10000000 in a 1 s run); past the measured phase's end the
-    publisher is told to stop, so that it reports instead of counting as hung."""
-    told = False
-
-    def tick() -> None:
-        nonlocal told
-        if not told and time.monotonic() >= deadline:
-            told = True
-            pub.send_line("stop", close=False)
-
-    return tick
-
-
-def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeouts, placement: Placement,
+def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Resolved, placement: Placement,
                 service: Service, phases: PhaseClock, clock_offset_ns: int = 0) -> PointOutcome:
     """The protocol of one point; never raises for agent trouble (see outcome.error)."""
     run_id = random.getrandbits(32)
@@ -349,62 +222,35 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
         return process
 
     outcome = PointOutcome()
-    slack = opts.point_timeout_ns / 1e9
-    subs: list[AgentProcess] = []
-    pub: AgentProcess | None = None
-    pub_started = False
     # 1:N as processes: N subscriber agents of one reader each; as threads:
     # one subscriber agent of N readers (--subscribers-as threads).
     readers = point.subscribers if point.threaded else 1
+    session = Session([], readers, opts.point_timeout_ns / 1e9)
     try:
         # Every subscriber starts, then each says it is ready (its port, or each reader's).
         for index in range(point.subscribers // readers):
-            subs.append(start("sub", "0", index))
-        sub = subs[0]
-        ports: list[int] = []
-        for index, each in enumerate(subs):
-            ready = expect_event(each, {"ready"}, timeouts.ready + slack, "ready event")
-            if index == 0:
-                outcome.sub_ready = ready
-            ports += ready_ports(each, ready, readers)
+            session.subs.append(start("sub", "0", index))
+        outcome.sub_ready, ports = session.ready(timeouts.ready)
         phases.mark("ready")
 
         pub = start("pub", ",".join(str(p) for p in ports) if any(ports) else "0")
-        pub_started = True
+        session.pubs.append(pub)
         run_s = point.planned_s
-        match_s = point.get("match-timeout") / 1e9
-        outcome.pub_ready = expect_event(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
-        # The start barrier: the publisher sends once every subscriber is matched and receiving.
-        for each in subs:
-            expect_event(each, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+        outcome.pub_ready = session.matched(point.get("match-timeout") / 1e9 + timeouts.ready)
         phases.mark("matched")
-        tell(pub, "go", close=False)
-        ticks = [relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
-        if point.mode == "burst":  # a burst still being written at the deadline is cut there
-            ticks.append(stop_at(pub, time.monotonic() + run_s + timeouts.start + slack))
-        outcome.pub = expect_event(pub, {"result"}, run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack, "result",
-                              tick=(lambda: [tick() for tick in ticks]) if ticks else None)
+        session.go()
+        ticks = point_ticks(point, session, time.monotonic() + run_s + timeouts.start + session.slack)
+        (outcome.pub,) = session.results(time.monotonic() + run_s + timeouts.start + timeouts.ping + timeouts.blocked
+                                         + session.slack, ticks)
         phases.mark("result")
 
         # The publisher keeps its endpoints (the agent's settle: no disposal overtakes
         # its last sample) until every subscriber has its result, or the settle is over.
         sent = outcome.pub.get("sent")
-        for each in subs:  # all told at once: they drain side by side
-            tell(each, f"stop {sent if isinstance(sent, int) else -1}")
-        results: list[dict | None] = []
-        for each in subs:
-            got: list[dict | None] = [None] * readers
-            for j in range(readers):  # one result per reader, in reader order
-                event = expect_event(each, {"result"}, timeouts.drain + timeouts.stop + slack, "result after stop")
-                slot = _reader_slot(event, 0, readers, j)
-                if got[slot] is not None:
-                    raise PointFailed(f"{each.role}: two results for reader {slot}")
-                got[slot] = event
-            results += got
+        session.stop([sent])
+        results = session.drained(timeouts.drain + timeouts.stop)
         phases.mark("drained")  # the last subscriber's last result: the drain is over
-        pub.send_line("close")  # nothing in flight: its endpoints may go (a reliable writer's linger first)
-        for each in (*subs, pub):
-            check_exit(each, timeouts.after_result + slack)
+        session.close(timeouts.after_result)
         phases.mark("closed")
         check_delivery(results, sent)
         outcome.sub = results[0]
@@ -412,13 +258,40 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Timeou
             outcome.subs = results
     except PointFailed as exc:
         outcome.error = str(exc)
-        if pub_started and subs and not str(exc).startswith("sub"):
-            _salvage_subs(subs, outcome, timeouts.drain + 1.0, readers)
+        if session.pubs and session.subs and not str(exc).startswith("sub"):
+            salvage(session, outcome, timeouts.drain + 1.0)
     except AgentError as exc:
         outcome.error = str(exc)
     finally:
         with signals_deferred():
-            for side in (pub, *subs):
-                if side is not None:
-                    side.kill()
+            session.kill()
     return outcome
+
+
+def point_ticks(point: TestPoint, session: Session, cut: float) -> Callable[[AgentProcess], Tick | None] | None:
+    """What runs while a point's publisher measures: the adaptive stop of rate and throughput mode relayed
+    from the subscriber (--precision), a burst still being written at ``cut`` cut there."""
+    sub = session.subs[0]
+
+    def ticks(pub: AgentProcess) -> Tick | None:
+        each = [relay_converged(sub, pub)] if point.get("precision") and point.mode in ("rate", "throughput") else []
+        if point.mode == "burst":
+            each.append(stop_at(pub, cut))
+        if not each:
+            return None
+
+        def every() -> None:
+            for tick in each:
+                tick()
+
+        return every
+
+    return ticks
+
+
+def salvage(session: Session, outcome: PointOutcome, seconds: float) -> None:
+    """After a publisher failure, what the subscribers have (the outcome's subscriber side)."""
+    results = session.salvage(seconds, outcome.subs)
+    outcome.sub = results[0]
+    if len(results) > 1:
+        outcome.subs = results

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import atexit
 import time
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
 from mwperf.display import unfiltered
 
@@ -60,8 +60,8 @@ class Progress:
         self._started = 0.0
         self._label = ""
         self._live = _is_terminal(stream) if live is None else live
-        self._bar = None  # rich's Progress, on a terminal, while points are left
-        self._task = None
+        self._bar: Any = None  # rich's Progress, on a terminal, while points are left
+        self._task: Any = None
 
     @property
     def total(self) -> int:

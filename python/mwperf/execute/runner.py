@@ -1,10 +1,13 @@
 """Run the points of a run or a sweep into a run directory.
 
 Each point (:mod:`mwperf.execute.point`) is merged into a record
-(:mod:`mwperf.results.record`) and appended to results.jsonl as soon as it is
+(:mod:`mwperf.model.merge`) and appended to results.jsonl as soon as it is
 measured (a scenario's step, :mod:`mwperf.execute.scenario`, gives one per
-flow), results.csv regenerated; a progress line per point goes to stderr,
-and at the end the tables to stdout and report.html to the directory.
+flow); a progress line per point goes to stderr. What else a run makes of
+its records (results.csv after every point; the tables and report.html at
+the end) is its :class:`Outputs`, which the command gives (:mod:`mwperf.cli`
+makes them of :mod:`mwperf.export`'s formats): the runner measures, it picks
+no output format.
 Exit code: 0 all points ok, 1 some point failed, 130 interrupted (Ctrl-C or
 SIGTERM or SIGHUP: the results so far are kept and run.json says so). What crashed
 runs left (namespaces, shared-memory segments, services) is removed before
@@ -16,8 +19,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import replace
-from typing import Callable, Iterable, Iterator, TextIO
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Iterator, Sequence, TextIO
 
 from mwperf.display import shown
 from mwperf.execute import provenance
@@ -29,23 +32,34 @@ from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, ru
 from mwperf.execute.progress import Progress
 from mwperf.execute.scenario import ScenarioStep
 from mwperf.execute.ssh import close_shared_connections
-from mwperf.export.csv import ResultsCsv
-from mwperf.export.html import HtmlReport
-from mwperf.export.scenario import flows_summary
-from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
+from mwperf.model.labels import point_id
+from mwperf.model.launches import spread
+from mwperf.model.merge import PointOutcome, merge_record, utc_now_iso
+from mwperf.model.record import Record
+from mwperf.model.schema import record_errors, record_ok
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
-from mwperf.results.launches import spread
-from mwperf.results.record import PointOutcome, merge_record, utc_now_iso
 from mwperf.results.rundir import RunDir
-from mwperf.results.schema import record_errors, record_ok
 
-__all__ = ["run", "execute", "adaptive_saving"]
+__all__ = ["run", "execute", "Outputs"]
 
 
-def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = None,
-        progress: TextIO | None = None, fmt: str = "text",
+@dataclass(frozen=True)
+class Outputs:
+    """What a run makes of its records besides results.jsonl, as the command chose:
+
+    * ``after_point(records, rundir)``: after every point, from every record so far (results.csv);
+    * ``line(records)``: the tail of a point's progress line (a scenario step's: of its flows' records);
+    * ``at_end(everything, these, rundir)``: once the run is over (interrupted too), from every record of
+      the directory and those of this invocation (the tables, report.html, what the adaptive stop saved)."""
+
+    after_point: Callable[[list[Record], RunDir], object]
+    line: Callable[[list[Record]], str]
+    at_end: Callable[[list[Record], list[Record], RunDir], None]
+
+
+def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, progress: TextIO | None = None,
         timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None, floor: bool = False) -> int:
     """Run every point of ``opts``; returns the exit code (0 ok, 1 a point failed, 130 interrupted).
     ``machine_lock``: how the machine was held (execute.lock.Held), kept in run.json; ``floor``:
@@ -55,16 +69,16 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, out: TextIO | None = N
     if machine_lock is not None:
         doc["machine_lock"] = machine_lock
     jobs = [PlannedPoint(opts, point) for point in opts.points()]
-    if opts.both_directions:  # A->B then B->A for every point, as in the wired/wireless study
+    if opts.both_directions and opts.hosts is not None:  # A->B then B->A, as in the wired/wireless study
         back = replace(opts, hosts=opts.hosts.reversed())
         jobs = [PlannedPoint(o, replace(job.point, index=2 * job.point.index + k))
                 for job in jobs for k, o in enumerate((opts, back))]
-    return execute(jobs, RunDir(opts.out), agent, doc, out=out, progress=progress, fmt=fmt, timeouts=timeouts,
+    return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
                    leftovers=opts.agent.leftovers, floor=floor)
 
 
-def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, earlier: list[dict] | None = None,
-            out: TextIO | None = None, progress: TextIO | None = None, fmt: str = "text",
+def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, outputs: Outputs,
+            earlier: list[Record] | None = None, progress: TextIO | None = None,
             timeouts: Timeouts = DEFAULT_TIMEOUTS, leftovers: tuple[str, ...] = (), floor: bool = False,
             feed: Iterable[PlannedPoint] | None = None,
             on_record: Callable[[PlannedPoint, dict], dict] | None = None) -> int:
@@ -78,8 +92,8 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
     the totals and the tables. ``leftovers``: what the adapters may leave
     behind (the agent's description), removed before and after. ``floor``:
     measure the floor before the first point, unless the directory has one
-    (run.json says which). Returns the exit code."""
-    out = out or sys.stdout
+    (run.json says which). ``outputs``: what the run makes of its records
+    besides results.jsonl. Returns the exit code."""
     progress = progress or sys.stderr
     earlier = list(earlier or [])
     check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
@@ -90,7 +104,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                                                                for job in jobs)
     rundir.write_run_json(doc)
 
-    records: list[dict] = []
+    records: list[Record] = []
     status = "running"
     # services kept across points, agent pairs across alike points (--reuse-agents; no search feeds them)
     pairs = Pairs(jobs, ServiceKeeper(), reuse=feed is None and any(job.opts.reuse_agents for job in jobs))
@@ -102,7 +116,7 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
             bar = Progress(progress, [job.point.planned_s for job in jobs])
-            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier,
+            _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier, outputs,
                      on_record or _launches_of(earlier, records), pairs)
             bar.close()
             status = "complete"
@@ -123,14 +137,14 @@ def execute(jobs: list[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, 
                 _clean_leftovers(progress, "after the run", leftovers, agent)
 
     everything = earlier + records
-    _summarise(everything, records, rundir, out, progress, fmt)
+    outputs.at_end(everything, records, rundir)
     if status == "interrupted":
         return 130
-    return 0 if all(r["status"] == "ok" for r in everything) else 1
+    return 0 if all(r.ok for r in everything) else 1
 
 
 def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts: Timeouts, bar: Progress,
-             records: list[dict], earlier: list[dict],
+             records: list[Record], earlier: list[Record], outputs: Outputs,
              on_record: Callable[[PlannedPoint, dict], dict] | None = None, pairs: Pairs | None = None) -> None:
     """Each point in turn, its record appended (to ``records`` too) the moment it is merged;
     results.csv from the records in hand (``earlier`` ones and these: what results.jsonl
@@ -153,10 +167,11 @@ def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts:
                 record = on_record(planned, record)
             with signals_deferred():
                 rundir.append(record)
-                ResultsCsv().write([*earlier, *records, record], rundir)
-            records.append(record)
-            done.append(record)
-        bar.finish(point_summary(done[0]) if len(done) == 1 else flows_summary(done))
+                written = Record.from_json(record)
+                outputs.after_point([*earlier, *records, written], rundir)
+            records.append(written)
+            done.append(written)
+        bar.finish(outputs.line(done))
 
 
 def _outcomes(job: PlannedPoint, agent: str, timeouts: Timeouts,
@@ -171,45 +186,29 @@ def _outcomes(job: PlannedPoint, agent: str, timeouts: Timeouts,
     yield job, outcome, started, {}
 
 
-def _launches_of(earlier: list[dict], records: list[dict]) -> Callable[[PlannedPoint, dict], dict]:
+def _launches_of(earlier: list[Record], records: list[Record]) -> Callable[[PlannedPoint, dict], dict]:
     """A point's last repetition carries the spread over its launches (each
     repetition one), those of an earlier invocation of a resumed sweep included."""
-    from mwperf.analysis.compare import point_key
 
     def complete(job: PlannedPoint, record: dict) -> dict:
-        if job.repetitions < 2 or job.repetition != job.repetitions - 1 or record.get("status") != "ok":
+        """The record being made (the merged JSON object, before it is written), with its launches."""
+        this = Record.from_json(record)
+        if job.repetitions < 2 or job.repetition != job.repetitions - 1 or not this.ok:
             return record
-        key = point_key(record)
-        same = [r for r in earlier + records if r.get("status") == "ok" and r.get("repetition") is not None
-                and r.get("source") is None and point_key(r) == key]
-        return {**record, "launches": spread(same + [record])}
+        key = point_id(this)
+        same = [r for r in earlier + records if r.ok and r.repetition is not None and not r.imported
+                and point_id(r) == key]
+        launches = spread(same + [this])
+        return {**record, "launches": None if launches is None else launches.to_json()}
     return complete
 
 
-def _finish(doc: dict, rundir: RunDir, status: str, everything: list[dict]) -> None:
+def _finish(doc: dict, rundir: RunDir, status: str, everything: list[Record]) -> None:
     """run.json's final word: the status, when, and how many points went how."""
-    ok = sum(1 for r in everything if r["status"] == "ok")
+    ok = sum(1 for r in everything if r.ok)
     doc.update({"status": status, "finished": utc_now_iso()})
     doc["points"].update({"ok": ok, "failed": len(everything) - ok, "done": len(everything)})
     rundir.write_run_json(doc)
-
-
-def _summarise(everything: list[dict], records: list[dict], rundir: RunDir, out: TextIO, progress: TextIO,
-               fmt: str) -> None:
-    """The tables, report.html, the adaptive stop's saving and where it all is."""
-    if everything:
-        out.write("\n")
-        Tables(fmt, out).write(everything, rundir)
-        try:
-            (html,) = HtmlReport().write(everything, rundir)
-            out.write(f"\nreport: {html}\n")
-        except OSError as exc:
-            progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
-    saved = adaptive_saving(records)
-    if saved:
-        out.write(f"\n{saved}\n")
-    out.write(f"\nresults: {rundir.path}\n")
-    out.flush()
 
 
 def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...], agent: str) -> None:
@@ -230,25 +229,3 @@ def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...], ag
         progress.write(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
                        f"{', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}\n")
         progress.flush()
-
-
-def adaptive_saving(records: list[dict]) -> str | None:
-    """The time the adaptive stop saved against the same points at their full
-    (maximum) duration, as one line; None when no point was adaptive."""
-    adaptive = [r for r in records if r.get("adaptive") and r.get("elapsed_s") is not None]
-    if not adaptive:
-        return None
-    full = sum(r["duration_s"] for r in adaptive)
-    used = sum(min(r["elapsed_s"], r["duration_s"]) for r in adaptive)
-    converged = sum(1 for r in adaptive if r["adaptive"]["converged_after_s"] is not None)
-    pct = 100.0 * (full - used) / full if full else 0.0
-    line = (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "
-            f"{used:.1f} s instead of {full:.1f} s at fixed duration (saved {full - used:.1f} s, {pct:.0f} %)")
-    short = [r for r in adaptive if r["adaptive"]["converged_after_s"] is None]
-    needs = sorted(r["adaptive"].get("needed_s") for r in short if r["adaptive"].get("needed_s") is not None)
-    if needs:  # what the others would need, from their own batches
-        line += (f"; the other {len(short)} would need ~{format_seconds(needs[len(needs) // 2])} (median of "
-                 f"{len(needs)}), up to {format_seconds(needs[-1])}")
-    if len(needs) < len(short):
-        line += f"; {len(short) - len(needs)} without an interval to extrapolate from (see adaptive.needed_note)"
-    return line

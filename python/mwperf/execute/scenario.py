@@ -29,21 +29,21 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
 from mwperf.execute import services
-from mwperf.execute.agent import AgentProcess
+from mwperf.execute.process import AgentProcess
 from mwperf.execute.delivery import check_delivery
-from mwperf.execute.point import (RUN_ID_ENV, Timeouts, agent_argv, check_exit, expect_event, placement_for,
-                                  ready_ports, tell)
+from mwperf.execute.point import RUN_ID_ENV, Resolved, Timeouts, agent_argv, placement_for
+from mwperf.execute.session import Session, stop_at, tell
 from mwperf.execute.placement import Placement
 from mwperf.execute.services import Service
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
-from mwperf.plan.sweep_plan import point_key
-from mwperf.results import measures as m
-from mwperf.results.record import PointOutcome, utc_now_iso
+from mwperf.plan.sweep_plan import point_hash
+from mwperf.model import measures as m
+from mwperf.model.merge import PointOutcome, utc_now_iso
 
 __all__ = ["FlowJob", "FlowOutcome", "run_flows", "ScenarioStep", "scenario_steps", "flow_section",
            "PUBLISHER_SHIFT", "PROCESS_MODEL"]
@@ -70,16 +70,17 @@ class FlowJob:
 class FlowOutcome:
     job: FlowJob
     outcome: PointOutcome = field(default_factory=PointOutcome)
-    pubs: list[dict | None] = field(default_factory=list)
+    pubs: list[dict] = field(default_factory=list)  # each publisher's result, as they came
 
 
 @dataclass
 class _Flow:
+    """One flow's agents: its session (its topic's subscribers and publishers), run id and key."""
+
     result: FlowOutcome
     run_id: int
     key: str
-    subs: list[AgentProcess] = field(default_factory=list)
-    pubs: list[AgentProcess] = field(default_factory=list)
+    session: Session = field(default_factory=lambda: Session([]))
 
 
 def _start(flow: _Flow, agent: str, role: str, ports: str, index: int, placement: Placement,
@@ -113,7 +114,9 @@ def run_flows(jobs: list[FlowJob], agent: str, timeouts: Timeouts, index: int) -
     first = jobs[0]
     timeouts = timeouts.resolved(first.opts.agent)
     placement = placement_for(first.opts, index)
-    flows = [_Flow(FlowOutcome(job), random.getrandbits(32), secrets.token_hex(16)) for job in jobs]
+    slack = max(job.opts.point_timeout_ns for job in jobs) / 1e9
+    flows = [_Flow(FlowOutcome(job), random.getrandbits(32), secrets.token_hex(16), Session([], 1, slack))
+             for job in jobs]
     error = None
     try:
         with placement, services.running(first.opts.adapters.get(first.point.mw), placement, first.point) as service:
@@ -125,8 +128,7 @@ def run_flows(jobs: list[FlowJob], agent: str, timeouts: Timeouts, index: int) -
     finally:
         with signals_deferred():
             for flow in flows:
-                for side in (*flow.pubs, *flow.subs):
-                    side.kill()
+                flow.session.kill()
     for flow in flows:
         flow.result.outcome.link = placement.as_dict()
         if error is not None and flow.result.outcome.error is None:
@@ -134,44 +136,36 @@ def run_flows(jobs: list[FlowJob], agent: str, timeouts: Timeouts, index: int) -
     return [flow.result for flow in flows]
 
 
-def _run(flows: list[_Flow], agent: str, timeouts: Timeouts, placement: Placement, service: Service) -> None:
-    slack = max(f.result.job.opts.point_timeout_ns for f in flows) / 1e9
-    ports: dict[int, list[int]] = {}
+def _run(flows: list[_Flow], agent: str, timeouts: Resolved, placement: Placement, service: Service) -> None:
+    """Every flow's session, in step (:mod:`mwperf.execute.session`): all subscribers ready, all publishers
+    ready and every subscriber matched, then ``go`` to all publishers at once; from then on a flow that
+    fails fails alone."""
     for flow in flows:  # every subscriber of every flow, then each one's ready
         job = flow.result.job
-        flow.subs = [_start(flow, agent, "sub", "0", i, placement, service) for i in range(job.point.subscribers)]
-    for n, flow in enumerate(flows):
-        ports[n] = []
-        for i, sub in enumerate(flow.subs):
-            ready = expect_event(sub, {"ready"}, timeouts.ready + slack, "ready event")
-            if i == 0:
-                flow.result.outcome.sub_ready = ready
-            ports[n] += ready_ports(sub, ready, 1)
-    for n, flow in enumerate(flows):
-        text = ",".join(str(p) for p in ports[n]) if any(ports[n]) else "0"
-        flow.pubs = [_start(flow, agent, "pub", text, p, placement, service) for p in range(flow.result.job.publishers)]
+        flow.session.subs = [_start(flow, agent, "sub", "0", i, placement, service)
+                             for i in range(job.point.subscribers)]
+    ports = [flow.session.ready(timeouts.ready) for flow in flows]
+    for flow, (ready, each) in zip(flows, ports):
+        flow.result.outcome.sub_ready = ready
+        text = ",".join(str(p) for p in each) if any(each) else "0"
+        flow.session.pubs = [_start(flow, agent, "pub", text, p, placement, service)
+                             for p in range(flow.result.job.publishers)]
     match_s = max(f.result.job.point.get("match-timeout") for f in flows) / 1e9
     for flow in flows:
-        for p, pub in enumerate(flow.pubs):
-            ready = expect_event(pub, {"ready"}, match_s + timeouts.ready + slack, "ready event")
-            if p == 0:
-                flow.result.outcome.pub_ready = ready
-        for sub in flow.subs:
-            expect_event(sub, {"matched"}, match_s + timeouts.ready + slack, "matched event")
+        flow.result.outcome.pub_ready = flow.session.matched(match_s + timeouts.ready)
     for flow in flows:  # the start barrier of every flow
-        for pub in flow.pubs:
-            tell(pub, "go", close=False)
+        flow.session.go()
     started = time.monotonic()
     run_s = max(f.result.job.point.planned_s for f in flows)
+    slack = flows[0].session.slack
     deadline = started + run_s + timeouts.start + timeouts.ping + timeouts.blocked + slack
     # From here on a flow that fails fails alone: the others' results stand.
     for flow in flows:
         _each(flow, lambda f: _publishers_report(f, started + run_s + timeouts.start + slack, deadline))
     for flow in flows:
-        _each(flow, _stop_subscribers)
+        _each(flow, lambda f: f.session.stop([r.get("sent") for r in f.result.pubs]))
     for flow in flows:
-        _each(flow, lambda f: _subscribers_report(f, timeouts.drain + timeouts.stop + slack,
-                                                  timeouts.after_result + slack))
+        _each(flow, lambda f: _subscribers_report(f, timeouts.drain + timeouts.stop, timeouts.after_result))
 
 
 def _each(flow: _Flow, step: Callable[[_Flow], None]) -> None:
@@ -185,34 +179,17 @@ def _each(flow: _Flow, step: Callable[[_Flow], None]) -> None:
 
 
 def _publishers_report(flow: _Flow, cut: float, deadline: float) -> None:
-    burst = flow.result.job.point.mode == "burst"
-    for pub in flow.pubs:
-        # a burst still being written at the deadline is cut there
-        tick = (lambda pub=pub: pub.send_line("stop", close=False) if time.monotonic() >= cut else None) \
-            if burst else None
-        flow.result.pubs.append(expect_event(pub, {"result"}, max(deadline - time.monotonic(), 0.1), "result", tick=tick))
-
-
-def _stop_subscribers(flow: _Flow) -> None:
-    # The publishers keep their endpoints (what is in flight still arrives, a
-    # reliable writer still repairs) until every subscriber has drained.
-    sent = [r.get("sent") if isinstance(r.get("sent"), int) else -1 for r in flow.result.pubs]
-    for sub in flow.subs:  # all told at once: they drain side by side
-        tell(sub, "stop " + ",".join(str(s) for s in sent))
+    burst = flow.result.job.point.mode == "burst"  # a burst still being written at the deadline is cut there
+    flow.session.results(deadline, (lambda pub: stop_at(pub, cut)) if burst else None, into=flow.result.pubs)
 
 
 def _subscribers_report(flow: _Flow, result_s: float, exit_s: float) -> None:
-    results = []
-    for sub in flow.subs:
-        results.append(expect_event(sub, {"result"}, result_s, "result after stop"))
-    for pub in flow.pubs:  # their endpoints may go now (a reliable writer's linger first); gone: its exit says
-        pub.send_line("close")
-    for side in (*flow.subs, *flow.pubs):
-        check_exit(side, exit_s)
+    results = flow.session.drained(result_s)
+    flow.session.close(exit_s)  # the publishers' endpoints may go now; gone: its exit says
     outcome = flow.result.outcome
     outcome.pub = _publishers(flow.result.pubs)
     if outcome.pub is not None:  # more than its publishers sent: another sender's messages, nothing trusted
-        check_delivery(results, outcome.pub.get("sent"), [sub.role for sub in flow.subs],
+        check_delivery(results, outcome.pub.get("sent"), [sub.role for sub in flow.session.subs],
                        [r.get("sent") for r in flow.result.pubs])
     outcome.sub = results[0]
     if len(results) > 1:
@@ -224,9 +201,9 @@ _ADDED = ("sent", "warmup_sent", "scheduled", "unsent", "bursts", "send_errors",
           "cpu_user_ns", "cpu_sys_ns")
 
 
-def _publishers(results: list[dict | None]) -> dict | None:
+def _publishers(results: list[dict]) -> dict | None:
     """The flow's publisher side: publisher 0's result with the counts and CPU of all added."""
-    if not results or any(r is None for r in results):
+    if not results:
         return None
     merged = dict(results[0])
     for key in _ADDED:
@@ -264,10 +241,10 @@ class ScenarioStep(PlannedPoint):
         started = utc_now_iso()
         for result in run_flows(list(self.jobs), agent, timeouts, self.jobs[0].point.index):
             job = result.job
-            key = {"point": point_key(job.opts, job.point, 0), "scenario": self.digest, "flow": job.name,
+            key = {"point": point_hash(job.opts, job.point, 0), "scenario": self.digest, "flow": job.name,
                    "together": self.together}
             planned = PlannedPoint(job.opts, job.point,
-                                   key=hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16])
+                                   point_hash=hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16])
             yield planned, result.outcome, started, {"scenario": flow_section(self, result)}
 
 
@@ -277,7 +254,8 @@ def flow_section(step: ScenarioStep, result: FlowOutcome) -> dict:
     subs = outcome.subs or [outcome.sub]
     # every process of the flow: its publishers and each subscriber
     sides = [m.cpu_side(pub) for pub in result.pubs] + [m.cpu_side(sub) for sub in subs]
-    whole = bool(result.pubs) and len(result.pubs) == job.publishers and None not in sides
+    cpus = [s for s in sides if s is not None]
+    whole = bool(result.pubs) and len(result.pubs) == job.publishers and len(cpus) == len(sides)
     return {"name": step.scenario, "hash": step.digest, "flow": job.name, "together": step.together,
             "flows": step.flows, "point": step.number, "label": step.label, "publishers": job.publishers,
             "publisher_sent": [m.to_int((pub or {}).get("sent")) for pub in result.pubs] or [None] * job.publishers,
@@ -285,7 +263,7 @@ def flow_section(step: ScenarioStep, result: FlowOutcome) -> dict:
             "payload": job.payload,
             "payload_check": [{k: m.to_int((sub or {}).get(k)) for k in ("payload_matched", "payload_mismatched")}
                               for sub in subs] if job.check_payload else None,
-            "cpu_s": sum(s["user"] + s["sys"] for s in sides) if whole else None}
+            "cpu_s": sum(s["user"] + s["sys"] for s in cpus) if whole else None}
 
 
 def _indexed(jobs: list[FlowJob], base: int) -> tuple[FlowJob, ...]:
@@ -300,7 +278,7 @@ def scenario_steps(name: str, digest: str, points: list[tuple[str, list[FlowJob]
     for k, (label, jobs) in enumerate(points):
         n = len(jobs)
         base = k * n * (n + 1)
-        common = dict(scenario=name, digest=digest, flows=n, number=k, label=label)
+        common: dict[str, Any] = dict(scenario=name, digest=digest, flows=n, number=k, label=label)
         together = _indexed(jobs, base)
         steps.append(ScenarioStep(together[0].opts, together[0].point, jobs=together, together=True, **common))
         for i, job in enumerate(jobs if solo else ()):

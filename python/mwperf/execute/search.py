@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from mwperf.errors import UnitError, UsageError
 from mwperf.execute.progress import POINT_OVERHEAD_S
+from mwperf.model.record import Record
 from mwperf.plan.options import PlannedPoint
 from mwperf.stats.probing import answer, next_probe
 from mwperf.units import parse_duration_ns, parse_list, parse_rate_hz
@@ -113,23 +114,23 @@ def worst_case_s(cells: list[PlannedPoint], crit: Criterion) -> float:
     return sum(worst_case_probes(crit) * (c.point.planned_s + POINT_OVERHEAD_S) for c in cells)
 
 
-def judge(record: dict, crit: Criterion) -> tuple[bool, str, float | None]:
+def judge(record: Record, crit: Criterion) -> tuple[bool, str, float | None]:
     """(met, why, missing): whether a probe's record meets the criterion;
     ``missing``: the share of the samples due that did not arrive."""
-    if record.get("status") != "ok":
-        return False, f"point failed: {record.get('error')}", None
-    scheduled, received = record.get("scheduled"), record.get("received")
-    if isinstance(scheduled, int) and scheduled > 0 and isinstance(received, int):
-        missing = max(0.0, 1.0 - min(received, scheduled) / scheduled)
+    if not record.ok:
+        return False, f"point failed: {record.error}", None
+    scheduled, received = record.scheduled, record.received
+    if scheduled is not None and scheduled > 0 and received is not None:
+        missing: float | None = max(0.0, 1.0 - min(received, scheduled) / scheduled)
     else:
-        missing = record.get("loss_rate")
+        missing = record.loss_rate
     if missing is None:
         return False, "no loss figure", None
     said = f"{100 * missing:.3g}% of the due samples missing"
     if missing > crit.loss:
         return False, f"{said} > {100 * crit.loss:g}%", missing
     if crit.p99_us is not None:
-        p99 = (record.get("latency_us") or {}).get("p99")
+        p99 = record.stat("p99")
         if p99 is None:
             return False, f"{said}; p99 not measured (too few samples)", missing
         if p99 > crit.p99_us:
@@ -175,18 +176,17 @@ class Search:
     ``search`` section) and moves the cell's search. ``earlier``: the records
     of an interrupted run of the same searches (``--resume``), replayed."""
 
-    def __init__(self, cells: list[PlannedPoint], crit: Criterion, earlier: list[dict] = ()):
+    def __init__(self, cells: list[PlannedPoint], crit: Criterion, earlier: Sequence[Record] = ()):
         self.cells = cells
         self.crit = crit
         self._search: Cell | None = None
         self._cell = 0
-        self._earlier: dict[int, list[dict]] = {}
+        self._earlier: dict[int, list[tuple[int, float, bool, bool]]] = {}  # cell: (probe, rate, met, done)
         for r in earlier:
-            section = r.get("search")
-            if isinstance(section, dict) and isinstance(section.get("cell"), int):
-                self._earlier.setdefault(section["cell"], []).append(r)
+            if r.search is not None and r.rate_hz is not None:
+                self._earlier.setdefault(r.search.cell, []).append((r.search.probe, r.rate_hz, r.search.met,
+                                                                    r.search.done))
         self._index = len(earlier)
-        self.answers: list[dict] = [r["search"] for rs in self._earlier.values() for r in rs if r["search"].get("done")]
 
     def planned(self) -> list[PlannedPoint]:
         """The points at their worst case (each cell's start rate, as many times
@@ -197,19 +197,20 @@ class Search:
                 for _ in range(max(1, most - len(self._earlier.get(i, []))))]
 
     def _finished(self, cell: int) -> bool:
-        return any(r["search"].get("done") for r in self._earlier.get(cell, []))
+        return any(done for _, _, _, done in self._earlier.get(cell, []))
 
     @staticmethod
     def _start(cell: PlannedPoint) -> float:
         return cell.point.rate_hz or DEFAULT_START_HZ
 
     def __iter__(self) -> Iterator[PlannedPoint]:
-        for self._cell, cell in enumerate(self.cells):
-            if self._finished(self._cell):
+        for number, cell in enumerate(self.cells):
+            self._cell = number
+            if self._finished(number):
                 continue
-            before = sorted(self._earlier.get(self._cell, []), key=lambda r: r["search"].get("probe") or 0)
+            before = sorted(self._earlier.get(self._cell, []))
             self._search = search = Cell(self.crit, self._start(cell),
-                                         tuple((float(r["rate_hz"]), bool(r["search"].get("met"))) for r in before))
+                                         tuple((float(rate), bool(met)) for _, rate, met, _ in before))
             while (rate := search.next) is not None:
                 values = tuple((k, rate if k == "rate" else v) for k, v in cell.point.values)
                 yield replace(cell, point=replace(cell.point, index=self._index, values=values))
@@ -217,10 +218,11 @@ class Search:
 
     def on_record(self, job: PlannedPoint, record: dict) -> dict:
         """The probe's record with its ``search`` section; the cell's search moved."""
-        search = self._search
-        met, why, missing = judge(record, self.crit)
+        search, rate = self._search, job.point.rate_hz
+        assert search is not None and rate is not None, "a probe of the search being iterated, at its rate"
+        met, why, missing = judge(Record.from_json(record), self.crit)
         phase = search.phase
-        search.add(job.point.rate_hz, met)
+        search.add(rate, met)
         done = search.done
         top, limit, note = search.answer()
         section = {
@@ -238,6 +240,4 @@ class Search:
             "max_rate_hz": top if done else None,
             "note": note if done else None,
         }
-        if done:
-            self.answers.append(section)
         return {**record, "search": section}

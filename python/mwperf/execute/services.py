@@ -97,7 +97,7 @@ def running(info: AdapterInfo | None, placement: Placement, point: TestPoint) ->
 
 def started(info: AdapterInfo, placement: Placement, point: TestPoint) -> Service:
     """A service started (stopped again if its start fails), the caller's to stop."""
-    cls = SERVICES.get(info.service)
+    cls = SERVICES.get(info.service) if info.service is not None else None
     if cls is None:
         raise ServiceError(f"{point.mw}: needs the '{info.service}' service, which this controller cannot run "
                            f"(none is registered under that name in mwperf/execute/services.py)")
@@ -407,9 +407,9 @@ class RosMaster(Service):
                     gone.append(f"rosmaster (pid {pid})")
                 except ProcessLookupError:
                     pass
-        homes = [p for p in Path("/tmp").glob("mwperf-rosmaster.*.*")
-                 if p.is_dir() and p.name.split(".")[1].isdigit() and not _pid_alive(p.name.split(".")[1])]
-        return gone + _remove(homes)
+        left = [p for p in Path("/tmp").glob("mwperf-rosmaster.*.*")
+                if p.is_dir() and p.name.split(".")[1].isdigit() and not _pid_alive(p.name.split(".")[1])]
+        return gone + _remove(left)
 
 
 def _pid_alive(text: str) -> bool:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import Any, Iterable, TextIO
 
 from mwperf.export.exporter import Exporter
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir, write_atomic
 from mwperf.table import snapshot
 
@@ -31,7 +32,7 @@ def _stat_columns(prefix: str) -> list[tuple[str, tuple[str, ...]]]:
 
 def _option_columns() -> list[tuple[str, tuple[str, ...]]]:
     """Every option of the agent's table that has a record field (``qos.batch`` -> ``qos_batch``), in its order."""
-    return [(row.record.replace(".", "_"), tuple(row.record.split("."))) for row in snapshot().record_rows]
+    return [(row.field.replace(".", "_"), tuple(row.field.split("."))) for row in snapshot().record_rows]
 
 
 #: (column name, path into the record)
@@ -99,11 +100,11 @@ def _cell(value) -> str:
     return str(value)
 
 
-def _column(records: list[dict], path: tuple[str, ...]) -> list[str]:
-    """One column's cells for every record, a column at a time: a run of
+def _column(records: list[Record], path: tuple[str, ...]) -> list[str]:
+    """One column's cells for every record (as written), a column at a time: a run of
     300,000 imported points writes in seconds."""
     first = path[0]
-    values = [r.get(first) for r in records]
+    values: list[Any] = [r.json.get(first) for r in records]
     for key in path[1:]:
         parents = set(map(type, values))
         if parents == {dict}:
@@ -122,14 +123,14 @@ def _column(records: list[dict], path: tuple[str, ...]) -> list[str]:
     return list(map(_cell, values))
 
 
-def write_csv(records: Iterable[dict], handle: TextIO) -> None:
+def write_csv(records: Iterable[Record], handle: TextIO) -> None:
     records = list(records)
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(COLUMNS)
     writer.writerows(zip(*(_column(records, path) for _, path in _LAYOUT)))
 
 
-def to_csv_text(records: Iterable[dict]) -> str:
+def to_csv_text(records: Iterable[Record]) -> str:
     buffer = io.StringIO()
     write_csv(records, buffer)
     return buffer.getvalue()
@@ -140,7 +141,7 @@ class ResultsCsv(Exporter):
 
     name = "csv"
 
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         target = rundir.path / RESULTS_CSV
         write_atomic(target, to_csv_text(records))
         return [target]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from pathlib import Path
 
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 
 __all__ = ["Exporter"]
@@ -25,5 +26,5 @@ class Exporter(ABC):
     name: str
 
     @abstractmethod
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         """Write ``records`` (of ``rundir``) in this format; the files written."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
-from mwperf.export.derived import pair_name, source_section, subscribers
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
+from mwperf.model.record import Record
 
 __all__ = ["Figure", "series_name", "ok_records", "num", "Cell", "collect", "palette", "ramp", "wrap", "grid", "layout",
            "log_switch", "panel", "line", "plotly", "SIZE_HOVER", "WIDTH", "PANEL_HEIGHT", "TEMPLATE"]
@@ -43,21 +43,21 @@ class Figure:
     section: str
     id: str
     title: str
-    fig: object  # plotly.graph_objects.Figure
+    fig: Any  # plotly.graph_objects.Figure
 
 
-def series_name(r: dict) -> str:
+def series_name(r: Record) -> str:
     """Middleware and what parts its points from others: QoS, transport, an
     imported table's title, the number of subscribers."""
     qos = qos_label(r)
-    extra = [p for p in (qos, source_section(r)) if p]
-    if subscribers(r) > 1:
-        extra.append(f"{subscribers(r)} subscribers")
-    return f"{pair_name(r)} ({'; '.join(extra)})" if extra else pair_name(r)
+    extra = [p for p in (qos, r.source_section) if p]
+    if r.subscribers > 1:
+        extra.append(f"{r.subscribers} subscribers")
+    return f"{r.pair_name} ({'; '.join(extra)})" if extra else r.pair_name
 
 
-def ok_records(records: Iterable[dict], mode: str) -> list[dict]:
-    return [r for r in records if r.get("status") == "ok" and r.get("mode") == mode]
+def ok_records(records: Iterable[Record], mode: str) -> list[Record]:
+    return [r for r in records if r.ok and r.mode == mode]
 
 
 def num(v) -> bool:
@@ -85,12 +85,12 @@ class Cell:
         return "unknown" if self.count is None else f"{self.count:,}"
 
 
-def collect(records: list[dict], key: Callable[[dict], tuple], value: Callable[[dict], float | None],
-             count: Callable[[dict], int | None] = lambda r: None) -> dict[tuple, Cell]:
+def collect(records: list[Record], key: Callable[[Record], tuple], value: Callable[[Record], float | None],
+             count: Callable[[Record], float | None] = lambda r: None) -> dict[tuple, Cell]:
     cells: dict[tuple, Cell] = {}
     for r in records:
         v = value(r)
-        if not num(v):
+        if v is None or not num(v):
             continue
         cell = cells.setdefault(key(r), Cell())
         cell.values.append(float(v))

@@ -32,16 +32,18 @@ from __future__ import annotations
 
 import math
 import statistics
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
-from mwperf.export.derived import cpu_per_msg, cpu_percent, stat, subscribers, subscribers_as
 from mwperf.export.figure_parts import (
     SIZE_HOVER, WIDTH, Figure, collect, grid, layout, line, log_switch, num, ok_records, palette, panel, plotly, ramp,
     series_name,
 )
 from mwperf.export.interop import interop_figures
 from mwperf.export.max_rate import max_rate_figures
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
+from mwperf.model.record import Record
 from mwperf.results.rundir import read_samples
 from mwperf.units import format_rate_hz, format_size
 
@@ -63,7 +65,20 @@ PERCENTILES = (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p9999", "p99.99
 _NEEDS = {"p50": 2, "p90": 10, "p99": 100, "p9999": 10_000}
 
 
-def _throughput(records: list[dict]) -> list[Figure]:
+def _plotted(key: str, without_count: bool = False) -> Callable[[Record], float | None]:
+    """A percentile of the latency where its samples support it (``without_count``: and where the count is
+    not known, as in an imported table)."""
+    def value(r: Record) -> float | None:
+        count = r.stat("count")
+        return r.stat(key) if (count or 0) >= _NEEDS[key] or (without_count and count is None) else None
+    return value
+
+
+def _stat_of(key: str, field: str) -> Callable[[Record], float | None]:
+    return lambda r: r.stat(key, field)
+
+
+def _throughput(records: list[Record]) -> list[Figure]:
     _, make_subplots = plotly()
 
     tput = ok_records(records, "throughput")
@@ -71,19 +86,20 @@ def _throughput(records: list[dict]) -> list[Figure]:
         return []
     names = list(dict.fromkeys(series_name(r) for r in tput))
     colours = palette(names)
-    mbps = collect(tput, lambda r: (series_name(r), r["size"]), lambda r: r.get("mbps"), lambda r: r.get("received"))
-    loss = collect(tput, lambda r: (series_name(r), r["size"]),
-                    lambda r: None if r.get("loss_rate") is None else 100 * r["loss_rate"], lambda r: r.get("sent"))
+    mbps = collect(tput, lambda r: (series_name(r), r.size), lambda r: r.mbps, lambda r: r.received)
+    loss = collect(tput, lambda r: (series_name(r), r.size),
+                    lambda r: None if r.loss_rate is None else 100 * r.loss_rate, lambda r: r.sent)
     fig = make_subplots(rows=1, cols=2, subplot_titles=["received Mbit/s", "lost %"], horizontal_spacing=0.08)
     for name in names:
-        for col, cells, what, fmt in ((1, mbps, "Mbit/s", "%{y:.4g} Mbit/s"), (2, loss, "lost", "%{y:.4g} % lost")):
+        for col, cells, _what, fmt in ((1, mbps, "Mbit/s", "%{y:.4g} Mbit/s"), (2, loss, "lost", "%{y:.4g} % lost")):
             xs = sorted(k[1] for k in cells if k[0] == name)
             if not xs:
                 continue
             custom = [[cells[(name, x)].text, len(cells[(name, x)].values)] for x in xs]
             fig.add_trace(line(xs, [cells[(name, x)].value for x in xs], name, colours[name], group=name,
                                 show=col == 1 or not any(k[0] == name for k in mbps), custom=custom,
-                                hover=f"{SIZE_HOVER}<br>{fmt}<br>%{{customdata[0]}} {'received' if col == 1 else 'sent'} "
+                                hover=f"{SIZE_HOVER}<br>{fmt}<br>%{{customdata[0]}} "
+                                      f"{'received' if col == 1 else 'sent'} "
                                       f"(%{{customdata[1]}} point(s))"), row=1, col=col)
     fig.update_xaxes(type="log", title_text="message size (bytes)")
     fig.update_yaxes(title_text="Mbit/s received", row=1, col=1)
@@ -93,7 +109,7 @@ def _throughput(records: list[dict]) -> list[Figure]:
     return [Figure("throughput", "throughput-size", "Throughput and loss vs size", fig)]
 
 
-def _latency(records: list[dict]) -> list[Figure]:
+def _latency(records: list[Record]) -> list[Figure]:
     lat = ok_records(records, "latency")
     if not lat:
         return []
@@ -102,10 +118,8 @@ def _latency(records: list[dict]) -> list[Figure]:
     fig, cols = grid(names, "Latency percentiles vs message size (latency mode: one-way = RTT/2, as RTI Perftest)",
                       "message size (bytes)", "one-way latency (µs)", log_x=True, log_y=True)
     for key, label in PERCENTILES:
-        cells = collect(lat, lambda r: (series_name(r), r["size"]),
-                         lambda r, k=key: stat(r, k) if (stat(r, "count") or 0) >= _NEEDS[k] or
-                         stat(r, "count") is None else None,
-                         lambda r: stat(r, "count"))
+        cells = collect(lat, lambda r: (series_name(r), r.size),
+                         _plotted(key, without_count=True), lambda r: r.stat("count"))
         shown = False
         for i, name in enumerate(names):
             xs = sorted(k[1] for k in cells if k[0] == name)
@@ -121,21 +135,21 @@ def _latency(records: list[dict]) -> list[Figure]:
     return [Figure("latency", "latency-size", "Latency percentiles vs size", fig)]
 
 
-def _rate(records: list[dict]) -> list[Figure]:
+def _rate(records: list[Record]) -> list[Figure]:
     go, _ = plotly()
 
-    rate = [r for r in ok_records(records, "rate") if num(r.get("rate_hz"))]
+    rate = [r for r in ok_records(records, "rate") if num(r.rate_hz)]
     if not rate:
         return []
     names = list(dict.fromkeys(series_name(r) for r in rate))
-    rates = sorted({r["rate_hz"] for r in rate})
-    sizes = sorted({r["size"] for r in rate})
+    rates = sorted({r.rate_hz for r in rate if r.rate_hz is not None})
+    sizes = sorted({r.size for r in rate})
     out = []
     # throughput vs size, one line per rate
     fig, cols = grid(names, "Throughput vs message size, one line per publish rate (rate mode)",
                       "message size (bytes)", "Mbit/s received", log_x=True, log_y=True)
-    cells = collect(rate, lambda r: (series_name(r), r["rate_hz"], r["size"]), lambda r: r.get("mbps"),
-                     lambda r: r.get("received"))
+    cells = collect(rate, lambda r: (series_name(r), r.rate_hz, r.size), lambda r: r.mbps,
+                     lambda r: r.received)
     colours = ramp(rates)
     for hz in rates:
         shown = False
@@ -159,9 +173,8 @@ def _rate(records: list[dict]) -> list[Figure]:
                       "publish rate (Hz)", "one-way latency (µs)", log_x=True, log_y=True)
     colours = ramp(sizes)
     for key, dash in (("p50", None), ("p99", "dot")):
-        cells = collect(rate, lambda r: (series_name(r), r["size"], r["rate_hz"]),
-                         lambda r, k=key: stat(r, k) if (stat(r, "count") or 0) >= _NEEDS[k] else None,
-                         lambda r: stat(r, "count"))
+        cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz),
+                         _plotted(key), lambda r: r.stat("count"))
         for size in sizes:
             label = format_size(size)
             shown = False
@@ -180,8 +193,8 @@ def _rate(records: list[dict]) -> list[Figure]:
     log_switch(fig, log_y=True)
     out.append(Figure("rate", "rate-latency-rate", "Latency vs rate per size", fig))
     # loss heatmap, size x rate
-    cells = collect(rate, lambda r: (series_name(r), r["size"], r["rate_hz"]),
-                     lambda r: None if r.get("loss_rate") is None else 100 * r["loss_rate"], lambda r: r.get("sent"))
+    cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz),
+                     lambda r: None if r.loss_rate is None else 100 * r.loss_rate, lambda r: r.sent)
     top = max([c.value for c in cells.values()] + [1e-9])
     fig, cols = grid(names, "Loss (% of sent), message size x publish rate (rate mode)", "publish rate (Hz)",
                       "message size", log_x=False, log_y=False)
@@ -210,17 +223,17 @@ def _rate(records: list[dict]) -> list[Figure]:
     return out
 
 
-def _burst(records: list[dict]) -> list[Figure]:
-    burst = [r for r in ok_records(records, "burst") if num(r.get("demand"))]
+def _burst(records: list[Record]) -> list[Figure]:
+    burst = [r for r in ok_records(records, "burst") if num(r.demand)]
     if not burst:
         return []
     names = list(dict.fromkeys(series_name(r) for r in burst))
-    sizes = sorted({r["size"] for r in burst})
+    sizes = sorted({r.size for r in burst})
     colours = ramp(sizes)
     fig, cols = grid(names, "Samples/s received vs demand (samples a burst), one line per size (burst mode)",
                       "demand (samples a burst)", "samples/s received", log_x=True, log_y=False)
-    cells = collect(burst, lambda r: (series_name(r), r["size"], r["demand"]), lambda r: r.get("samples_per_s"),
-                     lambda r: r.get("received"))
+    cells = collect(burst, lambda r: (series_name(r), r.size, r.demand), lambda r: r.samples_per_s,
+                     lambda r: r.received)
     for size in sizes:
         shown = False
         for i, name in enumerate(names):
@@ -240,8 +253,8 @@ def _burst(records: list[dict]) -> list[Figure]:
     fig, cols = grid(names, "Latency p50 of the first (dotted) and the last (solid) sample of a burst vs demand",
                       "demand (samples a burst)", "one-way latency (µs)", log_x=True, log_y=True)
     for field, word, dash in (("burst_last_us", "last", None), ("burst_first_us", "first", "dot")):
-        cells = collect(burst, lambda r: (series_name(r), r["size"], r["demand"]), lambda r, f=field: stat(r, "p50", f),
-                         lambda r, f=field: stat(r, "count", f))
+        cells = collect(burst, lambda r: (series_name(r), r.size, r.demand), _stat_of("p50", field),
+                         _stat_of("count", field))
         for size in sizes:
             shown = False
             label = format_size(size)
@@ -260,34 +273,41 @@ def _burst(records: list[dict]) -> list[Figure]:
     return out
 
 
-def _fan_value(r: dict, field: str, which: str):
-    fan = r.get("fanout")
-    if isinstance(fan, dict) and isinstance(fan.get(field), dict):
-        return fan[field].get(which)
-    return {"latency_p50_us": stat(r, "p50"), "latency_p99_us": stat(r, "p99"), "loss_rate": r.get("loss_rate")}[field]
+def _fan_value(r: Record, field: str, which: str) -> float | None:
+    spread = None if r.fanout is None else r.fanout.figure(field)
+    if spread is not None:
+        return spread.median if which == "median" else spread.worst
+    return {"latency_p50_us": r.stat("p50"), "latency_p99_us": r.stat("p99"), "loss_rate": r.loss_rate}[field]
 
 
-def _fanout(records: list[dict]) -> list[Figure]:
+def _fan_scaled(field: str, which: str, scale: float) -> Callable[[Record], float | None]:
+    def value(r: Record) -> float | None:
+        v = _fan_value(r, field, which)
+        return None if v is None else scale * v
+    return value
+
+
+def _fanout(records: list[Record]) -> list[Figure]:
     _, make_subplots = plotly()
 
-    ok = [r for r in records if r.get("status") == "ok"]
+    ok = [r for r in records if r.ok]
 
     def key(r):
-        where = f"{r['mode']} {format_size(r['size'])}" + (f" {format_rate_hz(r['rate_hz'])} Hz"
-                                                           if r.get("rate_hz") else "")
+        where = f"{r.mode} {format_size(r.size)}" + (f" {format_rate_hz(r.rate_hz)} Hz"
+                                                           if r.rate_hz else "")
         qos = qos_label(r)
-        return f"{r['mw']} {where}{f' ({qos})' if qos else ''}"
+        return f"{r.mw} {where}{f' ({qos})' if qos else ''}"
 
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[Record]] = {}
     for r in ok:
         # subscribers as threads are a line of their own; one subscriber starts both lines
-        if subscribers(r) > 1:
-            names = [key(r) + (" as threads" if subscribers_as(r) == "threads" else "")]
+        if r.subscribers > 1:
+            names = [key(r) + (" as threads" if r.subscribers_as == "threads" else "")]
         else:
             names = [key(r), key(r) + " as threads"]
         for name in names:
             groups.setdefault(name, []).append(r)
-    groups = {k: v for k, v in groups.items() if len({subscribers(r) for r in v}) > 1}
+    groups = {k: v for k, v in groups.items() if len({r.subscribers for r in v}) > 1}
     if not groups:
         return []
     colours = palette(list(groups))
@@ -296,9 +316,7 @@ def _fanout(records: list[dict]) -> list[Figure]:
     for name, members in groups.items():
         for col, field, scale in ((1, "latency_p50_us", 1), (2, "latency_p99_us", 1), (3, "loss_rate", 100)):
             for which, dash in (("median", None), ("worst", "dash")):
-                cells = collect(members, lambda r: (subscribers(r),),
-                                 lambda r, f=field, w=which, s=scale: None if _fan_value(r, f, w) is None
-                                 else s * _fan_value(r, f, w))
+                cells = collect(members, lambda r: (r.subscribers,), _fan_scaled(field, which, scale))
                 xs = sorted(k[0] for k in cells)
                 if not xs:
                     continue
@@ -313,22 +331,23 @@ def _fanout(records: list[dict]) -> list[Figure]:
     return [Figure("fanout", "fanout", "Fan-out", fig)]
 
 
-def _resources(records: list[dict]) -> list[Figure]:
+def _resources(records: list[Record]) -> list[Figure]:
     go, _ = plotly()
 
-    ok = [r for r in records if r.get("status") == "ok" and r.get("source") is None]
+    ok = [r for r in records if r.ok and not r.imported]
     if not ok:
         return []
     names = list(dict.fromkeys(series_name(r) for r in ok))
     out = []
     for key, value, unit, axis, title in (
-            ("cpu", cpu_percent, "% of a core", "CPU, % of one core (median over points)",
+            ("cpu", lambda r, side: r.cpu_pct.side(side), "% of a core", "CPU, % of one core (median over points)",
              "CPU per side (median over the points, % of one core)"),
-            ("cpu-per-msg", cpu_per_msg, "us of CPU per sample delivered", "CPU per sample delivered, us "
+            ("cpu-per-msg", lambda r, side: r.cpu_us_per_msg.side(side), "us of CPU per sample delivered",
+             "CPU per sample delivered, us "
              "(median over points)", "CPU per message per side (median over the points, us per sample delivered)")):
         fig = go.Figure()
         for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
-            cells = collect(ok, lambda r: (series_name(r),), lambda r, s=side, f=value: f(r, s))
+            cells = collect(ok, lambda r: (series_name(r),), partial(value, side=side))
             fig.add_trace(go.Bar(x=names, y=[cells[(n,)].value if (n,) in cells else None for n in names],
                                  name={"pub": "publisher", "sub": "subscriber"}[side], marker_color=colour,
                                  customdata=[[len(cells[(n,)].values) if (n,) in cells else 0] for n in names],
@@ -339,10 +358,10 @@ def _resources(records: list[dict]) -> list[Figure]:
         out.append(Figure("resources", key, title.split(" (")[0], fig))
     fig = go.Figure()
     for side, colour in (("pub", "#1f77b4"), ("sub", "#ff7f0e")):
-        peak = {}
+        peak: dict[str, float] = {}
         for r in ok:
-            kb = (r.get("rss_kb") or {}).get(side)
-            if num(kb):
+            kb = r.rss_kb.side(side)
+            if kb is not None:
                 peak[series_name(r)] = max(peak.get(series_name(r), 0), kb / 1024)
         fig.add_trace(go.Bar(x=names, y=[peak.get(n) for n in names], marker_color=colour,
                              name={"pub": "publisher", "sub": "subscriber"}[side],
@@ -355,13 +374,13 @@ def _resources(records: list[dict]) -> list[Figure]:
     bars: dict[tuple, dict[bool, list[float]]] = {}
     for r in ok:
         for side in ("pub", "sub"):
-            groups = (r.get("threads") or {}).get(side) if isinstance(r.get("threads"), dict) else None
+            groups = r.threads.side(side)
             if not groups:
                 continue
             sums = {True: 0.0, False: 0.0}
             for g in groups:
-                if isinstance(g, dict) and num(g.get("cpu_pct")):
-                    sums[bool(g.get("own"))] += g["cpu_pct"]
+                if g.cpu_pct is not None:
+                    sums[g.own] += g.cpu_pct
             for own, v in sums.items():
                 bars.setdefault((series_name(r), side), {True: [], False: []})[own].append(v)
     if bars:
@@ -380,32 +399,32 @@ def _resources(records: list[dict]) -> list[Figure]:
     return out
 
 
-def run_figures(records: list[dict]) -> list[Figure]:
+def run_figures(records: list[Record]) -> list[Figure]:
     """Every figure the records support, in page order."""
     return (_throughput(records) + _latency(records) + _rate(records) + _burst(records) + _fanout(records)
             + interop_figures(records) + max_rate_figures(records) + _resources(records))
 
 
-def chosen_point(records: list[dict], index: int | None) -> dict | None:
+def chosen_point(records: list[Record], index: int | None) -> Record | None:
     """The point whose samples the report shows: ``index`` (the record's
     ``point``), else the first ok latency-mode point with samples, else any."""
-    with_samples = [r for r in records if r.get("status") == "ok" and r.get("samples_file")]
+    with_samples = [r for r in records if r.ok and r.samples_file is not None]
     if index is not None:
-        return next((r for r in records if r.get("point") == index), None)
-    return next((r for r in with_samples if r["mode"] == "latency"), with_samples[0] if with_samples else None)
+        return next((r for r in records if r.point == index), None)
+    return next((r for r in with_samples if r.mode == "latency"), with_samples[0] if with_samples else None)
 
 
-def point_figures(directory: Path, records: list[dict], point: int | None) -> list[Figure]:
+def point_figures(directory: Path, records: list[Record], point: int | None) -> list[Figure]:
     """Histogram and latency over time of the chosen point's kept samples."""
     go, _ = plotly()
 
     record = chosen_point(records, point)
     samples = read_samples(directory, record) if record else None
-    if not samples:
+    if record is None or not samples:
         return []
-    name = f"point {record['point']}: {series_name(record)} {record['mode']} {format_size(record['size'])}"
-    if record.get("rate_hz"):
-        name += f" {format_rate_hz(record['rate_hz'])} Hz"
+    name = f"point {record.point}: {series_name(record)} {record.mode} {format_size(record.size)}"
+    if record.rate_hz:
+        name += f" {format_rate_hz(record.rate_hz)} Hz"
     fig = go.Figure(go.Histogram(x=samples, nbinsx=80, marker_color="#1f77b4", name="samples",
                                  hovertemplate="%{x} µs<br>%{y:,} samples<extra></extra>"))
     fig.update_layout(xaxis_title="one-way latency (µs)", yaxis_title="samples", bargap=0.02)
@@ -414,7 +433,7 @@ def point_figures(directory: Path, records: list[dict], point: int | None) -> li
     out = [Figure("point", "point-histogram", "Latency histogram", fig)]
     stride = max(1, math.ceil(len(samples) / MAX_TIME_POINTS))  # at most MAX_TIME_POINTS drawn
     xs = list(range(0, len(samples), stride))
-    order = "in arrival order" if (record.get("samples_file") or {}).get("time_ordered") else \
+    order = "in arrival order" if record.samples_file is not None and record.samples_file.time_ordered else \
         "a uniform sample, not in arrival order"
     fig = go.Figure(go.Scatter(x=xs, y=[samples[i] for i in xs], mode="lines", line={"width": 1, "color": "#1f77b4"},
                                name="latency", hovertemplate="sample %{x:,}<br>%{y:.4g} µs<extra></extra>"))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mwperf.export.figure_parts import plotly
 from mwperf.export.figures import Figure
+from mwperf.model.record import Record
 from mwperf.results.floor import KINDS, PINGPONGS, FloorIndex, read_floor
 from mwperf.results.rundir import RunDir
 
@@ -47,8 +48,9 @@ class Anchors:
     def __init__(self, floor: dict | None = None, baseline: dict | None = None):
         self.floor = floor
         self.index = FloorIndex(floor)
-        gbps = [side.get("gbps") for side in ((baseline or {}).get(k) for k in ("tcp", "udp"))
-                if isinstance(side, dict) and isinstance(side.get("gbps"), (int, float)) and side["gbps"] > 0]
+        gbps: list[float] = [side["gbps"] for side in ((baseline or {}).get(k) for k in ("tcp", "udp"))
+                             if isinstance(side, dict) and isinstance(side.get("gbps"), (int, float))
+                             and side["gbps"] > 0]
         self.iperf3_gbps = max(gbps) if gbps else None
 
     @classmethod
@@ -66,20 +68,21 @@ class Anchors:
             return ([PCT_MEMCPY] if self.index else []) + ([PCT_IPERF3] if self.iperf3_gbps else [])
         return []
 
-    def cells(self, record: dict, mode: str) -> list[str]:
+    def cells(self, record: Record, mode: str) -> list[str]:
         """The record's cells under :meth:`headers`."""
         out = []
+        where = (record.cpu.pub, record.cpu.sub, record.wait, record.size)
         for header in self.headers(mode):
             value = None
             if header == X_FLOOR:
-                floor = self.index.latency(record)
-                p50 = (record.get("latency_us") or {}).get("p50")
-                if floor and isinstance(p50, (int, float)):
+                floor = self.index.latency(*where)
+                p50 = record.stat("p50")
+                if floor and p50 is not None:
                     value = _ratio(p50 / floor[0])
             else:
-                mbps = record.get("mbps")
-                gbps = self.index.memcpy_gbps(record) if header == PCT_MEMCPY else self.iperf3_gbps
-                if gbps and isinstance(mbps, (int, float)):
+                mbps = record.mbps
+                gbps = self.index.memcpy_gbps(*where) if header == PCT_MEMCPY else self.iperf3_gbps
+                if gbps and mbps is not None:
                     value = _pct(100 * mbps / (gbps * 1000))
             out.append(value or "-")
         return out
@@ -113,7 +116,7 @@ def floor_tables(doc: dict | None) -> list[dict]:
             for kind in kinds:
                 latency = (by.get((kind, size)) or {}).get("latency_us") or {}
                 row += [_us(latency.get("p50")), _us(latency.get("p99"))]
-            best = index.latency({"cpu": floor["cpu"], "wait": floor["wait"], "size": size})
+            best = index.latency(floor["cpu"]["pub"], floor["cpu"]["sub"], floor["wait"], size)
             row.append("-" if best is None else f"{_us(best[0])} ({best[1].split()[0]})")
             rows.append(row)
         took = "" if floor["elapsed_s"] is None else f"; measured in {floor['elapsed_s']:.1f} s"
@@ -138,6 +141,7 @@ def floor_figure(doc: dict | None) -> Figure | None:
                              key=lambda e: e["size"])
             if not entries:
                 continue
+            method = entries[0]["method"]
             if kind == "memcpy":
                 y = [e["gbps"] for e in entries]
                 hover = "%{x:,} B: %{y:.1f} Gbit/s<extra>" + where + "</extra>"
@@ -145,8 +149,8 @@ def floor_figure(doc: dict | None) -> Figure | None:
                 y = [e["latency_us"]["p50"] for e in entries]
                 hover = "%{x:,} B: p50 %{y:.2f} µs<extra>" + where + "</extra>"
             fig.add_trace(go.Scatter(x=[e["size"] for e in entries], y=y, mode="lines+markers",
-                                     name=f"{kind if kind == entries[0]['method'] else kind + ' ' + entries[0]['method']}"
-                                          f" ({where})", hovertemplate=hover),
+                                     name=f"{kind if kind == method else kind + ' ' + method} ({where})",
+                                     hovertemplate=hover),
                           row=1, col=2 if kind == "memcpy" else 1)
     fig.update_xaxes(type="log", title_text="message size (B)")
     fig.update_yaxes(type="log", row=1, col=1)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
+from mwperf.model.record import Record
 from mwperf.table import snapshot
 
 __all__ = ["points_frame", "subscribers_frame", "POINT_KEYS", "for_parquet"]
@@ -20,7 +21,7 @@ __all__ = ["points_frame", "subscribers_frame", "POINT_KEYS", "for_parquet"]
 #: The columns that name a point, first in every frame (those present): every
 #: option of the agent's table that identifies a point, by its record field.
 POINT_KEYS = ["run_id", "point", "time", "status",
-              *(row.record for row in snapshot().rows if row.point_key and row.group in ("point", "qos")),
+              *(row.field for row in snapshot().rows if row.point_key and row.group in ("point", "qos")),
               "cpu.placement", "wait", "repetition", "source.tool", "source.section"]
 
 #: What a subscriber's row holds, from ``per_subscriber`` (fan-out) or, for
@@ -42,14 +43,14 @@ def _typed(frame):
     return frame
 
 
-def points_frame(records: Iterable[dict]):
+def points_frame(records: Iterable[Record]):
     """One row per record (ok, failed and imported alike), dotted columns."""
     import pandas as pd
 
-    records = list(records)
-    if not records:
+    objects = [r.json for r in records]
+    if not objects:
         return pd.DataFrame(columns=POINT_KEYS)
-    frame = pd.json_normalize(records, sep=".")
+    frame = pd.json_normalize(objects, sep=".")
     # json_normalize leaves a null nested object as one null column next to its
     # flattened fields from other records ("link" and "link.kind"): drop the bare one
     frame = frame.drop(columns=[c for c in frame.columns
@@ -57,17 +58,19 @@ def points_frame(records: Iterable[dict]):
     return _typed(_ordered(frame))
 
 
-def _point_part(record: dict) -> dict:
-    keep = {key: record[key] for key in ("run_id", "point", "time", "status", "wait", "repetition")}
-    keep.update((key, record[key]) for key in POINT_KEYS if key in record)
+def _point_part(record: Record) -> dict:
+    """The point's columns of a subscriber's row: its identifying fields, and the flat ones of qos, cpu and source."""
+    obj = record.json
+    keep = {key: obj[key] for key in ("run_id", "point", "time", "status", "wait", "repetition")}
+    keep.update((key, obj[key]) for key in POINT_KEYS if key in obj)
     for parent in ("qos", "cpu", "source"):
-        for key, value in (record.get(parent) or {}).items() if isinstance(record.get(parent), dict) else ():
+        for key, value in (obj.get(parent) or {}).items() if isinstance(obj.get(parent), dict) else ():
             if not isinstance(value, (dict, list)):
                 keep[f"{parent}.{key}"] = value
     return keep
 
 
-def subscribers_frame(records: Iterable[dict]):
+def subscribers_frame(records: Iterable[Record]):
     """One row per subscriber of each point: the point's identifying columns,
     then ``subscriber.*`` (index, echoer, slow, received, lost, loss_rate,
     duplicates, latency_us.*, cpu_s, rss_kb, reader, cpu_scope). A point
@@ -79,19 +82,18 @@ def subscribers_frame(records: Iterable[dict]):
 
     rows = []
     for record in records:
-        if record.get("status") != "ok":
+        if not record.ok:
             continue
-        per = record.get("per_subscriber")
+        per = record.json.get("per_subscriber")  # as written: its fields are the columns
         if isinstance(per, list) and per:
             subs = per
         else:
-            cpu = ((record.get("cpu_s") or {}).get("sub")) or {}
-            used = None if cpu.get("user") is None or cpu.get("sys") is None else cpu["user"] + cpu["sys"]
-            subs = [{"index": 0, "echoer": record.get("mode") == "latency", "slow": False,
-                     "received": record.get("received"), "lost": record.get("lost"),
-                     "loss_rate": record.get("loss_rate"), "duplicates": record.get("duplicates"),
-                     "latency_us": record.get("latency_us"), "cpu_s": used,
-                     "rss_kb": (record.get("rss_kb") or {}).get("sub")}]
+            cpu = record.cpu_s.sub
+            subs = [{"index": 0, "echoer": record.mode == "latency", "slow": False,
+                     "received": record.received, "lost": record.lost,
+                     "loss_rate": record.loss_rate, "duplicates": record.duplicates,
+                     "latency_us": record.json.get("latency_us"), "cpu_s": None if cpu is None else cpu.total,
+                     "rss_kb": record.rss_kb.sub}]
         for sub in subs:
             row = _point_part(record)
             row["subscriber"] = {k: sub.get(k) for k in _SUBSCRIBER_FIELDS}

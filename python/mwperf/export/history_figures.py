@@ -57,7 +57,7 @@ def history_figures(series: list) -> list[Figure]:
                                      marker={"size": 6, "color": colour}, customdata=hover,
                                      hovertemplate=f"{metric} %{{y:.4g}} µs<br>%{{customdata}}<extra></extra>"),
                           **panel(i, cols))
-        marks = {}
+        marks: dict[int, list[str]] = {}
         for change in s.changes:
             marks.setdefault(change.index, []).append(change.text())
         if marks:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from html import escape
 from pathlib import Path
+from typing import Any, Sequence
 
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
@@ -20,25 +21,27 @@ from mwperf.export.scenario import plain, scenario_figures, scenario_sections
 from mwperf.export.sections import Section
 from mwperf.export.summaries import headline, summaries
 from mwperf.export.tables import build_sections, floor_sections
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir, write_atomic
 
 __all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport", "PLOTLY_CONFIG", "plotly_js"]
 
 REPORT_HTML = "report.html"
 
-CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;padding:0 1em;color:#222}
-h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1em}
-table{border-collapse:collapse;margin:.5em 0;font-size:.85em}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#f3f3f3}td.l,th.l{text-align:left}.warn{background:#fff4e0;border-left:4px solid #f0a000;padding:4px 8px;margin:4px 0}
-.figure{margin:.8em 0 1.6em}.failed{color:#b00}.hint{color:#555;font-size:.9em}
-#headline table{font-size:.95em}#headline td{padding:3px 8px}
-"""
+CSS = ("\n"
+       "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;padding:0 1em;color:#222}\n"
+       "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1em}\n"
+       "table{border-collapse:collapse;margin:.5em 0;font-size:.85em}"
+       "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n"
+       "th{background:#f3f3f3}td.l,th.l{text-align:left}"
+       ".warn{background:#fff4e0;border-left:4px solid #f0a000;padding:4px 8px;margin:4px 0}\n"
+       ".figure{margin:.8em 0 1.6em}.failed{color:#b00}.hint{color:#555;font-size:.9em}\n"
+       "#headline table{font-size:.95em}#headline td{padding:3px 8px}\n")
 
 #: The figures' toolbar: no logo, the camera button saves an SVG named after the figure.
-PLOTLY_CONFIG = {"displaylogo": False, "responsive": True, "scrollZoom": False,
-                 "toImageButtonOptions": {"format": "svg", "scale": 1},
-                 "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+PLOTLY_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True, "scrollZoom": False,
+                                 "toImageButtonOptions": {"format": "svg", "scale": 1},
+                                 "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
 
 
 @lru_cache(maxsize=1)
@@ -49,11 +52,11 @@ def plotly_js() -> str:
     return get_plotlyjs()
 
 
-def warnings_for(records: list[dict], run: dict | None) -> list[str]:
+def warnings_for(records: list[Record], run: dict | None) -> list[str]:
     """What makes these numbers less comparable, each with what to do about it."""
     run = run or {}
     out: list[str] = []
-    placements = {(r.get("cpu") or {}).get("placement") for r in records}
+    placements = {r.cpu.placement for r in records}
     if "unpinned" in placements:
         out.append("Some points ran unpinned: on VMs whose idle vCPUs halt, results are bimodal. "
                    "Pin both sides (--cpu 0,1 or 0,0).")
@@ -61,8 +64,7 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
         out.append(f"Points ran under different CPU placements ({', '.join(sorted(p for p in placements if p))}): "
                    "compare like with like (the tables are split by placement).")
     for r in records:
-        cpu = r.get("cpu") or {}
-        if r.get("wait") == "spin" and cpu.get("placement") == "same-core":
+        if r.wait == "spin" and r.cpu.placement == "same-core":
             out.append("A spinning receiver shared its core with the sender: the two fight for the CPU. "
                        "Spin only cross-core (--cpu 0,1).")
             break
@@ -79,20 +81,19 @@ def warnings_for(records: list[dict], run: dict | None) -> list[str]:
                    "(the reference sweep saw large gains with busy_read=50, at the cost of a busy core).")
     if (run.get("git") or {}).get("dirty"):
         out.append("The mwperf tree had uncommitted changes: the git sha does not identify the code that measured.")
-    noisy = [r for r in records if r.get("status") == "ok" and (r.get("latency_us") or {}).get("p50")
-             and ((r["latency_us"].get("p99") or 0) > 5 * r["latency_us"]["p50"])]
+    noisy = [r for r in records if r.ok and (p50 := r.stat("p50")) and (r.stat("p99") or 0) > 5 * p50]
     if noisy:
         out.append(f"{len(noisy)} point(s) have p99 above 5 x p50 (high variance): run longer (--duration, "
                    "or --precision for the adaptive stop), pin the CPUs and keep the machine otherwise idle.")
-    flagged = [r for r in records if (r.get("clock") or {}).get("flagged")]
+    flagged = [r for r in records if r.clock is not None and r.clock.flagged]
     if flagged:
         out.append(f"{len(flagged)} one-way result(s) measured across two clocks whose offset is known only to more "
                    "than 10 % of the latency: synchronise the hosts (ptp4l/phc2sys, chrony) or use ping-pong "
                    "(latency mode, RTT/2), which needs no common clock.")
-    failed = [r for r in records if r.get("status") != "ok"]
+    failed = [r for r in records if not r.ok]
     if failed:
         out.append(f"{len(failed)} point(s) failed (see the tables for the reasons); they are not plotted.")
-    tools = sorted({(r.get("source") or {}).get("tool") for r in records} - {None})
+    tools = sorted({r.source.tool for r in records if r.source is not None})
     if tools:
         out.append(f"Some points were imported from {', '.join(tools)}: measured elsewhere, with that tool's "
                    "method; their provenance is not this run's.")
@@ -120,11 +121,11 @@ def _section_html(section: Section, title: bool = True) -> str:
     return "\n".join(out)
 
 
-def _tables_html(records: list[dict], anchors: Anchors | None) -> str:
+def _tables_html(records: list[Record], anchors: Anchors | None) -> str:
     return "\n".join(_section_html(s) for s in build_sections(records, anchors) + summaries(records))
 
 
-def _scenario_html(records: list[dict], anchors: Anchors | None) -> str:
+def _scenario_html(records: list[Record], anchors: Anchors | None) -> str:
     """Each scenario point: its flows alone and together (table and figure)."""
     sections, figures = scenario_sections(records, anchors), scenario_figures(records)
     if not sections:
@@ -152,7 +153,7 @@ def _floor_html(floor: dict | None) -> str:
             + (figure_html(figure) if figure else "") + "</section>")
 
 
-def _headline_html(records: list[dict]) -> str:
+def _headline_html(records: list[Record]) -> str:
     sections = headline(records)
     if not sections:
         return ""
@@ -187,7 +188,8 @@ def _provenance_html(run: dict | None) -> str:
                 f"{run.get('governor') or run.get('governor_note') or '-'}, clocksource {run.get('clocksource', '-')}"),
         ("net.core", ", ".join(f"{k.split('.')[-1]} {v}" for k, v in sysctl.items()) or "-"),
         ("haltpoll guest_halt_poll_ns", str(run.get("guest_halt_poll_ns", "-"))),
-        ("agent", f"{agent.get('version', '-')} ({agent.get('build_type', '-')}, compiler {agent.get('compiler', '-')})"),
+        ("agent", f"{agent.get('version', '-')} ({agent.get('build_type', '-')}, "
+                  f"compiler {agent.get('compiler', '-')})"),
         ("adapters", ", ".join(f"{a.get('name')} {a.get('version') or ''}".strip()
                                for a in run.get("adapters") or []) or "-"),
     ]
@@ -209,12 +211,12 @@ def _baseline_html(baseline: dict) -> str:
             f'{escape(str(baseline.get("time", "")))}</p></section>')
 
 
-def render_html(records: list[dict], run: dict | None, title: str,
-                extra_figures: list[Figure] = (), baseline: dict | None = None, *, script: str | None = None,
+def render_html(records: list[Record], run: dict | None, title: str,
+                extra_figures: Sequence[Figure] = (), baseline: dict | None = None, *, script: str | None = None,
                 anchors: Anchors | None = None) -> str:
     """The page. ``script`` replaces plotly.js (the golden test keeps the page without its 4.8 MB);
     ``anchors``: the run's floor (a section of its own, "x floor" in the tables) and baseline."""
-    placements = sorted({f"{(r.get('cpu') or {}).get('placement')} / wait {r.get('wait')}" for r in records})
+    placements = sorted({f"{r.cpu.placement} / wait {r.wait}" for r in records})
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
              f"<style>{CSS}</style><script type=\"text/javascript\">{plotly_js() if script is None else script}"
              f"</script></head><body>",
@@ -254,11 +256,11 @@ class HtmlReport(Exporter):
 
     name = "html"
 
-    def __init__(self, point: int | None = None, history: list[Figure] = ()):
+    def __init__(self, point: int | None = None, history: Sequence[Figure] = ()):
         self.point = point  # the point whose samples are plotted (default: the first latency point)
         self.history = list(history)  # the points over the stored runs (export.history_figures), when given
 
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         anchors = Anchors.of(rundir.path)
         html = render_html(records, rundir.read_run_json(), f"mwperf run {rundir.path.name}",
                            point_figures(rundir.path, records, self.point) + self.history,

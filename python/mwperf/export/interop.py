@@ -14,10 +14,9 @@ import statistics
 from dataclasses import dataclass
 from typing import Callable
 
-from mwperf.export.derived import stat
 from mwperf.export.figure_parts import Figure, layout, plotly
 from mwperf.export.sections import Row, Section
-from mwperf.results.labels import field
+from mwperf.model.record import Record
 from mwperf.units import format_rate_hz, format_size
 
 __all__ = ["interop", "interop_figures", "matrices", "Matrix"]
@@ -31,31 +30,29 @@ class Matrix:
     title: str  # what the group holds constant: mode, size, rate
     qos: str
     names: list[str]
-    cells: dict[tuple[str, str], list[dict]]
+    cells: dict[tuple[str, str], list[Record]]
 
-    def value(self, pub: str, sub: str, of: Callable[[dict], float | None]) -> float | None | str:
+    def value(self, pub: str, sub: str, of: Callable[[Record], float | None]) -> float | None | str:
         """The median of ``of`` over the pair's ok records; "failed" when all failed; None when not measured."""
         records = self.cells.get((pub, sub), [])
-        ok = [v for r in records if r.get("status") == "ok" and (v := of(r)) is not None]
+        ok = [v for r in records if r.ok and (v := of(r)) is not None]
         if ok:
             return statistics.median(ok)
         return "failed" if records else None
 
 
-def _group(r: dict) -> tuple:
+def _group(r: Record) -> tuple:
     """What a matrix holds constant (not the receive path: each side takes its middleware's own)."""
-    cpu = r.get("cpu") or {}
-    return (r["mode"], r["size"], r.get("rate_hz") or 0, r.get("reliability"), field(r, "qos.history"),
-            field(r, "qos.durability"), r.get("transport"), cpu.get("pub"), cpu.get("sub"), r.get("wait"),
-            r.get("subscribers"))
+    return (r.mode, r.size, r.rate_hz or 0, r.reliability, r.qos("history"), r.qos("durability"), r.transport,
+            r.cpu.pub, r.cpu.sub, r.wait, r.subscribers)
 
 
-def matrices(records: list[dict]) -> list[Matrix]:
+def matrices(records: list[Record]) -> list[Matrix]:
     """Every group of points holding a cross-vendor one, as a matrix."""
-    groups: dict[tuple, dict[tuple[str, str], list[dict]]] = {}
+    groups: dict[tuple, dict[tuple[str, str], list[Record]]] = {}
     for r in records:
-        if r.get("source") is None:
-            groups.setdefault(_group(r), {}).setdefault((r["mw"], r.get("peer_mw") or r["mw"]), []).append(r)
+        if not r.imported:
+            groups.setdefault(_group(r), {}).setdefault((r.mw, r.peer_mw or r.mw), []).append(r)
     out = []
     for group in sorted(groups, key=str):
         cells = groups[group]
@@ -69,21 +66,20 @@ def matrices(records: list[dict]) -> list[Matrix]:
     return out
 
 
-def _loss_pct(r: dict) -> float | None:
-    rate = r.get("loss_rate")
-    return None if rate is None else 100.0 * rate
+def _loss_pct(r: Record) -> float | None:
+    return None if r.loss_rate is None else 100.0 * r.loss_rate
 
 
-def _measures(mode: str) -> tuple[tuple[str, Callable[[dict], float | None]], ...]:
+def _measures(mode: str) -> tuple[tuple[str, Callable[[Record], float | None]], ...]:
     what = {"latency": "RTT/2", "rate": "one-way"}.get(mode, "the publisher's pings' RTT/2")
-    return ((f"p50 latency (us, {what})", lambda r: stat(r, "p50")), ("lost (%)", _loss_pct))
+    return ((f"p50 latency (us, {what})", lambda r: r.stat("p50")), ("lost (%)", _loss_pct))
 
 
 def _shown(value: float | None | str) -> str:
     return "-" if value is None else value if isinstance(value, str) else f"{value:.1f}"
 
 
-def interop(records: list[dict]) -> list[Section]:
+def interop(records: list[Record]) -> list[Section]:
     """p50 (us) and loss (%) tables, publisher x subscriber, for every matrix."""
     sections: list[Section] = []
     for m in matrices(records):
@@ -98,7 +94,7 @@ def interop(records: list[dict]) -> list[Section]:
     return sections
 
 
-def interop_figures(records: list[dict]) -> list[Figure]:
+def interop_figures(records: list[Record]) -> list[Figure]:
     """One figure per matrix: p50 and loss side by side as heatmaps (a failed pair blank, named in its hover)."""
     go, make_subplots = plotly()
 

@@ -3,13 +3,14 @@ rows were measured through where they differ (the zero-copy path, shared
 memory or network, busy-poll or blocking wait, sync or async publishing, the
 version of a library two rows share, the socket receive buffer), each value
 with the rows that have it: rows that differ here do not measure the same
-thing (:mod:`mwperf.results.fairness`)."""
+thing (:mod:`mwperf.model.fairness`)."""
 
 from __future__ import annotations
 
 from mwperf.export.sections import Row, Section
-from mwperf.results.fairness import describe_path, traits
-from mwperf.results.labels import qos_label
+from mwperf.model.fairness import describe_path, traits
+from mwperf.model.labels import qos_label
+from mwperf.model.record import Record
 
 __all__ = ["like_for_like", "HEADERS"]
 
@@ -26,20 +27,20 @@ def _shown(key: str, value) -> str:
     return str(value)
 
 
-def like_for_like(records: list[dict]) -> list[Section]:
+def like_for_like(records: list[Record]) -> list[Section]:
     """One row per mode and trait on which that mode's rows differ; none when all are alike."""
     section = Section("", "like-for-like", "like for like: where a mode's rows were measured through different "
                                            "things (compare them knowing it)", list(HEADERS), left=(0, 1, 2))
     by_mode: dict[str, dict[str, dict[str, set[str]]]] = {}
     for r in records:
-        if r.get("status") != "ok" or r.get("source") is not None:
+        if not r.ok or r.imported:
             continue
-        name = f"{r['mw']} ({qos_label(r)})" if qos_label(r) else r["mw"]
+        name = f"{r.mw} ({qos_label(r)})" if qos_label(r) else r.mw
         t = traits(r)
-        values = {key: _shown(key, t[key]) for key in _NAMES if t[key] is not None}
-        values.update({f"{lib} version": v for lib, v in t["versions"].items()})
-        for key, value in values.items():
-            by_mode.setdefault(r["mode"], {}).setdefault(key, {}).setdefault(value, set()).add(name)
+        shown = {key: _shown(key, t[key]) for key in _NAMES if t[key] is not None}
+        shown.update({f"{lib} version": v for lib, v in t["versions"].items()})
+        for key, value in shown.items():
+            by_mode.setdefault(r.mode, {}).setdefault(key, {}).setdefault(value, set()).add(name)
     for mode, keys in by_mode.items():
         for key, values in keys.items():
             # shared memory vs copy is said by the transport's row; a loan is more

@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from mwperf.export.exporter import Exporter
+from mwperf.extras import need
 from mwperf.export.frame import for_parquet, points_frame, subscribers_frame
-from mwperf.export.derived import subscribers
 from mwperf.results.confined import atomic_file, make_dirs
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 
 __all__ = ["Parquet", "RESULTS_PARQUET", "SUBSCRIBERS_PARQUET"]
@@ -25,10 +26,11 @@ class Parquet(Exporter):
     def __init__(self, directory: Path | None = None):
         self.directory = directory  # default: the run directory
 
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
+        need("pyarrow", "--format", "parquet")  # before anything is made: the extra to install, in one line
         directory = make_dirs(self.directory or rundir.path)
         frames = {RESULTS_PARQUET: points_frame}
-        if any(subscribers(r) > 1 for r in records):
+        if any(r.subscribers > 1 for r in records):
             frames[SUBSCRIBERS_PARQUET] = subscribers_frame
         for name, frame in frames.items():
             with atomic_file(directory, name) as handle:

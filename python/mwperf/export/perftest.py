@@ -14,10 +14,10 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from mwperf.export.derived import pair_name, source_section, subscribers
 from mwperf.export.exporter import Exporter
 from mwperf.results.confined import make_dirs, write_inside
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 
 __all__ = ["LATENCY_HEADER", "THROUGHPUT_HEADER", "perftest_tables", "PerftestCsv", "PERFTEST_DIR"]
@@ -35,40 +35,38 @@ def _num(value, digits: int) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def _latency_row(r: dict) -> list[str]:
-    stats = r.get("latency_us") or {}
-    return [str(r["size"])] + [_num(stats.get(f), 1) for f in _LAT_FIELDS]
+def _latency_row(r: Record) -> list[str]:
+    return [str(r.size)] + [_num(r.stat(f), 1) for f in _LAT_FIELDS]
 
 
-def _throughput_row(r: dict) -> list[str]:
-    loss = r.get("loss_rate")
-    sps = r.get("samples_per_s")
-    return [str(r["size"]), "" if r.get("received") is None else str(r["received"]),
-            "" if sps is None else str(round(sps)), _num(r.get("mbps"), 1),
-            "" if r.get("lost") is None else str(r["lost"]), _num(None if loss is None else 100 * loss, 2)]
+def _throughput_row(r: Record) -> list[str]:
+    loss = r.loss_rate
+    sps = r.samples_per_s
+    return [str(r.size), "" if r.received is None else str(r.received),
+            "" if sps is None else str(round(sps)), _num(r.mbps, 1),
+            "" if r.lost is None else str(r.lost), _num(None if loss is None else 100 * loss, 2)]
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
 
-def perftest_tables(records: Iterable[dict]) -> dict[str, str]:
+def perftest_tables(records: Iterable[Record]) -> dict[str, str]:
     """{file name: CSV text} for every (mw, QoS, imported table, subscribers, placement, wait) and mode;
     ok points only."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[Record]] = {}
     for r in records:
-        if r.get("status") != "ok" or r.get("mode") not in ("latency", "throughput"):
+        if not r.ok or r.mode not in ("latency", "throughput"):
             continue
-        cpu = r.get("cpu") or {}
-        fan = subscribers(r)
-        key = (pair_name(r), qos_label(r), source_section(r) or "", f"{fan}-subscribers" if fan > 1 else "",
-               cpu.get("placement") or "unknown", r.get("wait") or "unknown", r["mode"])
+        fan = r.subscribers
+        key = (r.pair_name, qos_label(r), r.source_section or "", f"{fan}-subscribers" if fan > 1 else "",
+               r.cpu.placement or "unknown", r.wait or "unknown", r.mode)
         groups.setdefault(key, []).append(r)
     files: dict[str, str] = {}
     for (mw, qos, section, fan, placement, wait, mode), members in groups.items():
         header, row = (LATENCY_HEADER, _latency_row) if mode == "latency" else (THROUGHPUT_HEADER, _throughput_row)
         lines = [", ".join(f'"{h}"' for h in header)]
-        for r in sorted(members, key=lambda r: (r["size"], r.get("repetition") or 0, r.get("point", 0))):
+        for r in sorted(members, key=lambda r: (r.size, r.repetition or 0, r.point)):
             lines.append(",".join(row(r)))
         name = "-".join(p for p in (_slug(mw), _slug(qos), _slug(section), fan, placement, wait, mode) if p) + ".csv"
         files[name] = "\n".join(lines) + "\n"
@@ -83,7 +81,7 @@ class PerftestCsv(Exporter):
     def __init__(self, directory: Path | None = None):
         self.directory = directory
 
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         root, folder = (self.directory, "") if self.directory else (rundir.path, PERFTEST_DIR)
         make_dirs(root, folder)
         return [write_inside(root, str(Path(folder, name)), text)

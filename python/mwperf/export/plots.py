@@ -15,9 +15,11 @@ import tempfile
 from pathlib import Path
 
 from mwperf.errors import UsageError
+from mwperf.extras import need
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import WIDTH, Figure, point_figures, run_figures
 from mwperf.results.confined import make_dirs, write_inside
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 
 __all__ = ["PlotFiles", "write_figures", "NO_NETWORK_PROXY", "PLOTS_DIR"]
@@ -51,6 +53,7 @@ def write_figures(figures: list[Figure], directory: Path, fmt: str, folder: str 
     :mod:`mwperf.results.confined` (never through a link)."""
     if not figures:
         return []
+    need("kaleido", "--format", fmt)  # before anything is made: the extra to install, in one line
     make_dirs(directory, folder)
     with tempfile.TemporaryDirectory(prefix="mwperf-plots-") as drawn:
         names = [f"{figure.id}.{fmt}" for figure in figures]
@@ -74,7 +77,8 @@ def _draw(figures: list[Figure], paths: list[Path], fmt: str) -> None:
     except UsageError:
         raise
     except Exception as exc:  # kaleido / Chromium failing is the figure files' problem, said in one line
-        raise UsageError("--format", fmt, f"chromium could not draw the figures: {' '.join(str(exc).split())[:300]}")
+        raise UsageError("--format", fmt,
+                         f"chromium could not draw the figures: {' '.join(str(exc).split())[:300]}") from None
     missing = [p for p in paths if not p.is_file()]
     if missing:
         raise UsageError("--format", fmt, f"chromium drew no {missing[0].name}")
@@ -87,6 +91,6 @@ class PlotFiles(Exporter):
         self.name = fmt  # svg or png
         self.point = point
 
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         figures = run_figures(records) + point_figures(rundir.path, records, self.point)
         return write_figures(figures, rundir.path, self.name, PLOTS_DIR)

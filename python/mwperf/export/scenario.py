@@ -13,6 +13,8 @@ from mwperf.export.figure_parts import Figure, plotly
 from mwperf.export.floor import X_FLOOR, Anchors
 from mwperf.export.sections import Row, Section
 from mwperf.display import printable
+from mwperf.model.sections import Scenario
+from mwperf.model.record import Record
 
 __all__ = ["ScenarioPoint", "scenario_points", "scenario_sections", "interference_figure", "scenario_figures",
            "flow_rows", "totals", "plain", "flows_summary", "HEADERS"]
@@ -31,30 +33,35 @@ class ScenarioPoint:
     mw: str
     label: str
     flows: int
-    together: dict[str, dict] = field(default_factory=dict)
-    alone: dict[str, dict] = field(default_factory=dict)
+    together: dict[str, Record] = field(default_factory=dict)
+    alone: dict[str, Record] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
         return list(dict.fromkeys([*self.together, *self.alone]))
 
 
-def plain(records: list[dict]) -> list[dict]:
+def plain(records: list[Record]) -> list[Record]:
     """The records that are points of their own (not a scenario's flows)."""
-    return [r for r in records if not isinstance(r.get("scenario"), dict)]
+    return [r for r in records if r.scenario is None]
 
 
-def scenario_points(records: list[dict]) -> list[ScenarioPoint]:
+def _flow(r: Record) -> Scenario:
+    assert r.scenario is not None, "a scenario point's records are its flows'"
+    return r.scenario
+
+
+def scenario_points(records: list[Record]) -> list[ScenarioPoint]:
     """Every scenario point the records hold (by run, scenario, its digest and point), in their order; a flow
     measured twice the same way keeps its last record."""
     points: dict[tuple, ScenarioPoint] = {}
     for r in records:
-        s = r.get("scenario")
-        if not isinstance(s, dict):
+        s = r.scenario
+        if s is None:
             continue
-        key = (r.get("run_id"), s["name"], s["hash"], s["point"])
-        point = points.setdefault(key, ScenarioPoint(s["name"], r["mw"], s["label"], s["flows"]))
-        (point.together if s["together"] else point.alone)[s["flow"]] = r
+        key = (r.run_id, s.name, s.hash, s.point)
+        point = points.setdefault(key, ScenarioPoint(s.name, r.mw, s.label, s.flows))
+        (point.together if s.together else point.alone)[s.flow] = r
     return list(points.values())
 
 
@@ -66,10 +73,10 @@ def totals(point: ScenarioPoint) -> dict:
     def add(values):
         return sum(values) if values and all(isinstance(v, (int, float)) for v in values) else None
 
-    return {"flows": len(records), "sent": add([r.get("sent") for r in records]),
-            "received": add([r.get("received") for r in records]), "lost": add([r.get("lost") for r in records]),
-            "mbps": add([r.get("mbps") for r in records]), "cpu_s": add([r["scenario"]["cpu_s"] for r in records]),
-            "failed": [name for name, r in point.together.items() if r.get("status") != "ok"]}
+    return {"flows": len(records), "sent": add([r.sent for r in records]),
+            "received": add([r.received for r in records]), "lost": add([r.lost for r in records]),
+            "mbps": add([r.mbps for r in records]), "cpu_s": add([_flow(r).cpu_s for r in records]),
+            "failed": [name for name, r in point.together.items() if not r.ok]}
 
 
 def _us(value) -> str:
@@ -82,27 +89,27 @@ def _ratio(together, alone) -> str:
     return f"{together / alone:.2f}"
 
 
-def _loss(record: dict | None) -> str:
+def _loss(record: Record | None) -> str:
     if record is None:
         return "-"
-    if record.get("status") != "ok":
+    if not record.ok:
         return "failed"
-    rate = record.get("loss_rate")
+    rate = record.loss_rate
     return "-" if rate is None else f"{100 * rate:.2f} %"
 
 
-def _pct(record: dict | None, key: str):
-    return ((record or {}).get("latency_us") or {}).get(key)
+def _pct(record: Record | None, key: str) -> float | None:
+    return None if record is None else record.stat(key)
 
 
 def _num(value, digits: int = 2) -> str:
     return "-" if not isinstance(value, (int, float)) else f"{value:.{digits}f}"
 
 
-def _rate(record: dict) -> str:
-    if record.get("rate_hz"):
-        return f"{record['rate_hz']:g} Hz"
-    return f"x{record.get('demand')}" if record.get("demand") else "-"
+def _rate(record: Record) -> str:
+    if record.rate_hz:
+        return f"{record.rate_hz:g} Hz"
+    return f"x{record.demand}" if record.demand else "-"
 
 
 def _n(count) -> str:
@@ -110,9 +117,9 @@ def _n(count) -> str:
     return "-" if count is None else str(count)
 
 
-def _failures(name: str, together: dict | None, alone: dict | None) -> str | None:
-    said = [f"{how}: {' '.join(str(r.get('error') or 'unknown error').split())}"
-            for how, r in (("together", together), ("alone", alone)) if r is not None and r.get("status") != "ok"]
+def _failures(name: str, together: Record | None, alone: Record | None) -> str | None:
+    said = [f"{how}: {' '.join(str(r.error or 'unknown error').split())}"
+            for how, r in (("together", together), ("alone", alone)) if r is not None and not r.ok]
     return "; ".join(said) or None
 
 
@@ -123,13 +130,14 @@ def flow_rows(point: ScenarioPoint, anchors: Anchors | None = None) -> tuple[lis
     for name in point.names:
         rec, solo = point.together.get(name), point.alone.get(name)
         first = rec or solo
-        s = first["scenario"]
-        cells = [name, str(first["size"]), _rate(first), f"{s['publishers']}:{first.get('subscribers', 1)}",
+        assert first is not None, "a flow of the point was measured together or alone"
+        s = _flow(first)
+        cells = [name, str(first.size), _rate(first), f"{s.publishers}:{first.subscribers}",
                  _us(_pct(solo, "p50")), _us(_pct(rec, "p50")), _ratio(_pct(rec, "p50"), _pct(solo, "p50")),
                  _us(_pct(solo, "p99")), _us(_pct(rec, "p99")), _ratio(_pct(rec, "p99"), _pct(solo, "p99")),
-                 _loss(solo), _loss(rec), *(_n((rec or {}).get(k)) for k in ("sent", "received", "lost")),
-                 _num((rec or {}).get("scenario", {}).get("cpu_s"))]
-        if floor:
+                 _loss(solo), _loss(rec), *(_n(v) for v in _counts(rec)),
+                 _num(None if rec is None else _flow(rec).cpu_s)]
+        if anchors is not None and floor:
             cells += [anchors.cells(r, "rate")[0] if r is not None else "-" for r in (solo, rec)]
         rows.append(Row(cells, note=_failures(name, rec, solo)))
     total = totals(point)
@@ -147,7 +155,11 @@ def _title(point: ScenarioPoint) -> str:
     return f"scenario {point.name} on {point.mw} ({label}{flows} at once{failed}; x = together / alone)"
 
 
-def scenario_sections(records: list[dict], anchors: Anchors | None = None) -> list[Section]:
+def _counts(r: Record | None) -> tuple[int | None, int | None, int | None]:
+    return (None, None, None) if r is None else (r.sent, r.received, r.lost)
+
+
+def scenario_sections(records: list[Record], anchors: Anchors | None = None) -> list[Section]:
     """One table per scenario point (none without scenario records)."""
     sections = []
     for point in scenario_points(records):
@@ -170,14 +182,14 @@ def interference_figure(point: ScenarioPoint, number: int = 0) -> Figure:
     return Figure("scenario", f"scenario-{number}", title, fig)
 
 
-def scenario_figures(records: list[dict]) -> list[Figure]:
+def scenario_figures(records: list[Record]) -> list[Figure]:
     return [interference_figure(point, i) for i, point in enumerate(scenario_points(records))]
 
 
-def flows_summary(records: list[dict]) -> str:
+def flows_summary(records: list[Record]) -> str:
     """The tail of a scenario step's progress line: 'ok 7 flows' or which failed and why."""
-    failed = [r for r in records if r.get("status") != "ok"]
+    failed = [r for r in records if not r.ok]
     if not failed:
         return f"ok {len(records)} flows"
-    said = "; ".join(f"{(r.get('scenario') or {}).get('flow')}: {r.get('error') or 'unknown error'}" for r in failed)
+    said = "; ".join(f"{None if r.scenario is None else r.scenario.flow}: {r.error or 'unknown error'}" for r in failed)
     return printable(f"FAILED {len(failed)} of {len(records)} flows ({said})")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mwperf.export.derived import source_section, subscribers, subscribers_as
-from mwperf.results.labels import qos_key
+from mwperf.model.labels import qos_key
+from mwperf.model.record import Record
 
 __all__ = ["Row", "Section", "section_key"]
 
@@ -32,11 +32,10 @@ class Section:
     left: tuple[int, ...] = ()  # columns of text, aligned left
 
 
-def section_key(record: dict) -> tuple:
+def section_key(record: Record) -> tuple:
     """What parts sections beyond middleware and mode: QoS and transport, CPU
     placement and wait strategy (a sweep may vary them), the number of
     subscribers and whether they are processes or threads, and the titled
     table of an imported point."""
-    cpu = record.get("cpu") or {}
-    return (*qos_key(record), cpu.get("pub"), cpu.get("sub"), record.get("wait"), subscribers(record),
-            source_section(record), subscribers_as(record))
+    return (*qos_key(record), record.cpu.pub, record.cpu.sub, record.wait, record.subscribers,
+            record.source_section, record.subscribers_as)

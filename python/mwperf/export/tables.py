@@ -12,15 +12,14 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 from mwperf.display import printable
-from mwperf.export.derived import (cpu_percent, pair_name, pub_rate, source_section, subscribers, subscribers_as,
-                                    subscribers_label)
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
 from mwperf.export.scenario import plain, scenario_sections
 from mwperf.export.sections import Row, Section, section_key
 from mwperf.export.summaries import headline, summaries
 from mwperf.export.terminal import table_text
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label, subscribers_label
+from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
 
@@ -63,41 +62,36 @@ def _fixed(value, digits: int) -> str:
     return "-" if value is None else f"{value:.{digits}f}" if abs(value) < _HUGE else f"{value:.3g}"
 
 
-def _stat(record: dict, key: str, stat: str = "latency_us"):
-    stats = record.get(stat)
-    return stats.get(key) if isinstance(stats, dict) else None
-
-
 #: The samples a percentile needs: q needs n >= 1 / (1 - q).
 _NEEDS = {"p50": 2, "p90": 10, "p99": 100, "p9999": 10_000, "p999999": 1_000_000}
 
 
-def _pct(record: dict, key: str, stat: str = "latency_us") -> str:
+def _pct(record: Record, key: str, stat: str = "latency_us") -> str:
     """A percentile, or NOT_MEASURED when there were samples but too few for
     it (also in records written before the agent left such values out)."""
-    value = _stat(record, key, stat)
-    count = _stat(record, "count", stat)
+    value = record.stat(key, stat)
+    count = record.stat("count", stat)
     if isinstance(count, int) and count > 0 and (value is None or count < _NEEDS[key]):
         return NOT_MEASURED
     return _us(value)
 
 
-def _latency_row(r: dict) -> list[str]:
-    return ([str(r["size"])] + [_us(_stat(r, k)) for k in ("mean", "std", "min", "max")]
-            + [_pct(r, k) for k in ("p50", "p90", "p99", "p9999", "p999999")] + [_int(_stat(r, "count"))])
+def _latency_row(r: Record) -> list[str]:
+    return ([str(r.size)] + [_us(r.stat(k)) for k in ("mean", "std", "min", "max")]
+            + [_pct(r, k) for k in ("p50", "p90", "p99", "p9999", "p999999")] + [_int(r.stat("count"))])
 
 
-def _throughput_row(r: dict) -> list[str]:
-    loss_pct = None if r.get("loss_rate") is None else r["loss_rate"] * 100
-    return [str(r["size"]), _int(r.get("received")), _fixed(r.get("samples_per_s"), 0),
-            _fixed(r.get("mbps"), 1), _int(r.get("lost")), _fixed(loss_pct, 2),
+def _throughput_row(r: Record) -> list[str]:
+    loss_pct = None if r.loss_rate is None else r.loss_rate * 100
+    return [str(r.size), _int(r.received), _fixed(r.samples_per_s, 0),
+            _fixed(r.mbps, 1), _int(r.lost), _fixed(loss_pct, 2),
             _pct(r, "p50"), _pct(r, "p99")]
 
 
-def _rate_row(r: dict) -> list[str]:
-    return [str(r["size"]), format_rate_hz(r.get("rate_hz")), _fixed(r.get("mbps"), 2),
-            _int(r.get("lost")), _int(r.get("sent")), _fixed(r.get("loss_rate"), 4),
-            _fixed(r.get("loop_rate"), 4), _us(_stat(r, "mean")), _us(_stat(r, "max"))]
+def _rate_row(r: Record) -> list[str]:
+    return [str(r.size), format_rate_hz(r.rate_hz), _fixed(r.mbps, 2),
+            _int(r.lost), _int(r.sent), _fixed(r.loss_rate, 4),
+            _fixed(r.loop_rate, 4), _us(r.stat("mean")), _us(r.stat("max"))]
 
 
 BURST_PUB_HEADERS = ["Size", "Demand", "Samples", "Samples/sec", "Mbit/sec", "Samples lost", "Samples rejected",
@@ -109,19 +103,19 @@ def _mib(kb) -> str:
     return "-" if kb is None else f"{kb / 1024:.1f}"
 
 
-def _burst_pub_row(r: dict) -> list[str]:
+def _burst_pub_row(r: Record) -> list[str]:
     """As Connext Micro's publisher throughput table: what was written.
     Loss and rejection are the subscriber's to know."""
-    rate = pub_rate(r)
-    mbit = None if rate is None else rate * r["size"] * 8 / 1e6
-    return [str(r["size"]), _int(r.get("demand")), _int(r.get("sent")), _fixed(rate, 2), _fixed(mbit, 2), "-", "-",
-            _fixed(cpu_percent(r, "pub"), 1), _mib((r.get("rss_kb") or {}).get("pub"))]
+    rate = r.pub_rate
+    mbit = None if rate is None else rate * r.size * 8 / 1e6
+    return [str(r.size), _int(r.demand), _int(r.sent), _fixed(rate, 2), _fixed(mbit, 2), "-", "-",
+            _fixed(r.cpu_pct.pub, 1), _mib(r.rss_kb.pub)]
 
 
-def _burst_sub_row(r: dict) -> list[str]:
-    return [str(r["size"]), _int(r.get("demand")), _int(r.get("received")), _fixed(r.get("samples_per_s"), 2),
-            _fixed(r.get("mbps"), 2), _int(r.get("lost")), _int(r.get("rejected")),
-            _fixed(cpu_percent(r, "sub"), 1), _mib((r.get("rss_kb") or {}).get("sub")),
+def _burst_sub_row(r: Record) -> list[str]:
+    return [str(r.size), _int(r.demand), _int(r.received), _fixed(r.samples_per_s, 2),
+            _fixed(r.mbps, 2), _int(r.lost), _int(r.rejected),
+            _fixed(r.cpu_pct.sub, 1), _mib(r.rss_kb.sub),
             _pct(r, "p50"), _pct(r, "p50", "burst_first_us"), _pct(r, "p50", "burst_last_us"),
             _pct(r, "p99", "burst_last_us")]
 
@@ -136,25 +130,22 @@ _BUILDERS = {
 }
 
 
-def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
+def _title(mw: str, mode: str, records: list[Record], part: str = "") -> str:
     parts = [_MODE_NOTE.get(mode, "")]
-    cpus = {(r.get("cpu") or {}).get("placement") for r in records}
-    pins = {((r.get("cpu") or {}).get("pub"), (r.get("cpu") or {}).get("sub")) for r in records}
-    if len(cpus) == 1 and len(pins) == 1:
-        placement = cpus.pop()
-        pub, sub = pins.pop()
-        parts.append(placement if pub is None or sub is None else f"{placement} {pub},{sub}")
-    waits = {r.get("wait") for r in records}
+    pins = records[0].cpu.pins
+    if len({(r.cpu.placement, r.cpu.pub, r.cpu.sub) for r in records}) == 1 and pins:
+        parts.append(pins)
+    waits = {r.wait for r in records}
     if len(waits) == 1 and None not in waits:
         parts.append(f"wait {waits.pop()}")
-    fan = {subscribers(r) for r in records}
+    fan = {r.subscribers for r in records}
     if fan != {1}:
-        hows = {subscribers_as(r) for r in records if subscribers(r) > 1}
+        hows = {r.subscribers_as for r in records if r.subscribers > 1}
         parts.append(subscribers_label(fan, hows.pop() if len(hows) == 1 else "processes"))
-    tools = {(r.get("source") or {}).get("tool") for r in records} - {None}
+    tools = {r.source.tool for r in records if r.source is not None}
     if tools:
         parts.append(f"imported from {', '.join(sorted(tools))}")
-    sections = sorted({source_section(r) for r in records} - {None})
+    sections = sorted({r.source_section for r in records if r.source_section is not None})
     if sections:
         parts.append(f"table '{'; '.join(sections)}'")
     qos = qos_label(records[0]) if records else ""
@@ -162,33 +153,32 @@ def _title(mw: str, mode: str, records: list[dict], part: str = "") -> str:
     return f"{name}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
 
 
-def build_sections(records: Iterable[dict], anchors: Anchors | None = None) -> list[Section]:
+def build_sections(records: Iterable[Record], anchors: Anchors | None = None) -> list[Section]:
     """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run;
     with ``anchors``, the columns they add (x floor, % memcpy, % iperf3)."""
     anchors = anchors or Anchors()
     records = list(records)
     mw_order: dict[str, int] = {}
     qos_order: dict[tuple, int] = {}
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[Record]] = {}
     for record in records:
-        name = pair_name(record)  # a cross-vendor pair is a table of its own
+        name = record.pair_name  # a cross-vendor pair is a table of its own
         mw_order.setdefault(name, len(mw_order))
         qos = section_key(record)
         qos_order.setdefault((name, qos), len(qos_order))
-        groups.setdefault((name, qos, record["mode"]), []).append(record)
+        groups.setdefault((name, qos, record.mode), []).append(record)
     sections = []
     for key in sorted(groups, key=lambda k: (mw_order[k[0]], qos_order[(k[0], k[1])], _MODE_ORDER.get(k[2], 9),
                                               k[2])):
         mw, _, mode = key
-        members = sorted(groups[key], key=lambda r: (r["size"], r.get("rate_hz") or 0, r.get("demand") or 0,
-                                                     r.get("point", 0)))
+        members = sorted(groups[key], key=lambda r: (r.size, r.rate_hz or 0, r.demand or 0, r.point))
         for part, headers, row_of, lead in _BUILDERS.get(mode, _BUILDERS["latency"]):
             section = Section(mw, mode, _title(mw, mode, members, part), list(headers) + anchors.headers(mode),
-                              qos=qos_label(members[0]), source=source_section(members[0]))
+                              qos=qos_label(members[0]), source=members[0].source_section)
             for record in members:
                 cells = row_of(record) + anchors.cells(record, mode)
-                if record.get("status") != "ok":
-                    reason = " ".join(str(record.get("error") or "unknown error").split())
+                if not record.ok:
+                    reason = " ".join(str(record.error or "unknown error").split())
                     section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
                 else:
                     section.rows.append(Row(cells, note=censored(record)))
@@ -198,20 +188,25 @@ def build_sections(records: Iterable[dict], anchors: Anchors | None = None) -> l
 
 def floor_sections(floor: dict | None) -> list[Section]:
     """The run's floor (DIR/floor.json) as tables, one per placement and wait."""
-    return [Section("", "floor", t["title"], t["headers"],
-                    [Row(r) for r in t["rows"]] or ([Row(["all"] + [""] * (len(t["headers"]) - 1), f"FAILED: {t['failure']}")]
-                                                    if t["failure"] else []))
+    return [Section("", "floor", t["title"], t["headers"], [Row(r) for r in t["rows"]] or _failed_floor(t))
             for t in floor_tables(floor)]
 
 
-def censored(record: dict) -> str | None:
+def _failed_floor(table: dict) -> list[Row]:
+    """A floor not measured: one row saying why."""
+    if not table["failure"]:
+        return []
+    return [Row(["all"] + [""] * (len(table["headers"]) - 1), f"FAILED: {table['failure']}")]
+
+
+def censored(record: Record) -> str | None:
     """What a latency measured with pings does not show: the pings whose pong
     did not come back within the timeout (their round trips are not in it)."""
-    lost = record.get("ping_lost")
+    lost = record.ping_lost
     if not lost:
         return None
-    late = record.get("late_pongs") or 0
-    return (f"{lost} ping(s) without a pong within {record.get('ping_timeout_s') or 1:g} s"
+    late = record.late_pongs or 0
+    return (f"{lost} ping(s) without a pong within {record.ping_timeout_s or 1:g} s"
             f"{f' ({late} came back later)' if late else ''}: the latency is censored there, those round trips "
             "are not in it")
 
@@ -264,45 +259,43 @@ def render_markdown(sections: list[Section]) -> str:
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
-def render(records: Iterable[dict], fmt: str = "text") -> str:
+def render(records: Iterable[Record], fmt: str = "text") -> str:
     sections = build_sections(records)
     return render_markdown(sections) if fmt == "md" else render_text(sections)
 
 
-def point_summary(record: dict) -> str:
+def point_summary(record: Record) -> str:
     """The tail of a progress line: 'ok p50 4.1 us' or 'FAILED: reason',
     then what the adaptive stop found and pings lost to the timeout."""
-    if record.get("status") != "ok":
-        return printable(f"FAILED: {record.get('error') or 'unknown error'}")
-    mode = record.get("mode")
-    loss = "-" if record.get("loss_rate") is None else f"{record['loss_rate'] * 100:.2f}%"
+    if not record.ok:
+        return printable(f"FAILED: {record.error or 'unknown error'}")
+    mode = record.mode
+    loss = "-" if record.loss_rate is None else f"{record.loss_rate * 100:.2f}%"
     if mode == "latency":
-        text = f"ok p50 {_us(_stat(record, 'p50'))} us, p99 {_us(_stat(record, 'p99'))} us"
+        text = f"ok p50 {_us(record.stat('p50'))} us, p99 {_us(record.stat('p99'))} us"
     elif mode == "throughput":
-        text = (f"ok {_fixed(record.get('samples_per_s'), 0)} pkt/s, {_fixed(record.get('mbps'), 1)} Mbps,"
-                f" lost {loss}")
+        text = f"ok {_fixed(record.samples_per_s, 0)} pkt/s, {_fixed(record.mbps, 1)} Mbps, lost {loss}"
     elif mode == "burst":
-        text = (f"ok {_fixed(record.get('samples_per_s'), 0)} samples/s, lost {loss}, rejected "
-                f"{_int(record.get('rejected'))}, latency p50 {_us(_stat(record, 'p50'))} us")
+        text = (f"ok {_fixed(record.samples_per_s, 0)} samples/s, lost {loss}, rejected "
+                f"{_int(record.rejected)}, latency p50 {_us(record.stat('p50'))} us")
     else:
-        text = (f"ok loop {_fixed(record.get('loop_rate'), 4)}, lost {loss},"
-                f" latency ave {_us(_stat(record, 'mean'))} us")
-    if record.get("ping_lost"):
-        text += f"; {record['ping_lost']} ping(s) beyond the {record.get('ping_timeout_s') or 1:g} s timeout (censored)"
+        text = f"ok loop {_fixed(record.loop_rate, 4)}, lost {loss}, latency ave {_us(record.stat('mean'))} us"
+    if record.ping_lost:
+        text += f"; {record.ping_lost} ping(s) beyond the {record.ping_timeout_s or 1:g} s timeout (censored)"
     return text + adaptive_note(record)
 
 
-def adaptive_note(record: dict) -> str:
+def adaptive_note(record: Record) -> str:
     """'; +-5% after 1.2 s', or, not reached: '; +-5% would need ~42 s' (or why unknown)."""
-    adaptive = record.get("adaptive") or {}
-    if not record.get("precision") or not adaptive:
+    adaptive = record.adaptive
+    if not record.precision or adaptive is None:
         return ""
-    within = f"+-{record['precision'] * 100:g}%"
-    if adaptive.get("converged_after_s") is not None:
-        return f"; {within} after {adaptive['converged_after_s']:.1f} s"
-    if adaptive.get("needed_s") is not None:
-        return f"; {within} not reached, would need ~{format_seconds(adaptive['needed_s'])}"
-    return f"; {within} not reached ({adaptive.get('needed_note') or 'no look'})"
+    within = f"+-{record.precision * 100:g}%"
+    if adaptive.converged_after_s is not None:
+        return f"; {within} after {adaptive.converged_after_s:.1f} s"
+    if adaptive.needed_s is not None:
+        return f"; {within} not reached, would need ~{format_seconds(adaptive.needed_s)}"
+    return f"; {within} not reached ({adaptive.needed_note or 'no look'})"
 
 
 def format_seconds(seconds: float) -> str:
@@ -326,7 +319,7 @@ class Tables(Exporter):
         self.out = out
         self.headline = headline
 
-    def write(self, records: list[dict], rundir: RunDir) -> list[Path]:
+    def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         anchors = Anchors.of(rundir.path)
         points = plain(records)  # a scenario's flows: the scenario's tables
         sections = (floor_sections(anchors.floor) + build_sections(points, anchors)

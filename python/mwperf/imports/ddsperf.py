@@ -38,9 +38,9 @@ def parse_ddsperf(text: str) -> list[ImportedPoint]:
             continue
         m = _DDS_SUB.search(line.strip())
         if m:
-            t, size, total, lost, rate, mbps = m.groups()
+            t, size_text, total, lost, rate, mbps = m.groups()
             counts = int(checked(total, number, "total")), int(checked(lost, number, "lost"))
-            sub.setdefault(int(checked_size(size, number)), []).append(
+            sub.setdefault(int(checked_size(size_text, number)), []).append(
                 (float(t), *counts, checked(rate, number, "rate"), checked(mbps, number, "Mb/s")))
     points: list[ImportedPoint] = []
     for size, rows in sorted(lat.items()):

@@ -19,10 +19,11 @@ from mwperf.export.csv import ResultsCsv
 from mwperf.imports.ddsperf import parse_ddsperf
 from mwperf.imports.perftest import parse_perftest
 from mwperf.imports.point import BadValue, ImportedPoint
-from mwperf.results.record import SCHEMA_VERSION, utc_now_iso
+from mwperf.model.merge import SCHEMA_VERSION, utc_now_iso
+from mwperf.model.record import Record
+from mwperf.model.schema import validate_record
+from mwperf.model.upgrade import blank
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
-from mwperf.results.schema import validate_record
-from mwperf.results.upgrade import blank
 
 __all__ = ["import_file", "TOOLS", "LAT_KEYS"]
 
@@ -51,7 +52,7 @@ def _record(p: ImportedPoint, index: int, run_id: str, tool: str, mw: str, sourc
         "mode": p.mode, "size": p.size, "subscribers": 1, "subscribers_as": "processes", "slow_subscriber_s": 0.0,
         "cpu": {"pub": None, "sub": None, "placement": "unknown", "pub_affinity": None, "sub_affinity": None},
         "sent": sent, "received": p.packets, "lost": p.lost,
-        "loss_rate": None if sent is None else (p.lost / sent if sent else 0.0),
+        "loss_rate": None if sent is None or p.lost is None else (p.lost / sent if sent else 0.0),
         "samples_per_s": p.pps, "mbps": p.mbps, "latency_us": _stats(p.latency),
         "adapter": {"name": mw, "version": None, "config": None, "sub_config": None, "versions": None,
                     "data_path": None},
@@ -108,7 +109,7 @@ def import_file(tool: str, path: str, out: str | None, mw: str | None) -> tuple[
             validate_record(record)
     write_atomic(rundir.jsonl, "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n"
                                        for r in records))
-    ResultsCsv().write(records, rundir)
+    ResultsCsv().write([Record.from_json(r) for r in records], rundir)
     sections = list(dict.fromkeys(p.section for p in points if p.section))
     rundir.write_run_json({"run_id": directory.name,
                            "imported": {"tool": tool, "file": str(path), "mw": mw or tool, "sections": sections},

@@ -168,10 +168,10 @@ def parse_perftest(text: str) -> list[ImportedPoint]:
             i += 1
             while i < len(lines) and lines[i]:
                 cells = [c.strip() for c in lines[i].split(",")]
-                p = _point(kind, fields, names, cells, [i + 1] * len(cells))
-                if p is None:
+                row = _point(kind, fields, names, cells, [i + 1] * len(cells))
+                if row is None:
                     break
-                add(p, i)
+                add(row, i)
                 i += 1
             continue
         if line and _cell(line) in _SIZE_CELLS:  # a table one cell a line: header cells, then values

@@ -204,13 +204,14 @@ def sample_duration_ns(samples: int, rate_hz: float | None) -> int:
 @dataclass(frozen=True)
 class PlannedPoint:
     """One point to measure with the options it runs under (a sweep gives
-    every point its own), its repetition and its key (what ``--resume``
-    matches); a plain run has neither."""
+    every point its own), its repetition and its hash (the record's
+    ``point_key``, what ``--resume`` matches: :func:`mwperf.plan.sweep_plan.point_hash`);
+    a plain run has neither."""
 
     opts: RunOptions
     point: TestPoint
     repetition: int | None = None
-    key: str | None = None
+    point_hash: str | None = None
     repetitions: int = 1
 
 

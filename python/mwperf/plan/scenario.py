@@ -37,7 +37,8 @@ from mwperf.plan.plan_file import load_yaml, read_plan_text
 from mwperf.plan.validate import build_run_options
 from mwperf.units import parse_size
 
-__all__ = ["Flow", "Scenario", "load_scenario", "is_scenario", "flow_options", "MAX_FLOWS", "MAX_PUBLISHERS", "HEADER_BYTES"]
+__all__ = ["Flow", "Scenario", "load_scenario", "is_scenario", "flow_options", "MAX_FLOWS", "MAX_PUBLISHERS",
+           "HEADER_BYTES"]
 
 #: At most this many flows (each is 1 + N + M agent processes at once).
 MAX_FLOWS = 32

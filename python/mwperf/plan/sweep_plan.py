@@ -31,6 +31,7 @@ points whose key is not in results.jsonl yet.
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 import hashlib
 import itertools
 import json
@@ -49,7 +50,7 @@ from mwperf.plan.validate import build_run_options, check_point
 from mwperf.table import OptionTable, snapshot
 from mwperf.units import parse_list, parse_rate_hz, parse_size
 
-__all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_size", "point_key", "option_keys",
+__all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_size", "point_hash", "option_keys",
            "MAX_POINTS", "ENV_MAX_POINTS"]
 
 #: The controller's own plan keys (each a value or a list, as the options of the table).
@@ -185,7 +186,8 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
             exclude = [_rule(source, i, r) for i, r in enumerate(rules)]
         elif key == "repetitions":
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
-                raise PlanError(source, "repetitions", str(value), f"must be a whole number from 1 to {MAX_REPETITIONS}")
+                raise PlanError(source, "repetitions", str(value),
+                                f"must be a whole number from 1 to {MAX_REPETITIONS}")
             repetitions = value
         elif key == "search":
             search = _search(source, value)
@@ -323,8 +325,9 @@ def _plan_key(option: str | None) -> str:
     return name if name in option_keys() else "mw"
 
 
-def point_key(opts: RunOptions, point: TestPoint, repetition: int) -> str:
-    """A hash of what identifies the point (every option of the table that
+def point_hash(opts: RunOptions, point: TestPoint, repetition: int) -> str:
+    """The sweep's hash of a planned point (the record's ``point_key``, what ``--resume`` matches): a hash
+    of what identifies the point (every option of the table that
     does, and the controller's placement and link) and its repetition."""
     identifying = {name: value for name, value in point.values if opts.table[name].point_key}
     config = {"mw": point.mw, "mode": point.mode, "repetition": repetition, "cpu": str(opts.cpu),
@@ -341,6 +344,12 @@ def _request(options: Mapping[str, tuple], own: Mapping[str, Any], out: Path, ta
     return RunRequest(values=values, keyed=bool(own.get("keyed")), cpu=own.get("cpu"),
                       point_timeout=own.get("point_timeout"), link=own.get("link"), out=str(out),
                       reuse_agents=bool(own.get("reuse_agents")))
+
+
+def _shown_setting(table: OptionTable, settings: Mapping[str, Any], key: str) -> Any:
+    """A point's setting of ``key`` as the plan would write it (the table's rendering of its option)."""
+    row = table.by_key(key)
+    return row.shown(settings[key]) if row is not None and key in settings else settings.get(key)
 
 
 def _planned(plan: Plan, error: UsageError, agent_info: AgentInfo, value_of: Callable[[str], Any]) -> PlanError:
@@ -381,17 +390,15 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
             try:
                 check_point(opts, point)
             except UsageError as exc:
-                raise _planned(plan, exc, agent_info,
-                               lambda key: table.by_key(key).shown(settings[key]) if table.by_key(key)
-                               and key in settings else settings.get(key)) from None
+                raise _planned(plan, exc, agent_info, partial(_shown_setting, table, settings)) from None
             # The same configuration written twice (1k and 1024, keyed and instances) runs once.
-            ident = point_key(opts, point, 0)
+            ident = point_hash(opts, point, 0)
             if ident in seen:
                 continue
             seen.add(ident)
             for repetition in range(plan.repetitions):
                 planned = dataclasses.replace(point, index=len(points))
-                points.append(PlannedPoint(opts, planned, repetition, point_key(opts, planned, repetition),
+                points.append(PlannedPoint(opts, planned, repetition, point_hash(opts, planned, repetition),
                                            plan.repetitions))
     if not points:
         raise PlanError(plan.source, "exclude", None, "every point is excluded")

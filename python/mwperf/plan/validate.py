@@ -51,7 +51,8 @@ def parse_cpu(text: str | None, cpu_count: int | None = None) -> CpuPlacement:
             raise UsageError("--cpu", text, f"'{part}' is not a core number")
         core = int(part)
         if core >= count:
-            raise UsageError("--cpu", text, f"core {core} does not exist (this machine has {count} CPUs: 0-{count - 1})")
+            raise UsageError("--cpu", text,
+                             f"core {core} does not exist (this machine has {count} CPUs: 0-{count - 1})")
         cores.append(core)
     return CpuPlacement(cores[0], cores[1])
 
@@ -160,7 +161,8 @@ def _where(request: RunRequest, mws: tuple[str, ...], values: dict[str, tuple],
     if link is not None:
         profile = parse_link(link)
         if values.get("nic"):
-            raise UsageError("--nic", _joined(values["nic"]), f"not with --link {link} (the link has its own interfaces)")
+            raise UsageError("--nic", _joined(values["nic"]),
+                             f"not with --link {link} (the link has its own interfaces)")
     pair = None
     if hosts is not None:
         if link is not None:
@@ -237,7 +239,8 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
         raise UsageError("--point-timeout", timeout, str(exc)) from None
     if request.reuse_agents and (link is not None or hosts is not None):
         raise UsageError("--reuse-agents", None, f"not with {'--link' if link is not None else '--hosts'}: each "
-                                                 "point has a placement of its own there (agents are reused on one host)")
+                                                 "point has a placement of its own there (agents are reused on one "
+                                                 "host)")
     opts = RunOptions(agent=agent_info, mws=mws, values=values, cpu=parse_cpu(request.cpu, cpu_count),
                       out=_out(request.out, check_out), point_timeout_ns=point_timeout_ns, agent_path=agent,
                       link=link, hosts=hosts, both_directions=request.direction == "both",

@@ -133,13 +133,10 @@ class FloorIndex:
     def __bool__(self) -> bool:
         return bool(self._latency or self._memcpy)
 
-    @staticmethod
-    def _key(record: dict) -> tuple:
-        return (*_where(record.get("cpu"), record.get("wait")), record.get("size"))
+    def latency(self, pub: int | None, sub: int | None, wait: str | None, size: int) -> tuple[float, str] | None:
+        """(the one-way p50 floor in µs, the ping-pong that set it) at a point's cores, wait strategy and size."""
+        return self._latency.get((pub, sub, wait, size))
 
-    def latency(self, record: dict) -> tuple[float, str] | None:
-        """(the one-way p50 floor in µs, the ping-pong that set it) at the record's size, placement and wait."""
-        return self._latency.get(self._key(record))
-
-    def memcpy_gbps(self, record: dict) -> float | None:
-        return self._memcpy.get(self._key(record))
+    def memcpy_gbps(self, pub: int | None, sub: int | None, wait: str | None, size: int) -> float | None:
+        """memcpy's Gbit/s at a point's cores, wait strategy and size."""
+        return self._memcpy.get((pub, sub, wait, size))

@@ -6,7 +6,7 @@ directory (no symlink or ``..`` out of it, regular files only: no device, no
 FIFO that would hang), read up to a bound, and every record is checked
 against the schema of its version (types, finite numbers, a known
 ``schema_version``) and upgraded to the current one
-(:mod:`mwperf.results.upgrade`): every reader sees version 2. A bad record
+(:mod:`mwperf.model.upgrade`): every reader sees version 2. A bad record
 is skipped with one warning naming its line; nothing read raises.
 """
 
@@ -14,24 +14,24 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 import struct
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from mwperf.display import shown
-from mwperf.results.schema import SCHEMA_VERSIONS, record_errors, record_ok
+from mwperf.model.provenance import SAMPLES_DIR, SAMPLES_FILE_RE, samples_path
+from mwperf.model.record import Record
+from mwperf.model.schema import SCHEMA_VERSIONS, record_errors, record_ok
+from mwperf.model.upgrade import add_missing_options, current
 from mwperf.results.strict_json import loads_strict
-from mwperf.results.upgrade import add_missing_options, upgrade
 
-__all__ = ["read_records", "current", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
+__all__ = ["read_records", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
            "open_inside", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",
            "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON", "LOCK_FILE", "MAX_LINE_BYTES",
            "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
 RESULTS_JSONL = "results.jsonl"
-SAMPLES_DIR = "samples"
 RUN_JSON = "run.json"
 BASELINE_JSON = "baseline.json"
 LOCK_FILE = ".mwperf.lock"
@@ -44,15 +44,8 @@ MAX_RESULTS_BYTES = 512 << 20
 MAX_DOC_BYTES = 4 << 20
 #: Samples read from one samples file (the agent keeps at most 16384).
 MAX_SAMPLES = 1 << 20
-#: What a record's samples_file.path may be.
-SAMPLES_FILE_RE = re.compile(r"^samples/[0-9]{5,9}\.i64$")
 
-Warn = Callable[[str], None]
-
-
-def samples_path(index: int) -> str:
-    """Where point ``index`` keeps its latency samples, relative to the run directory."""
-    return f"{SAMPLES_DIR}/{index:05d}.i64"
+Warn = Callable[[str], object]
 
 
 # -- reading, untrusted ---------------------------------------------------------------
@@ -143,9 +136,10 @@ def _lines(handle, path: str, warn: Warn) -> Iterator[tuple[int, bytes]]:
             return
 
 
-def read_records(directory: Path | str, warn: Warn | None = None, name: str = RESULTS_JSONL) -> list[dict]:
+def read_records(directory: Path | str, warn: Warn | None = None, name: str = RESULTS_JSONL) -> list[Record]:
     """The usable records of ``results.jsonl`` (or of another records file
-    ``name`` in ``directory``): a torn, corrupted or unknown line is skipped
+    ``name`` in ``directory``), typed (:class:`~mwperf.model.record.Record`):
+    the one loader of a run directory. A torn, corrupted or unknown line is skipped
     and named through ``warn(message)`` (once per process); a missing or
     unsafe file gives no records and one warning."""
     path = os.path.join(str(directory), name)
@@ -187,28 +181,19 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
                 if len(_VALID_LINES) > 200_000:
                     _VALID_LINES.clear()
                 _VALID_LINES.add(digest)
-            records.append(current(record))
+            records.append(Record.from_json(current(record)))
     return records
 
 
-def current(record: dict) -> dict:
-    """A usable record as the current version: an option added to the agent's
-    table since it was written is null, an older version is upgraded (the one
-    step every reader of records takes, from a run directory or a store)."""
-    if record.get("schema_version") == SCHEMA_VERSIONS[-1]:
-        add_missing_options(record)
-    return upgrade(record)
-
-
-def read_samples(directory: Path | str, record: dict) -> list[float] | None:
+def read_samples(directory: Path | str, record: Record) -> list[float] | None:
     """The point's headline latency samples in µs (little-endian int64 ns, as
     the agent wrote them), or None when it has none, or its file is gone or
     is not a samples file inside the run directory. At most the record's
     count (and MAX_SAMPLES) are read."""
-    info = record.get("samples_file") if isinstance(record, dict) else None
-    if not isinstance(info, dict):
+    info = record.samples_file
+    if info is None:
         return None
-    relative, count = info.get("path"), info.get("count")
+    relative, count = info.path, info.count
     if not (isinstance(relative, str) and SAMPLES_FILE_RE.match(relative)):
         return None
     if not (type(count) is int and count > 0):

@@ -39,7 +39,7 @@ from mwperf.results.reading import (
     RESULTS_JSONL, RUN_JSON, RUN_JSON_TYPES, SAMPLES_DIR, UnsafeFile, lock_owner_alive, open_inside, process_start,
     read_doc, read_lock, read_records, read_samples, samples_path,
 )
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 from mwperf.results.strict_json import loads_strict
 
 __all__ = ["RunDir", "loads_strict", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir",
@@ -88,7 +88,7 @@ class RunDir:
 
     def remove_stale_temps(self) -> list[str]:
         """Temporary files (``*.tmp``) a killed writer left; call only as the directory's one writer."""
-        removed = []
+        removed: list[str] = []
         try:
             entries = list(os.scandir(self.path))
         except OSError:

@@ -30,7 +30,7 @@ most ``1 - confidence`` chance when the median sits at the limit.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Sequence
 
@@ -144,14 +144,15 @@ def shift(a: Sequence[float], b: Sequence[float], allowance: float, catch: float
     t1 = _t(1 - ALPHA, df)
     lower, upper = change - t1 * se, change + t1 * se
     resolution = allowance + (t1 + _t(POWER, df)) * se
-    common = dict(change=change, lower=lower, upper=upper, resolution=resolution, launches=(na, nb), sd=sd, df=df)
+    decided = Decision(HOLDS, change, lower, upper, resolution, (na, nb), sd=sd, df=df,
+                       why="not worse by more than allowed")
     if lower > allowance:
-        return Decision(REGRESSION, **common, why="worse by more than allowed")
+        return replace(decided, verdict=REGRESSION, why="worse by more than allowed")
     if resolution <= catch:
-        return Decision(HOLDS, **common, why="not worse by more than allowed")
+        return decided
     need = _need(sd, df, allowance, catch, prior.df if prior is not None else 0, max(na, nb) + 1)
     said = f"more than {MOST} a side" if need > MOST else f"{need}+{need}"
-    return Decision(CANNOT_DECIDE, **common, need=need, why=f"cannot decide: {na}+{nb} launches, need {said}")
+    return replace(decided, verdict=CANNOT_DECIDE, need=need, why=f"cannot decide: {na}+{nb} launches, need {said}")
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Iterable
 
-__all__ = ["CONFIDENCE", "BEYOND", "supports", "LaunchInterval", "order_level", "rank_for", "bound_rank", "launches_for",
-           "launch_interval", "half_width", "launches_needed"]
+__all__ = ["CONFIDENCE", "BEYOND", "supports", "LaunchInterval", "order_level", "rank_for", "bound_rank",
+           "launches_for", "launch_interval", "half_width", "launches_needed"]
 
 CONFIDENCE = 0.95
 #: A launch's percentile joins the headline only when that many of its samples lie beyond it: a

@@ -22,6 +22,7 @@ from typing import Any, Iterator, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mwperf.errors import UsageError
+from mwperf.extras import need
 
 __all__ = ["Connection", "connect", "shown_url", "is_postgres", "resolve", "DEFAULT_STORE", "ENV_DB", "OFF"]
 
@@ -66,7 +67,7 @@ def resolve(option: str | None, run_dir: Path | None = None) -> tuple[str | None
     return (str(DEFAULT_STORE) if DEFAULT_STORE.is_file() else None), False
 
 
-def _one_line(text: str, secret: str | None = None) -> str:
+def _one_line(text: object, secret: str | None = None) -> str:
     text = " ".join(str(text).split())
     return text.replace(secret, "***") if secret else text
 
@@ -86,7 +87,7 @@ class Connection:
             cursor = self.raw.execute(self._sql(sql), list(params))
             return cursor.fetchall() if cursor.description else []
 
-    def executemany(self, sql: str, rows: list[Sequence[Any]]) -> None:
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
             return
         with self._errors():
@@ -98,19 +99,18 @@ class Connection:
 
     def insert(self, table: str, columns: list[tuple[str, str]], rows: list[list]) -> None:
         """Rows (values in the order of ``columns``: (name, SQL kind)) into
-        ``table``. DuckDB takes them as one Arrow table (its executemany
-        runs one statement a row: 5 ms a row of 200 columns); psycopg pipelines
-        its executemany."""
+        ``table``. DuckDB takes them as one DataFrame of typed, nullable
+        columns (its executemany runs one statement a row: 5 ms a row of 200
+        columns); psycopg pipelines its executemany."""
         names = ", ".join('"' + n.replace('"', '""') + '"' for n, _ in columns)
         if self.postgres:
             self.executemany(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' for _ in columns)})", rows)
             return
-        import pyarrow as pa
+        import pandas as pd
 
-        arrow = pa.table({f"c{i}": pa.array([row[i] for row in rows], type=_ARROW[kind]())
-                          for i, (_, kind) in enumerate(columns)})
+        frame = pd.DataFrame({f"c{i}": _column(kind, [row[i] for row in rows]) for i, (_, kind) in enumerate(columns)})
         with self._errors():
-            self.raw.register("mwperf_rows", arrow)
+            self.raw.register("mwperf_rows", frame)
             try:
                 self.raw.execute(f"INSERT INTO {table} ({names}) SELECT "
                                  f"{', '.join(f'c{i}' for i in range(len(columns)))} FROM mwperf_rows")
@@ -150,21 +150,15 @@ class Connection:
             pass
 
 
-def _arrow_types() -> dict:
-    import pyarrow as pa
+def _column(kind: str, values: list[Any]) -> Any:
+    """One column of rows as the SQL kind's pandas type, None as null (pandas only: no Arrow needed)."""
+    import pandas as pd
 
-    return {"BOOLEAN": pa.bool_, "BIGINT": pa.int64, "DOUBLE PRECISION": pa.float64, "TEXT": pa.string,
-            "TIMESTAMPTZ": lambda: pa.timestamp("us", tz="UTC")}
-
-
-class _LazyTypes(dict):
-    def __missing__(self, kind: str):
-        self.update(_arrow_types())
-        return self[kind]
-
-
-#: SQL kind -> the Arrow type DuckDB takes it as
-_ARROW = _LazyTypes()
+    if kind == "TIMESTAMPTZ":
+        return pd.to_datetime(pd.Series(values, dtype=object), utc=True)
+    if kind == "TEXT":
+        return pd.Series(values, dtype=object)
+    return pd.array(values, dtype={"BOOLEAN": "boolean", "BIGINT": "Int64", "DOUBLE PRECISION": "Float64"}[kind])
 
 
 def _driver_error(exc: Exception) -> bool:
@@ -210,7 +204,7 @@ def _open_duckdb(url: str, read_only: bool):
 
 
 def _open_postgres(url: str):
-    import psycopg
+    psycopg = need("psycopg", "--db", shown_url(url))
 
     try:
         return psycopg.connect(url, autocommit=True, connect_timeout=10)

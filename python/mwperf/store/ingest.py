@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from mwperf.analysis.compare import point_key, point_label
 from mwperf.errors import UsageError
 from mwperf.export.frame import points_frame, subscribers_frame
+from mwperf.model.labels import point_id
+from mwperf.model.record import Record
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, shown
 from mwperf.store.connect import Connection
 from mwperf.store.schema import Columns, native
@@ -59,43 +60,36 @@ def _time(text) -> dt.datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
 
 
-def _identity(run: dict, records: list[dict]) -> tuple[str, str | None, str | None]:
+def _identity(run: dict, records: list[Record]) -> tuple[str, str | None, str | None]:
     """(run id, host, start) of a run: run.json's, else its first record's."""
-    run_id = run.get("run_id") if isinstance(run.get("run_id"), str) else str(records[0].get("run_id"))
-    times = sorted(r["time"] for r in records if isinstance(r.get("time"), str))
+    run_id = run["run_id"] if isinstance(run.get("run_id"), str) else str(records[0].run_id)
+    times = sorted(r.time for r in records)
     started = run.get("started") if isinstance(run.get("started"), str) else (times[0] if times else None)
-    return run_id, run.get("hostname"), started
+    hostname = run.get("hostname")
+    return run_id, hostname if isinstance(hostname, str) else None, started
 
 
-def run_key(run: dict, records: list[dict]) -> str:
+def run_key(run: dict, records: list[Record]) -> str:
     """The run's identity in the store (see the module's documentation)."""
     return hashlib.sha256(json.dumps(_identity(run, records)).encode()).hexdigest()[:24]
 
 
-def _digest(run: dict, records: list[dict]) -> str:
-    text = json.dumps([run, records], sort_keys=True, separators=(",", ":"), default=str)
+def _digest(run: dict, records: list[Record]) -> str:
+    text = json.dumps([run, [r.json for r in records]], sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _subscriber_counts(records: list[dict]) -> list[int]:
+def _subscriber_counts(records: list[Record]) -> list[int]:
     """How many rows :func:`subscribers_frame` gives each record (its contract:
     none for a failed point, one per ``per_subscriber`` entry, else one)."""
-    counts = []
-    for r in records:
-        per = r.get("per_subscriber")
-        counts.append(0 if r.get("status") != "ok" else (len(per) if isinstance(per, list) and per else 1))
-    return counts
+    return [0 if not r.ok else len(r.per_subscriber or ()) or 1 for r in records]
 
 
 def _rows(frame) -> list[dict]:
     return [{k: native(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
-def _label(record: dict) -> str | None:
-    return point_label(point_key(record)) if all(k in record for k in ("mw", "mode", "size")) else None
-
-
-def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], None] | None = None) -> Ingested:
+def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], object] | None = None) -> Ingested:
     """Store the run in ``directory`` (see the module's documentation).
     UsageError when it holds no record."""
     import pandas as pd
@@ -110,8 +104,8 @@ def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], No
 
     points = _rows(points_frame(records))
     for seq, (row, record) in enumerate(zip(points, records)):
-        row.update(run_key=key, seq=seq, point_label=_label(record),
-                   record=json.dumps(record, separators=(",", ":"), ensure_ascii=False))
+        row.update(run_key=key, seq=seq, point_label=point_id(record).label,
+                   record=json.dumps(record.json, separators=(",", ":"), ensure_ascii=False))
     subs = _rows(subscribers_frame(records))
     seqs = [seq for seq, n in enumerate(_subscriber_counts(records)) for _ in range(n)]
     if len(seqs) != len(subs):  # pragma: no cover - the frame's contract changed

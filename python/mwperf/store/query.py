@@ -8,7 +8,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from mwperf.results.reading import current
+from mwperf.model.record import Record
+from mwperf.model.upgrade import current
 from mwperf.store.connect import Connection
 
 __all__ = ["Stored", "stored_points", "load_frame", "summary"]
@@ -18,7 +19,7 @@ __all__ = ["Stored", "stored_points", "load_frame", "summary"]
 class Stored:
     """A record of the store and what is known about its run."""
 
-    record: dict
+    record: Record
     run_key: str
     run_id: str | None
     hostname: str | None
@@ -54,7 +55,7 @@ def stored_points(conn: Connection, *, mw: Sequence[str] | None = None, mode: Se
         if key not in runs:
             runs[key] = json.loads(run_json) if run_json else {}
         # a record stored by an older mwperf reads as the current version, as from its run directory
-        out.append(Stored(current(json.loads(record)), key, run_id, hostname, source, runs[key]))
+        out.append(Stored(Record.from_json(current(json.loads(record))), key, run_id, hostname, source, runs[key]))
     return out
 
 

@@ -214,6 +214,8 @@ class Columns:
             if have is None and kind is None:
                 continue  # never a value yet: the column comes with the first one
             want = _wider(have, kind)
+            if want is None:
+                continue
             if have is None:
                 self.conn.execute(f"ALTER TABLE {self.table} ADD COLUMN {_q(name)} {want}")
             elif want != have:

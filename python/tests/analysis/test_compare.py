@@ -7,11 +7,9 @@ import copy
 import io
 import json
 
-import pytest
-
-from conftest import FIXTURES
+from conftest import FIXTURES, typed, written
 from mwperf.cli.main import main
-from mwperf.analysis.compare import compare_runs
+from mwperf.export.compare import compare_runs
 from mwperf.results.rundir import RunDir
 
 
@@ -117,7 +115,7 @@ def test_lossier_gate(tmp_path):
     b = run_dir(tmp_path, "b", launches(30.0, loss=0.05))
     out = io.StringIO()
     assert compare_runs([a, b], out, fail_if_lossier=1) == 1
-    assert "REGRESSION: udp latency 64 B (best-effort, udp): loss +4.90 points (at least +4.90 at 95 %" in out.getvalue()
+    assert "REGRESSION: udp latency 64 B (best-effort, udp): loss +4.90 points (at least +4.90 points at 95 %" in out.getvalue()
     assert compare_runs([a, b], io.StringIO(), fail_if_lossier=10) == 0
     one = run_dir(tmp_path, "one", [point(30.0, [29, 31], loss=0.05)])
     assert compare_runs([run_dir(tmp_path, "a1", [point(30.0, [29, 31])]), one], io.StringIO(), fail_if_lossier=1) == 3
@@ -162,15 +160,15 @@ def test_batched_and_unbatched_points_are_kept_apart(tmp_path):
     """A sweep over batch: [false, true] makes two rows, in the record's qos,
     its label, the CSV and compare (issue 22: compare pooled them)."""
     from mwperf.export.csv import to_csv_text
-    from mwperf.results.labels import qos_label
+    from mwperf.model.labels import qos_label
 
     plain, batched = point(10.0, [9.5, 10.5]), point(20.0, [19.5, 20.5], index=1)
     for r, on in ((plain, False), (batched, True)):
         r.update(mw="cyclonedds", reliability="reliable", transport="udp", mode="throughput", latency_count=10000)
         r["qos"].update(history="keep-last:10", durability="volatile", instances=0, batch=on, receive="listener")
-    assert qos_label(batched) == "reliable, keep-last:10, batch, listener, udp"
-    assert qos_label(plain) == "reliable, keep-last:10, listener, udp"
-    rows = to_csv_text([plain, batched]).splitlines()
+    assert qos_label(typed(batched)) == "reliable, keep-last:10, batch, listener, udp"
+    assert qos_label(typed(plain)) == "reliable, keep-last:10, listener, udp"
+    rows = to_csv_text([typed(plain), typed(batched)]).splitlines()
     column = rows[0].split(",").index("qos_batch")
     assert [row.split(",")[column] for row in rows[1:]] == ["false", "true"]
     a = run_dir(tmp_path, "a", [copy.deepcopy(plain), copy.deepcopy(batched)])
@@ -248,14 +246,13 @@ def test_each_row_names_what_its_points_were_measured_through_differently(tmp_pa
 def test_a_scenarios_flows_pair_by_scenario_flow_and_together(tmp_path):
     """fixtures/scenario-run against itself with imu's p50 together doubled: compare pairs each flow together
     with itself together and alone with itself alone (4 rows), never a flow together with it alone."""
-    from mwperf.analysis.compare import point_key, point_label
-    from mwperf.results.rundir import read_records
+    from mwperf.model.labels import point_id
 
-    records = read_records(FIXTURES / "scenario-run")
-    keys = [point_key(r) for r in records]
+    records = written(FIXTURES / "scenario-run")
+    keys = [point_id(typed(r)) for r in records]
     assert len(set(keys)) == 4
-    assert point_label(keys[0]).endswith("[two-flows: imu together]")
-    assert point_label(keys[2]).endswith("[two-flows: imu alone]")
+    assert keys[0].label.endswith("[two-flows: imu together]")
+    assert keys[2].label.endswith("[two-flows: imu alone]")
     slower = copy.deepcopy(records)
     slower[0]["latency_us"]["p50"] *= 2
     out = io.StringIO()

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, typed
 from mwperf.analysis.history import build_series, find_change_points, placement_label
 from mwperf.store.query import Stored
 
@@ -16,21 +16,22 @@ def template():
     return json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])  # udp latency 64 B, cross-core
 
 
-def entry(i, p50, *, host="h1", loss=0.0, cores=(0, 1), repetition=None, run=None):
+def entry(i, p50, *, host="h1", loss=0.0, cores=(0, 1), repetition=None, run=None, status="ok"):
     r = copy.deepcopy(template())
     r["time"] = f"2026-11-{1 + i:02d}T12:00:00Z"
     r["latency_us"]["p50"] = p50
     r["loss_rate"] = loss
     r["cpu"].update(pub=cores[0], sub=cores[1], placement="same-core" if cores[0] == cores[1] else "cross-core")
     r["repetition"] = repetition
+    r["status"] = status
     key = run or f"run{i}"
-    return Stored(r, key, key, host, f"/results/{key}", {"kernel": "6.1", "mwperf_version": "0.1.0"})
+    return Stored(typed(r), key, key, host, f"/results/{key}", {"kernel": "6.1", "mwperf_version": "0.1.0"})
 
 
 def test_a_seeded_step_is_found_where_it_is_and_noise_gives_none():
     rng = np.random.default_rng(7)
     found_at, false = [], 0
-    for trial in range(20):
+    for _ in range(20):
         noise = 50 * (1 + rng.normal(0, 0.03, 12))
         step = [entry(i, float(v + (20 if i >= 6 else 0))) for i, v in enumerate(noise)]
         (series,) = build_series(step)
@@ -65,8 +66,7 @@ def test_hosts_and_placements_are_series_of_their_own_unless_asked():
 
 def test_repetitions_of_a_run_are_one_value_their_median_and_failed_points_none():
     entries = [entry(0, v, repetition=k, run="r") for k, v in enumerate([10.0, 30.0, 20.0])]
-    failed = entry(1, 99.0)
-    failed.record["status"] = "failed"
+    failed = entry(1, 99.0, status="failed")
     (series,) = build_series(entries + [failed])
     (run,) = series.runs
     assert (run.values["p50"], run.repetitions, run.provenance["kernel"]) == (20.0, 3, "6.1")

@@ -13,13 +13,13 @@ import statistics
 import pytest
 
 from analysis.test_compare import point, run_dir
-from mwperf.analysis.compare import compare_runs
+from conftest import typed_all, written
 from mwperf.analysis.verdicts import slower
+from mwperf.export.compare import compare_runs
 from mwperf.cli.main import main
 from mwperf.export.launches import launch_sections
-from mwperf.results.launches import spread
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.launches import spread
+from mwperf.model.schema import validate_record
 
 
 def launches(median: float, sigma: float, rng: random.Random, n: int = 3, within: float = 0.01) -> list[dict]:
@@ -50,14 +50,14 @@ def test_a_shift_the_launches_spread_explains_is_no_regression(tmp_path):
     # are far apart (the old within-launch verdict: "significant (95 % CIs apart)", a failed gate)
     assert statistics.median(pb) / statistics.median(pa) > 1.10
     assert ra[0]["latency_us"]["p50_ci"][1] < rb[0]["latency_us"]["p50_ci"][0]
-    assert slower(ra, rb, 5).decision.lower < 0  # the launches cannot tell B from A
+    assert slower(typed_all(ra), typed_all(rb), 5).decision.lower < 0  # the launches cannot tell B from A
     a, b = run_dir(tmp_path, "a", ra), run_dir(tmp_path, "b", rb)
     out = io.StringIO()
     assert compare_runs([a, b], out, fail_if_slower=5) == 3
     text = out.getvalue()
     assert "cannot decide: 3+3 launches, need " in text and "REGRESSION" not in text
-    s = spread(ra)
-    assert s["launches"] == 3 and s["between"] > 10 * s["within"]  # the launch is what varies
+    s = spread(typed_all(ra))
+    assert s.launches == 3 and s.between > 10 * s.within  # the launch is what varies
 
 
 def test_one_launch_against_repetitions_cannot_decide(tmp_path):
@@ -71,10 +71,10 @@ def test_one_launch_against_repetitions_cannot_decide(tmp_path):
 
 def test_spread_numbers():
     records = [point(v, [v - 1, v + 1], repetition=i, index=i) for i, v in enumerate([10.0, 12.0, 14.0])]
-    s = spread(records)
-    assert s["between"] == pytest.approx(2 / 12) and s["median_us"] == 12.0
-    assert s["within"] == pytest.approx(1 / 12) and s["ratio"] == pytest.approx(2.0)
-    assert spread(records[:1])["between"] is None
+    s = spread(typed_all(records))
+    assert s.between == pytest.approx(2 / 12) and s.median_us == 12.0
+    assert s.within == pytest.approx(1 / 12) and s.ratio == pytest.approx(2.0)
+    assert spread(typed_all(records[:1])).between is None
 
 
 def test_compare_and_report_show_the_spread(tmp_path, capsys):
@@ -84,10 +84,10 @@ def test_compare_and_report_show_the_spread(tmp_path, capsys):
     b = run_dir(tmp_path, "b", launches(30.0, 0.1, rng))
     assert main(["compare", a, b]) == 0
     out = capsys.readouterr().out
-    s = spread(ra)
-    assert f"±{100 * s['between']:.1f}% / ±1.0% (3)" in out and "spread A" in out
-    (section,) = launch_sections(ra)
-    assert section.rows[0].cells[1] == "3" and section.rows[0].cells[4] == f"±{100 * s['between']:.1f}%"
+    s = spread(typed_all(ra))
+    assert f"±{100 * s.between:.1f}% / ±1.0% (3)" in out and "spread A" in out
+    (section,) = launch_sections(typed_all(ra))
+    assert section.rows[0].cells[1] == "3" and section.rows[0].cells[4] == f"±{100 * s.between:.1f}%"
     assert main(["report", a]) == 0
     assert "launch-to-launch spread of the p50 latency" in capsys.readouterr().out
 
@@ -103,7 +103,7 @@ def test_repetitions_are_separate_launches(tmp_path, monkeypatch, fake_agent):
     argv_pids = [(" ".join(r["argv"]), r["pid"]) for r in runs if "list" not in r["argv"]]
     pids = [pid for argv, pid in argv_pids if "--role" in argv]
     assert len(pids) == 6 and len(set(pids)) == 6  # a publisher and a subscriber started for each repetition
-    records = read_records(tmp_path / "run")
+    records = written(tmp_path / "run")
     for r in records:
         validate_record(r)
     # the last repetition's record carries the spread over the point's launches

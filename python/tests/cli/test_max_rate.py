@@ -4,7 +4,6 @@ search climbs to its upper bound, every probe is a schema-valid record with
 its search section, and the tables end with the answer. The search meeting
 ground truth is tests/e2e/test_max_rate_ground_truth.py."""
 
-import io
 import json
 
 import pytest
@@ -12,8 +11,8 @@ import pytest
 from mwperf.cli.main import main
 from mwperf.export.max_rate import max_rate_figures, max_rate_sections
 from mwperf.plan.sweep_plan import parse_plan
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import typed_all, written
+from mwperf.model.schema import validate_record
 
 
 @pytest.fixture
@@ -66,7 +65,7 @@ def test_search_records_and_answer(agent_env, tmp_path, capsys):
                  "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     text = capsys.readouterr().out
-    records = read_records(out)
+    records = written(out)
     for r in records:
         validate_record(r)
     # every probe met: the posterior median climbs to the upper bound, which two probes confirm
@@ -78,7 +77,7 @@ def test_search_records_and_answer(agent_env, tmp_path, capsys):
     # each probe its own adaptive stop, on its loss against the 1 % allowed (no --p99: not on its latency)
     assert all(r["stop_loss"] == 0.01 and r["precision"] is None and r["adaptive"] for r in records)
     assert "max rate (loss <= 1%, step 5%)" in text and "[939.3, 1002]" in text
-    assert max_rate_figures(records)[0].id == "max-rate-size"
+    assert max_rate_figures(typed_all(records))[0].id == "max-rate-size"
     assert "max-rate-size" in (out / "report.html").read_text()
     run = json.loads((out / "run.json").read_text())
     assert run["options"]["search"]["loss"] == 0.01
@@ -90,7 +89,7 @@ def test_answer_table_from_records():
     records = [{"run_id": "r", "mw": "udp", "size": size, "qos": {}, "reliability": None, "transport": "udp",
                 "search": {**crit, "cell": i, "probe": 9, "bracket": [top, top * 1.04], "done": True,
                            "max_rate_hz": top}} for i, (size, top) in enumerate([(4096, 300.0), (1024, 1138.0)])]
-    (section,) = max_rate_sections(records)
+    (section,) = max_rate_sections(typed_all(records))
     assert [row.cells[:3] for row in section.rows] == [["1KiB", "1138", "9.322"], ["4KiB", "300", "9.83"]]
     assert "p99 <= 2000 us" in section.title
 
@@ -118,7 +117,7 @@ def test_an_interrupted_search_resumes_where_it_stopped(agent_env, tmp_path, cap
     assert main(["sweep", "--resume", str(cut)]) == 2
     assert f"a max-rate run: mwperf max-rate --resume {cut} finishes it" in capsys.readouterr().err
     assert main(["max-rate", "--resume", str(cut), "--db", "none"]) == 0
-    done, expected = read_records(cut), read_records(whole)
+    done, expected = written(cut), written(whole)
     assert [(r["size"], r["rate_hz"], r["search"]["probe"]) for r in done] == \
            [(r["size"], r["rate_hz"], r["search"]["probe"]) for r in expected]
     assert [r["search"]["max_rate_hz"] for r in done if r["search"]["done"]] == [1000.0, 1000.0]

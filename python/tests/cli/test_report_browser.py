@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import typed_all
 from export.test_html import all_records, parse, plotted_equals_records
 from mwperf.cli.main import main
 from mwperf.export.figures import run_figures
 from mwperf.export.html import plotly_js
-from mwperf.results.rundir import RunDir
 
 CHROMIUM = shutil.which("chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -142,7 +141,7 @@ def test_loads_without_errors_and_fetches_nothing(rendered, report):
 
 def test_every_figure_is_drawn_with_the_values_of_results_jsonl(rendered):
     state, _, records = rendered
-    ids = [f.id for f in run_figures(records)] + ["point-histogram", "point-time"]
+    ids = [f.id for f in run_figures(typed_all(records))] + ["point-histogram", "point-time"]
     assert list(state["figures"]) == ids
     for fid, fig in state["figures"].items():
         assert fig["drawn"] > 0, fid
@@ -186,7 +185,7 @@ def test_figure_files_from_the_same_definitions(report, capsys, fmt):
     html, records = report
     assert main(["report", str(html.parent), "--format", fmt]) == 0
     files = capsys.readouterr().out.split()
-    figures = run_figures(records)
+    figures = run_figures(typed_all(records))
     assert [Path(f).name for f in files] == [f"{f.id}.{fmt}" for f in figures] + [f"point-histogram.{fmt}",
                                                                                    f"point-time.{fmt}"]
     for f, figure in zip(files, figures):

@@ -15,8 +15,8 @@ import time
 import pytest
 
 from conftest import PROVENANCE_KEYS, count_leaving_packets, pids_with_cmdline, real_agent_path, write_script
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_packet_leaves_loopback")]
 
@@ -84,7 +84,7 @@ def test_sweep_exit_and_output(sweep):
 @pytest.mark.parametrize("mw", MWS)
 @pytest.mark.parametrize("mode", MODES)
 def test_point(sweep, mw, mode):
-    records = [r for r in read_records(sweep["out"]) if r["mw"] == mw and r["mode"] == mode]
+    records = [r for r in written(sweep["out"]) if r["mw"] == mw and r["mode"] == mode]
     assert len(records) == 1
     r = records[0]
     validate_record(r)
@@ -124,7 +124,7 @@ def test_point(sweep, mw, mode):
 @SHARED_RUN
 def test_run_directory(sweep):
     out = sweep["out"]
-    records = read_records(out)
+    records = written(out)
     assert [r["point"] for r in records] == list(range(len(MWS) * len(MODES)))
     run = json.loads((out / "run.json").read_text())
     for key in PROVENANCE_KEYS:
@@ -170,7 +170,7 @@ exec -a "{marker}" "{real}" "$@"
     elapsed = time.monotonic() - start
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
-    records = {r["size"]: r for r in read_records(out)}
+    records = {r["size"]: r for r in written(out)}
     assert set(records) == {48, 64, 96}
     for record in records.values():
         validate_record(record)

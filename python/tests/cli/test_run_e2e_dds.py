@@ -14,8 +14,8 @@ import pytest
 
 from conftest import count_leaving_packets, leftover_segments, real_agent_path, shm_segments
 from mwperf.execute.agent import describe
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 # Side by side (measuring.py): loopback only, each point its own run id, counts asserted, no timing;
 # one worker runs the module (its runs are module-scoped fixtures, several tests each).
@@ -52,7 +52,7 @@ def run_once(tmp_path_factory, name, *args):
     before = shm_segments()
     with count_leaving_packets() as leaving:
         done = mwperf("run", "--agent", agent, *args, "--out", str(out))
-    records = read_records(out) if (out / "results.jsonl").exists() else []
+    records = written(out) if (out / "results.jsonl").exists() else []
     return {"done": done, "records": records, "leaving": leaving["packets"], "shm_left": leftover_segments(before)}
 
 

@@ -14,8 +14,8 @@ import time
 import pytest
 
 from conftest import real_agent_path
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 SMALL = """\
 mw: [udp, tcp]
@@ -48,7 +48,7 @@ def test_small_sweep_end_to_end(tmp_path):
     out = tmp_path / "run"
     done = mwperf("sweep", str(plan), "--out", str(out), "--agent", agent, "--format", "md")
     assert done.returncode == 0, done.stderr[-2000:]
-    records = read_records(out)
+    records = written(out)
     assert len(records) == 8
     for r in records:
         validate_record(r)
@@ -89,17 +89,17 @@ def test_killed_sweep_resumes_every_point_exactly_once(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if (out / "results.jsonl").exists() and len(read_records(out)) >= 2:
+        if (out / "results.jsonl").exists() and len(written(out)) >= 2:
             break
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)  # the controller, as a crash would (its agents follow: PR_SET_PDEATHSIG)
     proc.wait()
-    before = read_records(out)
+    before = written(out)
     assert 2 <= len(before) < 6
 
     done = mwperf("sweep", "--resume", str(out), "--agent", agent)
     assert done.returncode == 0, done.stderr[-2000:]
-    after = read_records(out)
+    after = written(out)
     keys = [r["point_key"] for r in after]
     assert len(after) == 6 and len(set(keys)) == 6
     assert sorted(r["size"] for r in after) == [32, 64, 128, 256, 512, 1024]
@@ -111,7 +111,7 @@ def test_killed_sweep_resumes_every_point_exactly_once(tmp_path):
 
     again = mwperf("sweep", "--resume", str(out), "--agent", agent)
     assert again.returncode == 0 and "nothing to resume" in again.stdout
-    assert len(read_records(out)) == 6
+    assert len(written(out)) == 6
 
 
 @pytest.mark.e2e  # apart: its points' elapsed time is asserted (1.5 s +- 0.2), both sides on core 0
@@ -129,7 +129,7 @@ def test_a_point_that_cannot_reach_its_precision_says_what_it_would_need(tmp_pat
     out = tmp_path / "run"
     done = mwperf("sweep", str(plan), "--out", str(out), "--agent", agent)
     assert done.returncode == 0, done.stderr[-2000:]
-    records = read_records(out)
+    records = written(out)
     assert [r["mode"] for r in records] == ["latency", "rate", "throughput"]
     for r in records:
         a = r["adaptive"]

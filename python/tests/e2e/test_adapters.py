@@ -23,8 +23,8 @@ import pytest
 
 from conftest import count_leaving_packets, leftover_segments, pids_with_cmdline, real_agent_path, shm_segments
 from mwperf.execute.agent import describe
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 pytestmark = pytest.mark.e2e
 
@@ -62,7 +62,7 @@ def run_points(tmp_path_factory, name, *args):
     before = shm_segments()
     with count_leaving_packets() as leaving:
         done = mwperf("run", "--agent", AGENT, *args, "--out", str(out))
-    records = read_records(out) if (out / "results.jsonl").exists() else []
+    records = written(out) if (out / "results.jsonl").exists() else []
     return {"done": done, "records": records, "leaving": leaving["packets"], "shm_left": leftover_segments(before),
             "helpers": helpers_running()}
 

@@ -27,8 +27,8 @@ import pytest
 from conftest import (count_leaving_packets, made_by_session, namespace_dropping_every_10th, own_group,
                       pids_with_cmdline, real_agent_path)
 from mwperf.execute.agent import describe
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 pytestmark = pytest.mark.e2e
 
@@ -84,7 +84,7 @@ def run(tmp_path, *args, points=1, prefix=(), timeout=300):
     assert leaving["packets"] == 0, f"{leaving['packets']} packet(s) left loopback"
     assert connext_sysv() <= sysv, f"left {connext_sysv() - sysv}"
     assert xml_files() <= files, f"left {xml_files() - files}"
-    records = read_records(out)
+    records = written(out)
     assert len(records) == points
     for r in records:
         validate_record(r)

@@ -16,8 +16,8 @@ import sys
 import pytest
 
 from conftest import agent_with, count_leaving_packets
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_shm_leftovers")]
 
@@ -33,7 +33,7 @@ def run_point(tmp_path, mw, *args):
                                "--out", str(out)], capture_output=True, text=True, env=dict(os.environ), timeout=300)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-3000:]
     assert leaving["packets"] == 0
-    (r,) = read_records(out)
+    (r,) = written(out)
     validate_record(r)
     assert r["status"] == "ok", r["error"]
     return r

@@ -19,8 +19,8 @@ import pytest
 
 from conftest import count_leaving_packets, real_agent_path
 from mwperf.execute.agent import describe
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 pytestmark = pytest.mark.e2e
 # Every test but the namespace link's runs side by side (measuring.py): each point its own
@@ -53,7 +53,7 @@ def mwperf(tmp_path, pub: str, sub: str, *args, timeout=240):
 
 def records_of(done, out, points=1):
     assert done.returncode == 0, done.stderr[-3000:]
-    records = read_records(out)
+    records = written(out)
     assert [r["status"] for r in records] == ["ok"] * points, [r["error"] for r in records]
     return [validate_record(r) or r for r in records]
 
@@ -105,7 +105,7 @@ def test_a_pair_whose_transports_cannot_meet_fails_with_the_reason(tmp_path):
                        "--transport", "shm", "--match-timeout", "3s")
     assert time.monotonic() - started < 60
     assert done.returncode != 0
-    (r,) = read_records(out)
+    (r,) = written(out)
     assert r["status"] == "failed" and re.search(r"fastdds: no matching peer within \d s", r["error"]), r["error"]
 
 

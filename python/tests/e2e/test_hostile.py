@@ -12,7 +12,6 @@ subscriber's port first does not become its publisher.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import struct
@@ -24,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import pids_with_cmdline, real_agent_path
-from mwperf.results.rundir import read_records
+from conftest import written
 
 pytestmark = pytest.mark.e2e
 
@@ -62,7 +61,7 @@ def start(out: Path, *args: str) -> subprocess.Popen:
 def finish(proc: subprocess.Popen, out: Path) -> dict:
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0 and "Traceback" not in stderr, stderr
-    (record,) = read_records(out)
+    (record,) = written(out)
     assert record["status"] == "ok", record["error"]
     return record
 

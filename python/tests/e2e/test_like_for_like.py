@@ -14,8 +14,8 @@ import pytest
 
 from conftest import agent_with, count_leaving_packets
 from mwperf.execute.agent import describe
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_shm_leftovers")]
 
@@ -36,7 +36,7 @@ def run(tmp_path, mw, *args, agent_path=None):
     assert "Traceback" not in done.stderr
     assert done.returncode == 0, done.stderr[-3000:]
     assert leaving["packets"] == 0
-    (r,) = read_records(out)
+    (r,) = written(out)
     validate_record(r)
     assert r["status"] == "ok", r["error"]
     return r
@@ -151,7 +151,7 @@ def test_iceoryx_says_which_limit_it_cannot_go_beyond(tmp_path, args, reason):
     done = mwperf("iceoryx", "--mode", "rate", "--rate", "100", "--size", "1k", "--duration", "1s", *args,
                   "--out", str(out))
     assert "Traceback" not in done.stderr
-    (r,) = read_records(out)
+    (r,) = written(out)
     assert r["status"] == "failed" and reason in r["error"], r["error"]
 
 

@@ -17,8 +17,8 @@ import sys
 import pytest
 
 from conftest import real_agent_path
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft"))
 FRAME_BYTES = 1024 + 8 + 20 + 14
@@ -37,7 +37,7 @@ def test_max_rate_over_a_10_mbit_link(tmp_path):
                            "--warmup", "200ms", "--no-floor", "--db", "none", "--out", str(out)],
                           capture_output=True, text=True, timeout=170)
     assert done.returncode == 0, done.stderr[-2000:]
-    records = read_records(out)
+    records = written(out)
     for r in records:
         validate_record(r)
         assert r["link"]["rate_mbit"] == 10.0 and r["mode"] == "rate"

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import agent_with, count_leaving_packets, real_agent_path
 from mwperf.execute.agent import describe
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import written
+from mwperf.model.schema import validate_record
 
 # Apart but for the refusal: their ground truth is timing (gaps, a slow reader's wait, CPU sums), a
 # publisher that keeps its rate to the sample, or listeners of keep-last 10 that a stall makes lose.
@@ -37,7 +37,7 @@ def run(tmp_path, mw, *args, points=1, timeout=300):
     assert "Traceback" not in done.stderr
     assert done.returncode == 0, done.stderr[-3000:]
     assert leaving["packets"] == 0
-    records = read_records(out)
+    records = written(out)
     assert len(records) == points
     for r in records:
         validate_record(r)

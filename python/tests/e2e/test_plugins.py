@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import real_agent_path
-from mwperf.results.rundir import read_records
+from conftest import written
 
 pytestmark = pytest.mark.e2e
 
@@ -104,7 +104,7 @@ def test_a_udp_point_maps_no_middleware_and_stays_under_8_mib_per_side(agent_cop
                          and f != "/etc/ld.so.cache")
         assert not foreign, f"agent {pid} of a udp point maps {foreign}"
     assert max(peak.values()) < RSS_LIMIT_KB, f"peak RSS per agent (kB): {peak}"
-    (record,) = read_records(tmp_path / "run")
+    (record,) = written(tmp_path / "run")
     assert all(0 < kb < RSS_LIMIT_KB for kb in record["rss_kb"].values()), record["rss_kb"]
 
 
@@ -139,7 +139,7 @@ def test_a_missing_library_refuses_only_its_own_adapter(agent_copy, tmp_path):
                       "--duration", "1s", wrap=hide)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-2000:]
-    assert [r["status"] for r in read_records(tmp_path / "run")] == ["ok"]
+    assert [r["status"] for r in written(tmp_path / "run")] == ["ok"]
 
 
 def test_a_plugin_file_gone_is_named(agent_copy, tmp_path):

@@ -1,4 +1,3 @@
-import os
 import subprocess
 import sys
 import time
@@ -8,9 +7,8 @@ import pytest
 
 from conftest import pid_alive, real_agent_path, write_script
 from mwperf.errors import AgentError
-from mwperf.execute.agent import (
-    AgentProcess, agent_version, describe, describe_exit, find_agent, query, wakeup,
-)
+from mwperf.execute.agent import agent_version, describe, find_agent, query, wakeup
+from mwperf.execute.process import AgentProcess, describe_exit
 
 
 def py(code: str) -> list[str]:

@@ -16,7 +16,7 @@ from mwperf.execute.baseline import iperf3
 from mwperf.errors import UsageError
 from mwperf.execute.netns import PREFIX, NetnsPair, remove_stale, stale_namespaces
 from mwperf.plan.where import LinkProfile, parse_link
-from mwperf.results.rundir import read_records
+from conftest import written
 
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft"))
 needs_root = pytest.mark.skipif(not ROOT, reason="needs root, ip, tc and nft")
@@ -112,7 +112,7 @@ def udp_rate_point(tmp_path, link: str, rate: str, duration: str) -> dict:
     done = mwperf("run", "--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", rate, "--size", "256",
                   "--duration", duration, "--warmup", "100ms", "--link", link, "--out", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
-    (r,) = read_records(out)
+    (r,) = written(out)
     return r
 
 
@@ -151,7 +151,7 @@ def test_dds_stays_on_the_veth(tmp_path):
     done = mwperf("run", "--agent", str(agent), "--mw", "cyclonedds,fastdds", "--mode", "latency", "--size", "1k", "--duration", "1s", "--warmup", "200ms", "--link", "netns:gige",
                   "--out", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
-    cyclone, fast = read_records(out)
+    cyclone, fast = written(out)
     for r in (cyclone, fast):
         assert r["status"] == "ok" and r["received"] == r["sent"]
     xml = cyclone["adapter"]["config"]["xml"]
@@ -174,7 +174,7 @@ def test_leftovers_of_a_killed_run_are_removed():
         child.wait()
     assert sorted(stale_namespaces()) == sorted(names)
     done = mwperf("doctor", "--cleanup", timeout=60)
-    assert done.returncode == 0 and f"removed 2 namespace(s): " in done.stdout
+    assert done.returncode == 0 and "removed 2 namespace(s): " in done.stdout
     assert all(name in done.stdout for name in names)
     assert ours() == [] and remove_stale() == []
 

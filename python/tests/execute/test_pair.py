@@ -25,7 +25,7 @@ import time
 import pytest
 
 from conftest import real_agent_path
-from mwperf.results.rundir import read_records
+from conftest import written
 
 pytestmark = [pytest.mark.e2e, pytest.mark.measuring]
 
@@ -186,7 +186,7 @@ def test_mwperf_run_reuse_agents_records_each_point_of_one_pair(tmp_path):
                            "--reuse-agents", "--no-floor", "--db", "none", "--out", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    records = read_records(out)
+    records = written(out)
     assert [r["size"] for r in records] == [64, 1024, 4096]
     assert [r["reuse"] for r in records] == [{"pair": 1, "point": i, "opened_for_bytes": 4096} for i in range(3)]
     for r in records:

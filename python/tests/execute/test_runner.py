@@ -12,17 +12,22 @@ import time
 
 import pytest
 
-from conftest import described, pid_alive, run_request
+from conftest import described, pid_alive, run_request, written
+from mwperf.cli.common import run_outputs
 from mwperf.errors import UsageError
 from mwperf.execute.agent import describe
 from mwperf.execute.cleanup import Leftovers
 from mwperf.execute.point import Timeouts, agent_argv, run_point
-from mwperf.execute.runner import run
+from mwperf.execute import runner
 from mwperf.plan.validate import build_run_options
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from mwperf.model.schema import validate_record
 
 FAST = Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=0.0, blocked=0.0)
+
+
+def run(opts, agent, argv, *, out, progress, **kwargs):
+    """The run as mwperf run makes it: the tables on ``out``, the progress on ``progress``."""
+    return runner.run(opts, agent, argv, outputs=run_outputs(out=out, progress=progress), progress=progress, **kwargs)
 
 
 def options(tmp_path, agent_info=None, **overrides):
@@ -103,7 +108,7 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
     progress = io.StringIO()
     code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=progress, timeouts=FAST)
     assert code == 0, progress.getvalue()
-    records = read_records(opts.out)
+    records = written(opts.out)
     assert [r["mode"] for r in records] == ["latency", "rate"]
     for r in records:
         validate_record(r)
@@ -147,7 +152,7 @@ def test_a_record_says_where_the_points_time_went(tmp_path, fake_agent, log):
     result: the fake's 0.1 s) inside the total, the overhead the rest."""
     assert run(options(tmp_path, duration="100ms"), str(fake_agent), ["mwperf", "run"], out=io.StringIO(),
                progress=io.StringIO(), timeouts=FAST) == 0
-    (record,) = read_records(tmp_path / "run")
+    (record,) = written(tmp_path / "run")
     phases = record["phases"]
     assert set(phases) == {"setup_s", "start_s", "match_s", "run_s", "drain_s", "close_s", "teardown_s", "total_s",
                            "overhead_s"}
@@ -254,7 +259,7 @@ def test_run_goes_on_after_a_failed_point(tmp_path, fake_agent, log, monkeypatch
     out, progress = io.StringIO(), io.StringIO()
     code = run(opts, str(fake_agent), ["mwperf", "run"], out=out, progress=progress, timeouts=FAST)
     assert code == 1
-    records = read_records(opts.out)
+    records = written(opts.out)
     assert len(records) == 6
     for record in records:
         validate_record(record)
@@ -282,7 +287,7 @@ def test_a_result_the_schema_refuses_fails_its_point_and_the_run_goes_on(tmp_pat
     out, progress = io.StringIO(), io.StringIO()
     code = run(opts, str(fake_agent), ["mwperf", "run"], out=out, progress=progress, timeouts=FAST)
     assert code == 1
-    records = read_records(opts.out)
+    records = written(opts.out)
     assert [(r["size"], r["status"]) for r in records] == [(32, "ok"), (64, "failed"), (128, "ok")]
     for record in records:
         validate_record(record)
@@ -297,7 +302,7 @@ def test_all_ok_exit_zero(tmp_path, fake_agent, log):
     opts = options(tmp_path, mode="latency,throughput")
     code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(), timeouts=FAST)
     assert code == 0
-    assert [r["status"] for r in read_records(opts.out)] == ["ok", "ok"]
+    assert [r["status"] for r in written(opts.out)] == ["ok", "ok"]
 
 
 def test_ctrl_c_stops_cleanly(tmp_path, fake_agent, log):
@@ -321,7 +326,7 @@ def test_ctrl_c_stops_cleanly(tmp_path, fake_agent, log):
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr
     assert "Traceback" not in stderr
-    records = read_records(out)
+    records = written(out)
     assert [r["size"] for r in records] == [32]
     assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
     assert "32" in stdout  # the table of what was done
@@ -358,7 +363,7 @@ def test_total_loss_fails_the_point(tmp_path, fake_agent, log, monkeypatch, faul
     opts = options(tmp_path, mode=mode, rate="100" if mode == "rate" else None)
     progress = io.StringIO()
     assert run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=progress, timeouts=FAST) == 1
-    record = read_records(opts.out)[0]
+    record = written(opts.out)[0]
     validate_record(record)
     assert (record["status"], record["error"]) == ("failed", reason)
     assert record["sent"] == 1000 and record["received"] == 0 and record["lost"] == 1000
@@ -387,7 +392,7 @@ def test_more_received_than_sent_fails_the_point(tmp_path, fake_agent, log, monk
     monkeypatch.setenv("FAKE_AGENT_FAULT", fault)
     opts = options(tmp_path, mode="rate", rate="100")
     assert run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(), timeouts=FAST) == 1
-    (record,) = read_records(opts.out)
+    (record,) = written(opts.out)
     assert record["status"] == "failed" and record["error"] == error
 
 
@@ -397,6 +402,6 @@ def test_a_burst_longer_than_the_run_is_stopped_not_called_hung(tmp_path, fake_a
     started = time.monotonic()
     code = run(opts, str(fake_agent), ["mwperf"], out=io.StringIO(), progress=io.StringIO(),
                timeouts=Timeouts(ready=1.0, after_result=1.0, stop=1.0, drain=0.1, ping=1.0, blocked=1.0))
-    (record,) = read_records(opts.out)
+    (record,) = written(opts.out)
     assert code == 0 and record["status"] == "ok", record["error"]
     assert time.monotonic() - started < 5

@@ -9,8 +9,10 @@ import math
 
 import pytest
 
+from conftest import typed
 from mwperf.errors import UsageError
 from mwperf.execute.search import Cell, Criterion, Search, judge, parse_criterion, worst_case_probes
+from mwperf.model.record import Record
 from mwperf.plan.options import PlannedPoint, TestPoint
 
 
@@ -19,8 +21,8 @@ def link_record(rate: float, capacity: float, *, sent_share: float = 1.0, p99: f
     scheduled = int(rate * 1000)
     sent = int(scheduled * sent_share)
     received = min(sent, int(capacity * 1000))
-    return {"status": "ok", "scheduled": scheduled, "sent": sent, "received": received,
-            "loss_rate": (sent - received) / sent, "latency_us": {"p99": p99}}
+    return typed({"status": "ok", "scheduled": scheduled, "sent": sent, "received": received,
+                  "loss_rate": (sent - received) / sent, "latency_us": {"p99": p99}})
 
 
 def search(crit: Criterion, capacity: float, start: float) -> tuple[float | None, int, Cell]:
@@ -61,7 +63,7 @@ def test_worst_case_is_not_exceeded():
 def _run(search: Search, capacity: float, stop_after: int | None = None) -> list[dict]:
     records = []
     for job in search:
-        record = {**link_record(job.point.rate_hz, capacity), "rate_hz": job.point.rate_hz}
+        record = {**link_record(job.point.rate_hz, capacity).json, "rate_hz": job.point.rate_hz}
         records.append(search.on_record(job, record))
         if stop_after is not None and len(records) == stop_after:
             break  # interrupted
@@ -73,7 +75,7 @@ def test_a_resumed_search_goes_on_where_it_stopped():
     cells = [PlannedPoint(None, TestPoint(0, "udp", "rate", (("size", 1024), ("rate", start)))) for start in (1000.0, 50.0)]
     whole = _run(Search(cells, crit), 3000.0)
     first = _run(Search(cells, crit), 3000.0, stop_after=7)
-    rest = _run(Search(cells, crit, earlier=first), 3000.0)
+    rest = _run(Search(cells, crit, earlier=[Record.from_json(r) for r in first]), 3000.0)
     assert [r["rate_hz"] for r in first + rest] == [r["rate_hz"] for r in whole]
     assert [r["search"] for r in first + rest] == [r["search"] for r in whole]
     assert sum(r["search"]["done"] for r in whole) == 2
@@ -91,7 +93,7 @@ def test_p99_and_failed_points():
     assert judge(link_record(100, 1e9, p99=90.0), crit)[0]
     met, why, _ = judge(link_record(100, 1e9, p99=120.0), crit)
     assert not met and "p99 120 us > 100 us" in why
-    met, why, _ = judge({"status": "failed", "error": "publisher result missing"}, crit)
+    met, why, _ = judge(typed({"status": "failed", "error": "publisher result missing"}), crit)
     assert not met and "publisher result missing" in why
 
 

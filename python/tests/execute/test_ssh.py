@@ -18,7 +18,7 @@ from mwperf.errors import UsageError
 from mwperf.execute.netns import NetnsPair
 from mwperf.execute.ssh import SshHosts, close_shared_connections
 from mwperf.plan.where import parse_hosts, parse_link
-from mwperf.results.rundir import read_records
+from conftest import written
 
 SSHD = "/usr/sbin/sshd"
 ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "tc", "nft", "ssh", "ssh-keygen"))
@@ -108,7 +108,7 @@ def test_ssh_launcher_end_to_end(tmp_path):
                 d.terminate()
                 d.wait(timeout=10)
     assert done.returncode == 0, done.stderr[-3000:]
-    records = read_records(out)
+    records = written(out)
     assert len(records) == 8  # 4 points, each A->B then B->A
     assert [r["link"]["direction"] for r in records] == ["forward", "reverse"] * 4
     for r in records:

@@ -2,7 +2,7 @@ import csv
 import io
 import json
 
-from conftest import FIXTURES, check_golden
+from conftest import FIXTURES, check_golden, typed_all
 from mwperf.export.csv import COLUMNS, to_csv_text
 
 
@@ -11,7 +11,7 @@ def load():
 
 
 def test_csv_golden():
-    check_golden("results.csv", to_csv_text(load()))
+    check_golden("results.csv", to_csv_text(typed_all(load())))
 
 
 def test_flat_columns():
@@ -25,7 +25,7 @@ def test_flat_columns():
 
 def test_one_row_per_record_and_nulls_empty():
     records = load()
-    rows = list(csv.DictReader(io.StringIO(to_csv_text(records))))
+    rows = list(csv.DictReader(io.StringIO(to_csv_text(typed_all(records)))))
     assert len(rows) == len(records)
     failed = [row for row in rows if row["status"] == "failed" and not row["error"].startswith("no pong")]
     assert failed and all(row["received"] == "" for row in failed)
@@ -37,12 +37,12 @@ def test_one_row_per_record_and_nulls_empty():
 
 def test_flatten_affinity():
     record = load()[0]
-    (row,) = csv.DictReader(io.StringIO(to_csv_text([record])))
+    (row,) = csv.DictReader(io.StringIO(to_csv_text(typed_all([record]))))
     assert row["cpu_pub_affinity"] == " ".join(str(c) for c in record["cpu"]["pub_affinity"])
 
 
 def test_qos_columns():
-    rows = {(r["mw"], r["mode"], r["point"]): r for r in csv.DictReader(io.StringIO(to_csv_text(load())))}
+    rows = {(r["mw"], r["mode"], r["point"]): r for r in csv.DictReader(io.StringIO(to_csv_text(typed_all(load()))))}
     udp = next(r for k, r in rows.items() if k[0] == "udp")
     assert (udp["qos_history"], udp["qos_instances"], udp["qos_async"]) == ("", "", "")
     keyed = next(r for k, r in rows.items() if k[0] == "cyclonedds" and k[1] == "throughput")

@@ -5,26 +5,26 @@ tests/execute/test_floor.py."""
 
 import json
 
-from conftest import FIXTURES
+from conftest import FIXTURES, typed, typed_all
 from mwperf.export.floor import PCT_IPERF3, PCT_MEMCPY, X_FLOOR, Anchors, floor_tables
 from mwperf.export.html import HtmlReport
 from mwperf.export.tables import LATENCY_HEADERS, THROUGHPUT_HEADERS, Tables, build_sections, floor_sections, render_text
 from mwperf.results.floor import write_floor
 from mwperf.results.rundir import RunDir
-from mwperf.results.upgrade import blank
+from mwperf.model.upgrade import blank
 from floor_docs import doc, floor
 
 
 def load():
-    return [json.loads(line) for line in (FIXTURES / "results.jsonl").read_text().splitlines() if line.strip()]
+    return typed_all(json.loads(line) for line in (FIXTURES / "results.jsonl").read_text().splitlines() if line.strip())
 
 
-def latency_record(p50, size=64, mode="latency", mbps=None, status="ok"):
+def latency_record(p50, size=64, mode="latency", mbps=None, status="ok", error=None):
     """A version-2 record (every field, null where not given) of this point."""
-    return {**blank(), "mw": "udp", "mode": mode, "size": size, "status": status,
+    return typed({**blank(), "mw": "udp", "mode": mode, "size": size, "status": status, "error": error,
             "cpu": {"pub": 0, "sub": 1, "placement": "cross-core"}, "wait": "block",
             "latency_us": {"count": 1000, "p50": p50}, "mbps": mbps, "point": 0, "subscribers": 1,
-            "subscribers_as": "processes"}
+            "subscribers_as": "processes"})
 
 
 def column(section, header):
@@ -50,7 +50,7 @@ def test_percent_of_memcpy_and_of_iperf3_in_throughput_tables():
 
 def test_no_floor_no_columns_and_a_failed_point_keeps_its_reason():
     assert [s.headers for s in build_sections(load(), Anchors())] == [s.headers for s in build_sections(load())]
-    failed = dict(latency_record(None), status="failed", error="agent hung")
+    failed = latency_record(None, status="failed", error="agent hung")
     (section,) = build_sections([failed], Anchors(doc()))
     assert section.rows[0].failure == "FAILED: agent hung" and len(section.rows[0].cells) == len(section.headers)
 

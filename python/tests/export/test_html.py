@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from conftest import FIXTURES, check_golden
+from conftest import FIXTURES, check_golden, typed, typed_all
 from mwperf.export.figures import point_figures, run_figures, series_name
 from mwperf.export.html import render_html, warnings_for
 
@@ -67,19 +67,19 @@ def plotted_equals_records(plotted: dict[str, list[dict]], records: list[dict]) 
     for t in plotted.get("latency-size", []):  # one trace per percentile and panel
         key = {"p50": "p50", "p90": "p90", "p99": "p99", "p99.99": "p9999"}[t["name"]]
         for x, y, custom in zip(t["x"], t["y"], t["customdata"]):
-            (r,) = [r for r in ok if r["mode"] == "latency" and series_name(r) == custom[2] and r["size"] == x]
+            (r,) = [r for r in ok if r["mode"] == "latency" and series_name(typed(r)) == custom[2] and r["size"] == x]
             assert r["latency_us"][key] == pytest.approx(y)
             assert custom[0] == (f"{r['latency_us']['count']:,}" if r["latency_us"]["count"] else "unknown")
             checked += 1
     for t in plotted.get("throughput-size", []):
         for x, y in zip(t["x"], t["y"]):
-            (r,) = [r for r in ok if r["mode"] == "throughput" and series_name(r) == t["name"] and r["size"] == x]
+            (r,) = [r for r in ok if r["mode"] == "throughput" and series_name(typed(r)) == t["name"] and r["size"] == x]
             assert (r["mbps"] if t["xaxis"] == "x" else 100 * r["loss_rate"]) == pytest.approx(y)
             checked += 1
     for t in plotted.get("rate-loss", []):
         for size, row, crow in zip(t["y"], t["z"], t["customdata"]):
             for hz, v, custom in zip(t["x"], row, crow):
-                matches = [r for r in ok if r["mode"] == "rate" and series_name(r) == t["name"]
+                matches = [r for r in ok if r["mode"] == "rate" and series_name(typed(r)) == t["name"]
                            and f"{r['rate_hz']:g}" == hz and _size_label(r["size"]) == size]
                 if v is None:
                     assert matches == []
@@ -90,13 +90,13 @@ def plotted_equals_records(plotted: dict[str, list[dict]], records: list[dict]) 
     for t in plotted.get("rate-latency-rate", []):
         size_label, key = t["name"].rsplit(" ", 1)
         for x, y, custom in zip(t["x"], t["y"], t["customdata"]):
-            (r,) = [r for r in ok if r["mode"] == "rate" and series_name(r) == custom[2] and r["rate_hz"] == x
+            (r,) = [r for r in ok if r["mode"] == "rate" and series_name(typed(r)) == custom[2] and r["rate_hz"] == x
                     and _size_label(r["size"]) == size_label]
             assert r["latency_us"][key] == pytest.approx(y)
             checked += 1
     for t in plotted.get("burst-demand", []):
         for x, y, custom in zip(t["x"], t["y"], t["customdata"]):
-            (r,) = [r for r in ok if r["mode"] == "burst" and series_name(r) == custom[2] and r["demand"] == x
+            (r,) = [r for r in ok if r["mode"] == "burst" and series_name(typed(r)) == custom[2] and r["demand"] == x
                     and _size_label(r["size"]) == t["name"]]
             assert r["samples_per_s"] == pytest.approx(y)
             checked += 1
@@ -115,12 +115,12 @@ def figures_json(figures) -> dict:
 
 def test_page_is_self_contained_with_every_section():
     records = all_records()
-    html = render_html(records, None, "mwperf run fixture", script="/* plotly.js */")
+    html = render_html(typed_all(records), None, "mwperf run fixture", script="/* plotly.js */")
     page = parse(html)
     assert page.sections == ["provenance", "warnings", "headline", "throughput", "latency", "rate", "burst",
                              "fanout", "resources", "tables"]
     assert page.external == []  # nothing to fetch: no CDN, no file beside it
-    assert page.figures == [f.id for f in run_figures(records)]
+    assert page.figures == [f.id for f in run_figures(typed_all(records))]
     assert page.scripts == 1 + len(page.figures)  # plotly.js once, then one per figure
     # golden: the page without plotly.js and without the figures' JSON (plotly's version writes it); the
     # figures' plotted data have a golden of their own
@@ -128,20 +128,20 @@ def test_page_is_self_contained_with_every_section():
                       html, flags=re.S)
     check_golden("report.html", skeleton)
     plotted = {fid: [{k: t.get(k) for k in ("name", "x", "y", "z") if k in t} for t in ts]
-               for fid, ts in figures_json(run_figures(records)).items()}
+               for fid, ts in figures_json(run_figures(typed_all(records))).items()}
     check_golden("report-figures.json", json.dumps(plotted, indent=1, sort_keys=True) + "\n")
 
 
 def test_plotted_values_are_the_records():
     records = all_records()
-    assert plotted_equals_records(figures_json(run_figures(records)), records) > 30
+    assert plotted_equals_records(figures_json(run_figures(typed_all(records))), records) > 30
 
 
 def test_small_multiples_share_their_axes_and_switch_log_linear():
-    figs = {f.id: f.fig for f in run_figures(all_records())}
+    figs = {f.id: f.fig for f in run_figures(typed_all(all_records()))}
     lat = figs["latency-size"]
     panels = {t.xaxis for t in lat.data}
-    assert len(panels) == len({series_name(r) for r in all_records() if r["mode"] == "latency"
+    assert len(panels) == len({series_name(typed(r)) for r in all_records() if r["mode"] == "latency"
                                and r["status"] == "ok"})  # one panel per middleware and QoS
     layout = lat.layout
     for axis in ("xaxis", "yaxis"):  # every panel's axis follows one (zoom one, zoom all)
@@ -160,21 +160,21 @@ def test_small_multiples_share_their_axes_and_switch_log_linear():
 
 def test_percentiles_without_enough_samples_are_not_plotted():
     """p99.99 needs 10^4 samples: only the points that have them show it."""
-    figs = {f.id: f.fig for f in run_figures(all_records())}
+    figs = {f.id: f.fig for f in run_figures(typed_all(all_records()))}
     shown = {(c[2], x) for t in figs["latency-size"].data if t.name == "p99.99" for c, x in zip(t.customdata, t.x)}
-    assert shown == {(series_name(r), r["size"]) for r in all_records() if r["mode"] == "latency"
+    assert shown == {(series_name(typed(r)), r["size"]) for r in all_records() if r["mode"] == "latency"
                      and r["status"] == "ok" and r["latency_us"]["count"] >= 10_000}
     assert ("cyclonedds (reliable, keep-last:10, waitset, udp)", 1024) not in shown  # 7883 samples
 
 
 def test_hover_names_the_exact_value_and_its_samples():
-    figs = {f.id: f.fig for f in run_figures(all_records())}
+    figs = {f.id: f.fig for f in run_figures(typed_all(all_records()))}
     hover = figs["latency-size"].data[0].hovertemplate
     assert "%{y:.4g} µs" in hover and "%{customdata[0]} samples" in hover
 
 
 def test_figures_of_issue_13_and_15():
-    figs = {f.id: f.fig for f in run_figures(fixture_records("results-extended.jsonl"))}
+    figs = {f.id: f.fig for f in run_figures(typed_all(fixture_records("results-extended.jsonl")))}
     burst = figs["burst-demand"]
     assert {t.name for t in burst.data} == {"48", "32"}
     t16 = next(t for t in burst.data if t.name == "48")
@@ -196,7 +196,7 @@ def test_point_figures_from_the_kept_samples(tmp_path):
     (tmp_path / "samples").mkdir()
     values = [10_000 + (i % 100) * 10 for i in range(3000)]  # ns
     (tmp_path / "samples" / "00000.i64").write_bytes(struct.pack("<3000q", *values))
-    hist, time_series = point_figures(tmp_path, records, None)
+    hist, time_series = point_figures(tmp_path, typed_all(records), None)
     assert list(hist.fig.data[0].x) == [v / 1000 for v in values]
     assert len(time_series.fig.data[0].x) == 1500  # at most 2000 drawn: every second of 3000
     assert time_series.fig.data[0].y[1] == values[2] / 1000
@@ -207,15 +207,15 @@ def test_warnings_say_what_to_do():
     unpinned = copy.deepcopy(records[0])
     unpinned["cpu"].update(pub=None, sub=None, placement="unpinned")
     run = {"agent": {"build_type": "Debug"}, "governor": "powersave", "sysctl": {"net.core.busy_read": 0}}
-    warnings = warnings_for(records + [unpinned], run)
+    warnings = warnings_for(typed_all(records + [unpinned]), run)
     text = "\n".join(warnings)
     assert "Pin both sides (--cpu 0,1 or 0,0)" in text
     assert "rebuild it Release" in text
     assert "cpupower frequency-set -g performance" in text
     assert "busy_read is 0" in text
     assert re.search(r"\d+ point\(s\) failed", text)
-    assert warnings_for([r for r in records if r["status"] == "ok" and r["latency_us"] and
-                         (r["latency_us"]["p99"] or 0) <= 5 * (r["latency_us"]["p50"] or 1)],
+    assert warnings_for(typed_all(r for r in records if r["status"] == "ok" and r["latency_us"] and
+                                  (r["latency_us"]["p99"] or 0) <= 5 * (r["latency_us"]["p50"] or 1)),
                         {"agent": {"build_type": "Release"}}) == []
 
 
@@ -223,6 +223,6 @@ def test_provenance_names_the_license_an_adapter_runs_under():
     run = {"adapters": [{"name": "udp", "version": "linux"},
                         {"name": "connext", "version": "Connext DDS 6.1.2.21",
                          "license": "RTI Software License for Non-Commercial Use #4040"}]}
-    html = render_html(all_records(), run, "mwperf run fixture", script="")
+    html = render_html(typed_all(all_records()), run, "mwperf run fixture", script="")
     assert "<th class=\"l\">connext license</th><td class=\"l\">RTI Software License for Non-Commercial Use #4040" in html
     assert "udp license" not in html

@@ -4,11 +4,11 @@ records made from a fixture record with known answers per cell."""
 import copy
 import json
 
-from conftest import FIXTURES, check_golden
-from mwperf.analysis.compare import point_key
+from conftest import FIXTURES, check_golden, typed
 from mwperf.export.interop import interop, interop_figures
 from mwperf.export.summaries import summaries
 from mwperf.export.tables import render_markdown, render_text
+from mwperf.model.labels import point_id
 
 
 def base():
@@ -27,7 +27,7 @@ def cell(pub, sub, p50=None, lost=0.0, status="ok", transport="udp"):
     r["loss_rate"] = lost / 100
     if status != "ok":
         r["latency_us"], r["error"] = None, "fastdds: no matching peer within 10 s"
-    return r
+    return typed(r)
 
 
 def rows(section):
@@ -73,8 +73,8 @@ def test_no_cross_vendor_point_no_matrix_and_another_transport_another_matrix():
 
 def test_compare_keeps_cross_vendor_points_apart():
     same, cross = cell("connext", "connext", 56.3), cell("connext", "cyclonedds", 42.0)
-    assert point_key(same) != point_key(cross)
-    assert "peer-mw cyclonedds" in point_key(cross)[-1]
+    assert point_id(same) != point_id(cross)
+    assert "peer-mw cyclonedds" in point_id(cross).others
 
 
 def test_the_figure_is_the_matrix_as_heatmaps():

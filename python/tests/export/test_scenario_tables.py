@@ -7,7 +7,7 @@ import copy
 import io
 from pathlib import Path
 
-from conftest import check_golden
+from conftest import check_golden, typed_all
 from mwperf.export.csv import to_csv_text
 from mwperf.export.floor import Anchors
 from mwperf.export.html import render_html
@@ -24,7 +24,8 @@ def flow(name, together, p50, p99, sent, lost, cpu, status="ok", publishers=1, p
             "latency_us": {"p50": p50, "p99": p99}, "status": status, "error": None if status == "ok" else "boom",
             "sent": sent, "received": sent - lost, "lost": lost, "loss_rate": lost / sent, "mbps": 1.0,
             "scenario": {"name": "s", "hash": "0" * 16, "flow": name, "together": together, "flows": 2,
-                         "point": point, "label": "", "publishers": publishers, "cpu_s": cpu}}
+                         "point": point, "label": "", "publishers": publishers, "publisher_sent": [sent],
+                         "per_publisher": None, "payload": "pattern", "payload_check": None, "cpu_s": cpu}}
 
 
 RECORDS = [flow("imu", True, 80.0, 400.0, 1000, 0, 0.09), flow("camera", True, 2000.0, 30000.0, 150, 15, 0.44,
@@ -34,7 +35,7 @@ RECORDS = [flow("imu", True, 80.0, 400.0, 1000, 0, 0.09), flow("camera", True, 2
 
 
 def test_the_ratio_is_together_over_alone_and_the_totals_are_the_flows_together():
-    (point,) = scenario_points(RECORDS)
+    (point,) = scenario_points(typed_all(RECORDS))
     headers, rows = flow_rows(point)
     imu, camera = (dict(zip(headers, row.cells)) for row in rows[:2])
     assert (imu["p50 x"], imu["p99 x"]) == ("0.80", "2.00")
@@ -49,7 +50,7 @@ def test_a_failed_flow_says_why_and_is_named_in_the_title():
     records = copy.deepcopy(RECORDS)
     records[1]["status"] = "failed"
     records[1]["error"] = "publisher result missing"
-    (section,) = scenario_sections(records)
+    (section,) = scenario_sections(typed_all(records))
     assert "failed: camera" in section.title
     assert section.rows[1].note == "together: publisher result missing"
 
@@ -59,7 +60,7 @@ def test_a_failed_flow_has_no_counts_but_dashes():
     records = copy.deepcopy(RECORDS)
     records[1].update(status="failed", error="subscriber result missing", received=None, lost=None,
                       latency_us=None)
-    (point,) = scenario_points(records)
+    (point,) = scenario_points(typed_all(records))
     headers, rows = flow_rows(point)
     camera = dict(zip(headers, rows[1].cells))
     assert (camera["sent"], camera["received"], camera["lost"]) == ("150", "-", "-")
@@ -68,7 +69,7 @@ def test_a_failed_flow_has_no_counts_but_dashes():
 
 def test_points_part_by_run_and_scenario_point():
     other = [dict(r, run_id="r2") for r in RECORDS] + [flow("imu", True, 1.0, 2.0, 10, 0, 0.1, point=1)]
-    assert len(scenario_points(RECORDS + other)) == 3
+    assert len(scenario_points(typed_all(RECORDS + other))) == 3
 
 
 def test_text_and_markdown_golden_from_a_real_run():

@@ -6,7 +6,7 @@ repetitions."""
 import copy
 import json
 
-from conftest import FIXTURES, check_golden
+from conftest import FIXTURES, check_golden, typed_all
 from mwperf.export.figure_parts import series_name
 from mwperf.export.launches import launch_sections
 from mwperf.export.max_rate import max_rate_figures, max_rate_sections
@@ -55,7 +55,7 @@ def launches() -> list[dict]:
 
 
 def test_golden():
-    records = probes() + launches()
+    records = typed_all(probes() + launches())
     sections = max_rate_sections(records) + launch_sections(records)
     assert [s.mode for s in sections] == ["max-rate", "launches"]
     check_golden("search-tables.txt", render_text(sections))

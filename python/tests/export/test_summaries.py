@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, check_golden
+from conftest import FIXTURES, check_golden, typed_all
 from edited import changed
 from mwperf.export.like_for_like import like_for_like
 from mwperf.export.summaries import fanout, headline, ros_overhead, summaries, threads
@@ -22,7 +22,7 @@ def rows(section):
 
 
 def test_ros_overhead_pairs_ros2_with_fastdds_and_ros1_with_tcp():
-    ros2, ros1 = ros_overhead(load())
+    ros2, ros1 = ros_overhead(typed_all(load()))
     assert ros2.title.startswith("ROS overhead: ros2 (udp, fastdds 2.14.5) over fastdds (udp, fastdds 2.14.5)")
     assert ros1.title.startswith("ROS overhead: ros1 (tcpros-nodelay) over tcp (tcp)")
     # p50: ros2 90 / fastdds 40 at 64 B, 110 / 50 at 1 KiB; samples/s 5000 / 12000
@@ -40,7 +40,7 @@ def test_ros_overhead_needs_the_same_point_on_both():
         if r["mw"] == "ros2":
             r["cpu"]["sub"] = 0  # same-core: not the fastdds points' placement
             r["cpu"]["placement"] = "same-core"
-    assert ros_overhead(records) == []
+    assert ros_overhead(typed_all(records)) == []
 
 
 @pytest.mark.parametrize("mw, field, value", [
@@ -56,7 +56,7 @@ def test_ros_overhead_never_pairs_another_version_or_transport(mw, field, value)
             for key in field[:-1]:
                 target = target[key]
             target[field[-1]] = value
-    sections = ros_overhead(records)
+    sections = ros_overhead(typed_all(records))
     assert ("ros2" if mw == "fastdds" else "ros1") not in {s.mw for s in sections}
     # the pair is shown as not compared, with the difference named
     (refused,) = [s for s in sections if s.mode == "ros-overhead-refused"]
@@ -82,7 +82,7 @@ def test_ros2_pairs_with_fastdds_jazzy_and_debian_fastdds_is_refused_naming_both
             other["adapter"]["versions"] = {"fastdds": "2.9.1", "fastcdr": "1.0.26"}
             other["latency_us"]["p50"] = 1.0  # were it paired, the ratio would show it
             debian.append(other)
-    sections = ros_overhead(records + debian)
+    sections = ros_overhead(typed_all(records + debian))
     (ros2,) = [s for s in sections if s.mw == "ros2"]
     assert ros2.title.startswith("ROS overhead: ros2 (udp, fastdds 2.14.5) over fastdds-jazzy (udp, fastdds 2.14.5)")
     assert [row[5:8] for row in rows(ros2)] == [["90.0", "40.0", "2.25"], ["110.0", "50.0", "2.20"]]
@@ -100,7 +100,7 @@ def test_ros_overhead_names_what_else_differs():
             r["qos"]["async"] = True
         elif r["mw"] == "ros2":
             r["qos"]["async"] = False
-    (ros2,) = [s for s in ros_overhead(records) if s.mw == "ros2"]
+    (ros2,) = [s for s in ros_overhead(typed_all(records)) if s.mw == "ros2"]
     assert {row.cells[-1] for row in ros2.rows} == {"sync vs async publishing"}
 
 
@@ -109,12 +109,12 @@ def test_ros1_with_nagle_pairs_with_tcp_with_nagle():
     for r in records:
         if r["mw"] in ("ros1", "tcp"):
             r["transport"] = "tcpros" if r["mw"] == "ros1" else "tcp-nagle"
-    (ros1,) = [s for s in ros_overhead(records) if s.mw == "ros1"]
+    (ros1,) = [s for s in ros_overhead(typed_all(records)) if s.mw == "ros1"]
     assert ros1.title.startswith("ROS overhead: ros1 (tcpros) over tcp (tcp-nagle)")
 
 
 def test_fanout_median_and_worst_over_subscribers():
-    (section,) = fanout(load())
+    (section,) = fanout(typed_all(load()))
     assert section.title.startswith("fan-out: cyclonedds rate 1KiB 100 Hz")
     assert "subscribers as processes" in section.title
     # 4 subscribers: p50 50, 55, 70, 58 -> median 56.5, worst 70; loss 0, 0, 2, 1 % -> median 0.5, worst 2;
@@ -133,7 +133,7 @@ def test_fanout_as_threads_is_a_table_of_its_own_with_the_process_cpu_once():
     threaded["per_subscriber"][0]["cpu_pct"] = 7.0
     for row in threaded["per_subscriber"][1:]:
         row["cpu_s"] = row["cpu_pct"] = row["rss_kb"] = None
-    processes, threads = fanout([r for r in records if r is not four] + [four, threaded])
+    processes, threads = fanout(typed_all([r for r in records if r is not four] + [four, threaded]))
     assert "subscribers as processes" in processes.title and "subscribers as threads" in threads.title
     assert [row[0] for row in rows(processes)] == ["1", "2", "4"]
     # one subscriber is the baseline of both; the threads' CPU is the process's, once
@@ -142,7 +142,7 @@ def test_fanout_as_threads_is_a_table_of_its_own_with_the_process_cpu_once():
 
 
 def test_threads_own_apart_from_the_middlewares():
-    by_mw = {s.mw: s for s in threads(load())}
+    by_mw = {s.mw: s for s in threads(typed_all(load()))}
     assert rows(by_mw["cyclonedds"]) == [["pub", "mwperf-main", "mwperf", "1", "5.0", "5.0", "4"],
                                          ["pub", "dq.rcv-recv", "middleware", "2", "7.5", "7.5", "4"],
                                          ["sub", "mwperf-main", "mwperf", "1", "8.0", "8.0", "4"],
@@ -150,7 +150,7 @@ def test_threads_own_apart_from_the_middlewares():
 
 
 def test_burst_tables_in_connext_micros_layout():
-    pub, sub = [s for s in build_sections(load()) if s.mode == "burst"]
+    pub, sub = [s for s in build_sections(typed_all(load())) if s.mode == "burst"]
     assert pub.headers[:7] == ["Size", "Demand", "Samples", "Samples/sec", "Mbit/sec", "Samples lost",
                                "Samples rejected"]
     assert pub.headers[7:] == ["CPU (%)", "Memory (MiB)"]
@@ -163,7 +163,7 @@ def test_burst_tables_in_connext_micros_layout():
 
 
 def test_headline_ranges():
-    (section,) = headline(load())
+    (section,) = headline(typed_all(load()))
     by = {(r.cells[0], r.cells[1], r.cells[2]): r.cells for r in section.rows}
     assert by[("fastdds", "latency", "reliable, keep-last:10, waitset, udp")][3:8] == [
         "2 ok", "64-1KiB", "40.0-50.0", "120.0-150.0", "98.3"]
@@ -173,7 +173,7 @@ def test_headline_ranges():
 
 def test_older_records_have_none_of_them():
     old = [json.loads(l) for l in (FIXTURES / "results.jsonl").read_text().splitlines() if l.strip()]
-    assert [s.mode for s in summaries(old)] == ["like-for-like"]  # the fields it needs were always there
+    assert [s.mode for s in summaries(typed_all(old))] == ["like-for-like"]  # the fields it needs were always there
 
 
 def test_like_for_like_names_each_difference_with_its_rows():
@@ -187,7 +187,7 @@ def test_like_for_like_names_each_difference_with_its_rows():
                variant("connext", wait="spin", qos__async=True, adapter__versions={"connext": "6.1.2"},
                        transport="udp"),
                variant("ros2", adapter__versions={"fastdds": "2.9.1"})]
-    (section,) = like_for_like(records)
+    (section,) = like_for_like(typed_all(records))
     found = {row.cells[1]: row.cells[2] for row in section.rows}
     assert "zero-copy loan: iceoryx" in found["data path"]
     assert "shared memory: fastdds" in found["data path"]
@@ -198,11 +198,11 @@ def test_like_for_like_names_each_difference_with_its_rows():
                                         "2.9.1: ros2 (reliable, keep-last:10, waitset, udp)")
     assert all(row.cells[0] == "latency" for row in section.rows)
     # alike rows: nothing to say
-    assert like_for_like([variant("fastdds"), variant("ros2")]) == []
+    assert like_for_like(typed_all([variant("fastdds"), variant("ros2")])) == []
 
 
 def test_golden():
     records = load()
-    sections = build_sections(records) + summaries(records) + headline(records)
+    sections = build_sections(typed_all(records)) + summaries(typed_all(records)) + headline(typed_all(records))
     check_golden("tables-extended.txt", render_text(sections))
     check_golden("tables-extended.md", render_markdown(sections))

@@ -1,9 +1,9 @@
 import re
 import json
 
-from conftest import FIXTURES, check_golden
+from conftest import FIXTURES, check_golden, typed, typed_all
 from mwperf.export.tables import build_sections, point_summary, render_markdown, render_text
-from mwperf.results.labels import qos_label
+from mwperf.model.labels import qos_label
 
 
 def load():
@@ -11,15 +11,15 @@ def load():
 
 
 def test_text_golden():
-    check_golden("tables.txt", render_text(build_sections(load())))
+    check_golden("tables.txt", render_text(build_sections(typed_all(load()))))
 
 
 def test_markdown_golden():
-    check_golden("tables.md", render_markdown(build_sections(load())))
+    check_golden("tables.md", render_markdown(build_sections(typed_all(load()))))
 
 
 def test_sections_grouped_by_mw_qos_and_mode():
-    sections = build_sections(load())
+    sections = build_sections(typed_all(load()))
     assert [(s.mw, s.qos, s.mode) for s in sections] == [
         ("udp", "best-effort, udp", "latency"), ("udp", "best-effort, udp", "throughput"),
         ("udp", "best-effort, udp", "rate"),
@@ -38,7 +38,7 @@ def test_sections_grouped_by_mw_qos_and_mode():
 
 
 def test_failed_rows():
-    sections = build_sections(load())
+    sections = build_sections(typed_all(load()))
     rate = sections[2]
     failed = [row for row in rate.rows if row.failure]
     assert len(failed) == 1
@@ -52,7 +52,7 @@ def test_failed_rows():
 
 
 def test_rate_formats():
-    rate = build_sections(load())[2]
+    rate = build_sections(typed_all(load()))[2]
     ok = [row for row in rate.rows if not row.failure][0]
     assert ok.cells[5] == "0.0000"  # loss-rate, 4 decimals
     assert ok.cells[6] == "1.0000"  # loop-rate, 4 decimals
@@ -60,10 +60,10 @@ def test_rate_formats():
 
 def test_point_summary():
     records = {(r["mw"], r["mode"], r["status"]): r for r in load()}
-    assert point_summary(records[("udp", "latency", "ok")]).startswith("ok p50 ")
-    assert " pkt/s, " in point_summary(records[("udp", "throughput", "ok")])
-    assert point_summary(records[("udp", "rate", "ok")]).startswith("ok loop 1.0000")
-    assert point_summary(records[("udp", "rate", "failed")]).startswith("FAILED: sub: no result")
+    assert point_summary(typed(records[("udp", "latency", "ok")])).startswith("ok p50 ")
+    assert " pkt/s, " in point_summary(typed(records[("udp", "throughput", "ok")]))
+    assert point_summary(typed(records[("udp", "rate", "ok")])).startswith("ok loop 1.0000")
+    assert point_summary(typed(records[("udp", "rate", "failed")])).startswith("FAILED: sub: no result")
 
 
 def test_empty():
@@ -75,11 +75,11 @@ def test_qos_label_hides_defaults_only():
     record = {"transport": "udp", "reliability": "reliable",
               "qos": {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
                       "async": True, "receive": "listener"}}
-    assert qos_label(record) == "reliable, keep-last:1, transient-local, keyed 100000, async, listener, udp"
+    assert qos_label(typed(record)) == "reliable, keep-last:1, transient-local, keyed 100000, async, listener, udp"
     record["qos"] = {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
                      "receive": "waitset"}
-    assert qos_label(record) == "reliable, keep-last:10, waitset, udp"  # the receive path is always shown
-    assert qos_label({"transport": "udp", "reliability": "best-effort"}) == "best-effort, udp"  # older records
+    assert qos_label(typed(record)) == "reliable, keep-last:10, waitset, udp"  # the receive path is always shown
+    assert qos_label(typed({"transport": "udp", "reliability": "best-effort"})) == "best-effort, udp"  # older records
 
 
 def test_failed_point_joins_its_section():
@@ -87,13 +87,13 @@ def test_failed_point_joins_its_section():
     records = [r for r in load() if r["mw"] == "fastdds" and r["mode"] == "latency"]
     assert {r["status"] for r in records} == {"ok", "failed"}
     records[1]["qos"] = dict(records[1]["qos"], durability=None)
-    sections = build_sections(records)
+    sections = build_sections(typed_all(records))
     assert len(sections) == 1 and len(sections[0].rows) == 2
 
 
 def test_text_tables_hold_the_cells_of_the_sections():
     """What rich draws is the sections' cells, in order, nothing lost or cut."""
-    sections = build_sections(load())
+    sections = build_sections(typed_all(load()))
     text = render_text(sections)
     blocks = text.split("\n\n")
     assert len(blocks) == len(sections)
@@ -111,13 +111,13 @@ def test_a_latency_censored_at_the_ping_timeout_is_said():
     records = load()
     latency = dict(next(r for r in records if (r["mw"], r["mode"], r["status"]) == ("udp", "latency", "ok")),
                    ping_lost=3, late_pongs=2, ping_timeout_s=1.0)
-    text = render_text(build_sections([latency]))
+    text = render_text(build_sections(typed_all([latency])))
     size = latency["size"]
     assert (f"  {size}: 3 ping(s) without a pong within 1 s (2 came back later): the latency is censored there, "
             "those round trips are not in it") in text
-    assert f"* {size}: 3 ping(s) without a pong within 1 s" in render_markdown(build_sections([latency]))
-    assert point_summary(latency).endswith("; 3 ping(s) beyond the 1 s timeout (censored)")
-    assert "censored" not in render_text(build_sections([dict(latency, ping_lost=0)]))
+    assert f"* {size}: 3 ping(s) without a pong within 1 s" in render_markdown(build_sections(typed_all([latency])))
+    assert point_summary(typed(latency)).endswith("; 3 ping(s) beyond the 1 s timeout (censored)")
+    assert "censored" not in render_text(build_sections(typed_all([dict(latency, ping_lost=0)])))
 
 
 def test_the_progress_line_says_what_the_adaptive_stop_found():
@@ -125,9 +125,9 @@ def test_the_progress_line_says_what_the_adaptive_stop_found():
     def adaptive(**a):
         return dict(base, precision=0.05, adaptive={"converged_after_s": None, "needed_s": None,
                                                     "needed_note": None, **a})
-    assert point_summary(adaptive(converged_after_s=1.25)).endswith("; +-5% after 1.2 s")
-    assert point_summary(adaptive(needed_s=42.4)).endswith("; +-5% not reached, would need ~42 s")
-    assert point_summary(adaptive(needed_s=7300.0)).endswith("would need ~2h02m")
-    assert point_summary(adaptive(needed_note="p99_ci: correlation too long for the run")).endswith(
+    assert point_summary(typed(adaptive(converged_after_s=1.25))).endswith("; +-5% after 1.2 s")
+    assert point_summary(typed(adaptive(needed_s=42.4))).endswith("; +-5% not reached, would need ~42 s")
+    assert point_summary(typed(adaptive(needed_s=7300.0))).endswith("would need ~2h02m")
+    assert point_summary(typed(adaptive(needed_note="p99_ci: correlation too long for the run"))).endswith(
         "; +-5% not reached (p99_ci: correlation too long for the run)")
-    assert "+-" not in point_summary(dict(base, adaptive=None))
+    assert "+-" not in point_summary(typed(dict(base, adaptive=None)))

@@ -17,15 +17,15 @@ from mwperf.export.perftest import LATENCY_HEADER, THROUGHPUT_HEADER, perftest_t
 from mwperf.export.tables import render
 from mwperf.imports.ddsperf import parse_ddsperf
 from mwperf.imports.perftest import parse_perftest
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import validate_record
+from conftest import typed, typed_all, written
+from mwperf.model.schema import validate_record
 
 
 def imported(tmp_path, tool, fixture, mw=None):
     out = tmp_path / "imported"
     args = ["import", tool, str(FIXTURES / fixture), "--out", str(out)] + (["--mw", mw] if mw else [])
     assert main(args) == 0
-    records = read_records(out)
+    records = written(out)
     for r in records:
         validate_record(r)
     return out, records
@@ -43,7 +43,7 @@ def test_perftest_tutorial_tables(tmp_path):
     assert last["latency_us"]["p50"] == 6595 and last["latency_us"]["p999999"] == 10706
     assert last["source"] == {"tool": "perftest", "file": "perftest-tutorial.txt", "note": None,
                               "section": "Latency Results -- RAW Transport (UDPv4)"}
-    check_golden("import/perftest-tutorial.txt", render(records))
+    check_golden("import/perftest-tutorial.txt", render(typed_all(records)))
 
 
 def test_perftest_docs_one_cell_a_line(tmp_path):
@@ -54,7 +54,7 @@ def test_perftest_docs_one_cell_a_line(tmp_path):
                                         "p99_ci": None, "relative_error": None, "ci_confidence": None,
                                         "ci_batches": None,
                                             "p999": None, "p999_ci": None, "ci_method": None, "ci_null": None}
-    check_golden("import/perftest-docs.txt", render(records))
+    check_golden("import/perftest-docs.txt", render(typed_all(records)))
 
 
 def test_perftest_summary_lines():
@@ -91,7 +91,7 @@ def test_ddsperf_parser_aggregates_seconds():
 
 def test_perftest_csv_export_round_trip(tmp_path):
     _, records = imported(tmp_path, "perftest", "perftest-tutorial.txt", mw="perftest-raw")
-    files = perftest_tables(records)
+    files = perftest_tables(typed_all(records))
     assert sorted(files) == ["perftest-raw-latency-results-raw-transport-udpv4-unknown-unknown-latency.csv",
                              "perftest-raw-throughput-results-raw-transport-udpv4-unknown-unknown-throughput.csv"]
     for name, text in sorted(files.items()):
@@ -107,7 +107,7 @@ def test_perftest_csv_export_round_trip(tmp_path):
 
 def test_perftest_csv_export_keeps_a_pages_tables_apart(tmp_path):
     _, records = imported(tmp_path, "perftest", "perftest-page-sections.txt", mw="connext")
-    files = perftest_tables(records)
+    files = perftest_tables(typed_all(records))
     assert len(files) == 8  # one per titled table, never four rows per size in one
     assert "connext-keyed-udpv4-10gbps-network-c-98-reliable-unknown-unknown-latency.csv" in files
     for text in files.values():
@@ -117,7 +117,7 @@ def test_perftest_csv_export_keeps_a_pages_tables_apart(tmp_path):
 
 def test_export_of_a_measured_run(tmp_path, capsys):
     records = [json.loads(l) for l in (FIXTURES / "results.jsonl").read_text().splitlines() if l.strip()]
-    files = perftest_tables(records)
+    files = perftest_tables(typed_all(records))
     check_golden("export/perftest-from-fixture.txt",
                  "".join(f"## {name}\n{text}" for name, text in sorted(files.items())))
 
@@ -155,7 +155,7 @@ def test_a_page_of_several_tables_keeps_them_apart(tmp_path):
         "p999999": 206, "p50_ci": None, "p99_ci": None, "relative_error": None, "ci_confidence": None,
         "ci_batches": None,
                                             "p999": None, "p999_ci": None, "ci_method": None, "ci_null": None}
-    text = render(records)
+    text = render(typed_all(records))
     assert text.count("== connext latency") == 8  # one table each, never four rows per size in one
     for section in sections:
         assert f"table '{section}'" in text
@@ -206,7 +206,7 @@ def test_300000_lines_import_in_seconds(tmp_path):
     started = time.monotonic()
     assert main(["import", "perftest", str(big), "--out", str(tmp_path / "o")]) == 0
     assert time.monotonic() - started < 60  # ~5 s on this project's 2-vCPU machine
-    records = read_records(tmp_path / "o")
+    records = written(tmp_path / "o")
     assert [(r["size"], r["received"], r["lost"]) for r in records] == [
         (s, 503906, 975) for s in (32, 64, 128, 256, 512, 1024)]
 
@@ -247,5 +247,5 @@ def test_a_device_a_fifo_or_a_huge_file_is_one_line(tmp_path, capsys):
 def test_a_huge_number_in_a_record_is_shown_short(tmp_path):
     record = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])
     record["latency_us"]["p50"] = 1e308
-    text = render([record])
+    text = render([typed(record)])
     assert "1e+308" in text and "0" * 30 not in text

@@ -7,7 +7,7 @@ import pytest
 from conftest import described, run_request
 from mwperf.errors import UsageError
 from mwperf.execute.point import agent_argv
-from mwperf.plan.sweep_plan import point_key
+from mwperf.plan.sweep_plan import point_hash
 from mwperf.plan.validate import build_run_options
 
 DDS = described()
@@ -41,9 +41,9 @@ def test_its_own_peer_is_a_point_like_any_other():
     same, cross = opts.points()
     assert same.get("peer-mw") is None and cross.get("peer-mw") == "cyclonedds"
     plain = build(mw="cyclonedds")
-    assert point_key(opts, same, 0) == point_key(plain, plain.points()[0], 0)
+    assert point_hash(opts, same, 0) == point_hash(plain, plain.points()[0], 0)
     alone = build(mw="fastdds")
-    assert point_key(opts, cross, 0) != point_key(alone, alone.points()[0], 0)
+    assert point_hash(opts, cross, 0) != point_hash(alone, alone.points()[0], 0)
 
 
 @pytest.mark.parametrize("mw, peer, message", [

@@ -40,7 +40,7 @@ def test_bundled_plans_dry_run(name):
     text = describe(points)
     check_golden(f"plans/{name}.txt", text)
     assert text.splitlines()[-1] == f"{len(points)} points"
-    assert len({p.key for p in points}) == len(points)
+    assert len({p.point_hash for p in points}) == len(points)
 
 
 def _hours(text: str) -> float:
@@ -95,10 +95,10 @@ def test_fanout_plan_goes_from_1_to_32_subscribers():
 def test_subscribers_as_is_a_plan_key():
     points = points_of("mw: cyclonedds\nmode: rate\nrate: 100\nsubscribers: 4\nsubscribers_as: [processes, threads]\n")
     assert [(p.point.subscribers, p.point.subscribers_as) for p in points] == [(4, "processes"), (4, "threads")]
-    assert points[0].key != points[1].key
+    assert points[0].point_hash != points[1].point_hash
     # processes (the default) keeps the key of a plan written before the option
     (before,) = points_of("mw: cyclonedds\nmode: rate\nrate: 100\nsubscribers: 4\n")
-    assert before.key == points[0].key
+    assert before.point_hash == points[0].point_hash
     limited = [n for n, a in AGENT.adapters.items() if a.limit("max_readers_per_process") == 1 and a.limit("max_subscribers") != 1]
     if limited:
         with pytest.raises(PlanError) as err:
@@ -148,12 +148,15 @@ def test_the_same_configuration_written_twice_runs_once():
                        "confidence: 0.9\n")
     assert [(p.point.mw, p.point.size, p.point.rate_hz) for p in points] == [
         ("udp", 1024, 1000.0), ("udp", 2048, 1000.0), ("tcp", 1024, 1000.0), ("tcp", 2048, 1000.0)]
-    assert len({p.key for p in points}) == 4 and points[0].point.get("confidence") == 0.9
+    assert len({p.point_hash for p in points}) == 4 and points[0].point.get("confidence") == 0.9
 
 
 def test_bounds_of_exclude_rules():
     text = "mw: udp\nmode: rate\nsize: [32, 1k, 8k]\nrate: [10, 100, 1000]\nexclude:\n"
-    got = lambda rules: {(p.point.size, p.point.rate_hz) for p in points_of(text + rules)}
+
+    def got(rules):
+        return {(p.point.size, p.point.rate_hz) for p in points_of(text + rules)}
+
     assert got("  - size_under: 1k\n") == {(s, r) for s in (1024, 8192) for r in (10.0, 100.0, 1000.0)}
     assert got("  - rate_over: 100\n") == {(s, r) for s in (32, 1024, 8192) for r in (10.0, 100.0)}
     assert got("  - {rate_under: 100, size_over: 32}\n") == (
@@ -163,9 +166,9 @@ def test_bounds_of_exclude_rules():
 def test_repetitions_and_keys():
     points = points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")
     assert [(p.point.size, p.repetition) for p in points] == [(32, 0), (32, 1), (32, 2), (64, 0), (64, 1), (64, 2)]
-    assert len({p.key for p in points}) == 6
+    assert len({p.point_hash for p in points}) == 6
     # the key is a function of the configuration: the same plan gives the same keys
-    assert [p.key for p in points] == [p.key for p in points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")]
+    assert [p.point_hash for p in points] == [p.point_hash for p in points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")]
 
 
 def test_exclude_rules():
@@ -221,7 +224,7 @@ def test_expansion_is_proportional_to_the_points(monkeypatch):
 
 def test_batch_identifies_a_point():
     points = points_of("mw: cyclonedds\nmode: throughput\nbatch: [false, true]\n")
-    assert [p.point.get("batch") for p in points] == [False, True] and points[0].key != points[1].key
+    assert [p.point.get("batch") for p in points] == [False, True] and points[0].point_hash != points[1].point_hash
 
 
 BAD = [

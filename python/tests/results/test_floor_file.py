@@ -5,7 +5,7 @@ import os
 
 from mwperf.results.floor import FLOOR_JSON, FloorIndex, read_floor, shape_floor, write_floor
 from mwperf.results.rundir import MAX_DOC_BYTES, RunDir
-from floor_docs import doc, floor, record, stats
+from floor_docs import doc, floor, stats, where
 
 
 def test_written_and_read_back(tmp_path):
@@ -19,20 +19,20 @@ def test_written_and_read_back(tmp_path):
 def test_the_lowest_pingpong_p50_at_the_same_size_placement_and_wait_is_the_floor():
     index = FloorIndex(doc(floor(), floor(0, 0, entries=[
         {"kind": "shm", "method": "futex", "size": 64, "latency_us": stats(1.5), "rtt_us": stats(3.0)}])))
-    assert index.latency(record()) == (6.0, "unix stream")
-    assert index.memcpy_gbps(record()) == 90.0
-    assert index.latency(record(pub=0, sub=0)) == (1.5, "shm futex")
-    assert index.latency(record(wait="spin")) is None          # another wait strategy
-    assert index.latency(record(size=1024)) is None            # another size
-    assert index.latency(record(pub=1, sub=0)) is None         # other cores
-    assert index.latency(record(size=70000)) is None           # skipped: no floor from it
-    assert index.latency({"size": 64, "cpu": None, "wait": None}) is None  # an imported point
+    assert index.latency(*where()) == (6.0, "unix stream")
+    assert index.memcpy_gbps(*where()) == 90.0
+    assert index.latency(*where(pub=0, sub=0)) == (1.5, "shm futex")
+    assert index.latency(*where(wait="spin")) is None          # another wait strategy
+    assert index.latency(*where(size=1024)) is None            # another size
+    assert index.latency(*where(pub=1, sub=0)) is None         # other cores
+    assert index.latency(*where(size=70000)) is None           # skipped: no floor from it
+    assert index.latency(None, None, None, 64) is None  # an imported point
     assert not FloorIndex(None) and FloorIndex(doc())
 
 
 def test_unpinned_points_meet_the_unpinned_floor():
     index = FloorIndex(doc(floor(None, None)))
-    assert index.latency(record(pub=None, sub=None)) == (6.0, "unix stream")
+    assert index.latency(*where(pub=None, sub=None)) == (6.0, "unix stream")
 
 
 def test_what_does_not_fit_is_left_out():

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, written
 from mwperf.results.rundir import RunDir, read_records
-from mwperf.results.schema import SchemaError
+from mwperf.model.schema import SchemaError
 
 
 def fixture_records():
@@ -19,7 +19,7 @@ def test_append_writes_one_jsonl_line_a_record(tmp_path):
         lines = rundir.jsonl.read_text().splitlines()
         assert len(lines) == count
         assert json.loads(lines[-1]) == record
-    assert read_records(rundir.path) == records
+    assert written(rundir.path) == records
 
 
 def test_invalid_record_is_not_written(tmp_path):
@@ -48,7 +48,7 @@ def test_append_after_a_torn_line_keeps_the_new_record(tmp_path):
     with open(rundir.jsonl, "a") as handle:
         handle.write('{"schema_version": 1, "run_')  # a crash mid-write, then a resumed run appends
     rundir.append(second)
-    assert read_records(tmp_path, warn=lambda m: None) == [first, second]
+    assert written(tmp_path, warn=lambda m: None) == [first, second]
 
 
 def test_run_json_round_trip(tmp_path):

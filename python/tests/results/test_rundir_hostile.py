@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, typed, written
 from mwperf.results.rundir import (
     MAX_LINE_BYTES, RunDir, read_records, read_samples, samples_path,
 )
@@ -55,7 +55,7 @@ def secret_file(tmp_path: Path) -> Path:
 
 def collect(directory) -> tuple[list[dict], list[str]]:
     warnings: list[str] = []
-    return read_records(directory, warn=warnings.append), warnings
+    return written(directory, warn=warnings.append), warnings
 
 
 def mwperf(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -75,7 +75,7 @@ def test_a_samples_path_outside_the_directory_skips_its_record_naming_line_and_v
     assert len(warnings) == 1
     assert f"{run / 'results.jsonl'}:2: samples_file.path " in warnings[0] and "skipped" in warnings[0]
     assert "\x1b" not in warnings[0]  # shown escaped, never raw
-    assert read_samples(run, with_samples(good, path, 3)) is None
+    assert read_samples(run, typed(with_samples(good, path, 3))) is None
 
 
 def test_a_samples_file_that_is_a_symlink_out_of_the_directory_is_not_read(tmp_path):
@@ -83,11 +83,11 @@ def test_a_samples_file_that_is_a_symlink_out_of_the_directory_is_not_read(tmp_p
     record = with_samples(ok_latency(), samples_path(0), 3)
     run = make_run(tmp_path, [json.dumps(record)])
     (run / samples_path(0)).symlink_to(secret)
-    assert read_records(run) == [record]  # the record is fine; its file is not followed
-    assert read_samples(run, record) is None
+    assert written(run) == [record]  # the record is fine; its file is not followed
+    assert read_samples(run, typed(record)) is None
     (run / samples_path(0)).unlink()
     (run / samples_path(0)).symlink_to("/dev/zero")
-    assert read_samples(run, record) is None
+    assert read_samples(run, typed(record)) is None
 
 
 def test_a_samples_file_that_is_a_fifo_or_a_device_does_not_hang(tmp_path):
@@ -95,7 +95,7 @@ def test_a_samples_file_that_is_a_fifo_or_a_device_does_not_hang(tmp_path):
     run = make_run(tmp_path, [json.dumps(record)])
     os.mkfifo(run / samples_path(0))
     started = time.monotonic()
-    assert read_samples(run, record) is None
+    assert read_samples(run, typed(record)) is None
     assert time.monotonic() - started < 2
 
 
@@ -106,7 +106,7 @@ def test_samples_are_read_up_to_the_records_count(tmp_path):
     with open(run / samples_path(0), "wb") as handle:
         handle.write(struct.pack("<10q", *values))
         handle.truncate(8 << 30)  # 8 GiB, sparse: more than any report may read
-    assert read_samples(run, record) == [1.0, 2.0, 3.0, 4.0]
+    assert read_samples(run, typed(record)) == [1.0, 2.0, 3.0, 4.0]
 
 
 def test_a_symlinked_samples_file_inside_the_directory_is_read(tmp_path):
@@ -114,7 +114,7 @@ def test_a_symlinked_samples_file_inside_the_directory_is_read(tmp_path):
     run = make_run(tmp_path, [json.dumps(record)])
     (run / "samples" / "real.i64").write_bytes(struct.pack("<2q", 5000, 7000))
     (run / samples_path(1)).symlink_to("real.i64")
-    assert read_samples(run, record) == [5.0, 7.0]
+    assert read_samples(run, typed(record)) == [5.0, 7.0]
 
 
 # -- results.jsonl itself ---------------------------------------------------------------

@@ -85,17 +85,15 @@ def test_records_and_provenance_are_columns_for_sql(tmp_path, store_url):
 
 def test_a_field_the_loader_adds_becomes_a_column_and_types_widen(tmp_path, store_url, monkeypatch):
     """A newer record schema's field flows into the store without a list of fields to edit."""
+    from mwperf.model.record import Record
     from mwperf.store import ingest
 
     run = make_run(tmp_path, "results", lines=2)
     real = ingest.read_records
 
     def newer(path, warn=None):
-        records = real(path, warn=warn)
-        for i, r in enumerate(records):
-            r["energy"] = {"joules": [3, 2.5][i % 2], "meter": "rapl"}
-            r["flag"] = [1, "text"][i % 2]
-        return records
+        return [Record.from_json({**r.json, "energy": {"joules": [3, 2.5][i % 2], "meter": "rapl"},
+                                  "flag": [1, "text"][i % 2]}) for i, r in enumerate(real(path, warn=warn))]
 
     monkeypatch.setattr(ingest, "read_records", newer)
     with opened(store_url, write=True) as conn:
@@ -160,4 +158,4 @@ def test_records_an_older_mwperf_stored_read_as_the_current_version(tmp_path, st
             conn.execute("UPDATE points SET record = ? WHERE seq = ?", [json.dumps(record), seq])
         stored = stored_points(conn)
     assert [s.record for s in stored] == read_records(run)
-    assert {s.record["schema_version"] for s in stored} == {2}
+    assert {s.record.schema_version for s in stored} == {2}

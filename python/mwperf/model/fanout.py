@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from mwperf.results.measures import cpu_pct, cpu_side, get, stats_us, to_int
+from typing import Any
+
+from mwperf.model.measures import cpu_pct, cpu_side, get, stats_us, to_int
 
 __all__ = ["per_subscriber", "fanout"]
 
 
-def _spread(values: list[float]) -> dict | None:
+def _spread(values: list[Any]) -> dict[str, Any] | None:
     """worst (highest), median and spread (worst - best) of per-subscriber figures."""
     present = sorted(v for v in values if v is not None)
     if not present:
@@ -18,8 +20,8 @@ def _spread(values: list[float]) -> dict | None:
     return {"worst": present[-1], "median": median, "spread": present[-1] - present[0]}
 
 
-def per_subscriber(mode: str, subs: list[dict | None], slow: bool, sent: int | None,
-                   threads: bool = False) -> list[dict]:
+def per_subscriber(mode: str, subs: list[dict[str, Any] | None], slow: bool, sent: int | None,
+                   threads: bool = False) -> list[dict[str, Any]]:
     """One row per subscriber. As threads, the readers share one process: its
     CPU and RSS are in reader 0's row (``cpu_scope`` "process"), the other
     rows have none of their own ("shared"), so that a sum over the rows
@@ -28,16 +30,18 @@ def per_subscriber(mode: str, subs: list[dict | None], slow: bool, sent: int | N
     for index, side in enumerate(subs):
         own = not threads or index == 0
         received, lost = to_int(get(side, "received")), to_int(get(side, "lost"))
+        loss_rate = None
         if mode == "latency" and sent is not None and received is not None:
             lost = max(0, sent - received)  # a listener of pings: every ping was meant for it
-        total = None if received is None or lost is None else received + lost
+        if received is not None and lost is not None and received + lost:
+            loss_rate = lost / (received + lost)
         rows.append({
             "index": index,
             "echoer": index == 0 and mode in ("latency", "throughput"),
             "slow": slow and index == len(subs) - 1,
             "received": received,
             "lost": lost,
-            "loss_rate": None if not total else lost / total,
+            "loss_rate": loss_rate,
             "duplicates": to_int(get(side, "duplicates")),
             "samples_per_s": get(side, "samples_per_s"),
             "latency_us": stats_us(get(side, "latency_ns")),
@@ -50,26 +54,27 @@ def per_subscriber(mode: str, subs: list[dict | None], slow: bool, sent: int | N
     return rows
 
 
-def _subscribers_cpu(subs: list[dict | None]) -> tuple[dict | None, float | None]:
+def _subscribers_cpu(subs: list[dict[str, Any] | None]) -> tuple[dict[str, Any] | None, float | None]:
     """CPU (user, sys seconds) and CPU % of one core of every subscriber
     process, each counted once: N processes add up; the results of N reader
     threads of one process (one pid, ``cpu_scope`` "process") are that one
     process. None when a subscriber's figures are missing."""
-    if not subs or any(side is None for side in subs):
+    present = [side for side in subs if side is not None]
+    if not subs or len(present) != len(subs):
         return None, None
-    processes: dict = {}
-    for side in subs:
+    processes: dict[Any, dict[str, Any]] = {}
+    for side in present:
         shared = side.get("cpu_scope") == "process" and side.get("pid") is not None
         processes.setdefault(side["pid"] if shared else id(side), side)
-    cpus = [cpu_side(side) for side in processes.values()]
-    pcts = [cpu_pct(side) for side in processes.values()]
-    if any(cpu is None for cpu in cpus):
+    cpus = [cpu for cpu in map(cpu_side, processes.values()) if cpu is not None]
+    pcts = [pct for pct in map(cpu_pct, processes.values()) if pct is not None]
+    if len(cpus) != len(processes):
         return None, None
     total = {"user": sum(c["user"] for c in cpus), "sys": sum(c["sys"] for c in cpus)}
-    return total, None if any(p is None for p in pcts) else sum(pcts)
+    return total, None if len(pcts) != len(processes) else sum(pcts)
 
 
-def fanout(rows: list[dict], subs: list[dict | None]) -> dict:
+def fanout(rows: list[dict[str, Any]], subs: list[dict[str, Any] | None]) -> dict[str, Any]:
     cpu_s, cpu_percent = _subscribers_cpu(subs)
     return {
         "loss_rate": _spread([r["loss_rate"] for r in rows]),

@@ -7,9 +7,9 @@ import pytest
 from conftest import described, run_request
 from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import build_run_options
-from mwperf.results.measures import stats_us
-from mwperf.results.record import PointOutcome, merge_record
-from mwperf.results.schema import validate_record
+from mwperf.model.measures import stats_us
+from mwperf.model.merge import PointOutcome, merge_record
+from mwperf.model.schema import validate_record
 
 AGENT = described()
 

@@ -27,7 +27,7 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from mwperf.errors import SchemaError
 from mwperf.table import Row, snapshot
@@ -40,18 +40,18 @@ SCHEMA_VERSIONS = (1, 2)
 _HISTORY = "^(keep-all|keep-last:[1-9][0-9]*)$"
 
 
-def _nullable(node: dict) -> dict:
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
     if "enum" in node:
         return {**node, "enum": [*node["enum"], None]}
     return {**node, "type": [node["type"], "null"]}
 
 
-def option_schema(row: Row) -> dict:
+def option_schema(row: Row) -> dict[str, Any]:
     """The schema of an option's record field, from its kind and choices:
     null where it may not apply (every field of the point that needs no
     capability and applies to every mode is always there)."""
     if row.kind == "choice" and row.choices:
-        node: dict = {"enum": list(row.choices)}
+        node: dict[str, Any] = {"enum": list(row.choices)}
     elif row.kind == "choice" or row.kind == "text":
         node = {"type": "string", "minLength": 1}
     elif row.kind == "history":
@@ -73,14 +73,14 @@ def option_schema(row: Row) -> dict:
     return node if always else _nullable(node)
 
 
-def _with_options(schema: dict) -> dict:
+def _with_options(schema: dict[str, Any]) -> dict[str, Any]:
     """Version 2 with the option table's fields (top-level, and ``qos``'s), every
     one required; of the file's own fields, those its ``required`` lists (a field
     added within version 2, such as ``phases``, is absent from older records)."""
-    props, qos = dict(schema["properties"]), {}
+    props, qos = dict(schema["properties"]), dict[str, Any]()
     options: list[str] = []
     for row in snapshot().record_rows:
-        parent, _, name = row.record.rpartition(".")
+        parent, _, name = row.field.rpartition(".")
         (qos if parent == "qos" else props)[name] = option_schema(row)
         if parent != "qos":
             options.append(name)
@@ -92,14 +92,14 @@ def _with_options(schema: dict) -> dict:
 
 
 @lru_cache(maxsize=None)
-def load_schema(version: int = SCHEMA_VERSIONS[-1]) -> dict:
+def load_schema(version: int = SCHEMA_VERSIONS[-1]) -> dict[str, Any]:
     text = resources.files(__name__).joinpath(f"result-v{version}.json").read_text(encoding="utf-8")
-    schema = json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
     return _with_options(schema) if version >= 2 else schema
 
 
 @lru_cache(maxsize=None)
-def _validator(version: int = SCHEMA_VERSIONS[-1]):
+def _validator(version: int = SCHEMA_VERSIONS[-1]) -> Any:
     import jsonschema
 
     schema = load_schema(version)
@@ -120,7 +120,7 @@ def record_errors(record: Any) -> list[str]:
     return [f"{'/'.join(str(p) for p in e.absolute_path) or '(record)'}: {e.message}" for e in errors]
 
 
-def validate_record(record: dict) -> None:
+def validate_record(record: dict[str, Any]) -> None:
     """Raise SchemaError listing what is wrong with ``record``."""
     errors = record_errors(record)
     if errors:
@@ -129,7 +129,8 @@ def validate_record(record: dict) -> None:
 
 def record_ok(record: Any) -> bool:
     """True when ``record`` matches its version's schema (what jsonschema would say, quicker)."""
-    return _compiled(_version(record))(record)
+    ok: bool = _compiled(_version(record))(record)
+    return ok
 
 
 @lru_cache(maxsize=None)
@@ -137,7 +138,8 @@ def _compiled(version: int) -> Callable[[Any], bool]:
     try:
         return compile_schema(load_schema(version), _validator(version).format_checker)
     except NotImplementedError:  # pragma: no cover - a keyword the compiler does not know: the slow, sure way
-        return _validator(version).is_valid
+        slow: Check = _validator(version).is_valid
+        return slow
 
 
 # -- the schema compiled into closures -------------------------------------------------
@@ -159,7 +161,7 @@ def _type_check(names: list[str]) -> Check:
     exact = tuple(_PY_TYPES[n] for n in names if n in _PY_TYPES)
     number, integer = "number" in names, "integer" in names
 
-    def check(v):
+    def check(v: Any) -> bool:
         if isinstance(v, bool):
             return bool in exact
         if isinstance(v, int):
@@ -184,11 +186,11 @@ def _json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
     if _is_number(a) and _is_number(b):
-        return a == b
+        return bool(a == b)
     return type(a) is type(b) and a == b
 
 
-def compile_schema(schema: dict, format_checker=None) -> Check:
+def compile_schema(schema: dict[str, Any], format_checker: Any = None) -> Check:
     """``schema`` as one function instance -> valid; NotImplementedError for a keyword it does not know."""
     root = schema
     compiled_refs: dict[str, Check] = {}
@@ -222,42 +224,44 @@ def compile_schema(schema: dict, format_checker=None) -> Check:
             checks.append(_type_check(node["type"] if isinstance(node["type"], list) else [node["type"]]))
         if "const" in node:
             const = node["const"]
-            checks.append(lambda v, c=const: _json_equal(v, c))
+            checks.append(cast(Check, lambda v, c=const: _json_equal(v, c)))
         if "enum" in node:
             options = list(node["enum"])
-            checks.append(lambda v, o=options: any(_json_equal(v, x) for x in o))
-        for key, op in (("minimum", lambda v, b: v >= b), ("maximum", lambda v, b: v <= b),
-                        ("exclusiveMinimum", lambda v, b: v > b), ("exclusiveMaximum", lambda v, b: v < b)):
+            checks.append(cast(Check, lambda v, o=options: any(_json_equal(v, x) for x in o)))
+        ops: dict[str, Callable[[Any, Any], bool]] = {
+            "minimum": lambda v, b: v >= b, "maximum": lambda v, b: v <= b,
+            "exclusiveMinimum": lambda v, b: v > b, "exclusiveMaximum": lambda v, b: v < b}
+        for key, op in ops.items():
             if key in node:
                 bound = node[key]
-                checks.append(lambda v, b=bound, op=op: not _is_number(v) or op(v, b))
+                checks.append(cast(Check, lambda v, b=bound, op=op: not _is_number(v) or op(v, b)))
         if "minLength" in node:
-            checks.append(lambda v, n=node["minLength"]: not isinstance(v, str) or len(v) >= n)
+            checks.append(cast(Check, lambda v, n=node["minLength"]: not isinstance(v, str) or len(v) >= n))
         if "maxLength" in node:
-            checks.append(lambda v, n=node["maxLength"]: not isinstance(v, str) or len(v) <= n)
+            checks.append(cast(Check, lambda v, n=node["maxLength"]: not isinstance(v, str) or len(v) <= n))
         if "pattern" in node:
             pattern = re.compile(node["pattern"])
-            checks.append(lambda v, p=pattern: not isinstance(v, str) or p.search(v) is not None)
+            checks.append(cast(Check, lambda v, p=pattern: not isinstance(v, str) or p.search(v) is not None))
         if "format" in node:
             if format_checker is not None:
                 name = node["format"]
-                checks.append(lambda v, n=name: format_checker.conforms(v, n))
+                checks.append(cast(Check, lambda v, n=name: format_checker.conforms(v, n)))
         if "minItems" in node:
-            checks.append(lambda v, n=node["minItems"]: not isinstance(v, list) or len(v) >= n)
+            checks.append(cast(Check, lambda v, n=node["minItems"]: not isinstance(v, list) or len(v) >= n))
         if "maxItems" in node:
-            checks.append(lambda v, n=node["maxItems"]: not isinstance(v, list) or len(v) <= n)
+            checks.append(cast(Check, lambda v, n=node["maxItems"]: not isinstance(v, list) or len(v) <= n))
         if "items" in node:
             item = compile_node(node["items"])
-            checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))
+            checks.append(cast(Check, lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v)))
         if "required" in node:
             names = tuple(node["required"])
-            checks.append(lambda v, names=names: not isinstance(v, dict) or all(n in v for n in names))
+            checks.append(cast(Check, lambda v, names=names: not isinstance(v, dict) or all(n in v for n in names)))
         if "properties" in node or "additionalProperties" in node:
             props = {k: compile_node(s) for k, s in (node.get("properties") or {}).items()}
             extra_schema = node.get("additionalProperties", True)
             extra = None if extra_schema is True else compile_node(extra_schema)
 
-            def objects(v, props=props, extra=extra):
+            def objects(v: Any, props: dict[str, Check] = props, extra: Check | None = extra) -> bool:
                 if not isinstance(v, dict):
                     return True
                 for k, value in v.items():
@@ -272,21 +276,21 @@ def compile_schema(schema: dict, format_checker=None) -> Check:
             checks.append(objects)
         if "not" in node:
             negated = compile_node(node["not"])
-            checks.append(lambda v, n=negated: not n(v))
+            checks.append(cast(Check, lambda v, n=negated: not n(v)))
         if "allOf" in node:
             parts = [compile_node(s) for s in node["allOf"]]
-            checks.append(lambda v, parts=parts: all(p(v) for p in parts))
+            checks.append(cast(Check, lambda v, parts=parts: all(p(v) for p in parts)))
         if "anyOf" in node:
             parts = [compile_node(s) for s in node["anyOf"]]
-            checks.append(lambda v, parts=parts: any(p(v) for p in parts))
+            checks.append(cast(Check, lambda v, parts=parts: any(p(v) for p in parts)))
         if "oneOf" in node:
             parts = [compile_node(s) for s in node["oneOf"]]
-            checks.append(lambda v, parts=parts: sum(1 for p in parts if p(v)) == 1)
+            checks.append(cast(Check, lambda v, parts=parts: sum(1 for p in parts if p(v)) == 1))
         if "if" in node:
             cond = compile_node(node["if"])
             then = compile_node(node.get("then", True))
             other = compile_node(node.get("else", True))
-            checks.append(lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v))
+            checks.append(cast(Check, lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v)))
         elif "then" in node or "else" in node:
             pass  # without "if" they have no effect
         if not checks:
@@ -295,7 +299,7 @@ def compile_schema(schema: dict, format_checker=None) -> Check:
             return checks[0]
         checks_ = tuple(checks)
 
-        def every(v):
+        def every(v: Any) -> bool:
             for check in checks_:
                 if not check(v):
                     return False

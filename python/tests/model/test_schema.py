@@ -5,7 +5,7 @@ import jsonschema
 import pytest
 
 from conftest import FIXTURES
-from mwperf.results.schema import SCHEMA_VERSIONS, SchemaError, load_schema, record_errors, validate_record
+from mwperf.model.schema import SCHEMA_VERSIONS, SchemaError, load_schema, record_errors, validate_record
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_schema_rejects(records, mutate, fragment):
 def test_schema_is_package_data():
     from importlib import resources
 
-    assert resources.files("mwperf.results.schema").joinpath("result-v1.json").is_file()
+    assert resources.files("mwperf.model.schema").joinpath("result-v1.json").is_file()
 
 
 # -- the quick checker used on reading agrees with jsonschema ------------------------------
@@ -86,7 +86,7 @@ def test_the_quick_checker_agrees_with_jsonschema(records):
     field (at every depth) replaced by each of a set of odd values, or removed."""
     import random
 
-    from mwperf.results.schema import record_ok
+    from mwperf.model.schema import record_ok
 
     rng = random.Random(17)
     checked = disagreements = 0
@@ -113,7 +113,7 @@ def test_the_quick_checker_agrees_with_jsonschema(records):
                 checked += 1
                 if record_ok(mutated) != expected:
                     disagreements += 1
-                    assert False, f"{path} = {value!r}: quick {not expected}, jsonschema {expected}"
+                    raise AssertionError(f"{path} = {value!r}: quick {not expected}, jsonschema {expected}")
     assert checked > 1000 and disagreements == 0
 
 
@@ -131,7 +131,7 @@ def test_the_quick_checker_agrees_with_jsonschema(records):
     ({"$defs": {"n": {"type": "integer"}}, "allOf": [{"$ref": "#/$defs/n"}, {"exclusiveMaximum": 3}]}, [2], [3, 2.5]),
 ])
 def test_the_quick_checker_keywords(schema, good, bad):
-    from mwperf.results.schema import compile_schema
+    from mwperf.model.schema import compile_schema
 
     check = compile_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
@@ -142,7 +142,7 @@ def test_the_quick_checker_keywords(schema, good, bad):
 
 
 def test_the_quick_checker_refuses_keywords_it_does_not_know():
-    from mwperf.results.schema import compile_schema
+    from mwperf.model.schema import compile_schema
 
     with pytest.raises(NotImplementedError):
         compile_schema({"uniqueItems": True})

@@ -10,13 +10,12 @@ import shutil
 import pytest
 
 import mwperf
-from conftest import FIXTURES
-from mwperf.analysis.compare import compare_runs
+from conftest import FIXTURES, typed, written
+from mwperf.export.compare import compare_runs
 from mwperf.cli.main import main
-from mwperf.results.labels import qos_label
-from mwperf.results.rundir import read_records
-from mwperf.results.schema import record_errors
-from mwperf.results.upgrade import OLD_KEY_PREFIX, upgrade
+from mwperf.model.labels import qos_label
+from mwperf.model.schema import record_errors
+from mwperf.model.upgrade import OLD_KEY_PREFIX, upgrade
 
 V1_RUN = FIXTURES / "v1-run"
 
@@ -41,7 +40,7 @@ def test_the_fixture_is_version_1():
 
 def test_every_v1_record_reads_as_version_2(v1_run):
     warnings = []
-    records = read_records(v1_run, warn=warnings.append)
+    records = written(v1_run, warn=warnings.append)
     assert warnings == [] and len(records) == 7
     for r in records:
         assert r["schema_version"] == 2 and record_errors(r) == []
@@ -51,7 +50,7 @@ def test_every_v1_record_reads_as_version_2(v1_run):
     # version 1 had Cyclone's own word for batching in its configuration: it is the option's field now
     assert all(r["qos"]["batch"] is False for r in cyclone) and all(r["qos"]["batch"] is None for r in records
                                                                      if r["mw"] == "udp")
-    assert qos_label(cyclone[0]) == "reliable, keep-last:10, listener, udp"
+    assert qos_label(typed(cyclone[0])) == "reliable, keep-last:10, listener, udp"
     fan = next(r for r in records if r["subscribers"] == 2)
     assert fan["fanout"]["cpu_pct"] is not None and len(fan["per_subscriber"]) == 2
 
@@ -77,7 +76,7 @@ def test_a_v1_run_compares_with_itself_and_with_a_v2_copy(v1_run, tmp_path):
     # written again as version 2 (as mwperf writes it now), it still matches the v1 run point for point
     v2 = tmp_path / "v2-run"
     shutil.copytree(V1_RUN, v2)
-    (v2 / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in read_records(V1_RUN)))
+    (v2 / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in written(V1_RUN)))
     out = io.StringIO()
     assert compare_runs([str(V1_RUN), str(v2)], out) == 0
     assert "no point in common" not in out.getvalue() and out.getvalue().count("+0.0 % (1+1 launches: no interval)") >= 4
@@ -108,23 +107,23 @@ def test_upgrade_by_hand():
 def test_a_v2_record_from_before_an_option_was_added_reads(tmp_path):
     """An option added to the agent's table (one row) is a field of records
     from then on; a record written before has none, and reads with it null."""
-    record = next(iter(read_records(V1_RUN)))
+    record = next(iter(written(V1_RUN)))
     del record["qos"]["whc_high"], record["latency_count"]
     assert record_errors(record)  # the schema of today wants them
     (tmp_path / "results.jsonl").write_text(json.dumps(record) + "\n")
     warnings = []
-    (back,) = read_records(tmp_path, warn=warnings.append)
+    (back,) = written(tmp_path, warn=warnings.append)
     assert warnings == [] and back["qos"]["whc_high"] is None and back["latency_count"] is None
 
 
 def test_a_record_from_before_scenarios_reads_with_scenario_null(tmp_path):
     """A version-2 record written before the scenario field (no such key) reads as a plain point (null)."""
-    from mwperf.results.rundir import RunDir, read_records
+    from mwperf.results.rundir import RunDir
 
     line = (FIXTURES / "results.jsonl").read_text().splitlines()[0]
     record = json.loads(line)
     del record["scenario"]
     rundir = RunDir(tmp_path / "old").create()
     (rundir.path / "results.jsonl").write_text(json.dumps(record) + "\n")
-    (read,) = read_records(rundir.path)
+    (read,) = written(rundir.path)
     assert "scenario" in read and read["scenario"] is None

@@ -49,13 +49,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Sequence
 
 from mwperf.description import AdapterInfo
 from mwperf.plan.options import PlannedPoint, TestPoint
-from mwperf.results import measures as m
-from mwperf.results.fairness import zero_copy
-from mwperf.results.fanout import fanout, per_subscriber
+from mwperf.model import measures as m
+from mwperf.model.fairness import zero_copy
+from mwperf.model.fanout import fanout, per_subscriber
 from mwperf.table import OptionTable, Row
 
 __all__ = ["SCHEMA_VERSION", "PointOutcome", "merge_record", "utc_now_iso", "total_loss", "option_fields"]
@@ -69,24 +69,24 @@ class PointOutcome:
     events (None where the side never said it), the reason it failed, and
     where it ran (``link``, ``clock``: None on one host)."""
 
-    pub: dict | None = None
-    sub: dict | None = None
-    pub_ready: dict | None = None
-    sub_ready: dict | None = None
+    pub: dict[str, Any] | None = None
+    sub: dict[str, Any] | None = None
+    pub_ready: dict[str, Any] | None = None
+    sub_ready: dict[str, Any] | None = None
     error: str | None = None
-    link: dict | None = None
-    clock: dict | None = None  # two hosts: the estimated clock offset (mwperf.execute.clocks)
-    subs: list[dict | None] | None = None  # 1:N: every subscriber's result (sub is subs[0], the echoer)
-    phases: dict | None = None  # where the point's time went (mwperf.execute.phases), seconds per phase
-    reuse: dict | None = None  # an agent pair's point (mwperf.execute.pair): pair, point, opened_for_bytes
-    service: dict | None = None  # the kept service instance that served it (ServiceKeeper.describe)
+    link: dict[str, Any] | None = None
+    clock: dict[str, Any] | None = None  # two hosts: the estimated clock offset (mwperf.execute.clocks)
+    subs: Sequence[dict[str, Any] | None] | None = None  # 1:N: every subscriber's result (sub is subs[0], the echoer)
+    phases: dict[str, Any] | None = None  # where the point's time went (mwperf.execute.phases), seconds per phase
+    reuse: dict[str, Any] | None = None  # an agent pair's point (mwperf.execute.pair): pair, point, opened_for_bytes
+    service: dict[str, Any] | None = None  # the kept service instance that served it (ServiceKeeper.describe)
 
 
 def utc_now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _in_force(row: Row, point: TestPoint, adapter: AdapterInfo | None, sides: tuple[dict | None, ...]) -> Any:
+def _in_force(row: Row, point: TestPoint, adapter: AdapterInfo | None, sides: tuple[dict[str, Any] | None, ...]) -> Any:
     """A QoS option's value as the agents report it in force, else as asked, else the adapter's default."""
     if row.capability is not None and adapter is not None and not adapter.honours(row.capability):
         return None
@@ -103,13 +103,13 @@ def _in_force(row: Row, point: TestPoint, adapter: AdapterInfo | None, sides: tu
 
 
 def option_fields(table: OptionTable, point: TestPoint, adapter: AdapterInfo | None,
-                  sides: tuple[dict | None, ...] = ()) -> dict:
+                  sides: tuple[dict[str, Any] | None, ...] = ()) -> dict[str, Any]:
     """Every option's record field: top-level ones, and ``qos`` as an object."""
     out: dict[str, Any] = {}
     for row in table.record_rows:
         value = _in_force(row, point, adapter, sides) if row.group == "qos" else \
             (point.mw if row.name == "mw" else point.mode if row.name == "mode" else point.get(row.name))
-        parent, _, name = row.record.rpartition(".")
+        parent, _, name = row.field.rpartition(".")
         target = out.setdefault(parent, {}) if parent else out
         target[name] = row.record_value(value)
     return out
@@ -126,7 +126,7 @@ def total_loss(mode: str, sent: int | None, received: int | None) -> str | None:
     return "no sample received (lost 100%)"
 
 
-def _delivery(mode: str, pub: dict | None, sub: dict | None) -> tuple:
+def _delivery(mode: str, pub: dict[str, Any] | None, sub: dict[str, Any] | None) -> tuple[Any, ...]:
     """(sent, received, lost, samples/s, latency, rtt): in latency mode the
     publisher counts the pongs; otherwise the subscriber counts what arrived,
     and the headline latency is the pings' (throughput) or one-way (rate)."""
@@ -156,26 +156,26 @@ def _failure(outcome: PointOutcome, mode: str, sent: int | None, received: int |
     return total_loss(mode, sent, received)
 
 
-def _sum(*values):
+def _sum(*values: int | None) -> int | None:
     present = [v for v in values if v is not None]
     return sum(present) if present else None
 
 
-def _sub_delivered(sub: dict | None, subs: list, point) -> int | None:
+def _sub_delivered(sub: dict[str, Any] | None, subs: list[Any], point: TestPoint) -> int | None:
     """What the subscriber's CPU delivered: its samples (echoed pings too), or,
     its readers being threads of one process, every reader's."""
     if point.threaded and subs:
         counts = [m.to_int(m.get(s, "received")) for s in subs]
-        return None if None in counts else sum(counts)
+        return None if any(c is None for c in counts) else sum(c or 0 for c in counts)
     return m.to_int(m.get(sub, "received"))
 
 
-def _config(side: dict | None) -> dict | None:
+def _config(side: dict[str, Any] | None) -> dict[str, Any] | None:
     config = m.get(side, "adapter_config")
     return config if isinstance(config, dict) else None
 
 
-def _versions(pub: dict | None, sub: dict | None) -> dict | None:
+def _versions(pub: dict[str, Any] | None, sub: dict[str, Any] | None) -> dict[str, Any] | None:
     """Every middleware library a side ran on, with its version (the agent's ``versions``)."""
     for side in (pub, sub):
         versions = m.get(side, "versions")
@@ -184,7 +184,7 @@ def _versions(pub: dict | None, sub: dict | None) -> dict | None:
     return None
 
 
-def _peer_side(point: TestPoint, sub: dict | None) -> dict:
+def _peer_side(point: TestPoint, sub: dict[str, Any] | None) -> dict[str, Any]:
     """Cross-vendor (peer_mw): the subscriber's middleware, as its agent names it (the publisher's is ``version``)."""
     if not point.get("peer-mw"):
         return {}
@@ -193,7 +193,7 @@ def _peer_side(point: TestPoint, sub: dict | None) -> dict:
             "sub_versions": {str(k): str(v) for k, v in versions.items()} if isinstance(versions, dict) else None}
 
 
-def _data_path(pub: dict | None, sub: dict | None) -> dict | None:
+def _data_path(pub: dict[str, Any] | None, sub: dict[str, Any] | None) -> dict[str, Any] | None:
     """The data path each side's middleware reports it used (shared memory, loan, copy),
     read after the measured phase; null where the middleware cannot tell."""
     paths = {role: m.get(side, "data_path") for role, side in (("pub", pub), ("sub", sub))}
@@ -201,7 +201,7 @@ def _data_path(pub: dict | None, sub: dict | None) -> dict | None:
     return paths if any(paths.values()) else None
 
 
-def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, time: str) -> dict:
+def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, time: str) -> dict[str, Any]:
     """One schema-v2 record; status is "failed" when the outcome has an
     error, a side's result is missing, or every sample was lost."""
     opts, point = planned.opts, planned.point
@@ -228,7 +228,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
     error = _failure(outcome, mode, sent, received)
     per_sub, subs = None, []
     if point.subscribers > 1:
-        subs = outcome.subs if outcome.subs is not None else [sub] + [None] * (point.subscribers - 1)
+        subs = list(outcome.subs) if outcome.subs is not None else [sub] + [None] * (point.subscribers - 1)
         per_sub = per_subscriber(mode, subs, bool(point.get("slow-subscriber")), sent, point.threaded)
         if error is None and any(s is None for s in subs):
             error = f"subscriber result missing ({sum(s is None for s in subs)} of {len(subs)})"
@@ -277,7 +277,8 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "cpu_window_s": {"pub": m.window_s(pub), "sub": m.window_s(sub)},
         "cpu_pct": {"pub": m.cpu_pct(pub), "sub": m.cpu_pct(sub)},
         "cpu_window": {"pub": m.get(pub, "cpu_window"), "sub": m.get(sub, "cpu_window")},
-        "cpu_us_per_msg": {"pub": m.cpu_per_msg(pub, received), "sub": m.cpu_per_msg(sub, _sub_delivered(sub, subs, point))},
+        "cpu_us_per_msg": {"pub": m.cpu_per_msg(pub, received),
+                           "sub": m.cpu_per_msg(sub, _sub_delivered(sub, subs, point))},
         "threads": {"pub": m.threads(pub), "sub": m.threads(sub)},
         "rss_kb": {"pub": m.to_int(m.get(pub, "maxrss_kb")), "sub": m.to_int(m.get(sub, "maxrss_kb"))},
         "mw_rss_kb": {"pub": m.mw_rss(pub), "sub": m.mw_rss(sub)},
@@ -290,7 +291,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "clock": m.clock_record(clock, mode, latency, applied_ns),
         "samples_file": m.samples_file(pub, sub, mode, point.index),
         "repetition": planned.repetition,
-        "point_key": planned.key,
+        "point_key": planned.point_hash,
         "elapsed_s": m.elapsed_s(pub),
         "phases": outcome.phases,
         "reuse": outcome.reuse,
@@ -303,5 +304,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "error": error,
     }
     # which path the samples took (the transport in force: the record's)
-    record["adapter"]["zero_copy"] = zero_copy(point.mw, record.get("transport"), outcome.link, _data_path(pub, sub))
+    link = outcome.link
+    one_host = not isinstance(link, dict) or link.get("kind") in (None, "none")
+    record["adapter"]["zero_copy"] = zero_copy(point.mw, record.get("transport"), one_host, _data_path(pub, sub))
     return record

@@ -43,10 +43,10 @@ import copy
 import re
 from typing import Any
 
-from mwperf.results.schema import load_schema
+from mwperf.model.schema import SCHEMA_VERSIONS, load_schema
 from mwperf.table import snapshot
 
-__all__ = ["upgrade", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
+__all__ = ["upgrade", "current", "blank", "add_missing_options", "OLD_KEY_PREFIX"]
 
 OLD_KEY_PREFIX = "v1:"
 #: Fields added to version 2 after its first records: blank in a record written before.
@@ -54,19 +54,19 @@ ADDED_WITHIN_V2 = ("search", "launches", "cpu_window", "cpu_us_per_msg", "scenar
 _STATS = ("latency_us", "rtt_us", "send_lag_us", "latency_raw_us", "burst_first_us", "burst_last_us")
 
 
-def _resolve(node: dict) -> dict:
+def _resolve(node: dict[str, Any]) -> dict[str, Any]:
     while "$ref" in node:
         node = load_schema()["$defs"][node["$ref"].rsplit("/", 1)[1]]
     return node
 
 
-def _nullable(node: dict) -> bool:
+def _nullable(node: dict[str, Any]) -> bool:
     node = _resolve(node)
     kinds = node.get("type")
     return (isinstance(kinds, list) and "null" in kinds) or None in node.get("enum", ())
 
 
-def blank(node: dict | None = None) -> Any:
+def blank(node: dict[str, Any] | None = None) -> Any:
     """What a schema node holds when nothing is known: null where it may be,
     else an object of its required fields, each blank (``{"pub": null, "sub": null}``).
     A field that must be known (``mw``, ``status``) is None too: its caller sets it,
@@ -77,7 +77,7 @@ def blank(node: dict | None = None) -> Any:
     return None
 
 
-def _fill(node: dict, value: Any) -> None:
+def _fill(node: dict[str, Any], value: Any) -> None:
     """Every required field of ``value`` (and of what it holds) present, blank where missing."""
     node = _resolve(node)
     if isinstance(value, dict) and "properties" in node:
@@ -92,7 +92,7 @@ def _fill(node: dict, value: Any) -> None:
             _fill(node["items"], item)
 
 
-def _qos_from_config(qos: dict, config: dict) -> None:
+def _qos_from_config(qos: dict[str, Any], config: dict[str, Any]) -> None:
     """Options version 1 read from the adapter's own words."""
     if qos.get("batch") is None:
         if isinstance(config.get("write_batch"), bool):
@@ -105,7 +105,7 @@ def _qos_from_config(qos: dict, config: dict) -> None:
         qos["congestion"] = config["congestion_control"]
 
 
-def _versions(adapter: dict, mw: Any) -> dict | None:
+def _versions(adapter: dict[str, Any], mw: Any) -> dict[str, Any] | None:
     """The middleware libraries a version-1 record from before ``adapter.versions``
     ran on: its adapter's version is its middleware's, and a ROS 2 adapter's
     names the Fast DDS beneath it (``rcl 9.2.8, ..., Fast DDS 2.14.5``)."""
@@ -116,12 +116,12 @@ def _versions(adapter: dict, mw: Any) -> dict | None:
     return {str(mw): text} if text and mw else None
 
 
-def _cpu_pct(r: dict) -> dict:
+def _cpu_pct(r: dict[str, Any]) -> dict[str, Any]:
     """CPU % of one core per side, for a record from before ``cpu_pct``: user +
     sys over the side's window (else the measured phase, else the duration)."""
-    out = {}
+    out: dict[str, Any] = {}
     for side in ("pub", "sub"):
-        used = (r.get("cpu_s") or {}).get(side)
+        used: Any = (r.get("cpu_s") or {}).get(side)
         span = (r.get("cpu_window_s") or {}).get(side) or r.get("elapsed_s") or r.get("duration_s")
         ok = isinstance(used, dict) and used.get("user") is not None and used.get("sys") is not None
         out[side] = 100.0 * (used["user"] + used["sys"]) / span if ok and isinstance(span, (int, float)) and span > 0 \
@@ -129,12 +129,12 @@ def _cpu_pct(r: dict) -> dict:
     return out
 
 
-def _fanout_cpu(r: dict) -> None:
+def _fanout_cpu(r: dict[str, Any]) -> None:
     """A fan-out record from before ``fanout.cpu_s`` and ``cpu_pct``: its subscribers were processes, each its own."""
     fan, rows = r.get("fanout"), r.get("per_subscriber")
     if not isinstance(fan, dict) or "cpu_pct" in fan or not isinstance(rows, list):
         return
-    cpus = [row.get("cpu_s") for row in rows if isinstance(row, dict)]
+    cpus: list[Any] = [row.get("cpu_s") for row in rows if isinstance(row, dict)]
     pcts = [row.get("cpu_pct") for row in rows if isinstance(row, dict)]
     whole = len(cpus) == len(rows) and all(isinstance(c, dict) for c in cpus)
     fan["cpu_s"] = {"user": sum(c["user"] for c in cpus), "sys": sum(c["sys"] for c in cpus)} if whole else None
@@ -158,13 +158,13 @@ def add_missing_options(record: Any) -> None:
         if name not in record:
             record[name] = blank(load_schema()["properties"][name])
     for row in snapshot().record_rows:
-        parent, _, name = row.record.rpartition(".")
+        parent, _, name = row.field.rpartition(".")
         target = record.get(parent) if parent else record
         if isinstance(target, dict) and name not in target:
             target[name] = None
 
 
-def upgrade(record: dict) -> dict:
+def upgrade(record: dict[str, Any]) -> dict[str, Any]:
     """``record`` (version 1 or 2) as version 2; a version-2 record is returned as it is."""
     if record.get("schema_version") != 1:
         return record
@@ -205,3 +205,12 @@ def upgrade(record: dict) -> dict:
         r["point_key"] = OLD_KEY_PREFIX + r["point_key"]
     _fill(load_schema(), r)
     return r
+
+
+def current(record: dict[str, Any]) -> dict[str, Any]:
+    """A usable record as the current version: an option added to the agent's
+    table since it was written is null, an older version is upgraded (the one
+    step every reader of records takes, from a run directory or a store)."""
+    if record.get("schema_version") == SCHEMA_VERSIONS[-1]:
+        add_missing_options(record)
+    return upgrade(record)

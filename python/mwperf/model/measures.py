@@ -7,24 +7,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from mwperf.results.rundir import samples_path
+from mwperf.model.provenance import samples_path
 
-__all__ = ["get", "to_int", "stats_us", "cpu_side", "cpu_pct", "cpu_per_msg", "window_s", "threads", "mw_rss", "affinity",
-           "clock_record", "samples_file", "elapsed_s", "adaptive"]
+__all__ = ["get", "to_int", "stats_us", "cpu_side", "cpu_pct", "cpu_per_msg", "window_s", "threads", "mw_rss",
+           "affinity", "clock_record", "samples_file", "elapsed_s", "adaptive", "Event"]
+
+#: An agent's event (its ``result``, its ``ready``) as it said it: JSON.
+Event = dict[str, Any]
 
 _NS_FIELDS = ("mean", "std", "min", "max", "p50", "p90", "p99", "p999", "p9999", "p999999")
 _INTERVALS = ("p50_ci", "p99_ci", "p999_ci")
 
 
-def get(side: dict | None, key: str):
+def get(side: dict[str, Any] | None, key: str) -> Any:
     return None if side is None else side.get(key)
 
 
-def to_int(value) -> int | None:
+def to_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def stats_us(stats: dict | None, shift_ns: int = 0) -> dict | None:
+def stats_us(stats: dict[str, Any] | None, shift_ns: int = 0) -> dict[str, Any] | None:
     """Agent statistics (ns) -> record statistics (µs floats); None stays
     None. ``shift_ns`` is added to every value (not to std): a constant offset
     moves every order statistic by exactly that much."""
@@ -45,24 +48,24 @@ def stats_us(stats: dict | None, shift_ns: int = 0) -> dict | None:
     return out
 
 
-def cpu_side(side: dict | None) -> dict | None:
+def cpu_side(side: dict[str, Any] | None) -> dict[str, Any] | None:
     if side is None or side.get("cpu_user_ns") is None or side.get("cpu_sys_ns") is None:
         return None
     return {"user": side["cpu_user_ns"] / 1e9, "sys": side["cpu_sys_ns"] / 1e9}
 
 
-def window_s(side: dict | None) -> float | None:
+def window_s(side: dict[str, Any] | None) -> float | None:
     window = get(side, "cpu_window_ns")
     return None if not isinstance(window, (int, float)) or window <= 0 else window / 1e9
 
 
-def cpu_pct(side: dict | None) -> float | None:
+def cpu_pct(side: dict[str, Any] | None) -> float | None:
     """CPU (user + sys) over the side's measured window, % of one core."""
     cpu, window = cpu_side(side), window_s(side)
     return None if cpu is None or window is None else 100.0 * (cpu["user"] + cpu["sys"]) / window
 
 
-def cpu_per_msg(side: dict | None, delivered: int | None) -> float | None:
+def cpu_per_msg(side: dict[str, Any] | None, delivered: int | None) -> float | None:
     """µs of CPU (user + sys, the side's measured window) per sample delivered:
     the publisher's per sample its subscriber received (its pong, in latency
     mode), a subscriber's per sample it received (all its readers', when its
@@ -70,10 +73,10 @@ def cpu_per_msg(side: dict | None, delivered: int | None) -> float | None:
     cpu = cpu_side(side)
     if cpu is None or not delivered or delivered <= 0:
         return None
-    return (cpu["user"] + cpu["sys"]) * 1e6 / delivered
+    return float((cpu["user"] + cpu["sys"]) * 1e6 / delivered)
 
 
-def threads(side: dict | None) -> list[dict] | None:
+def threads(side: dict[str, Any] | None) -> list[dict[str, Any]] | None:
     """The side's CPU by thread name (mwperf's own threads are ``own``)."""
     groups, window = get(side, "threads"), window_s(side)
     if not isinstance(groups, list):
@@ -88,7 +91,7 @@ def threads(side: dict | None) -> list[dict] | None:
     return out
 
 
-def mw_rss(side: dict | None) -> int | None:
+def mw_rss(side: dict[str, Any] | None) -> int | None:
     """Peak RSS minus RSS right before the middleware was opened (mwperf's own
     buffers are allocated and touched before that)."""
     peak, before = get(side, "maxrss_kb"), get(side, "rss_before_open_kb")
@@ -97,7 +100,7 @@ def mw_rss(side: dict | None) -> int | None:
     return max(0, int(peak) - int(before))
 
 
-def affinity(result: dict | None, ready: dict | None) -> list[int] | None:
+def affinity(result: dict[str, Any] | None, ready: dict[str, Any] | None) -> list[int] | None:
     for source in (result, ready):
         value = get(source, "cpu_affinity")
         if isinstance(value, list):
@@ -105,7 +108,7 @@ def affinity(result: dict | None, ready: dict | None) -> list[int] | None:
     return None
 
 
-def clock_record(clock: dict | None, mode: str, latency: dict | None, applied_ns: int) -> dict | None:
+def clock_record(clock: Event | None, mode: str, latency: Event | None, applied_ns: int) -> Event | None:
     """The clock estimate and what was done with it: the offset subtracted
     from the one-way figures (``applied_us``); flagged when two clocks make a
     one-way figure uncertain by more than 10 % of its p50."""
@@ -117,7 +120,7 @@ def clock_record(clock: dict | None, mode: str, latency: dict | None, applied_ns
     return {**clock, "applied_us": applied_ns / 1000.0, "flagged": flagged}
 
 
-def samples_file(pub: dict | None, sub: dict | None, mode: str, index: int) -> dict | None:
+def samples_file(pub: Event | None, sub: Event | None, mode: str, index: int) -> Event | None:
     """The headline latency's samples the agent wrote (--samples-out), if any."""
     side = pub if mode != "rate" else sub
     count = get(side, "samples_written")
@@ -126,13 +129,13 @@ def samples_file(pub: dict | None, sub: dict | None, mode: str, index: int) -> d
     return {"path": samples_path(index), "count": count, "time_ordered": bool(get(side, "samples_time_ordered"))}
 
 
-def elapsed_s(pub: dict | None) -> float | None:
+def elapsed_s(pub: dict[str, Any] | None) -> float | None:
     """The publisher's measured phase, which ends early with --samples or --precision."""
     elapsed = get(pub, "elapsed_ns")
     return None if not isinstance(elapsed, (int, float)) or elapsed < 0 else elapsed / 1e9
 
 
-def _look(pub: dict | None, sub: dict | None, key: str) -> dict | None:
+def _look(pub: dict[str, Any] | None, sub: dict[str, Any] | None, key: str) -> dict[str, Any] | None:
     """A look of the adaptive stop (from whichever side decides it): intervals
     in µs (a throughput point's: its rate and loss), the time it would need."""
     look = next((c for c in (get(pub, key), get(sub, key)) if isinstance(c, dict)), None)
@@ -153,7 +156,7 @@ def _look(pub: dict | None, sub: dict | None, key: str) -> dict | None:
     }
 
 
-def adaptive(precision: float | None, pub: dict | None, sub: dict | None, mode: str) -> dict | None:
+def adaptive(precision: float | None, pub: Event | None, sub: Event | None, mode: str) -> Event | None:
     """Adaptive duration: when (if) what the point watches reached the precision asked for."""
     if not precision:
         return None

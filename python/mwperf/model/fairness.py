@@ -36,7 +36,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["zero_copy", "traits", "unlike", "describe_path"]
+from mwperf.model.parts import JsonObject
+from mwperf.model.record import Record
+
+__all__ = ["zero_copy", "path_of", "traits", "unlike", "describe_path"]
 
 #: adapters whose every sample moves by loan, whatever the middleware reports
 _LOANS = ("iceoryx", "iceoryx2")
@@ -52,16 +55,16 @@ def _side_path(reported: Any) -> str | None:
     return path if path in ("loan", "shm", "copy", "shm+copy") else None
 
 
-def zero_copy(mw: str, transport: str | None, link: Any, data_path: Any) -> dict:
+def zero_copy(mw: str, transport: str | None, one_host: bool, data_path: Any) -> dict[str, str]:
     """``{"path": loan|shm|copy|shm+copy, "source": "middleware"|"adapter"}``: the
     middleware's word (the subscriber's receive path first) where it gave one;
     otherwise the adapter's: loans for iceoryx and iceoryx2, shared memory for
-    a shared-memory transport on one host, else a copy through the network stack."""
+    a shared-memory transport on one host (``one_host``: no link between two
+    namespaces or hosts), else a copy through the network stack."""
     sides = data_path if isinstance(data_path, dict) else {}
     told = _side_path(sides.get("sub")) or _side_path(sides.get("pub"))
     if told:
         return {"path": told, "source": "middleware"}
-    one_host = not isinstance(link, dict) or link.get("kind") in (None, "none")
     if mw in _LOANS:
         path = "loan"
     elif transport == "shm" or (transport == "shm+udp" and one_host):
@@ -85,9 +88,9 @@ def _bytes(value: Any) -> int | None:
     return int(float(match.group(1)) * _UNITS[match.group(2) or "B"]) if match else None
 
 
-def _socket_buffer(config: Any) -> int | None:
+def _socket_buffer(config: JsonObject | None) -> int | None:
     """The socket receive buffer an adapter's configuration names (None: it names none)."""
-    if not isinstance(config, dict):
+    if config is None:
         return None
     if "so_rcvbuf" in config:  # getsockopt's: twice what was set (socket(7))
         got = _bytes(config["so_rcvbuf"])
@@ -103,39 +106,37 @@ def _socket_buffer(config: Any) -> int | None:
     return None
 
 
-def traits(r: dict) -> dict[str, Any]:
+def path_of(r: Record) -> str | None:
+    """Which path the record's samples took (None: an imported point, not known)."""
+    if r.adapter.zero_copy is not None:
+        return r.adapter.zero_copy.path
+    if r.imported:
+        return None
+    return zero_copy(r.mw, r.transport, r.link is None, r.adapter.data_path)["path"]  # a record from before it
+
+
+def traits(r: Record) -> dict[str, Any]:
     """What the record was measured through (see the module's text)."""
-    adapter = r.get("adapter") if isinstance(r.get("adapter"), dict) else {}
-    zc = adapter.get("zero_copy") if isinstance(adapter.get("zero_copy"), dict) else {} \
-        if r.get("source") is not None else \
-        zero_copy(r.get("mw"), r.get("transport"), r.get("link"), adapter.get("data_path"))  # imported: not known
-    path = zc.get("path")
-    qos = r.get("qos") if isinstance(r.get("qos"), dict) else {}
-    versions = adapter.get("versions") if isinstance(adapter.get("versions"), dict) else {}
+    path = path_of(r)
+    publishing = r.qos("async")
+    receive = r.qos("receive")
     return {
         "path": path,
         "transport": None if path is None else "network" if path == "copy" else "shared memory",
-        "wait": {"spin": "busy-poll", "block": "blocking wait"}.get(r.get("wait")),
-        "publishing": None if qos.get("async") is None else "async" if qos.get("async") else "sync",
-        "receive": qos.get("receive") if isinstance(qos.get("receive"), str) else None,
-        "versions": {str(k): str(v) for k, v in versions.items()},
-        "socket buffer": _socket_buffer(adapter.get("sub_config")) or _socket_buffer(adapter.get("config")),
-        "agents": _agents(r),
+        "wait": {"spin": "busy-poll", "block": "blocking wait"}.get(r.wait or ""),
+        "publishing": None if publishing is None else "async" if publishing else "sync",
+        "receive": receive if isinstance(receive, str) else None,
+        "versions": dict(r.adapter.versions or {}),
+        "socket buffer": _socket_buffer(r.adapter.sub_config) or _socket_buffer(r.adapter.config),
+        "agents": None if r.imported else "reused agents" if r.reuse is not None else "fresh agents",
     }
-
-
-def _agents(r: dict) -> str | None:
-    """Fresh agents, or an agent pair's (None for an imported record: not known)."""
-    if r.get("source") is not None:
-        return None
-    return "reused agents" if isinstance(r.get("reuse"), dict) else "fresh agents"
 
 
 def _mib(n: int) -> str:
     return f"{n / 2 ** 20:g} MiB" if n % 2 ** 20 == 0 else f"{n} B"
 
 
-def unlike(a: dict, b: dict) -> list[str]:
+def unlike(a: Record, b: Record) -> list[str]:
     """The differences that make a pairing of ``a`` with ``b`` unlike, each
     named (``copy vs zero-copy loan``, ``fastdds 2.9.1 vs 2.14.2``); empty
     when nothing known differs. A trait unknown on either side is not compared."""

@@ -3,7 +3,8 @@ on synthetic records whose answers are known by construction."""
 
 import pytest
 
-from mwperf.results.fairness import traits, unlike, zero_copy
+from conftest import typed
+from mwperf.model.fairness import traits, unlike, zero_copy
 
 
 @pytest.mark.parametrize("mw, transport, link, data_path, expected", [
@@ -16,7 +17,7 @@ from mwperf.results.fairness import traits, unlike, zero_copy
     ("ros1", "tcpros", None, {"pub": None, "sub": None}, ("copy", "adapter")),
 ])
 def test_zero_copy_path(mw, transport, link, data_path, expected):
-    zc = zero_copy(mw, transport, link, data_path)
+    zc = zero_copy(mw, transport, link is None, data_path)
     assert (zc["path"], zc["source"]) == expected
 
 
@@ -24,7 +25,7 @@ def rec(mw="fastdds", **extra):
     r = {"mw": mw, "transport": "shm+udp", "link": None, "wait": "block", "qos": {"async": False, "receive": "waitset"},
          "adapter": {"versions": {"fastdds": "2.9.1"}, "config": {}, "sub_config": None, "data_path": None}}
     r.update(extra)
-    return r
+    return typed(r)
 
 
 def test_alike_records_have_nothing_named():
@@ -65,7 +66,7 @@ def test_socket_buffers_from_each_adapters_words():
 
 
 def test_an_imported_records_path_is_not_guessed():
-    imported = rec("cyclonedds", transport=None, source={"tool": "perftest"})
+    imported = rec("cyclonedds", transport=None, source={"tool": "perftest", "file": "perftest.txt"})
     assert traits(imported)["path"] is None and traits(imported)["transport"] is None
     assert unlike(imported, rec("iceoryx", transport="shm")) == []
 
@@ -75,4 +76,4 @@ def test_reused_agents_and_fresh_ones_are_unlike():
     assert unlike(rec(), rec(reuse=pair)) == ["fresh agents vs reused agents"]
     assert unlike(rec(reuse=pair), rec(reuse={**pair, "point": 0})) == []
     assert traits(rec(reuse=None))["agents"] == "fresh agents"
-    assert traits(rec(source={"tool": "perftest"}, reuse=pair))["agents"] is None  # imported: not known
+    assert traits(rec(source={"tool": "perftest", "file": "perftest.txt"}, reuse=pair))["agents"] is None  # imported: not known

@@ -19,27 +19,28 @@ fractions of the median p50 over the launches:
 from __future__ import annotations
 
 import statistics
-from typing import Iterable
+
+from mwperf.model.sections import Launches
+from mwperf.model.record import Record
 
 __all__ = ["p50", "spread", "spread_text"]
 
 
-def p50(record: dict) -> float | None:
-    value = (record.get("latency_us") or {}).get("p50")
-    return float(value) if isinstance(value, (int, float)) else None
+def p50(record: Record) -> float | None:
+    value = record.stat("p50")
+    return None if value is None else float(value)
 
 
-def _within(record: dict) -> float | None:
-    stats = record.get("latency_us") or {}
-    ci, mid = stats.get("p50_ci"), stats.get("p50")
-    if not isinstance(ci, list) or len(ci) != 2 or not isinstance(mid, (int, float)) or mid <= 0:
+def _within(record: Record) -> float | None:
+    stats = record.latency_us
+    if stats is None or stats.p50_ci is None or stats.p50 is None or stats.p50 <= 0:
         return None
-    return (ci[1] - ci[0]) / 2 / mid
+    return (stats.p50_ci[1] - stats.p50_ci[0]) / 2 / stats.p50
 
 
-def spread(records: list[dict]) -> dict | None:
-    """``{launches, median_us, min_us, max_us, between, within, ratio}`` of the
-    launches ``records`` of one point; None when none has a p50."""
+def spread(records: list[Record]) -> Launches | None:
+    """The spread over the launches ``records`` of one point (the record's
+    ``launches``); None when none has a p50."""
     values = [v for v in map(p50, records) if v is not None]
     if not values:
         return None
@@ -47,17 +48,16 @@ def spread(records: list[dict]) -> dict | None:
     between = statistics.stdev(values) / mean if len(values) >= 2 and mean > 0 else None
     halves = [w for w in map(_within, records) if w is not None]
     within = statistics.median(halves) if halves else None
-    return {"launches": len(values), "median_us": statistics.median(values), "min_us": min(values),
-            "max_us": max(values), "between": between, "within": within,
-            "ratio": between / within if between is not None and within else None}
+    return Launches(len(values), statistics.median(values), min(values), max(values), between, within,
+                    between / within if between is not None and within else None)
 
 
-def spread_text(s: dict | None) -> str:
+def spread_text(s: Launches | None) -> str:
     """``±6.1% / ±1.2% (3)``: between-launch / within-launch, and the launches."""
     if s is None:
         return "-"
 
-    def pct(v):
+    def pct(v: float | None) -> str:
         return "-" if v is None else f"±{100 * v:.1f}%"
 
-    return f"{pct(s['between'])} / {pct(s['within'])} ({s['launches']})"
+    return f"{pct(s.between)} / {pct(s.within)} ({s.launches})"

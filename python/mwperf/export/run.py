@@ -1,0 +1,74 @@
+"""What a run shows and writes of its records besides results.jsonl, in the
+three moments the runner gives (:class:`mwperf.execute.runner.Outputs`;
+:func:`mwperf.cli.common.run_outputs` puts them together):
+
+* after every point, results.csv from every record so far (:func:`after_point`);
+* each point's progress line (:func:`line`: a point's summary, a scenario step's flows);
+* at the end, the tables to the terminal, report.html, what the adaptive stop
+  saved and where it all is (:func:`at_end`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from mwperf.export.csv import ResultsCsv
+from mwperf.export.html import HtmlReport
+from mwperf.export.scenario import flows_summary
+from mwperf.export.tables import Tables, format_seconds, point_summary
+from mwperf.model.record import Record
+from mwperf.results.rundir import RunDir
+
+__all__ = ["after_point", "line", "at_end", "adaptive_saving"]
+
+
+def after_point(records: list[Record], rundir: RunDir) -> list[Path]:
+    """results.csv, regenerated from the records in hand (what results.jsonl holds)."""
+    return ResultsCsv().write(records, rundir)
+
+
+def line(records: list[Record]) -> str:
+    """The tail of a progress line: one point's summary, or a scenario step's flows'."""
+    return point_summary(records[0]) if len(records) == 1 else flows_summary(records)
+
+
+def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, fmt: str, out: TextIO,
+           progress: TextIO) -> None:
+    """The tables, report.html, the adaptive stop's saving and where it all is."""
+    if everything:
+        out.write("\n")
+        Tables(fmt, out).write(everything, rundir)
+        try:
+            (html,) = HtmlReport().write(everything, rundir)
+            out.write(f"\nreport: {html}\n")
+        except OSError as exc:
+            progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
+    saved = adaptive_saving(records)
+    if saved:
+        out.write(f"\n{saved}\n")
+    out.write(f"\nresults: {rundir.path}\n")
+    out.flush()
+
+
+def adaptive_saving(records: list[Record]) -> str | None:
+    """The time the adaptive stop saved against the same points at their full
+    (maximum) duration, as one line; None when no point was adaptive."""
+    adaptive = [(r, r.adaptive, r.elapsed_s, r.duration_s or 0.0) for r in records
+                if r.adaptive is not None and r.elapsed_s is not None]
+    if not adaptive:
+        return None
+    full = sum(duration for _, _, _, duration in adaptive)
+    used = sum(min(elapsed, duration) for _, _, elapsed, duration in adaptive)
+    converged = sum(1 for _, a, _, _ in adaptive if a.converged_after_s is not None)
+    pct = 100.0 * (full - used) / full if full else 0.0
+    text = (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "
+            f"{used:.1f} s instead of {full:.1f} s at fixed duration (saved {full - used:.1f} s, {pct:.0f} %)")
+    short = [a for _, a, _, _ in adaptive if a.converged_after_s is None]
+    needs = sorted(a.needed_s for a in short if a.needed_s is not None)
+    if needs:  # what the others would need, from their own batches
+        text += (f"; the other {len(short)} would need ~{format_seconds(needs[len(needs) // 2])} (median of "
+                 f"{len(needs)}), up to {format_seconds(needs[-1])}")
+    if len(needs) < len(short):
+        text += f"; {len(short) - len(needs)} without an interval to extrapolate from (see adaptive.needed_note)"
+    return text
