@@ -86,6 +86,9 @@ def _command_line_cells(ns: argparse.Namespace, agent: str, agent_info, crit: Cr
                         check_out: bool = True) -> list[PlannedPoint]:
     from mwperf.plan.validate import build_run_options
 
+    for flag, given in (("--launches", ns.launches), ("--max-launches", ns.max_launches)):
+        if given is not None:
+            raise UsageError(flag, str(given), "not with max-rate: a search's probe is one launch")
     if ns.mode not in (None, "rate"):
         raise UsageError("--mode", ns.mode, "max-rate searches over rate-mode points (leave --mode out)")
     req = request(ns)
@@ -113,10 +116,11 @@ def plan_cells(plan, agent: str | None, agent_info, cpu_count: int | None = None
     if len(options.setdefault("rate", (str(DEFAULT_START_HZ),))) != 1:
         raise PlanError(plan.source, "rate", ",".join(options["rate"]), "one rate: where each search starts")
     _stop(options, crit)
-    if plan.repetitions != 1:
-        raise PlanError(plan.source, "repetitions", str(plan.repetitions), "a search repeats no point (leave it out)")
+    if plan.repetitions not in (None, 1) or plan.max_launches not in (None, 1):
+        raise PlanError(plan.source, "launches", str(plan.repetitions or plan.max_launches),
+                        "a search's probe is one launch (leave it out)")
     points = expand(replace(plan, options=options), out=default_out(), agent=agent, agent_info=agent_info,
-                    cpu_count=cpu_count)
+                    cpu_count=cpu_count, launches=1)
     return [replace(p, point_hash=None, repetition=None, repetitions=1) for p in points]
 
 
@@ -126,7 +130,8 @@ def _run_options(ns: argparse.Namespace) -> list[tuple[str, object]]:
 
     table = [(row.flag, getattr(ns, row.key, None)) for row in snapshot().user_rows]
     return table + [(f"--{k.replace('_', '-')}", getattr(ns, k)) for k in ("best", "keyed", "cpu", "link", "hosts",
-                                                                          "data", "direction", "point_timeout")]
+                                                                          "data", "direction", "point_timeout",
+                                                                          "launches", "max_launches")]
 
 
 def describe(cells: list[PlannedPoint], crit: Criterion) -> str:

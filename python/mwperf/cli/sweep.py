@@ -109,7 +109,7 @@ def _label(p: PlannedPoint) -> str:
     if precision:
         extras.append(f"precision {table['precision'].shown(precision)}")
     if p.repetitions > 1:
-        extras.append(f"rep {(p.repetition or 0) + 1}")
+        extras.append(f"launch {(p.repetition or 0) + 1} of {p.repetitions}")
     return f"{point.label(table)}; {', '.join(extras)}"
 
 
@@ -209,7 +209,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
 
 def _plan_doc(plan: Plan, count: int) -> dict:
     return {"plan": plan.source, "description": plan.description, "points": count,
-            "repetitions": plan.repetitions,
+            "repetitions": plan.launches,
             "options": {k: list(v) for k, v in plan.options.items()},
             "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()}
                         for r in plan.exclude]}

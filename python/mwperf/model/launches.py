@@ -14,16 +14,26 @@ fractions of the median p50 over the launches:
 * ``ratio``: between / within; well above 1, the launch is the unit that
   varies, and one launch's interval understates what another launch would
   measure.
+
+:func:`headline`: the point's headline from its launches (the launches'
+median of p50, p99, p99.9, the received rate and the loss, each with its
+order-statistic interval, :mod:`mwperf.stats.launches`), whether the
+intervals reached the precision asked and, when not, how many more
+launches (and seconds) they are expected to need.
 """
 
 from __future__ import annotations
 
 import statistics
 
-from mwperf.model.sections import Launches
 from mwperf.model.record import Record
+from mwperf.model.sections import Figure, Headline, Launches
+from mwperf.stats.launches import half_width, launch_interval, launches_for, launches_needed, supports
 
-__all__ = ["p50", "spread", "spread_text"]
+__all__ = ["p50", "spread", "spread_text", "headline"]
+
+#: The latency percentiles of the headline: record field and quantile.
+_LATENCY = (("p50_us", "p50", 0.5), ("p99_us", "p99", 0.99), ("p999_us", "p999", 0.999))
 
 
 def p50(record: Record) -> float | None:
@@ -38,9 +48,9 @@ def _within(record: Record) -> float | None:
     return (stats.p50_ci[1] - stats.p50_ci[0]) / 2 / stats.p50
 
 
-def spread(records: list[Record]) -> Launches | None:
+def spread(records: list[Record], precision: float | None = None) -> Launches | None:
     """The spread over the launches ``records`` of one point (the record's
-    ``launches``); None when none has a p50."""
+    ``launches``), with its headline; None when none has a p50."""
     values = [v for v in map(p50, records) if v is not None]
     if not values:
         return None
@@ -49,7 +59,61 @@ def spread(records: list[Record]) -> Launches | None:
     halves = [w for w in map(_within, records) if w is not None]
     within = statistics.median(halves) if halves else None
     return Launches(len(values), statistics.median(values), min(values), max(values), between, within,
-                    between / within if between is not None and within else None)
+                    between / within if between is not None and within else None, headline(records, precision))
+
+
+def _values(records: list[Record]) -> dict[str, list[float]]:
+    """Each headline figure's value in every launch that measured it (a percentile: from enough samples)."""
+    out: dict[str, list[float]] = {name: [] for name, _, _ in _LATENCY}
+    for r in records:
+        stats = r.latency_us
+        for name, key, q in _LATENCY:
+            value = None if stats is None else stats.figure(key)
+            if value is not None and supports(stats.count if stats is not None else None, q):
+                out[name].append(float(value))
+    out["samples_per_s"] = [float(r.samples_per_s) for r in records if r.samples_per_s is not None]
+    out["loss_rate"] = [float(r.loss_rate) for r in records if r.loss_rate is not None]
+    return out
+
+
+def _weighed(mode: str, figures: dict[str, Figure | None]) -> list[str]:
+    """The figures the precision weighs, as the agent's stop does: latency (p50, p99), or a flow's rate."""
+    names = ["samples_per_s"] if mode == "throughput" else ["p50_us", "p99_us"]
+    return [n for n in names if figures.get(n) is not None]
+
+
+def headline(records: list[Record], precision: float | None = None) -> Headline:
+    """The headline of one point from its launches ``records`` (module doc)."""
+    values = _values(records)
+    figures: dict[str, Figure | None] = {}
+    level = None
+    for name, xs in values.items():
+        interval = launch_interval(xs)
+        if interval.estimate is None:
+            figures[name] = None
+            continue
+        figures[name] = Figure(interval.estimate, interval.lo, interval.hi, interval.launches)
+        if interval.level is not None:
+            level = interval.level if level is None else min(level, interval.level)
+    reached = more = more_s = None
+    weighed = _weighed(records[0].mode if records else "latency", figures)
+    if precision and weighed:
+        widths = [half_width(launch_interval(values[n])) for n in weighed]
+        reached = all(w is not None and w <= precision for w in widths)
+        n = len(records)
+        needs = [launches_needed(values[name], precision) for name in weighed]
+        needed = [x for x in needs if x is not None]
+        if reached:
+            more = 0
+        elif len(needed) == len(needs):
+            more = max(0, max(needed) - n)
+        elif n < 2:  # one launch: no spread to judge by; the fewest for an interval at all
+            more = launches_for() - n
+        spent = [r.phases.get("total_s") for r in records if r.phases]
+        took = [float(t) for t in spent if isinstance(t, (int, float))]
+        more_s = None if more is None or not took else more * statistics.median(took)
+    return Headline(level, figures["p50_us"], figures["p99_us"], figures["p999_us"], figures["samples_per_s"],
+                    figures["loss_rate"], precision or None, reached, more, more_s)
 
 
 def spread_text(s: Launches | None) -> str:

@@ -106,7 +106,9 @@ def test_repetitions_are_separate_launches(tmp_path, monkeypatch, fake_agent):
     records = written(tmp_path / "run")
     for r in records:
         validate_record(r)
-    # the last repetition's record carries the spread over the point's launches
-    assert [r["launches"] is None for r in records] == [True, True, False]
+    # each launch from the second carries the spread over the point's launches so far, and the headline
+    assert [r["launches"] is None for r in records] == [True, False, False]
     last = records[-1]["launches"]
     assert last["launches"] == 3 and last["median_us"] == records[0]["latency_us"]["p50"]
+    head = last["headline"]
+    assert head["level"] == 0.75 and head["p50_us"]["launches"] == 3  # [min, max] of 3: 1 - 2 / 2^3

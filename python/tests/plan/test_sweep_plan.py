@@ -164,8 +164,8 @@ def test_bounds_of_exclude_rules():
 
 
 def test_repetitions_and_keys():
-    points = points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")
-    assert [(p.point.size, p.repetition) for p in points] == [(32, 0), (32, 1), (32, 2), (64, 0), (64, 1), (64, 2)]
+    points = points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")  # interleaved: a round of every point
+    assert [(p.point.size, p.repetition) for p in points] == [(32, 0), (64, 0), (32, 1), (64, 1), (32, 2), (64, 2)]
     assert len({p.point_hash for p in points}) == 6
     # the key is a function of the configuration: the same plan gives the same keys
     assert [p.point_hash for p in points] == [p.point_hash for p in points_of("mw: udp\nsize: [32, 64]\nrepetitions: 3\n")]
