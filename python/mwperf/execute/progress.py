@@ -122,6 +122,12 @@ class Progress:
             self.stream.write(summary + "\n")
             self.stream.flush()
 
+    def extend(self, planned_s: list[float]) -> None:
+        """More points planned (a round of launches the adaptive stop adds)."""
+        self.planned += [p + POINT_OVERHEAD_S for p in planned_s]
+        if self._live and self._bar is not None:
+            self._bar.update(self._task, total=self.total)
+
     def _cursor_back(self) -> None:
         if self._bar is not None:
             self._bar.console.show_cursor(True)

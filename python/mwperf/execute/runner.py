@@ -38,7 +38,9 @@ from mwperf.model.launches import spread
 from mwperf.model.merge import PointOutcome, merge_record, utc_now_iso
 from mwperf.model.record import Record
 from mwperf.model.schema import record_errors, record_ok
+from mwperf.execute.launches import more_launches
 from mwperf.plan.launches import default_launches, interleaved
+from mwperf.plan.sweep_plan import point_hash
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.rundir import RunDir
@@ -117,8 +119,14 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
             bar = Progress(progress, [job.point.planned_s for job in jobs])
+            complete = on_record or _launches_of(earlier, records)
             _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier, outputs,
-                     on_record or _launches_of(earlier, records), pairs)
+                     complete, pairs)
+            planned = list(jobs)
+            while feed is None and (extra := more_launches(planned, earlier + records, _hash)):
+                bar.extend([job.point.planned_s for job in extra])  # the adaptive stop's next round
+                _measure(extra, rundir, agent, timeouts, bar, records, earlier, outputs, complete, pairs)
+                planned += extra
             bar.close()
             status = "complete"
         except KeyboardInterrupt:
@@ -185,6 +193,11 @@ def _outcomes(job: PlannedPoint, agent: str, timeouts: Timeouts,
     started = utc_now_iso()
     outcome = run_point(job.opts, job.point, agent, timeouts) if pairs is None else pairs.run(job, agent, timeouts)
     yield job, outcome, started, {}
+
+
+def _hash(job: PlannedPoint, repetition: int) -> str | None:
+    """A launch the adaptive stop adds to a sweep's point: its hash as the sweep's (``sweep --resume``)."""
+    return point_hash(job.opts, job.point, repetition) if job.point_hash is not None else None
 
 
 def _launches_of(earlier: list[Record], records: list[Record]) -> Callable[[PlannedPoint, dict], dict]:

@@ -34,6 +34,7 @@ from mwperf.export.sections import Row, Section, section_key
 from mwperf.model.fairness import unlike
 from mwperf.model.labels import qos_label, subscribers_label
 from mwperf.model.parts import ThreadGroup
+from mwperf.model.launches import as_points
 from mwperf.model.record import Record
 from mwperf.units import format_rate_hz, format_size
 
@@ -77,9 +78,10 @@ HEADLINE_HEADERS = ["Middleware", "Mode", "QoS", "Points", "Sizes", "p50 (us)", 
 
 
 def headline(records: list[Record]) -> list[Section]:
-    """One row per middleware, QoS and mode: ranges over its sizes and rates."""
+    """One row per middleware, QoS and mode: ranges over its sizes and rates (a point of several
+    launches: its headline, the launches' medians)."""
     groups: dict[tuple, list[Record]] = {}
-    for r in records:
+    for r in as_points(records):
         groups.setdefault((r.pair_name, r.mode, section_key(r)), []).append(r)
     if not groups:
         return []

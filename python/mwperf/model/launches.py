@@ -19,18 +19,21 @@ fractions of the median p50 over the launches:
 median of p50, p99, p99.9, the received rate and the loss, each with its
 order-statistic interval, :mod:`mwperf.stats.launches`), whether the
 intervals reached the precision asked and, when not, how many more
-launches (and seconds) they are expected to need.
+launches (and seconds) they are expected to need. :func:`as_points`: a
+run's records as its points, each point of several launches as its
+headline, for the tables.
 """
 
 from __future__ import annotations
 
 import statistics
 
+from mwperf.model.labels import point_id
 from mwperf.model.record import Record
 from mwperf.model.sections import Figure, Headline, Launches
 from mwperf.stats.launches import half_width, launch_interval, launches_for, launches_needed, supports
 
-__all__ = ["p50", "spread", "spread_text", "headline"]
+__all__ = ["p50", "spread", "spread_text", "headline", "as_points", "launches_note"]
 
 #: The latency percentiles of the headline: record field and quantile.
 _LATENCY = (("p50_us", "p50", 0.5), ("p99_us", "p99", 0.99), ("p999_us", "p999", 0.999))
@@ -125,3 +128,67 @@ def spread_text(s: Launches | None) -> str:
         return "-" if v is None else f"±{100 * v:.1f}%"
 
     return f"{pct(s.between)} / {pct(s.within)} ({s.launches})"
+
+
+def _median(values: list[float | None]) -> float | None:
+    xs = [v for v in values if v is not None]
+    return statistics.median(xs) if xs else None
+
+
+def _sum(values: list[int | None]) -> int | None:
+    xs = [v for v in values if v is not None]
+    return sum(xs) if xs else None
+
+
+def _as_point(launches: list[Record]) -> Record:
+    """A point of several launches as one record: its newest ok launch's, with the launches' medians of
+    its headline figures (p50, p99, p99.9 with their intervals from the launches, the received rate, the
+    loss, Mbit/s), their summed counts, and their spread and headline (``launches``)."""
+    ok = [r for r in launches if r.ok]
+    if len(ok) < 2:
+        return ok[-1] if ok else launches[-1]
+    newest = ok[-1]
+    summary = spread(ok, newest.precision)
+    head = summary.headline if summary is not None else headline(ok, newest.precision)
+    json = dict(newest.json)
+    stats = json.get("latency_us")
+    if isinstance(stats, dict) and head is not None:
+        stats = dict(stats, count=_sum([r.latency_us.count if r.latency_us else None for r in ok]))
+        for key, figure in (("p50", head.p50_us), ("p99", head.p99_us), ("p999", head.p999_us)):
+            stats[key] = None if figure is None else figure.estimate
+            stats[f"{key}_ci"] = None if figure is None or figure.lo is None else [figure.lo, figure.hi]
+        json["latency_us"] = stats
+    json.update(samples_per_s=_median([r.samples_per_s for r in ok]), loss_rate=_median([r.loss_rate for r in ok]),
+                mbps=_median([r.mbps for r in ok]), sent=_sum([r.sent for r in ok]),
+                received=_sum([r.received for r in ok]), lost=_sum([r.lost for r in ok]),
+                launches=None if summary is None else summary.to_json())
+    return Record.from_json(json)
+
+
+def as_points(records: list[Record]) -> list[Record]:
+    """Each point of a run once (module doc), in the order its first launch ran; a record that is no
+    launch of a point (imported, a search's probe, a scenario's flow, a point of one launch) as it is."""
+    groups: dict[tuple[object, ...], list[Record]] = {}
+    for r in records:
+        alone = r.repetition is None or r.imported or r.search is not None or r.scenario is not None
+        groups.setdefault(("alone", id(r)) if alone else (r.run_id, point_id(r)), []).append(r)
+    return [_as_point(members) for members in groups.values()]
+
+
+def launches_note(record: Record) -> str | None:
+    """``6 launches, 96.9 %: p50 [4.1, 4.4] us, p99 [...]``: a point's headline intervals, for a table row."""
+    summary = record.launches
+    head = summary.headline if summary is not None else None
+    if summary is None or head is None or head.level is None:
+        return None
+    parts = []
+    for name, figure, unit in (("p50", head.p50_us, " us"), ("p99", head.p99_us, " us"),
+                               ("S/s", head.samples_per_s, "")):
+        if figure is not None and figure.lo is not None and figure.hi is not None:
+            parts.append(f"{name} [{figure.lo:.4g}, {figure.hi:.4g}]{unit}")
+    text = f"{summary.launches} launches, {100 * head.level:.1f} %: " + ", ".join(parts)
+    if head.reached is False:
+        more = "more launches than it can tell" if head.more_launches is None else \
+            f"{head.more_launches} more launches" + (f" ({head.more_s:.0f} s)" if head.more_s is not None else "")
+        text += f"; ±{100 * (head.precision or 0):g} % needs {more}"
+    return text

@@ -73,6 +73,8 @@ def interleaved(points: Sequence[tuple[RunOptions, TestPoint]], launches: int, m
         for opts, point in points:
             planned = replace(per_launch(point, share(point, launches, max_launches)), index=len(out))
             repetition = launch if launches > 1 or numbered else None
+            most = share(point, launches, max_launches)
             out.append(PlannedPoint(opts, planned, repetition,
-                                    hash_of(opts, planned, launch) if hash_of is not None else None, launches))
+                                    hash_of(opts, planned, launch) if hash_of is not None else None, launches,
+                                    most if most > launches else None))
     return out

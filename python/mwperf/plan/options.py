@@ -215,6 +215,7 @@ class PlannedPoint:
     repetition: int | None = None
     point_hash: str | None = None
     repetitions: int = 1
+    max_launches: int | None = None  # with a precision: the launches the adaptive stop may take in all
 
 
 @dataclass(frozen=True)

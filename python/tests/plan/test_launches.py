@@ -84,3 +84,27 @@ def test_run_launches_a_point_six_times_interleaved(six, tmp_path, monkeypatch, 
     assert "--launches 0: must be a whole number from 1 to 1000" in capsys.readouterr().err
     assert main(["run", "--mw", "udp", "--launches", "4", "--max-launches", "2", "--out", str(tmp_path / "x")]) == 2
     assert "--max-launches 2: fewer than the launches (4)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spread, launches", [(0.1, 4), (0.0, 2)])
+def test_the_adaptive_stop_adds_launches_while_the_interval_is_wider_than_asked(
+        spread, launches, six, tmp_path, monkeypatch, fake_agent, capsys):
+    """Launches 10 % apart cannot give +-1 %: the stop adds launches up to the most (4), and says what the
+    point would need; launches alike reach it at once (2)."""
+    monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
+    monkeypatch.setenv("FAKE_AGENT_SPREAD", str(spread))
+    monkeypatch.setenv("FAKE_AGENT_SPREAD_FILE", str(tmp_path / "launches"))
+    out = tmp_path / "run"
+    assert main(["run", "--mw", "udp", "--mode", "latency", "--size", "32", "--duration", "400ms", "--warmup", "0",
+                 "--launches", "2", "--max-launches", "4", "--precision", "1%", "--cpu", "0,1", "--no-floor",
+                 "--db", "none", "--out", str(out)]) == 0
+    records = written(out)
+    assert [r["repetition"] for r in records] == list(range(launches))
+    assert {r["duration_s"] for r in records} == {0.1}  # a quarter of the point's 400 ms: it may take 4
+    head = records[-1]["launches"]["headline"]
+    text = capsys.readouterr().out
+    if spread:
+        assert head["reached"] is False and head["more_launches"] > 0 and head["precision"] == 0.01
+        assert "launches: 0 of 1 points' intervals within ±1 %" in text and "would need" in text
+    else:
+        assert head["reached"] is True and "launches: 1 of 1 points' intervals within ±1 %" in text
