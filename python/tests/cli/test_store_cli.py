@@ -259,3 +259,14 @@ def test_compare_pools_the_gates_spread_with_the_stored_history(tmp_path, capsys
     out = capsys.readouterr().out
     assert "REGRESSION: udp latency 64 B" in out and "(spread pooled with the store's history of the point: 12 df)" in out  # run01 is A's: not pooled
     assert main(["compare", a, a, "--fail-if-slower", "5", "--db", store]) == 0
+
+
+def test_history_keeps_one_value_per_launch(tmp_path, capsys):
+    store = str(tmp_path / "s.duckdb")
+    assert main(["db", "ingest", *series_runs(tmp_path, 3, launches=5), "--db", store]) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", store, "--json"]) == 0
+    (series,) = json.loads(capsys.readouterr().out)
+    first = series["runs"][0]
+    assert first["repetitions"] == 5 and first["launches"]["p50"] == pytest.approx([50.0, 50.1, 50.2, 50.3, 50.4])
+    assert first["p50"] == pytest.approx(50.2)  # their median, in the series the change points are found in
