@@ -152,6 +152,10 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if found is None:
         return no_agent()
     if ns.scenario:
+        for flag, given in (("--launches", ns.launches), ("--max-launches", ns.max_launches)):
+            if given is not None:
+                raise UsageError(flag, str(given), "not with --scenario: a scenario's flows run together, once; "
+                                                   "run it again for another launch")
         if getattr(ns, "reuse_agents", False):
             raise UsageError("--reuse-agents", None, "not with --scenario: a scenario's flows start together, one "
                                                      "agent set per flow and point")
