@@ -12,7 +12,7 @@ BIN_DIR ?= /usr/local/bin
 # middleware next to the raw UDP/TCP floor, on loopback, adaptive duration.
 PLAN ?= plans/quick.yaml
 
-.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-agent-docs test-side test-apart test-python lint bench docs clean format check-format
+.PHONY: setup deps deps-system deps-wheels venv agent link run test test-unit test-agent test-agent-docs test-side test-apart test-python lint bench docs clean format check-format bundle bundle-aarch64
 
 # The system's packages first (the venv needs python3-venv); then the venv
 # beside the agent's wheels and build (ninja keeps the cores busy; pip mostly
@@ -26,10 +26,11 @@ deps: deps-system deps-wheels
 deps-system:
 	@scripts/install-deps.sh
 
-# The PyPI wheels the ROS 2 and Connext adapters build against (.deps/)
+# What the adapters build against (.deps/): the install.sh of each adapter's
+# folder that has one (PyPI wheels; Cyclone DDS 11 from the cyclors crate's
+# source, its install tree cached in ~/.cache/mwperf)
 deps-wheels:
-	@scripts/install-ros2.sh
-	@scripts/install-connext.sh
+	@for script in agent/src/adapters/*/install.sh; do "$$script" || exit 1; done
 
 $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)
@@ -103,6 +104,16 @@ lint:
 
 bench: setup
 	bench/run.sh
+
+# The self-contained agent bundles a far host runs (mwperf bundle, into bundles/): this
+# machine's, and aarch64 cross-built (its toolchain, qemu and Debian's arm64 package lists
+# first: scripts/install-cross-arm64.sh, ~100 MB, not part of make setup).
+bundle: deps-system venv agent
+	$(MWPERF) bundle --arch x86_64
+
+bundle-aarch64: deps-system venv deps-wheels
+	@scripts/install-cross-arm64.sh
+	$(MWPERF) bundle --arch aarch64
 
 # The documentation site (mkdocs.yml) into site/: strict (a broken link or anchor fails; not
 # with -q, which hides the warnings strict counts), offline; its log only when it fails.

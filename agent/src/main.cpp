@@ -13,13 +13,13 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/plugins.h"
-#include "adapters/registry.h"
 #include "core/description.h"
 #include "core/floor.h"
 #include "core/options.h"
 #include "core/pair.h"
 #include "core/session.h"
+#include "plugins/plugins.h"
+#include "plugins/registry.h"
 #include "util/clock.h"
 #include "util/json.h"
 #include "util/own_threads.h"

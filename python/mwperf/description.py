@@ -12,15 +12,29 @@ registers is known here by being listed.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Mapping
 
 from mwperf.errors import AgentError
 from mwperf.table import OptionTable
 
-__all__ = ["AGENT_NAME", "AdapterInfo", "AgentInfo"]
+__all__ = ["AGENT_NAME", "AdapterInfo", "AgentInfo", "json_events"]
 
 AGENT_NAME = "mwperf-agent"
+
+
+def json_events(lines) -> list[dict]:
+    """The JSON objects of ``lines`` (what an agent printed), the other lines skipped."""
+    events = []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
 
 
 def _strings(value) -> tuple[str, ...]:

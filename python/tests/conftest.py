@@ -25,7 +25,7 @@ GOLDEN = TESTS / "golden"
 FAKE_AGENT = TESTS / "fake_agent.py"
 
 #: The results store's fixtures (store_url: the same test on DuckDB and on a PostgreSQL server of the session's own).
-pytest_plugins = ("store_fixtures", "measuring")
+pytest_plugins = ("store_fixtures", "measuring", "far_fixtures")
 REAL_AGENT = TESTS.parents[1] / "agent" / "build" / "mwperf-agent"
 
 

@@ -204,7 +204,7 @@ _UNIT = re.compile(r"^[a-z][a-z0-9_]*_(us|ms|s|kb|hz|pct|mbit|msg)$")
 _DOTTED = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 
 #: A span that names a file, not a field (`fanout.yaml`, `results.jsonl`).
-_FILE = re.compile(r"\.(ya?ml|jsonl?|md|py|csv|html|txt|svg|png|toml|cpp|h|i64|parquet|duckdb|xml)$")
+_FILE = re.compile(r"\.(ya?ml|jsonl?|md|py|csv|html|txt|svg|png|toml|cpp|h|i64|parquet|duckdb|xml|cmake|sh)$")
 
 
 def not_fields() -> set[str]:

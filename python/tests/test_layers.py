@@ -20,7 +20,9 @@ MAX_LINES = 450
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mwperf", "mwperf.__main__"),                            # the package's face: mwperf.load, python -m mwperf
     ("mwperf.cli", "mwperf.loader"),                          # the commands; mwperf.load
-    ("mwperf.execute", "mwperf.store", "mwperf.imports"),     # measuring; the results store; other tools' output
+    ("mwperf.hosts",),                                        # far hosts: asked what they are, given their bundle
+    ("mwperf.execute", "mwperf.store", "mwperf.imports", "mwperf.bundle"),  # measuring; the store; other tools'
+                                                              # output; the agent bundled for a far host
     ("mwperf.export",),                                       # every output format
     ("mwperf.analysis",),                                     # runs compared, history, budgets
     ("mwperf.results",),                                      # the run directory: its files, read and written

@@ -69,7 +69,7 @@ struct Description {
   // What the middleware may leave behind after a crash: comma-separated glob
   // patterns of absolute paths: files of /dev/shm, removed when no process
   // has them open or mapped; files or folders elsewhere (/tmp), removed when
-  // no agent runs. What globs cannot name (System V objects) is its registry entry's clean (adapters/registry.h).
+  // no agent runs. What globs cannot name (System V objects) is its registry entry's clean (plugins/registry.h).
   const char* leftovers = "";
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)

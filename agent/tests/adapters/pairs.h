@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/registry.h"
+#include "plugins/registry.h"
 
 namespace mwperf {
 

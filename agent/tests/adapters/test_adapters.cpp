@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/registry.h"
 #include "core/description.h"
 #include "pairs.h"
+#include "plugins/registry.h"
 
 using namespace mwperf;
 

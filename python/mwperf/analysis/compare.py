@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Callable
 
 from mwperf.analysis.verdicts import NAMES, UNDECIDED_EXIT, Gated, difference_text, lossier, slower, stored_spread
+from mwperf.analysis.versions import config_differences, library
 from mwperf.errors import UsageError
 from mwperf.model.fairness import unlike
 from mwperf.model.labels import PointId, point_id
@@ -138,25 +139,54 @@ class Comparison:
 
 
 def _compared(key: PointId, a: list[Record], b: list[Record], fail_if_slower: float | None,
-              fail_if_lossier: float | None, stored: list[list[Record]]) -> Compared:
+              fail_if_lossier: float | None, stored: list[list[Record]], versions: bool = False) -> Compared:
     la, lb = _median([_p50(r) for r in a]), _median([_p50(r) for r in b])
     gated = [slower(a, b, fail_if_slower, stored_spread(stored, True)) if fail_if_slower is not None else None,
              lossier(a, b, fail_if_lossier, stored_spread(stored, False)) if fail_if_lossier is not None else None]
     return Compared(key, (la, lb), _ratio(lb, la), difference_text(a, b), (spread(a), spread(b)),
                     (_median([r.samples_per_s for r in a]), _median([r.samples_per_s for r in b])),
                     (_median([r.loss_rate for r in a]), _median([r.loss_rate for r in b])),
-                    list(dict.fromkeys(d for ra in a for rb in b for d in unlike(ra, rb))),
+                    list(dict.fromkeys(d for ra in a for rb in b
+                                       for d in [*unlike(ra, rb), *(config_differences(ra, rb) if versions else [])])),
                     [g for g in gated if g is not None])
+
+
+def _version_runs(dirs: list[str], names: list[str], warn: Callable[[str], object]) -> list[Run]:
+    """``--versions OLD,NEW[,...]``: each build's points as a run of its own, keyed
+    alike (the builds' names joined): all from one run directory, or the first's
+    from the first directory and the others' from the second."""
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise UsageError("compare", "--versions", "name two builds of one middleware or more, each once (old,new)")
+    if not 1 <= len(dirs) <= 2:
+        raise UsageError("compare", " ".join(dirs),
+                         "--versions takes one run directory, or two (the old build's, the new's)")
+    loaded = [_load(d, warn) for d in dirs]
+    runs: list[Run] = []
+    libraries: list[list[str]] = []
+    for i, name in enumerate(names):
+        run = loaded[min(i, len(loaded) - 1)]
+        points = {key._replace(mw="/".join(names)): records for key, records in run.points.items() if key.mw == name}
+        if not points:
+            raise UsageError("compare", name, f"no ok point of it in {run.path}")
+        libs = sorted({(library(r) or ("none",))[0] for records in points.values() for r in records})
+        if libraries and libs != libraries[0]:
+            raise UsageError("compare", ",".join(names), f"not builds of one middleware ({names[0]} runs on "
+                             f"{', '.join(libraries[0])}, {name} on {', '.join(libs)})")
+        libraries.append(libs)
+        runs.append(Run(run.path, points, run.build_type))
+    return runs
 
 
 def compare(dirs: list[str], *, fail_if_slower: float | None = None, fail_if_lossier: float | None = None,
             force: bool = False, warn: Callable[[str], object] = lambda message: None,
-            history: History | None = None) -> Comparison:
+            history: History | None = None, versions: list[str] | None = None) -> Comparison:
     """Each run after the first against the first; unusable records named through ``warn``;
-    ``history``: the points' stored runs, whose launch-to-launch spread the gates pool."""
-    if len(dirs) < 2:
+    ``history``: the points' stored runs, whose launch-to-launch spread the gates pool.
+    ``versions``: builds of one middleware instead, each against the first (:func:`_version_runs`),
+    each pairing naming the settings whose defaults differ between them."""
+    if versions is None and len(dirs) < 2:
         raise UsageError("compare", None, "give two run directories or more (the first is the baseline)")
-    runs = [_load(d, warn) for d in dirs]
+    runs = _version_runs(dirs, versions, warn) if versions is not None else [_load(d, warn) for d in dirs]
     base = runs[0]
     result = Comparison()
     for other in runs[1:]:
@@ -178,7 +208,7 @@ def compare(dirs: list[str], *, fail_if_slower: float | None = None, fail_if_los
         for k in common:
             a, b = base.points[k], other.points[k]
             stored = history(k, {r.run_id for r in a + b}) if history is not None else []
-            points.append(_compared(k, a, b, fail_if_slower, fail_if_lossier, stored))
+            points.append(_compared(k, a, b, fail_if_slower, fail_if_lossier, stored, versions is not None))
         missing = [k for k in base.points if k not in other.points]
         result.pairings.append(Pairing(base.path, other.path, problems[0] if problems else None, points, missing))
         for c in points:

@@ -25,6 +25,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_db_option(compare, "pool the gates' launch-to-launch spread with each point's history in the results store "
                            "(default store: $MWPERF_DB, else results/mwperf.duckdb)", value_optional=True)
     compare.add_argument("--force", action="store_true", help="compare runs measured under different placements")
+    compare.add_argument("--versions", metavar="OLD,NEW[,...]", type=_names,
+                         help="builds of one middleware point by point, each against the first "
+                              "(cyclonedds,cyclonedds11): from one run directory, or the first's points from DIR "
+                              "and the others' from a second")
     compare.set_defaults(func=command)
 
 
@@ -59,9 +63,13 @@ def _history(option: str):
     return of
 
 
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.export.compare import compare_runs
 
     return compare_runs(ns.dirs, sys.stdout, fail_if_slower=ns.fail_if_slower,
                         fail_if_lossier=ns.fail_if_lossier, force=ns.force,
-                        history=_history(ns.db) if ns.db is not None else None)
+                        history=_history(ns.db) if ns.db is not None else None, versions=ns.versions)

@@ -18,8 +18,8 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf.version import __version__
-from mwperf.cli import (baseline, check, compare, completion, db, doctor, export, floor, history, imports, ls, max_rate,
-                        report, run, sweep)
+from mwperf.cli import (baseline, bundle, check, compare, completion, db, doctor, export, floor, history, hosts,
+                        imports, ls, max_rate, report, run, sweep)
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable
 from mwperf.errors import AgentError, BadInput
@@ -27,8 +27,8 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, max_rate, floor, doctor, report, ls, baseline, compare, history, check, db, export, imports,
-            completion)
+COMMANDS = (run, sweep, max_rate, floor, hosts, doctor, report, ls, baseline, compare, history, check, db, export,
+            imports, bundle, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
@@ -153,8 +153,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help, --version, or a parse error already printed
         return exc.code if isinstance(exc.code, int) else 0
     if not getattr(ns, "func", None):
-        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, max-rate, floor, doctor, report, ls, "
-                         "baseline, compare, history, check, db, export, import or completion (see mwperf --help)\n")
+        sys.stderr.write(f"{PROG}: error: a command is required: run, sweep, max-rate, floor, hosts, doctor, report, "
+                         "ls, baseline, compare, history, check, db, export, import, bundle or completion "
+                         "(see mwperf --help)\n")
         return 2
     try:
         return ns.func(ns, command_line)

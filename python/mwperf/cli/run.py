@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from mwperf.cli import scenario
+from mwperf.cli import hosts, scenario
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.errors import UnitError, UsageError
 from mwperf.execute.agent import ENV_AGENT
@@ -83,9 +83,11 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                      help="publisher and subscriber in two network namespaces joined by a veth pair; PROFILE: gige, "
                           "fast-ethernet, wifi, lossy:P%%, none, or rate=..,loss=..%%,delay=..ms,jitter=..ms")
     run.add_argument("--hosts", metavar="pub=USER@HOST,sub=USER@HOST",
-                     help="run the agents on two hosts over ssh (the agent binary at the same path there)")
+                     help="run the agents on two hosts over ssh: each is given the agent bundle of its architecture "
+                          "when it lacks it (mwperf hosts check does only that), unless --agent names the path there")
     run.add_argument("--data", metavar="pub=IP,sub=IP", help="with --hosts: the data addresses (default: the hosts)")
     run.add_argument("--direction", metavar="forward|both", help="with --hosts: both runs every point A->B, then B->A")
+    hosts.add_far_options(run)
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung "
@@ -162,6 +164,9 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return scenario.command(ns, argv, request(ns), found)
     agent, agent_info = found
     opts = build_run_options(request(ns), agent_info, agent=agent)
+    far = None
+    if opts.hosts is not None:  # the far side in place, the options checked against its agents (exit 2 if not)
+        far, opts = hosts.checked_on_hosts(opts, request(ns), ns, agent)
     check_placement(opts)  # before the run directory is made
     store = check_run_store(ns.db, opts.out)  # a store given that cannot be used: now, not after measuring
     try:
@@ -170,4 +175,4 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
         return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=run_outputs(ns.format),
-                                                     machine_lock=held.machine, floor=not ns.no_floor))
+                                                     machine_lock=held.machine, floor=not ns.no_floor, far=far))

@@ -77,6 +77,13 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
     scenario = load_scenario(ns.scenario)
     first = flow_options(scenario, scenario.flows[0], request, agent_info, agent, None)
     flows = [first] + [flow_options(scenario, f, request, agent_info, agent, first.out) for f in scenario.flows[1:]]
+    if first.hosts is not None:  # the far side in place (mwperf.hosts): each host runs its bundle's agent
+        from dataclasses import replace
+
+        from mwperf.cli.hosts import far_side
+
+        pair = far_side(first.hosts, ns).pair
+        flows = [replace(f, hosts=pair) for f in flows]
     points = plan_jobs(scenario, flows)
     check_placement(*flows)
     store = check_run_store(ns.db, first.out)

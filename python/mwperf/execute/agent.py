@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shutil
@@ -18,7 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from mwperf.description import AGENT_NAME, AgentInfo
+from mwperf.description import AGENT_NAME, AgentInfo, json_events
 from mwperf.errors import AgentError
 from mwperf.execute.process import describe_exit, kill_group
 from mwperf.table import snapshot
@@ -82,14 +81,7 @@ def query(agent: str, args: list[str], timeout: float = 10.0) -> list[dict]:
         out, err = _bounded_output(proc, timeout, f"'{AGENT_NAME} {' '.join(args)}'")
     finally:
         kill_group(proc)
-    events = []
-    for line in out.decode(errors="replace").splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
+    events = json_events(out.decode(errors="replace").splitlines())
     for event in events:
         if event.get("event") == "error":
             raise AgentError(str(event.get("error")))

@@ -99,8 +99,9 @@ def sync_status() -> dict:
 
 
 def estimate(pub_argv: list[str], sub_argv: list[str], same_clock: bool, exchanges: int = EXCHANGES,
-             kind: str = "monotonic") -> dict:
-    """The record's ``clock`` object (µs)."""
+             kind: str = "monotonic", sync: dict | None = None) -> dict:
+    """The record's ``clock`` object (µs); ``sync``: what the hosts said of their synchronisation daemons
+    (two real hosts: each asked, :mod:`mwperf.hosts.probe`), else this host's (:func:`sync_status`)."""
     offsets = []
     for role, argv in (("pub", pub_argv), ("sub", sub_argv)):
         try:
@@ -113,5 +114,5 @@ def estimate(pub_argv: list[str], sub_argv: list[str], same_clock: bool, exchang
         "uncertainty_us": (pub_err + sub_err) / 1000.0,
         "method": "control channel, min round trip of {} exchanges".format(exchanges),
         "same_clock": same_clock,
-        "sync": sync_status(),
+        "sync": sync_status() if sync is None else sync,
     }

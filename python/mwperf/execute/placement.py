@@ -50,6 +50,15 @@ class Placement(ABC):
     def address(self, role: str) -> str:
         """The address of the role's host on the data network (a service binds it)."""
 
+    def agent(self, role: str, default: str) -> str:
+        """The path of the agent where ``role`` runs (the controller's, ``default``, unless the hosts have their
+        own)."""
+        return default
+
+    def sync(self) -> dict | None:
+        """The hosts' time-synchronisation daemons, as each said (None: this host's, which the place shares)."""
+        return None
+
     def carries_env(self) -> bool:
         """True when a process started by :meth:`command` inherits this process's
         environment (else it is given with ``env NAME=VALUE`` in the argv)."""

@@ -172,9 +172,10 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
             kept = keeper.describe() if keeper is not None and service.name else None
             clock, offset_ns = None, 0
             if placement.two_hosts:
-                clock = clocks.estimate(placement.command("pub", [agent, "clock"]),
-                                        placement.command("sub", [agent, "clock"]),
-                                        same_clock=placement.same_clock, kind=point.get("clock"))
+                clock = clocks.estimate(placement.command("pub", [placement.agent("pub", agent), "clock"]),
+                                        placement.command("sub", [placement.agent("sub", agent), "clock"]),
+                                        same_clock=placement.same_clock, kind=point.get("clock"),
+                                        sync=placement.sync())
                 # Two monotonic clocks: the subscriber subtracts the estimated offset
                 # from every one-way sample. A realtime clock is trusted to be
                 # synchronised (PTP, chrony): its estimate is recorded as a check.
@@ -205,7 +206,7 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Resolv
     key = secrets.token_hex(16)
 
     def start(role: str, ports: str, index: int = 0) -> AgentProcess:
-        argv = agent_argv(agent, role, point, opts, ports, two_hosts=placement.two_hosts,
+        argv = agent_argv(placement.agent(role, agent), role, point, opts, ports, two_hosts=placement.two_hosts,
                           one_clock=placement.same_clock,
                           clock_offset_ns=clock_offset_ns if role == "sub" else 0, sub_index=index)
         # The run id (topic, port and segment names) goes in the environment, where other

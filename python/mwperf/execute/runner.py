@@ -63,10 +63,12 @@ class Outputs:
 
 
 def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, progress: TextIO | None = None,
-        timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None, floor: bool = False) -> int:
+        timeouts: Timeouts = DEFAULT_TIMEOUTS, machine_lock: str | None = None, floor: bool = False,
+        far=None) -> int:
     """Run every point of ``opts``; returns the exit code (0 ok, 1 a point failed, 130 interrupted).
     ``machine_lock``: how the machine was held (execute.lock.Held), kept in run.json; ``floor``:
-    measure the floor first (:mod:`mwperf.execute.floor`)."""
+    measure the floor first (:mod:`mwperf.execute.floor`); ``far``: the far hosts of --hosts
+    (:class:`mwperf.hosts.prepare.FarSide`), cleaned before the first point and after the last."""
     doc = provenance.collect(run_id=opts.run_id, argv=argv, options=opts.as_dict(), agent=agent,
                              started=utc_now_iso())
     if machine_lock is not None:
@@ -76,8 +78,29 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, prog
         back = replace(opts, hosts=opts.hosts.reversed())
         points = [(o, point) for _, point in points for o in (opts, back)]
     jobs = interleaved(points, opts.launches or default_launches(), opts.max_launches)
-    return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
-                   leftovers=opts.agent.leftovers, floor=floor)
+    if far is None or opts.hosts is None or opts.hosts.facts is None:
+        return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
+                       leftovers=opts.agent.leftovers, floor=floor)
+    doc["hosts"] = {"pub": opts.hosts.facts[0], "sub": opts.hosts.facts[1]}
+    _clean_far(far, opts, progress or sys.stderr)
+    try:
+        return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
+                       leftovers=opts.agent.leftovers, floor=floor)
+    finally:
+        with signals_deferred():
+            _clean_far(far, opts, progress or sys.stderr)
+            close_shared_connections()
+
+
+def _clean_far(far, opts: RunOptions, progress: TextIO) -> None:
+    """What runs leave on the far hosts (:mod:`mwperf.hosts.cleanup`); never fails the run."""
+    from mwperf.execute.cleanup import SHM_DIR, shm_patterns
+
+    for left in far.clean(shm_patterns(opts.agent.leftovers, SHM_DIR)):
+        line = f"mwperf: warning: clean-up of {left.target} failed: {left.error}" if left.error else left.summary()
+        if line:
+            progress.write((line if left.error else f"mwperf: {line}") + "\n")
+    progress.flush()
 
 
 def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict, *, outputs: Outputs,

@@ -86,7 +86,7 @@ class _Flow:
 def _start(flow: _Flow, agent: str, role: str, ports: str, index: int, placement: Placement,
            service: Service) -> AgentProcess:
     job = flow.result.job
-    argv = agent_argv(agent, role, job.point, job.opts, ports, two_hosts=placement.two_hosts,
+    argv = agent_argv(placement.agent(role, agent), role, job.point, job.opts, ports, two_hosts=placement.two_hosts,
                       one_clock=placement.same_clock, sub_index=index if role == "sub" else 0)
     if job.payload != "pattern":  # the subscriber reads it only to check what arrives
         argv += ["--payload", job.payload]

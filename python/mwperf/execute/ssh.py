@@ -30,7 +30,7 @@ from pathlib import Path
 from mwperf.execute.placement import Placement
 from mwperf.plan.where import HostPair
 
-__all__ = ["SshHosts", "close_shared_connections"]
+__all__ = ["SshHosts", "close_shared_connections", "ssh_argv"]
 
 #: How long a master outlives its last session (a crashed controller's masters end by themselves).
 CONTROL_PERSIST_S = 30
@@ -95,6 +95,11 @@ def close_shared_connections() -> None:
     _SHARED.close()
 
 
+def ssh_argv(target: str, options: tuple[str, ...], argv: list[str]) -> list[str]:
+    """The local argv that runs ``argv`` on ``target`` (``user@host``), over the run's shared connection."""
+    return ["ssh", *options, *_SHARED.options(target, options), target, "--", shlex.join(argv)]
+
+
 class SshHosts(Placement):
     """The pair of hosts of a point; nothing to set up or take down."""
 
@@ -106,21 +111,45 @@ class SshHosts(Placement):
 
     def command(self, role: str, argv: list[str]) -> list[str]:
         """The local argv that runs ``argv`` on the role's host."""
-        target = self.hosts.pub if role == "pub" else self.hosts.sub
-        user = tuple(self.hosts.ssh_options)
-        return ["ssh", *user, *_SHARED.options(target, user), target, "--", shlex.join(argv)]
+        return ssh_argv(self.hosts.pub if role == "pub" else self.hosts.sub, tuple(self.hosts.ssh_options), argv)
+
+    def agent(self, role: str, default: str) -> str:
+        """The agent where ``role`` runs: the bundle's put there (:mod:`mwperf.hosts`), else ``default``."""
+        agents = self.hosts.agents
+        return default if agents is None else agents[0 if role == "pub" else 1]
 
     def address(self, role: str) -> str:
         return self.hosts.data[0 if role == "pub" else 1]
+
+    def sync(self) -> dict | None:
+        """Each host's own synchronisation daemons, as it said before the first point (unknown: not asked)."""
+        facts = self.hosts.facts
+        return {} if facts is None else {"pub": facts[0].get("sync"), "sub": facts[1].get("sync")}
 
     def carries_env(self) -> bool:
         return False  # ssh hands the remote command no environment of ours
 
     def agent_args(self, role: str, nic: bool = True) -> list[str]:
-        """The sub binds its data address, the pub sends to it; each peers with the other."""
+        """The sub binds its data address, the pub sends to it; each peers with the other; a middleware that
+        chooses an interface uses --nic, else the one its host carries its data address on."""
         data = self.hosts.data
         args = ["--host", data[1], "--peer", data[0 if role == "sub" else 1]]
-        return args + (["--nic", self.hosts.nic] if self.hosts.nic and nic else [])
+        chosen = self._nic(role) if nic else None
+        args += ["--nic", chosen] if chosen else []
+        return args + (["--isolated", "1"] if self._isolated(role) else [])
+
+    def _isolated(self, role: str) -> bool:
+        """The host's only interfaces are lo and its data link (as a namespace's): nothing to confine DDS to."""
+        facts = self.hosts.facts[0 if role == "pub" else 1] if self.hosts.facts is not None else {}
+        nic = (facts.get("nic") or {}).get("name")
+        return bool(nic) and set(facts.get("interfaces") or ()) == {"lo", nic}
+
+    def _nic(self, role: str) -> str | None:
+        """--nic, else the interface the role's host said its data address is on (mwperf.hosts)."""
+        if self.hosts.nic or self.hosts.facts is None:
+            return self.hosts.nic
+        found = self.hosts.facts[0 if role == "pub" else 1].get("nic")
+        return found.get("name") if isinstance(found, dict) else None
 
     def as_dict(self) -> dict:
         return self.hosts.as_dict()

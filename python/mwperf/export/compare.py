@@ -51,12 +51,12 @@ def comparison_text(comparison: Comparison) -> str:
 
 def compare_runs(dirs: list[str], out: TextIO, *, fail_if_slower: float | None = None,
                  fail_if_lossier: float | None = None, force: bool = False, err: TextIO | None = None,
-                 history: History | None = None) -> int:
+                 history: History | None = None, versions: list[str] | None = None) -> int:
     """Each run after the first against the first; the tables to ``out``,
     unusable records named on ``err`` (default stderr). Exit code: 1 when a
     gate fails, else 3 when one cannot decide, else 0."""
     err = err or sys.stderr
     comparison = compare(dirs, fail_if_slower=fail_if_slower, fail_if_lossier=fail_if_lossier, force=force,
-                         warn=lambda m: err.write(f"mwperf: warning: {m}\n"), history=history)
+                         warn=lambda m: err.write(f"mwperf: warning: {m}\n"), history=history, versions=versions)
     out.write(comparison_text(comparison))
     return comparison.exit_code

@@ -28,6 +28,7 @@ from typing import Iterable
 
 from mwperf.export.interop import interop
 from mwperf.export.launches import launch_sections
+from mwperf.export.versions import version_sections
 from mwperf.export.like_for_like import like_for_like
 from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.sections import Row, Section, section_key
@@ -309,4 +310,4 @@ def threads(records: list[Record]) -> list[Section]:
 def summaries(records: list[Record]) -> list[Section]:
     """Every cross-point table the records support (the headline apart)."""
     return (like_for_like(records) + ros_overhead(records) + interop(records) + fanout(records) + threads(records)
-            + launch_sections(records) + max_rate_sections(records))
+            + launch_sections(records) + version_sections(records) + max_rate_sections(records))

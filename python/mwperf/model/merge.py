@@ -52,7 +52,7 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from mwperf.description import AdapterInfo
-from mwperf.plan.options import PlannedPoint, TestPoint
+from mwperf.plan.options import PlannedPoint, RunOptions, TestPoint
 from mwperf.model import measures as m
 from mwperf.model.fairness import zero_copy
 from mwperf.model.fanout import fanout, per_subscriber
@@ -201,6 +201,22 @@ def _data_path(pub: dict[str, Any] | None, sub: dict[str, Any] | None) -> dict[s
     return paths if any(paths.values()) else None
 
 
+def _hosts(opts: RunOptions) -> dict[str, Any] | None:
+    """Each side's host as it said before the first point (--hosts: mwperf.hosts), without how its bundle came."""
+    facts = opts.hosts.facts if opts.hosts is not None else None
+    if facts is None:
+        return None
+    return {role: dict(side) for role, side in zip(("pub", "sub"), facts)}
+
+
+def _with_bundle(phases: dict[str, Any] | None, opts: RunOptions) -> dict[str, Any] | None:
+    """The phases, and with --hosts how each side's bundle was put in place (``cached``, ``copied N in S s``)."""
+    facts = opts.hosts.facts if opts.hosts is not None else None
+    if phases is None or facts is None:
+        return phases
+    return {**phases, "bundle": {role: side["bundle"]["phase"] for role, side in zip(("pub", "sub"), facts)}}
+
+
 def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, time: str) -> dict[str, Any]:
     """One schema-v2 record; status is "failed" when the outcome has an
     error, a side's result is missing, or every sample was lost."""
@@ -293,7 +309,8 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "repetition": planned.repetition,
         "point_key": planned.point_hash,
         "elapsed_s": m.elapsed_s(pub),
-        "phases": outcome.phases,
+        "phases": _with_bundle(outcome.phases, opts),
+        "hosts": _hosts(opts),
         "reuse": outcome.reuse,
         "service": outcome.service,
         "adaptive": m.adaptive(point.get("precision") or point.get("stop-loss"), pub, sub, mode),

@@ -11,8 +11,8 @@ from typing import Any, Sequence
 
 from mwperf.model.parts import JsonObject, Part, json_object, strings
 
-__all__ = ["Cpu", "ZeroCopy", "Adapter", "Source", "Link", "Clock", "SamplesFile", "Reuse", "Service", "SAMPLES_DIR",
-           "SAMPLES_FILE_RE", "samples_path"]
+__all__ = ["Cpu", "ZeroCopy", "Adapter", "Source", "Link", "Clock", "SamplesFile", "Reuse", "Service", "Host",
+           "SAMPLES_DIR", "SAMPLES_FILE_RE", "samples_path"]
 
 #: Where a point's latency samples are kept, relative to its run directory.
 SAMPLES_DIR = "samples"
@@ -146,3 +146,21 @@ class Service(Part):
     name: str
     instance: int
     served_before: int
+
+
+@dataclass(frozen=True)
+class Host(Part):
+    """A side's host with --hosts, as it said over ssh before the first point: what it is, the NIC of its data
+    address, its buffer and fragment sysctls, its time-synchronisation daemons and the bundle its agent came in."""
+
+    target: str
+    arch: str
+    cpu_model: str | None
+    cpus: int | None
+    kernel: str
+    glibc: str | None
+    nic: JsonObject | None
+    interfaces: Sequence[Any]
+    sysctl: JsonObject
+    sync: JsonObject
+    bundle: JsonObject

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any, Generic, Mapping, TypeVar, cast
 
 from mwperf.model.parts import Adaptive, CpuTime, Fanout, JsonObject, Sides, Stats, Subscriber, ThreadGroup
-from mwperf.model.provenance import Adapter, Clock, Cpu, Link, Reuse, SamplesFile, Service, Source
+from mwperf.model.provenance import Adapter, Clock, Cpu, Host, Link, Reuse, SamplesFile, Service, Source
 from mwperf.model.sections import Launches, Scenario, Search
 from mwperf.table import snapshot
 
@@ -140,13 +140,14 @@ class Record:
     repetition: int | None
     point_hash: str | None  # the record's ``point_key``: the sweep's hash of the planned point (sweep --resume)
     elapsed_s: float | None
-    phases: Mapping[str, float | None] | None
+    phases: Mapping[str, Any] | None  # seconds per phase; with --hosts, ``bundle``: how each side's came
     reuse: Reuse | None
     service: Service | None
     adaptive: Adaptive | None
     search: Search | None
     launches: Launches | None
     scenario: Scenario | None
+    hosts: Sides[Host | None] | None  # with --hosts: each side's host
 
     @classmethod
     def from_json(cls, r: JsonObject) -> Record:
@@ -174,7 +175,8 @@ class Record:
             link=Link.of(g("link")), clock=Clock.of(g("clock")), samples_file=SamplesFile.of(g("samples_file")),
             repetition=g("repetition"), point_hash=g("point_key"), elapsed_s=g("elapsed_s"), phases=g("phases"),
             reuse=Reuse.of(g("reuse")), service=Service.of(g("service")), adaptive=Adaptive.of(g("adaptive")),
-            search=Search.of(g("search")), launches=Launches.of(g("launches")), scenario=Scenario.of(g("scenario")))
+            search=Search.of(g("search")), launches=Launches.of(g("launches")), scenario=Scenario.of(g("scenario")),
+            hosts=None if g("hosts") is None else Sides.of(g("hosts"), Host.of))
 
     def __repr__(self) -> str:
         return (f"Record(run {self.run_id!r}, point {self.point}: {self.options.get('mw')} {self.options.get('mode')} "

@@ -134,10 +134,16 @@ class HostPair:
     nic: str | None = None
     ssh_options: tuple[str, ...] = field(default=SSH_OPTIONS)
     reverse: bool = False  # --direction both: the second of the pair
+    #: the agent on the pub's and the sub's host (the bundles put in place, mwperf.hosts); None: --agent's path
+    agents: tuple[str, str] | None = None
+    #: what each host is (the record's ``hosts``: mwperf.hosts), once asked
+    facts: tuple[dict, dict] | None = field(default=None, compare=False, hash=False)
 
     def reversed(self) -> "HostPair":
         """The other direction: publisher and subscriber hosts swapped."""
-        return HostPair(self.sub, self.pub, (self.data[1], self.data[0]), self.nic, self.ssh_options, not self.reverse)
+        return HostPair(self.sub, self.pub, (self.data[1], self.data[0]), self.nic, self.ssh_options, not self.reverse,
+                        None if self.agents is None else (self.agents[1], self.agents[0]),
+                        None if self.facts is None else (self.facts[1], self.facts[0]))
 
     def as_dict(self) -> dict:
         return {"kind": "ssh", "pub": self.pub, "sub": self.sub, "data": list(self.data), "nic": self.nic,

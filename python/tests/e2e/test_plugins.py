@@ -1,4 +1,4 @@
-"""Adapters as plugins, loaded on demand (agent/src/adapters/plugins.h).
+"""Adapters as plugins, loaded on demand (agent/src/plugins/plugins.h).
 
 Ground truth the tests set up or read themselves, never the agent's word:
 * a copy of the built agent and its plugins in a folder of its own (they are

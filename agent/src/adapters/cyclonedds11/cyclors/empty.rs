@@ -1,0 +1,1 @@
+// Nothing: the crate is fetched for its source (../install.sh), never built.
