@@ -4,7 +4,7 @@
 # qemu-user-static (the bundled agent's `list` runs under it), patchelf, and
 # Debian's arm64 package lists (dpkg --add-architecture arm64), from which the
 # bundle builder fetches the middlewares' arm64 packages with `apt-get download`
-# into a sysroot of its own (~/.cache/mwperf/sysroot-aarch64): nothing of
+# into a sysroot of its own (~/.cache/mwperf/sysroot-aarch64-<key>): nothing of
 # arm64 is installed into the system. Idempotent: apt is only called when
 # something is missing. Needs root for that (or sudo).
 set -euo pipefail

@@ -25,10 +25,11 @@ from mwperf.bundle.manifest import (DESCRIPTION, FORMAT, MANIFEST, BundleError, 
                                     description_text, dumps, top_name, write_archive)
 from mwperf.bundle.stage import Plan, Staged, origins, plan, stage
 
-__all__ = ["build", "assemble", "ARCHES", "CHECKOUT", "host_arch", "default_out", "agent_version"]
+__all__ = ["build", "prepare", "assemble", "ARCHES", "CHECKOUT", "host_arch", "default_out", "agent_version"]
 
 ARCHES = ("x86_64", "aarch64")
 CHECKOUT = Path(__file__).resolve().parents[3]
+TOOLCHAIN = "agent/toolchains/aarch64.cmake"  # (relative to the checkout)
 
 
 def host_arch() -> str:
@@ -61,19 +62,27 @@ def _run(cmd: list[str], what: str, **kw) -> None:
 
 
 def _cmake(build: Path, configure: list[str], log) -> Path:
+    """``build`` configured (with ``configure``, if any) and the agent built there."""
     agent = CHECKOUT / "agent"
-    if configure or not (build / "build.ninja").is_file():
+    stamp = build / ".mwperf-configure"
+    said = "\n".join(configure + [(CHECKOUT / TOOLCHAIN).read_text()]) if configure else ""
+    if configure and (build / "CMakeCache.txt").is_file() and (not stamp.is_file() or stamp.read_text() != said):
+        shutil.rmtree(build)  # another toolchain or sysroot: CMake would keep the first one
+    if not (build / "build.ninja").is_file() or (configure and not stamp.is_file()):
         log(f"bundle: cmake -S agent -B {os.path.relpath(build, CHECKOUT)}")
         _run(["cmake", "-S", str(agent), "-B", str(build), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", *configure],
              "configuring the agent")
+        if configure:
+            stamp.write_text(said)
     _run(["cmake", "--build", str(build), "--target", "mwperf-agent"], "building the agent")
     return build
 
 
 def _cross_configure(sysroot: Path) -> list[str]:
     absent = {**cross.ABSENT, **cross.rust_absent()}
-    return [f"-DCMAKE_TOOLCHAIN_FILE={CHECKOUT / 'agent/cmake/toolchain-aarch64.cmake'}",
-            f"-DMWPERF_SYSROOT={sysroot}", "-DMWPERF_BUILD_TESTS=OFF",
+    return [f"-DCMAKE_TOOLCHAIN_FILE={CHECKOUT / TOOLCHAIN}",
+            f"-DMWPERF_SYSROOT={sysroot}", f"-DMWPERF_FIND_ROOTS={CHECKOUT / '.deps' / 'connext'}",
+            "-DMWPERF_BUILD_TESTS=OFF",
             *(f"-DMWPERF_ADAPTER_{name.upper().replace('-', '_')}=OFF" for name in sorted(absent)),
             "-DMWPERF_ABSENT=" + ";".join(f"{name}: {why}" for name, why in sorted(absent.items()))]
 
@@ -143,7 +152,7 @@ def _built_on() -> str:
     return f"{name} {fields.get('VERSION_ID', '').strip(chr(34))}".strip()
 
 
-def _prepare(arch: str, log) -> tuple[Plan, list[str]]:
+def prepare(arch: str, log) -> tuple[Plan, list[str]]:
     """The agent built for ``arch``, what goes into its bundle, and how to run it here (qemu for aarch64)."""
     host = host_arch()
     started = time.monotonic()
@@ -233,7 +242,7 @@ def build(arch: str, out_dir: Path | str | None = None, log=print, cache: bool =
     except OSError as exc:
         raise BundleError(f"--out {out}: cannot write there ({exc.strerror})") from None
     started = time.monotonic()
-    p, runner = _prepare(arch, log)
+    p, runner = prepare(arch, log)
     key = _inputs_key(p)
     path = _cached(out, arch, key) if cache else None
     if path is None:

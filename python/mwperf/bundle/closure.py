@@ -53,6 +53,8 @@ class Closure:
     libraries: dict[str, Path] = field(default_factory=dict)
     #: each root -> the sonames it loads, directly or not
     of_root: dict[Path, set[str]] = field(default_factory=dict)
+    #: each root -> soname -> the file it loads for it (two roots may load two different files)
+    paths_of: dict[Path, dict[str, Path]] = field(default_factory=dict)
     #: (soname, who needs it) that were found nowhere
     missing: list[tuple[str, Path]] = field(default_factory=list)
     #: soname -> two different files found for it by different requesters
@@ -105,6 +107,7 @@ def resolve(roots: list[Path], dirs: list[Path], arch: str, extra: dict[Path, li
         if top is None:
             raise ValueError(f"{root}: not an ELF file for {arch}")
         seen: set[str] = set()
+        paths: dict[str, Path] = {}
         queue: list[tuple[Elf, str, list[Path]]] = [(top, soname, []) for soname in top.needed
                                                     + tuple(extra.get(root, ()))]
         while queue:
@@ -116,6 +119,7 @@ def resolve(roots: list[Path], dirs: list[Path], arch: str, extra: dict[Path, li
                 closure.missing.append((soname, requester.path))
                 continue
             seen.add(soname)
+            paths[soname] = path
             known = closure.libraries.setdefault(soname, path)
             if known != path and not _same_bytes(known, path):
                 closure.conflicts[soname] = (known, path)
@@ -124,6 +128,7 @@ def resolve(roots: list[Path], dirs: list[Path], arch: str, extra: dict[Path, li
                 raise ValueError(f"{path}: not an ELF file for {arch}")
             queue += [(lib, n, passed) for n in lib.needed]
         closure.of_root[root] = seen
+        closure.paths_of[root] = paths
     return closure
 
 

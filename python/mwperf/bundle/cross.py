@@ -1,8 +1,10 @@
 """The aarch64 build's sysroot: the arm64 builds of Debian's middleware
 packages (and what they depend on), fetched with ``apt-get download`` and
-unpacked with ``dpkg-deb -x`` into ``~/.cache/mwperf/sysroot-aarch64``,
-never installed into the system (scripts/install-cross-arm64.sh adds
-Debian's arm64 package lists and the cross toolchain).
+unpacked with ``dpkg-deb -X`` into ``~/.cache/mwperf/sysroot-aarch64-<key>``
+(one per set of packages, never changed once made: the checkouts of the
+machine share it; ``$MWPERF_CACHE`` instead of ~/.cache/mwperf), never
+installed into the system (scripts/install-cross-arm64.sh adds Debian's
+arm64 package lists and the cross toolchain).
 
 Also a second, glibc-only root (libc6:arm64 alone): the bundled aarch64
 agent runs there under qemu-user-static (``qemu-aarch64-static -L``), so
@@ -11,6 +13,9 @@ that anything the bundle lacks is missing, not found in the sysroot.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -18,6 +23,8 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
+import urllib.parse
 from pathlib import Path
 
 from mwperf.bundle.manifest import BundleError
@@ -29,11 +36,12 @@ __all__ = ["ROOT_PACKAGES", "packages", "sysroot", "glibc_root", "cache_dir", "d
 ROOT_PACKAGES = ("libc6", "libstdc++6", "libgcc-s1", "cyclonedds-dev", "libfastrtps-dev", "libfastcdr-dev",
                  "libiceoryx-posh-dev", "iceoryx", "libroscpp-dev", "libstd-msgs-dev", "libssl-dev")
 #: Never unpacked: the cross toolchain brings its own C library and C++ headers
-#: (two copies would shadow each other), and nothing here runs perl or python.
+#: (two copies would shadow each other), nothing here runs perl or python, and
+#: ICU's headers come with boost's regex, which no adapter compiles.
 _SKIP_PREFIXES = ("python3", "libpython3", "perl", "libperl", "dpkg", "tar", "install-info", "mailcap", "media-types",
-                  "mime-support", "readline-common", "icu-devtools", "libc-dev-bin", "rpcsvc-proto", "libc6-dev",
-                  "linux-libc-dev", "libstdc++-12-dev", "libgcc-12-dev", "libcrypt-dev", "libnsl-dev", "libtirpc-dev",
-                  "libasan", "libtsan", "libhwasan", "liblsan", "libubsan")
+                  "mime-support", "readline-common", "icu-devtools", "libicu-dev", "libc-dev-bin", "rpcsvc-proto",
+                  "libc6-dev", "linux-libc-dev", "libstdc++-12-dev", "libgcc-12-dev", "libcrypt-dev", "libnsl-dev",
+                  "libtirpc-dev", "libasan", "libtsan", "libhwasan", "liblsan", "libubsan")
 
 #: Adapters the aarch64 bundle is built without, and why (`mwperf-agent list` says it; agent/CMakeLists.txt
 #: MWPERF_ABSENT: no ';' in a reason, it separates them).
@@ -42,6 +50,13 @@ ABSENT = {
             "(ros-rcl, ros-rcutils, ros-fastrtps are x86_64 only): build the agent on the board against ROS 2 Jazzy",
     "fastdds-jazzy": "not in the aarch64 bundle: the ROS 2 Jazzy wheels' Fast DDS 2.14 (ros-fastrtps) has no "
                      "aarch64 build on PyPI: build the agent on the board against ROS 2 Jazzy",
+    "ros2-kilted": "not in the aarch64 bundle: PyPI has no aarch64 build of the ROS 2 Kilted wheels it is built on "
+                   "(ros-kilted-rcl and ros-kilted-fastdds pull ros-rcl and ros-fastdds, x86_64 only): build the "
+                   "agent on the board against ROS 2 Kilted",
+    "fastdds3": "not in the aarch64 bundle: the ROS 2 Kilted wheels' Fast DDS 3.2 (ros-fastdds) has no aarch64 "
+                "build on PyPI: build the agent on the board against ROS 2 Kilted",
+    "cyclonedds11": "not in the aarch64 bundle: Cyclone DDS 11 is built from the cyclors crate's source for this "
+                    "machine's architecture only: build the agent on the board (make setup builds it there)",
 }
 _RUST = ("not in the aarch64 bundle: the Rust shim is not cross-built, {why}: build the agent on the board "
          "with rustup's rustc >= {need}")
@@ -142,49 +157,85 @@ def _reroot_cmake(tree: Path, final: Path) -> None:
                 path.write_text(fixed, encoding="utf-8", errors="surrogateescape")
 
 
-def _unpack(debs: list[Path], into: Path, stamp_text: str) -> Path:
-    stamp = into / ".mwperf-debs"
-    if stamp.is_file() and stamp.read_text() == stamp_text:
+def _unpack(debs: list[Path], name: str, log=None) -> Path:
+    """``debs`` unpacked into ``cache_dir()/NAME-KEY``, KEY naming the set of files:
+    made aside and renamed, never changed after (another build may be using it)."""
+    stamp_text = "\n".join(sorted(d.name for d in debs)) + "\n"
+    into = cache_dir() / f"{name}-{hashlib.sha256(stamp_text.encode()).hexdigest()[:12]}"
+    if (into / ".mwperf-debs").is_file():
         return into
+    if log is not None:
+        log(f"bundle: unpacking {len(debs)} arm64 packages into {into}")
     partial = into.with_name(f"{into.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     origins: dict[str, list[str]] = {}
     try:
-        for deb in debs:
-            _run(["dpkg-deb", "-x", str(deb), str(partial)])
-            fields = _run(["dpkg-deb", "-f", str(deb), "Package", "Version"]).splitlines()
-            package, version = (f.split(":", 1)[1].strip() for f in fields[:2])
-            for line in _run(["dpkg-deb", "-c", str(deb)]).splitlines():
-                path = line.split()[5] if len(line.split()) > 5 else ""
-                if ".so" in path:
-                    origins[path.lstrip(".").lstrip("/")] = [package, version]
+        for deb in debs:  # NAME_VERSION_ARCH.deb (an epoch's colon as %3a); -X: extract, naming each file
+            package, version = (urllib.parse.unquote(part) for part in deb.name.split("_")[:2])
+            for line in _run(["dpkg-deb", "-X", str(deb), str(partial)]).splitlines():
+                if ".so" in line:
+                    origins[line.strip().lstrip(".").lstrip("/")] = [package, version]
         _relink(partial)
         _reroot_cmake(partial, into)
         (partial / ".mwperf-origins.json").write_text(json.dumps(origins, sort_keys=True))
         (partial / ".mwperf-debs").write_text(stamp_text)
-        shutil.rmtree(into, ignore_errors=True)
-        os.replace(partial, into)
+        os.rename(partial, into)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+    _prune(name, into)
     return into
+
+
+def _prune(name: str, keep: Path) -> None:
+    """Other package sets of ``name`` unused for a day (the package lists moved on)."""
+    for other in cache_dir().glob(f"{name}-*"):
+        stamp = other / ".mwperf-debs"
+        if other != keep and ".partial-" not in other.name and stamp.is_file() and \
+                time.time() - stamp.stat().st_atime > 86400:
+            shutil.rmtree(other, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _locked():
+    """One builder at a time fetches and unpacks (the caches are shared by every checkout of the machine)."""
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / "arm64.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _resolved(debs_dir: Path) -> list[Path]:
+    """The .deb files of :func:`packages`, fetched; apt is asked again only when its
+    package lists changed (apt-get update) or a file is gone."""
+    lists = sorted(glob.glob("/var/lib/apt/lists/*_Packages*"))
+    key = hashlib.sha256(repr((ROOT_PACKAGES, _SKIP_PREFIXES, [(f, os.stat(f).st_mtime_ns) for f in lists]))
+                         .encode()).hexdigest()
+    memo = debs_dir / ".mwperf-resolved.json"
+    try:
+        doc = json.loads(memo.read_text())
+        if doc["key"] == key and all((debs_dir / f).is_file() for f in doc["files"]):
+            return [debs_dir / f for f in doc["files"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    debs = _fetch(packages(), debs_dir)
+    memo.with_suffix(".partial").write_text(json.dumps({"key": key, "files": [d.name for d in debs]}))
+    os.replace(memo.with_suffix(".partial"), memo)
+    return debs
 
 
 def sysroot(log=print) -> Path:
     """The arm64 sysroot, fetched and unpacked where the package set changed (cached otherwise)."""
-    names = packages()
-    debs = _fetch(names, cache_dir() / "debs-arm64")
-    text = "\n".join(sorted(d.name for d in debs)) + "\n"
-    root = cache_dir() / "sysroot-aarch64"
-    if not (root / ".mwperf-debs").is_file() or (root / ".mwperf-debs").read_text() != text:
-        log(f"bundle: unpacking {len(debs)} arm64 packages into {root}")
-    return _unpack(debs, root, text)  # (CycloneDDS's CMake file takes the host's idlc when cross-compiling)
+    with _locked():
+        # (CycloneDDS's CMake file takes the host's idlc when cross-compiling: no arm64 tool runs in the build)
+        return _unpack(_resolved(cache_dir() / "debs-arm64"), "sysroot-aarch64", log)
 
 
 def glibc_root() -> Path:
     """libc6:arm64 alone, unpacked: where the bundled agent runs under qemu."""
-    debs = _fetch(["libc6:arm64"], cache_dir() / "debs-arm64")
-    return _unpack(debs, cache_dir() / "glibc-aarch64", hashlib.sha256(debs[0].name.encode()).hexdigest())
+    with _locked():
+        debs = [d for d in _resolved(cache_dir() / "debs-arm64") if d.name.startswith("libc6_")]
+        return _unpack(debs, "glibc-aarch64")
 
 
 def deb_origins(root: Path) -> dict[str, tuple[str, str]]:

@@ -94,7 +94,7 @@ def write_archive(root: Path, top: str, out: Path) -> None:
     partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
     try:
         with open(partial, "wb") as raw, \
-                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=1) as gz:
             with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
                 for entry in [top] + [f"{top}/{d}" for d in dirs]:
                     info = tarfile.TarInfo(entry)

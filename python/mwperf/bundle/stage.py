@@ -4,10 +4,18 @@ glibc, copied and given RUNPATHs that find each other through ``$ORIGIN``
 (patchelf), nothing of the build's paths left in them.
 
     mwperf-agent              RUNPATH $ORIGIN/lib
-    adapters/libmwperf-*.so   RUNPATH $ORIGIN/../lib
+    adapters/libmwperf-*.so   RUNPATH $ORIGIN/../lib  ($ORIGIN/../lib/<adapter>:$ORIGIN/../lib when it has its own)
     bin/iox-roudi             RUNPATH $ORIGIN/../lib
     lib/<soname>              RUNPATH $ORIGIN
+    lib/<adapter>/<soname>    RUNPATH $ORIGIN:$ORIGIN/..
     roudi.toml
+
+Two plugins may load two different libraries of one soname (ros2 and
+ros2-kilted: Fast CDR 2.2 and 2.3, both libfastcdr.so.2). Such a library, and
+every library that loads one (directly or not), goes to its plugin's own
+folder ``lib/<adapter>/``; the rest is shared in ``lib/``. A plugin is loaded
+alone in its process (an agent runs one middleware; ``list`` describes each in a
+child of its own), so the loader never meets both.
 """
 
 from __future__ import annotations
@@ -80,12 +88,40 @@ class Plan:
     plugins: list[Path]
     roudi: Path | None          # iox-roudi, when iceoryx is in it
     closure: Closure
+    #: soname -> file, in lib/
+    shared: dict[str, Path] = field(default_factory=dict)
+    #: plugin -> soname -> file, in lib/<adapter>/
+    private: dict[Path, dict[str, Path]] = field(default_factory=dict)
 
     def inputs(self) -> list[Path]:
         """Every file the bundle is made of (what a cached bundle must be rebuilt after)."""
         extra = [self.build / "roudi.toml"] if self.roudi else []
+        own = [path for libraries in self.private.values() for path in libraries.values()]
         return [self.agent, *self.plugins, *([self.roudi] if self.roudi else []), *extra,
-                *self.closure.libraries.values()]
+                *self.shared.values(), *own]
+
+
+def _split(closure: Closure, roots: list[Path]) -> tuple[dict[str, Path], dict[Path, dict[str, Path]]]:
+    """The libraries every root may share (lib/) and each root's own (lib/<adapter>/):
+    a soname found as two different files, and whatever loads one, is its root's own."""
+    differ = set(closure.conflicts)
+    shared: dict[str, Path] = {}
+    private: dict[Path, dict[str, Path]] = {}
+    for root in roots:
+        paths = closure.paths_of.get(root, {})
+        own = {s for s in paths if s in differ}
+        grew = bool(own)
+        while grew:
+            grew = False
+            for soname, path in paths.items():
+                if soname not in own and any(n in own for n in closure.elves[path].needed):
+                    own.add(soname)
+                    grew = True
+        if own:
+            private[root] = {s: paths[s] for s in sorted(own)}
+        for soname in sorted(set(paths) - own):
+            shared.setdefault(soname, paths[soname])
+    return shared, private
 
 
 def plan(arch: str, build: Path, sysroot: Path | None = None, roudi: Path | None = None) -> Plan:
@@ -111,10 +147,13 @@ def plan(arch: str, build: Path, sysroot: Path | None = None, roudi: Path | None
         soname, who = closure.missing[0]
         raise BundleError(f"{who.name} needs {soname}, found nowhere ({len(closure.missing)} missing in all: "
                           f"{', '.join(sorted({m[0] for m in closure.missing}))})")
-    if closure.conflicts:
-        soname, (a, b) = next(iter(closure.conflicts.items()))
-        raise BundleError(f"two different {soname} would share the bundle's lib/: {a} and {b}")
-    return Plan(arch, build, sysroot, agent, plugins, roudi, closure)
+    shared, private = _split(closure, roots)
+    for root in private:
+        if root not in plugins:
+            soname = next(iter(private[root]))
+            a, b = closure.conflicts.get(soname) or (private[root][soname], private[root][soname])
+            raise BundleError(f"{root.name} loads {soname}, found as two different files: {a} and {b}")
+    return Plan(arch, build, sysroot, agent, plugins, roudi, closure, shared, private)
 
 
 def stage(p: Plan, into: Path) -> Staged:
@@ -125,8 +164,14 @@ def stage(p: Plan, into: Path) -> Staged:
     for plugin in p.plugins:
         _copy(plugin, into / "adapters" / plugin.name, False)
         staged.sources[f"adapters/{plugin.name}"] = plugin
-        staged.libraries_of[_adapter(plugin)] = sorted(f"lib/{s}" for s in p.closure.of_root[plugin])
-    for soname, path in p.closure.libraries.items():
+        own = p.private.get(plugin, {})
+        folder = f"lib/{_adapter(plugin)}"
+        staged.libraries_of[_adapter(plugin)] = sorted(f"{folder}/{s}" if s in own else f"lib/{s}"
+                                                       for s in p.closure.of_root[plugin])
+        for soname, path in own.items():
+            _copy(path, into / folder / soname, False)
+            staged.sources[f"{folder}/{soname}"] = path
+    for soname, path in p.shared.items():
         _copy(path, into / "lib" / soname, False)
         staged.sources[f"lib/{soname}"] = path
     if p.roudi is not None:
@@ -137,10 +182,18 @@ def stage(p: Plan, into: Path) -> Staged:
     # are most of its plugins' size); then the RUNPATHs, a folder at a time.
     strip = "strip" if p.sysroot is None else f"{p.arch}-linux-gnu-strip"
     _tool([strip, "--strip-unneeded", *(str(into / rel) for rel in sorted(staged.sources))], "binutils' strip")
-    for folder, runpath in _RUNPATH.items():
-        files = [str(into / rel) for rel in sorted(staged.sources) if rel.split("/")[0] == folder]
-        if files:
-            _tool(["patchelf", "--set-rpath", runpath, *files], "Debian's patchelf")
+    runpaths: dict[str, list[str]] = {}
+    for rel in sorted(staged.sources):
+        parts = rel.split("/")
+        if parts[0] == "lib" and len(parts) == 3:
+            runpath = "$ORIGIN:$ORIGIN/.."
+        elif parts[0] == "adapters" and any(_adapter(q) == _adapter(Path(rel)) for q in p.private):
+            runpath = f"$ORIGIN/../lib/{_adapter(Path(rel))}:$ORIGIN/../lib"
+        else:
+            runpath = _RUNPATH[parts[0]]
+        runpaths.setdefault(runpath, []).append(str(into / rel))
+    for runpath, files in runpaths.items():
+        _tool(["patchelf", "--set-rpath", runpath, *files], "Debian's patchelf")
     return staged
 
 

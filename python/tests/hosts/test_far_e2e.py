@@ -46,7 +46,7 @@ def _run(lab, tmp_path, name: str, *args: str) -> tuple:
                   "--warmup", "100ms", "--no-floor", "--db", "none", "--out", str(out), *args, timeout=600)
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-3000:]
-    records = read_records(out)
+    records = [r.json for r in read_records(out)]
     for record in records:
         validate_record(record)
         assert record["status"] == "ok", record["error"]

@@ -33,7 +33,7 @@ def test_records_say_what_each_host_is_and_small_buffers_are_warned_about(lab, f
     first_point = next(i for i, line in enumerate(lines) if "[1/1]" in line)
     assert len(warned) == 1 and warned[0] < first_point, done.stderr  # once, before measuring
     assert f"warning: {x86.target()}:" not in done.stderr  # its own value is the default 4 MiB
-    records = read_records(out)
+    records = [r.json for r in read_records(out)]
     assert len(records) == 1
     for record in records:
         pub, sub = record["hosts"]["pub"], record["hosts"]["sub"]
