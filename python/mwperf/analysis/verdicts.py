@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from mwperf.model.record import Record
-from mwperf.stats.gates import CANNOT_DECIDE, CATCH, HOLDS, REGRESSION, Decision, Spread, pooled, shift
-from mwperf.stats.launches import supports
+from mwperf.stats.gates import CANNOT_DECIDE, CATCH, HOLDS, MIN_A_SIDE, REGRESSION, Decision, Spread, pooled, shift
+from mwperf.stats.launches import BEYOND, supports
 
 __all__ = ["UNDECIDED_EXIT", "NAMES", "Gated", "latency_values", "loss_values", "slower", "lossier",
            "difference_text", "stored_spread"]
@@ -26,6 +26,8 @@ __all__ = ["UNDECIDED_EXIT", "NAMES", "Gated", "latency_values", "loss_values", 
 UNDECIDED_EXIT = 3
 #: The resolution of a p50: the agent's histogram reads a percentile within 0.1 %.
 P50_RESOLUTION = 0.001
+#: The fewest samples a launch's p50 is judged from (:func:`mwperf.stats.launches.supports`).
+_FEWEST = math.ceil(BEYOND / 0.5)
 #: What the verdicts are called in compare's lines.
 NAMES = {REGRESSION: "REGRESSION", CANNOT_DECIDE: "CANNOT DECIDE"}
 
@@ -47,6 +49,11 @@ def latency_values(records: list[Record]) -> list[float]:
                 stats.count is None or supports(stats.count, 0.5)):
             out.append(math.log(stats.p50))
     return out
+
+
+def _p50(record: Record) -> float | None:
+    stats = record.latency_us
+    return None if stats is None else stats.p50
 
 
 def loss_values(records: list[Record]) -> list[float]:
@@ -79,10 +86,15 @@ def slower(a: list[Record], b: list[Record], pct: float, prior: Spread | None = 
     """``--fail-if-slower PCT`` on one point (None: neither side measured latency)."""
     va, vb = latency_values(a), latency_values(b)
     if not va and not vb:
-        return None
+        measured = sum(1 for r in a + b if _p50(r) is not None)
+        if not measured:
+            return None  # neither side measures latency (throughput points): nothing for this gate
+        return Gated(Decision(CANNOT_DECIDE, launches=(0, 0), need=MIN_A_SIDE),
+                     f"cannot decide: none of the {measured} launches has a p50 from {_FEWEST} samples or more")
     if va and not vb:
-        return Gated(Decision(REGRESSION, launches=(len(va), 0)), "no latency measured in B (every sample lost?) "
-                                                                  f"where A has {len(va)} launch(es) of it")
+        said = "no latency measured in B (every sample lost?)" if not any(_p50(r) is not None for r in b) else \
+            f"B's launches have no p50 from {_FEWEST} samples or more"
+        return Gated(Decision(REGRESSION, launches=(len(va), 0)), f"{said} where A has {len(va)} launch(es) of it")
     catch = math.log1p(CATCH * pct / 100)
     d = shift(va, vb, math.log1p(pct / 100), catch, prior=prior, floor=P50_RESOLUTION)
     return Gated(d, _words(d, "p50", _pct, f"{pct:g} %", "slower", catch) + _history(prior))

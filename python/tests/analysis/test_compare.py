@@ -84,6 +84,15 @@ def test_a_side_under_100_samples_and_b_ten_times_slower_never_passes(tmp_path):
     a = run_dir(tmp_path, "a6", launches(30.0, count=50))
     b = run_dir(tmp_path, "b6", launches(300.0, count=50))
     assert compare_runs([a, b], io.StringIO(), fail_if_slower=1) == 1  # launches decide: a regression
+    # every launch of both sides too short for a p50 (under 20 samples): it could not test, so never a pass
+    a = run_dir(tmp_path, "a5", launches(30.0, count=5))
+    b = run_dir(tmp_path, "b5", launches(300.0, count=5))
+    out = io.StringIO()
+    assert compare_runs([a, b], out, fail_if_slower=1) == 3
+    assert "cannot decide: none of the 12 launches has a p50 from 20 samples or more" in out.getvalue()
+    out = io.StringIO()  # A measured it, B only from too few samples: a failure
+    assert compare_runs([run_dir(tmp_path, "a50", launches(30.0)), b], out, fail_if_slower=1) == 1
+    assert "B's launches have no p50 from 20 samples or more where A has 6 launch(es)" in out.getvalue()
 
 
 def test_b_ok_with_its_latency_null_fails(tmp_path):
