@@ -65,13 +65,11 @@ def launch_summary(records: list[Record]) -> str | None:
     short = [h for _, h in asked if not h.reached]
     text = (f"launches: {len(asked) - len(short)} of {len(asked)} points' intervals within "
             f"{', '.join(sorted(within))} (each point's headline from its launches)")
-    more = sorted(h.more_launches for h in short if h.more_launches is not None)
+    more = sorted(h.more_launches or 0 for h in short)
     if more:
-        seconds = sum(h.more_s or 0.0 for h in short if h.more_launches is not None)
+        seconds = sum(h.more_s or 0.0 for h in short)
         text += (f"; the other {len(short)} would need {more[len(more) // 2]} more launches (median; up to "
                  f"{more[-1]}), {format_seconds(seconds)} in all")
-    if len(more) < len(short):
-        text += f"; {len(short) - len(more)} cannot tell (launches.headline.more_launches)"
     return text
 
 

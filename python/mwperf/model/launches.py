@@ -104,14 +104,11 @@ def headline(records: list[Record], precision: float | None = None) -> Headline:
         widths = [half_width(launch_interval(values[n])) for n in weighed]
         reached = all(w is not None and w <= precision for w in widths)
         n = len(records)
-        needs = [launches_needed(values[name], precision) for name in weighed]
-        needed = [x for x in needs if x is not None]
-        if reached:
-            more = 0
-        elif len(needed) == len(needs):
-            more = max(0, max(needed) - n)
-        elif n < 2:  # one launch: no spread to judge by; the fewest for an interval at all
-            more = launches_for() - n
+        # judged by the launches' spread; a figure fewer than two launches measured (one launch, or launches
+        # too short for it): as many more as an interval of it needs at all
+        needs = [launches_needed(values[name], precision) or n + launches_for() - len(values[name])
+                 for name in weighed]
+        more = 0 if reached else max(1, max(needs) - n)
         spent = [r.phases.get("total_s") for r in records if r.phases]
         took = [float(t) for t in spent if isinstance(t, (int, float))]
         more_s = None if more is None or not took else more * statistics.median(took)
@@ -188,7 +185,6 @@ def launches_note(record: Record) -> str | None:
             parts.append(f"{name} [{figure.lo:.4g}, {figure.hi:.4g}]{unit}")
     text = f"{summary.launches} launches, {100 * head.level:.1f} %: " + ", ".join(parts)
     if head.reached is False:
-        more = "more launches than it can tell" if head.more_launches is None else \
-            f"{head.more_launches} more launches" + (f" ({head.more_s:.0f} s)" if head.more_s is not None else "")
+        more = f"{head.more_launches} more launches" + (f" ({head.more_s:.0f} s)" if head.more_s is not None else "")
         text += f"; ±{100 * (head.precision or 0):g} % needs {more}"
     return text

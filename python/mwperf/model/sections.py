@@ -75,7 +75,7 @@ class Headline(Part):
     loss_rate: Figure | None
     precision: float | None  # asked (None: not asked)
     reached: bool | None
-    more_launches: int | None  # None: the launches cannot tell
+    more_launches: int | None  # None: no precision asked (0: reached)
     more_s: float | None
 
     MADE = {"p50_us": _figure, "p99_us": _figure, "p999_us": _figure, "samples_per_s": _figure,

@@ -77,6 +77,20 @@ def test_spread_numbers():
     assert spread(typed_all(records[:1])).between is None
 
 
+def test_a_headline_short_of_the_precision_always_says_how_many_more_launches():
+    """p99 from one launch only (the others too short for it: under 1000 samples): never "cannot tell"."""
+    records = [point(v, [v * 0.99, v * 1.01], count=5000 if i == 0 else 500, repetition=i, index=i)
+               for i, v in enumerate([12.0, 12.1, 11.9])]
+    for r in records:
+        r["latency_us"]["p99"] = 3 * r["latency_us"]["p50"]
+        r["phases"] = dict(r.get("phases") or {}, total_s=0.5)
+    head = spread(typed_all(records), 0.05).headline
+    assert head.p99_us is not None and head.p99_us.launches == 1 and head.p50_us.launches == 3
+    assert head.reached is False and head.more_launches == 5 and head.more_s == pytest.approx(2.5)
+    head = spread(typed_all(records[:1]), 0.05).headline  # one launch: no spread yet, as many as an interval needs
+    assert head.reached is False and head.more_launches == 5
+
+
 def test_compare_and_report_show_the_spread(tmp_path, capsys):
     rng = random.Random(5)
     ra = launches(30.0, 0.1, rng)
