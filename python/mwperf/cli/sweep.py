@@ -20,7 +20,7 @@ from typing import TextIO
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UsageError
-from mwperf.execute.progress import POINT_OVERHEAD_S, format_eta
+from mwperf.execute.progress import START_UP_SAID, format_eta, start_up_s
 from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import default_out
 from mwperf.plan.sweep_plan import Plan, expand, load_plan
@@ -118,9 +118,10 @@ def describe(points: list[PlannedPoint]) -> str:
     (last line) ``N points``."""
     width = len(str(len(points)))
     lines = [f"{p.point.index + 1:>{width}}  {_label(p)}" for p in points]
-    total = sum(p.point.planned_s + POINT_OVERHEAD_S for p in points)
-    lines.append(f"at most about {format_eta(total)} (warm-up + duration + ~{POINT_OVERHEAD_S:g} s start-up a point)")
-    lines.append(f"{len(points)} points")
+    total = sum(p.point.planned_s + start_up_s(p.point.mw) for p in points)
+    lines.append(f"at most about {format_eta(total)} (warm-up + duration + {START_UP_SAID})")
+    distinct = sum(1 for p in points if not p.repetition)
+    lines.append(f"{len(points)} points" if distinct == len(points) else f"{distinct} points, {len(points)} launches")
     return "\n".join(lines) + "\n"
 
 

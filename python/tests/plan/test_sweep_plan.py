@@ -39,7 +39,9 @@ def test_bundled_plans_dry_run(name):
     points = expand(plan, out=Path("results/x"), agent=None, agent_info=AGENT, cpu_count=2)
     text = describe(points)
     check_golden(f"plans/{name}.txt", text)
-    assert text.splitlines()[-1] == f"{len(points)} points"
+    distinct = sum(1 for p in points if not p.repetition)
+    assert text.splitlines()[-1] == (f"{len(points)} points" if distinct == len(points)
+                                     else f"{distinct} points, {len(points)} launches")
     assert len({p.point_hash for p in points}) == len(points)
 
 
