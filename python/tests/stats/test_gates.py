@@ -114,3 +114,28 @@ def test_the_gate_rarely_fails_without_a_change_and_catches_a_regression(spread,
     assert rates[1.0][REGRESSION] <= 0.05 and rates[1.0][CANNOT_DECIDE] <= 0.10
     assert rates[1.2][REGRESSION] >= 0.90
     assert today[1.0] > 0.05  # today's gate does not meet the standard
+
+
+@pytest.mark.parametrize("spread", [0.03, 0.05])
+def test_the_quick_plans_three_launches_with_the_stored_spread(spread):
+    """The CI example: the quick plan's 3 launches a side, compared with --db (the point's spread
+    pooled over ten stored runs of 3 launches: 20 df). Alone, 3+3 launches at a 5 % spread cannot
+    decide half the time (never a pass it could not test); with the history a regression is caught
+    9 times in 10, and no change passes (at 5 %: 7 times in 10, the rest cannot decide)."""
+    rng = np.random.default_rng(round(spread * 1000) + 7)
+    rates = {}
+    for history in (False, True):
+        for regression in (1.0, 1.2):
+            verdicts = []
+            for _ in range(TRIALS):
+                a, b = _levels(rng, spread, "normal", 3), regression * _levels(rng, spread, "normal", 3)
+                prior = None
+                if history:
+                    stored = np.log(_levels(rng, spread, "normal", (10, 3)))
+                    prior = Spread(float(np.sqrt(np.mean(np.var(stored, axis=1, ddof=1)))), 20)
+                verdicts.append(slower(a, b, prior).verdict)
+            rates[history, regression] = {v: verdicts.count(v) / TRIALS for v in (REGRESSION, CANNOT_DECIDE, HOLDS)}
+    print(f"\nspread {spread:.0%}, 3+3 launches: alone {rates[False, 1.0]} / +20 % {rates[False, 1.2]}; "
+          f"with 20 df of history {rates[True, 1.0]} / +20 % {rates[True, 1.2]}")
+    assert rates[False, 1.0][REGRESSION] <= 0.05 and rates[True, 1.0][REGRESSION] <= 0.05
+    assert rates[True, 1.2][REGRESSION] >= 0.90 and rates[True, 1.0][HOLDS] >= (0.90 if spread < 0.04 else 0.65)
