@@ -50,7 +50,8 @@ def _hours(text: str) -> float:
     return int(found.group(1) or 0) + int(found.group(2)) / 60
 
 
-def test_max_rate_plan_answers_the_reference_question_in_a_fraction_of_its_time():
+def test_max_rate_plan_answers_the_reference_question_in_a_fraction_of_its_time(monkeypatch):
+    monkeypatch.delenv("MWPERF_LAUNCHES", raising=False)  # the grid at its default launches, as the plans say
     grid = describe(expand(load_plan(PLANS / "rate-matrix.yaml"), out=Path("r"), agent=None, agent_info=AGENT,
                            cpu_count=2))
     plan = load_plan(PLANS / "max-rate.yaml")
@@ -59,7 +60,7 @@ def test_max_rate_plan_answers_the_reference_question_in_a_fraction_of_its_time(
     assert {(c.point.mw, c.point.get("reliability"), c.point.size) for c in cells} == {
         (mw, rel, 1024 << i) for mw in ("cyclonedds", "fastdds") for rel in ("best-effort", "reliable")
         for i in range(15)}
-    assert _hours(grid) == pytest.approx(4.8) and _hours(searched) <= 3.2
+    assert "at most about 5h03m" in grid and _hours(searched) <= 3.2
     assert "at most about 3h09m" in searched  # as plans/max-rate.yaml says
 
 
