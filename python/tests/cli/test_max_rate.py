@@ -5,6 +5,7 @@ its search section, and the tables end with the answer. The search meeting
 ground truth is tests/e2e/test_max_rate_ground_truth.py."""
 
 import json
+import shutil
 
 import pytest
 
@@ -106,7 +107,7 @@ def test_an_interrupted_search_resumes_where_it_stopped(agent_env, tmp_path, cap
             "--duration", "100ms", "--warmup", "0", "--cpu", "0,1", "--no-floor", "--db", "none"]
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     assert main([*args, "--out", str(whole)]) == 0
-    assert main([*args, "--out", str(cut)]) == 0
+    shutil.copytree(whole, cut)  # the same search, as its directory would be had it been cut short
     lines = (cut / "results.jsonl").read_text().splitlines(keepends=True)
     (cut / "results.jsonl").write_text("".join(lines[:3]))
     capsys.readouterr()
