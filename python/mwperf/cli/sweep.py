@@ -12,6 +12,7 @@ measured and recorded: it is not run again).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -39,11 +40,14 @@ PLAN_FILE = "plan.yaml"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep = sub.add_parser("sweep", help="run every point of a plan (YAML of mwperf run options, lists expand)",
                            description="Expand PLAN (mwperf run options, each a value or a list; exclude rules; "
-                                       "repetitions) and run every point into one run directory.")
+                                       "launches) and run every launch of every point into one run directory.")
     sweep.add_argument("plan", metavar="PLAN.yaml", nargs="?", help="the plan (see plans/)")
     sweep.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     sweep.add_argument("--dry-run", action="store_true", help="print the expanded points and their count; run nothing")
     sweep.add_argument("--resume", metavar="DIR", help="finish a sweep's run directory: run only its missing points")
+    sweep.add_argument("--launches", metavar="N", type=_launches,
+                       help="each point as N launches instead of the plan's (its duration and warm-up shared "
+                            "among them; kept in run.json, which --resume follows)")
     sweep.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
@@ -61,7 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if (ns.plan is None) == (ns.resume is None):
         raise UsageError("sweep", None, "give a PLAN.yaml, or --resume DIR (not both)")
-    if ns.resume is not None and (ns.out or ns.dry_run):
+    if ns.resume is not None and (ns.out or ns.dry_run or ns.launches):
         raise UsageError("--resume", ns.resume, "goes alone (the directory and its saved plan say everything)")
     _check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
     found = described_agent(ns.agent)
@@ -69,7 +73,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return no_agent()
     agent, agent_info = found
     if ns.dry_run:
-        return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
+        return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points, ns.launches)
     from mwperf.cli.db import check_run_store, ingest_after_run
 
     out = Path(ns.resume or ns.out or default_out())
@@ -80,8 +84,25 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
                            floor=not ns.no_floor)
     else:
         code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
-                      floor=not ns.no_floor)
+                      floor=not ns.no_floor, launches=ns.launches)
     return ingest_after_run(store, out, code)
+
+
+def _launches(text: str) -> int:
+    from mwperf.plan.launches import MAX_LAUNCHES
+
+    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_LAUNCHES:
+        raise argparse.ArgumentTypeError(f"{text}: must be a whole number from 1 to {MAX_LAUNCHES}")
+    return int(text)
+
+
+def _with_launches(plan: Plan, launches: int | None) -> Plan:
+    """The plan with ``launches`` a point instead of its own (None: as it is)."""
+    if launches is None:
+        return plan
+    if plan.max_launches is not None and plan.max_launches < launches:
+        raise UsageError("--launches", str(launches), f"more than the plan's max_launches ({plan.max_launches})")
+    return dataclasses.replace(plan, repetitions=launches)
 
 
 def _positive(text: str) -> int:
@@ -145,21 +166,21 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
 
 
 def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO,
-            max_points: int | None = None) -> int:
-    points = expand(load_plan(plan_path), out=default_out(), agent=agent, agent_info=agent_info,
-                    max_points=max_points)
+            max_points: int | None = None, launches: int | None = None) -> int:
+    points = expand(_with_launches(load_plan(plan_path), launches), out=default_out(), agent=agent,
+                    agent_info=agent_info, max_points=max_points)
     out.write(describe(points))
     return 0
 
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
            argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
-           floor: bool = False) -> int:
+           floor: bool = False, launches: int | None = None) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
 
-    plan = load_plan(plan_path)
+    plan = _with_launches(load_plan(plan_path), launches)
     out = Path(out_dir) if out_dir else default_out()
     check_new_dir(out, fresh=False)
     if (out / RESULTS_JSONL).exists():
@@ -190,6 +211,10 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
         plan = load_plan(plan_file)
     except PlanError as exc:
         raise UsageError("--resume", run_dir, str(exc)) from None
+    saved = (RunDir(path).read_run_json() or {}).get("options") or {}
+    launches = saved.get("repetitions")  # the launches the sweep was started with (--launches or the plan's)
+    if isinstance(launches, int) and not isinstance(launches, bool) and launches >= 1:
+        plan = dataclasses.replace(plan, repetitions=launches)
     points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points)
     earlier = read_records(path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
     if any((r.point_hash or "").startswith(OLD_KEY_PREFIX) for r in earlier):

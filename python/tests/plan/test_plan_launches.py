@@ -108,3 +108,27 @@ def test_the_adaptive_stop_adds_launches_while_the_interval_is_wider_than_asked(
         assert "launches: 0 of 1 points' intervals within ±1 %" in text and "would need" in text
     else:
         assert head["reached"] is True and "launches: 1 of 1 points' intervals within ±1 %" in text
+
+
+def test_sweep_launches_overrides_the_plans_and_resume_follows_it(six, tmp_path, monkeypatch, fake_agent, capsys):
+    """``sweep --launches N`` (the CI example: the quick plan at the default six): N launches a point
+    instead of the plan's; a sweep cut short resumes at N, not at the plan's or the default."""
+    monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
+    plan = tmp_path / "p.yaml"
+    plan.write_text("mw: udp\nmode: latency\nsize: [32, 64]\nduration: 400ms\nwarmup: 0s\nlaunches: 3\ncpu: '0,1'\n")
+    out = tmp_path / "run"
+    assert main(["sweep", str(plan), "--launches", "2", "--no-floor", "--db", "none", "--out", str(out)]) == 0
+    launched = [(32, 0), (64, 0), (32, 1), (64, 1)]
+    records = written(out)
+    assert [(r["size"], r["repetition"]) for r in records] == launched and {r["duration_s"] for r in records} == {0.2}
+    lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(lines[:2]))
+    assert main(["sweep", "--resume", str(out), "--no-floor", "--db", "none"]) == 0
+    assert [(r["size"], r["repetition"]) for r in written(out)] == launched
+    capsys.readouterr()
+    assert main(["sweep", "--resume", str(out), "--launches", "3"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["sweep", str(plan), "--dry-run", "--launches", "4"]) == 0
+    assert capsys.readouterr().out.endswith("\n2 points, 8 launches\n")
+    assert main(["sweep", str(plan), "--dry-run", "--launches", "0"]) == 2
+    assert "--launches: 0: must be a whole number from 1 to 1000" in capsys.readouterr().err
