@@ -286,7 +286,13 @@ def point_summary(record: Record) -> str:
         text = f"ok loop {_fixed(record.loop_rate, 4)}, lost {loss}, latency ave {_us(record.stat('mean'))} us"
     if record.ping_lost:
         text += f"; {record.ping_lost} ping(s) beyond the {record.ping_timeout_s or 1:g} s timeout (censored)"
-    return text + adaptive_note(record)
+    if record.repetition is None:
+        return text + adaptive_note(record)
+    # a launch of a point: its own stop only where it stopped early; the point's headline so far from its launches
+    adaptive = record.adaptive
+    note = launches_note(record)
+    return (text + (adaptive_note(record) if adaptive is not None and adaptive.converged_after_s is not None else "")
+            + (f"; point: {note}" if note else ""))
 
 
 def adaptive_note(record: Record) -> str:

@@ -187,4 +187,6 @@ def launches_note(record: Record) -> str | None:
     if head.reached is False:
         more = f"{head.more_launches} more launches" + (f" ({head.more_s:.0f} s)" if head.more_s is not None else "")
         text += f"; ±{100 * (head.precision or 0):g} % needs {more}"
+    elif head.reached:
+        text += f"; within ±{100 * (head.precision or 0):g} %"
     return text

@@ -132,3 +132,23 @@ def test_sweep_launches_overrides_the_plans_and_resume_follows_it(six, tmp_path,
     assert capsys.readouterr().out.endswith("\n2 points, 8 launches\n")
     assert main(["sweep", str(plan), "--dry-run", "--launches", "0"]) == 2
     assert "--launches: 0: must be a whole number from 1 to 1000" in capsys.readouterr().err
+
+
+def test_each_launchs_line_and_the_table_show_the_points_headline_from_its_launches(
+        six, tmp_path, monkeypatch, fake_agent, capsys):
+    """A launch is too short for its own stop to look: its progress line says where the point stands
+    on its launches (their interval, what the precision would need), never "no look"; the table's
+    row is the point's headline with its intervals under it."""
+    monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
+    monkeypatch.setenv("FAKE_AGENT_SPREAD", "0.1")
+    monkeypatch.setenv("FAKE_AGENT_SPREAD_FILE", str(tmp_path / "launches"))
+    out = tmp_path / "run"
+    assert main(["run", "--mw", "udp", "--mode", "latency", "--size", "32", "--duration", "600ms", "--warmup", "0",
+                 "--precision", "1%", "--cpu", "0,1", "--no-floor", "--db", "none", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if "udp latency 32 B" in line and " ok " in line]
+    assert len(lines) == 6 and "point:" not in lines[0]
+    assert "point: 2 launches, 50.0 %: p50 [" in lines[1]
+    assert "point: 6 launches, 96.9 %: p50 [" in lines[-1] and "±1 % needs" in lines[-1] and "more launches" in lines[-1]
+    assert not any("no look" in line for line in lines)
+    assert "6 launches, 96.9 %: p50 [" in captured.out  # the table row's note
