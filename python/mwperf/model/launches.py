@@ -31,7 +31,8 @@ import statistics
 from mwperf.model.labels import point_id
 from mwperf.model.record import Record
 from mwperf.model.sections import Figure, Headline, Launches
-from mwperf.stats.launches import half_width, launch_interval, launches_for, launches_needed, supports
+from mwperf.stats.launches import (half_width, launch_interval, launches_for, launches_needed, order_level, rank_for,
+                                   supports)
 
 __all__ = ["p50", "spread", "spread_text", "headline", "as_points", "launches_note"]
 
@@ -178,12 +179,17 @@ def launches_note(record: Record) -> str | None:
     head = summary.headline if summary is not None else None
     if summary is None or head is None or head.level is None:
         return None
-    parts = []
+    parts, first = [], None
     for name, figure, unit in (("p50", head.p50_us, " us"), ("p99", head.p99_us, " us"),
                                ("S/s", head.samples_per_s, "")):
         if figure is not None and figure.lo is not None and figure.hi is not None:
-            parts.append(f"{name} [{figure.lo:.4g}, {figure.hi:.4g}]{unit}")
-    text = f"{summary.launches} launches, {100 * head.level:.1f} %: " + ", ".join(parts)
+            level = order_level(figure.launches, rank_for(figure.launches) or 1)  # the level its interval has
+            first = level if first is None else first
+            said = "" if level == first else f" ({100 * level:.1f} %, {figure.launches} launches)"
+            parts.append(f"{name} [{figure.lo:.4g}, {figure.hi:.4g}]{unit}{said}")
+    if first is None:
+        return None
+    text = f"{summary.launches} launches, {100 * first:.1f} %: " + ", ".join(parts)
     if head.reached is False:
         more = f"{head.more_launches} more launches" + (f" ({head.more_s:.0f} s)" if head.more_s is not None else "")
         text += f"; ±{100 * (head.precision or 0):g} % needs {more}"

@@ -126,3 +126,18 @@ def test_repetitions_are_separate_launches(tmp_path, monkeypatch, fake_agent):
     assert last["launches"] == 3 and last["median_us"] == records[0]["latency_us"]["p50"]
     head = last["headline"]
     assert head["level"] == 0.75 and head["p50_us"]["launches"] == 3  # [min, max] of 3: 1 - 2 / 2^3
+
+
+def test_the_rows_note_gives_each_intervals_own_level():
+    """p99 from two of six launches (the others too short for it) is a 50 % interval, and says so;
+    the note's level is not the lowest of the figures' (p99.9's, from fewer launches still)."""
+    from mwperf.model.launches import as_points, launches_note
+
+    records = [point(v, [v * 0.99, v * 1.01], count=5000 if i < 2 else 500, repetition=i, index=i)
+               for i, v in enumerate([12.0, 12.1, 11.9, 12.2, 11.8, 12.05])]
+    for r in records:
+        r["latency_us"]["p99"] = 3 * r["latency_us"]["p50"]
+        r["run_id"] = "run"
+    (row,) = as_points(typed_all(records))
+    note = launches_note(row)
+    assert note.startswith("6 launches, 96.9 %: p50 [11.8, 12.2] us, p99 [") and "us (50.0 %, 2 launches)" in note
