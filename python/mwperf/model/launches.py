@@ -54,10 +54,12 @@ def _within(record: Record) -> float | None:
 
 def spread(records: list[Record], precision: float | None = None) -> Launches | None:
     """The spread over the launches ``records`` of one point (the record's
-    ``launches``), with its headline; None when none has a p50."""
+    ``launches``), with its headline; the p50's spread None where no launch has
+    a p50 (the headline is there all the same); None without records."""
     values = [v for v in map(p50, records) if v is not None]
     if not values:
-        return None
+        return Launches(len(records), None, None, None, None, None, None, headline(records, precision)) \
+            if records else None
     mean = statistics.fmean(values)
     between = statistics.stdev(values) / mean if len(values) >= 2 and mean > 0 else None
     halves = [w for w in map(_within, records) if w is not None]

@@ -97,9 +97,9 @@ class Launches(Part):
     headline from them (:mod:`mwperf.model.launches`; ``headline`` None in records of older mwperf)."""
 
     launches: int
-    median_us: float
-    min_us: float
-    max_us: float
+    median_us: float | None  # None: no launch has a p50 (a throughput point whose pings were all lost)
+    min_us: float | None
+    max_us: float | None
     between: float | None
     within: float | None
     ratio: float | None

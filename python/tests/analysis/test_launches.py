@@ -141,3 +141,19 @@ def test_the_rows_note_gives_each_intervals_own_level():
     (row,) = as_points(typed_all(records))
     note = launches_note(row)
     assert note.startswith("6 launches, 96.9 %: p50 [11.8, 12.2] us, p99 [") and "us (50.0 %, 2 launches)" in note
+
+
+def test_a_point_whose_launches_have_no_p50_still_has_its_headline():
+    """Throughput launches whose pings were all lost: no p50 spread, the headline from their rates."""
+    from mwperf.model.launches import as_points, launches_note
+
+    records = [point(30.0, [29.7, 30.3], repetition=i, index=i) for i in range(3)]
+    for r, rate in zip(records, (1000.0, 1100.0, 1050.0)):
+        r["latency_us"], r["samples_per_s"], r["run_id"] = None, rate, "run"
+    s = spread(typed_all(records), 0.05)
+    assert s.launches == 3 and s.median_us is None and s.headline.samples_per_s.estimate == 1050.0
+    (row,) = as_points(typed_all(records))
+    assert row.launches is not None and "S/s [1000, 1100]" in launches_note(row)
+    for r in records:
+        r["launches"] = s.to_json()
+        validate_record(r)
