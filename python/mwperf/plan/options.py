@@ -146,6 +146,7 @@ class RunOptions:
     reuse_agents: bool = False       # --reuse-agents: consecutive points alike but for pair rows share agents
     launches: int | None = None      # --launches: a point's launches (None: mwperf.plan.launches' default)
     max_launches: int | None = None  # --max-launches: the adaptive stop's most launches a point
+    keystore: Path | None = None     # --keystore DIR: the user's DDS Security keystore (else mwperf makes one)
 
     @property
     def table(self) -> OptionTable:
@@ -193,6 +194,7 @@ class RunOptions:
             "link": None if self.link is None else self.link.name,
             "hosts": None if self.hosts is None else self.hosts.as_dict(), "both_directions": self.both_directions,
             "reuse_agents": self.reuse_agents, "launches": self.launches, "max_launches": self.max_launches,
+            "keystore": None if self.keystore is None else str(self.keystore),
         }
 
 
@@ -238,3 +240,4 @@ class RunRequest:
     data: str | None = None
     direction: str | None = None
     out: str | None = None
+    keystore: str | None = None

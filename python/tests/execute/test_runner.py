@@ -115,7 +115,8 @@ def test_dds_point_records_the_effective_qos(tmp_path, fake_agent, log):
         assert r["status"] == "ok"
         assert (r["transport"], r["reliability"]) == ("udp", "best-effort")
         assert r["qos"] == {"history": "keep-all", "durability": "volatile", "instances": 1, "async": None,
-                            "batch": False, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
+                            "batch": False, "congestion": None, "whc_high": None, "receive": "listener",
+                            "nic": None, "security": "none"}
         assert r["adapter"]["config"]["history"] == "keep-all" and r["adapter"]["sub_config"]["instances"] == 1
         assert r["mw_rss_kb"] == {"pub": 4000 - 1000, "sub": 4000 - 1000}
         assert r["own_kb"] == {"pub": 600, "sub": 600}
