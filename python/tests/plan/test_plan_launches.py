@@ -144,11 +144,11 @@ def test_each_launchs_line_and_the_table_show_the_points_headline_from_its_launc
     monkeypatch.setenv("FAKE_AGENT_SPREAD_FILE", str(tmp_path / "launches"))
     out = tmp_path / "run"
     assert main(["run", "--mw", "udp", "--mode", "latency", "--size", "32", "--duration", "600ms", "--warmup", "0",
-                 "--precision", "1%", "--cpu", "0,1", "--no-floor", "--db", "none", "--out", str(out)]) == 0
+                 "--precision", "1%", "--cpu", "0,1", "--no-floor", "--db", "none", "--verbose", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     lines = [line for line in captured.err.splitlines() if "udp latency 32 B" in line and " ok " in line]
     assert len(lines) == 6 and "point:" not in lines[0]
     assert "point: 2 launches, 50.0 %: p50 [" in lines[1]
     assert "point: 6 launches, 96.9 %: p50 [" in lines[-1] and "±1 % needs" in lines[-1] and "more launches" in lines[-1]
     assert not any("no look" in line for line in lines)
-    assert "6 launches, 96.9 %: p50 [" in captured.out  # the table row's note
+    assert "6 launches, 96.9 %: p50 [" in captured.out  # the table row's note (--verbose: every table)
