@@ -31,6 +31,9 @@ REAL_AGENT = TESTS.parents[1] / "agent" / "build" / "mwperf-agent"
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: end-to-end tests against the real mwperf-agent binary")
+    # One launch a point unless a test says otherwise (--launches, a plan's launches, monkeypatch): the
+    # tests are about other things, and each launch costs an agent pair's start-up (tests/plan/test_launches.py).
+    os.environ["MWPERF_LAUNCHES"] = "1"
     enter_session()  # before any process is started: see session_process
 
 

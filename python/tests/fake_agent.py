@@ -20,6 +20,8 @@ Faults are injected through the environment:
   ``twice`` (sub, as threads: every reader's result says it is reader 0),
   ``overrun`` (pub: writes until told ``stop``, as a burst longer than the run);
 * ``FAKE_AGENT_FAULT_SIZE`` = only fault for this --size;
+* ``FAKE_AGENT_SPREAD`` = S: each launch's latency off by up to S (a share), by its number (counted in the
+  file ``FAKE_AGENT_SPREAD_FILE``): consecutive launches differ;
 * ``FAKE_AGENT_LOG`` = append each run's argv, pid, the key it read on stdin
   (``--key stdin``) and its MWPERF_* environment (JSON) to this file.
 
@@ -55,6 +57,14 @@ def parse(argv):
         else:
             i += 1
     return opts
+
+
+def _launch_number() -> int:
+    """How many launches came before this one (counted in $FAKE_AGENT_SPREAD_FILE)."""
+    path = Path(os.environ["FAKE_AGENT_SPREAD_FILE"])
+    number = int(path.read_text()) if path.exists() else 0
+    path.write_text(str(number + 1))
+    return number
 
 
 def stats(base):
@@ -241,7 +251,9 @@ def main():
                    "ping_sent": sent,
                    "ping_lost": 0, "discovery_ns": 150000})
     if opts["mode"] != "rate":
-        result.update({"rtt_ns": stats(20000), "latency_ns": stats(10000)})
+        spread = float(os.environ.get("FAKE_AGENT_SPREAD") or 0)
+        level = 1 + spread * ((_launch_number() % 7) - 3) / 3 if spread else 1.0
+        result.update({"rtt_ns": stats(int(20000 * level)), "latency_ns": stats(int(10000 * level))})
     else:
         result.update({"rtt_ns": None, "latency_ns": None, "send_lag_ns": stats(3000)})
     emit(result)

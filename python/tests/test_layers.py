@@ -31,7 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mwperf.plan",),                                         # what to measure
     ("mwperf.description",),                                  # the agent's description of itself
     ("mwperf.table",),                                        # the agent's option table
-    ("mwperf.units", "mwperf.display", "mwperf.interrupts", "mwperf.extras"),  # units; text; signals; extras
+    ("mwperf.units", "mwperf.display", "mwperf.interrupts", "mwperf.extras",  # units; text; signals; extras;
+     "mwperf.stats"),                                         # statistics over arrays (intervals, gates, search)
     ("mwperf.errors", "mwperf.version"),
 )
 

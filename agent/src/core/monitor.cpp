@@ -75,11 +75,33 @@ Convergence judge(const FlowBatches& f, double precision, double confidence, con
   return c;
 }
 
+Convergence judge_loss(const FlowBatches& f, double against, double confidence, const Look& look, bool* done) {
+  Convergence c;
+  c.flow = true;
+  c.after_ns = look.at_ns;
+  c.batches = f.count();
+  c.look = look.index;
+  const double alpha = spent_alpha(confidence, look.from_ns, look.at_ns, look.max_ns, 1);
+  c.rate = f.rate(1 - alpha);
+  c.loss = f.loss(1 - alpha);
+  // The interval's side toward the share, within the distance to it: then it lies on one side.
+  const double dist = std::fabs(c.loss.est - against);
+  Reach r;
+  if (c.loss.est <= against)
+    r.weigh(c.loss.valid, c.loss.est, c.loss.est, c.loss.hi, dist);
+  else
+    r.weigh(c.loss.valid, c.loss.est, c.loss.lo, c.loss.est, dist);
+  conclude(&c, r, confidence, alpha, done);
+  *done = *done && (c.loss.est <= against ? c.loss.hi <= against : c.loss.lo > against);
+  return c;
+}
+
 Monitor::Monitor(const LatencyStats& s, double precision, double confidence, int64_t max_ns,
-                 std::function<void(int64_t)> on_converged, Flow flow)
+                 std::function<void(int64_t)> on_converged, Flow flow, double stop_loss)
     : s_(s),
       precision_(precision),
       confidence_(confidence),
+      stop_loss_(stop_loss),
       max_ns_(max_ns),
       on_converged_(std::move(on_converged)),
       flow_(flow) {}
@@ -107,7 +129,7 @@ void Monitor::run() {
       const uint64_t received = flow_.received->load(std::memory_order_relaxed);
       flows_.observe(t, received, received + flow_.missing->load(std::memory_order_relaxed));
     }
-    if (precision_ > 0 && t0_ >= 0 && !converged() && t - t0_ >= next_look_) {
+    if ((precision_ > 0 || stop_loss_ > 0) && t0_ >= 0 && !converged() && t - t0_ >= next_look_) {
       next_look_ = next_look(t - t0_);
       look(t);
     }
@@ -125,8 +147,20 @@ void Monitor::look(int64_t t) {
   } else {
     const Look l{++looks_, spent_to_, t - t0_, max_ns_};
     spent_to_ = l.at_ns;
-    last_ = flow_.received ? judge(flows_, precision_, confidence_, l, &done)
-                           : judge(batches_, s_, precision_, confidence_, l, &done);
+    if (stop_loss_ > 0) {
+      last_ = judge_loss(flows_, stop_loss_, confidence_, l, &done);
+      bool latency = true;
+      if (precision_ > 0 && done) {  // and the latency to its precision
+        const Convergence lat = judge(batches_, s_, precision_, confidence_, l, &latency);
+        last_.p50 = lat.p50;
+        last_.p99 = lat.p99;
+        last_.needed_ns = latency ? last_.needed_ns : lat.needed_ns;
+      }
+      done = done && latency;
+    } else {
+      last_ = flow_.received ? judge(flows_, precision_, confidence_, l, &done)
+                             : judge(batches_, s_, precision_, confidence_, l, &done);
+    }
   }
   last_.after_ns = t - t0_;
   last_.count = seen();

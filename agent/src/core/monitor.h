@@ -3,7 +3,9 @@
 // samples, doubling as batches merge), so a short point still has tens of
 // batches; with --precision, every kLookNs, it decides the adaptive stop on
 // what the point exists for: p50 and p99 of latency, or (a flow: throughput
-// mode) the received rate and the loss. The measuring thread only polls
+// mode) the received rate and the loss, or (a rate point judged on its loss,
+// --stop-loss) whether the loss lies below or above the share it is judged
+// against. The measuring thread only polls
 // converged() (one relaxed load); nothing of this runs on the
 // send/receive/echo path.
 #pragma once
@@ -52,6 +54,9 @@ struct Look {
 Convergence judge(const Batches& b, const LatencyStats& s, double precision, double confidence, const Look& look,
                   bool* done);
 Convergence judge(const FlowBatches& f, double precision, double confidence, const Look& look, bool* done);
+// A flow's loss against the share `against` a rate point is judged by: done
+// once its interval lies wholly at or below it, or above it.
+Convergence judge_loss(const FlowBatches& f, double against, double confidence, const Look& look, bool* done);
 
 // A flow's counters, written on the receive path (relaxed).
 struct Flow {
@@ -71,11 +76,13 @@ class Monitor {
     return elapsed_ns < kMinNs ? kMinNs : elapsed_ns + std::max(kLookNs, elapsed_ns / 4);
   }
 
-  // precision 0: batches only (for the intervals), never a stop. max_ns:
-  // the measurement's maximum duration. With a flow, the stop watches it
-  // instead of the latency. on_converged runs once, on the monitor thread.
+  // precision 0 and stop_loss 0: batches only (for the intervals), never a
+  // stop. max_ns: the measurement's maximum duration. With a flow, the stop
+  // watches it instead of the latency; with stop_loss, the flow's loss
+  // against that share (and the latency too with a precision). on_converged
+  // runs once, on the monitor thread.
   Monitor(const LatencyStats& s, double precision, double confidence, int64_t max_ns,
-          std::function<void(int64_t after_ns)> on_converged = nullptr, Flow flow = {});
+          std::function<void(int64_t after_ns)> on_converged = nullptr, Flow flow = {}, double stop_loss = 0);
   ~Monitor() { stop(); }
   Monitor(const Monitor&) = delete;
   Monitor& operator=(const Monitor&) = delete;
@@ -105,7 +112,7 @@ class Monitor {
   uint64_t seen() const;
 
   const LatencyStats& s_;
-  const double precision_, confidence_;
+  const double precision_, confidence_, stop_loss_;
   const int64_t max_ns_;
   std::function<void(int64_t)> on_converged_;
   const Flow flow_;

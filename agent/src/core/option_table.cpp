@@ -78,6 +78,11 @@ std::vector<OptionRow> make_rows() {
           .per_point().says("adaptive stop: once the intervals of p50 and p99 are within this share of their estimate "
                 "(--duration is then the maximum)")
           .sets([](Options& o, const Value& v) { o.precision = v.d; }),
+      OptionRow("stop-loss", K::fraction, G::measure).range(1e-6, 0.9999).in_modes(kRate).for_roles(kSub)
+          .key("stop_loss").per_point().says("adaptive stop of a rate point judged on its loss: once the loss's "
+                "interval lies below or above this share (with --precision, and p50 and p99 within it; --duration "
+                "is then the maximum)")
+          .sets([](Options& o, const Value& v) { o.stop_loss = v.d; }),
       OptionRow("confidence", K::fraction, G::measure).range(0.9, 0.99).among("0.90,0.95,0.99").by_default("0.95")
           .key("confidence").per_point().says("of every interval reported and of the adaptive stop")
           .sets([](Options& o, const Value& v) { o.confidence = v.d; }),

@@ -86,6 +86,7 @@ struct Options {
   uint32_t pair_point = 0;
   double precision = 0;   // adaptive stop: relative half-width of the p50 and p99 CIs; 0 = fixed duration
   double confidence = 0;  // of every interval reported and of the stop rule
+  double stop_loss = 0;   // adaptive stop of a rate point on its loss: the share it is judged against; 0 = none
   StampClock clock = StampClock::monotonic;
   int64_t clock_offset_ns = 0;  // sub: subtracted from every one-way latency (the other host's clock offset)
   // sub: how far a send stamp may lie outside [this agent's start, now] and

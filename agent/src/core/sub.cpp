@@ -47,7 +47,8 @@ class Subscriber final : public Session {
         trackers_(trackers(o)),
         spans_(o.publishers, 0),
         oneway_(measure_oneway_ ? o.samples_max : 0),
-        // The stop watches the one-way latency (rate mode) or the flow (throughput mode).
+        // The stop watches the one-way latency (rate mode), the flow (throughput mode), or a rate
+        // point's loss against the share it is judged by (--stop-loss), with its latency if asked.
         monitor_(
             oneway_, o.mode == Mode::rate || o.mode == Mode::throughput ? o.precision : 0, o.confidence, o.duration_ns,
             [reader = o.reader](int64_t after) {
@@ -55,7 +56,9 @@ class Subscriber final : public Session {
               if (reader == 0)
                 emit(JsonObject().str("event", "converged").str("role", "sub").num("after_ns", after).done());
             },
-            o.mode == Mode::throughput ? Flow{&received_, &missing_} : Flow{}),
+            o.mode == Mode::throughput || (o.mode == Mode::rate && o.stop_loss > 0) ? Flow{&received_, &missing_}
+                                                                                    : Flow{},
+            o.mode == Mode::rate ? o.stop_loss : 0),
         gate_(*this),
         base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0),
         offset_(o.clock_offset_ns),

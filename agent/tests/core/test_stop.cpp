@@ -196,3 +196,47 @@ TEST(StopRule, AFlowStopsWithItsRateAndLossInsideTheIntervals) {
     EXPECT_GE(double(inside) / stopped, 0.93) << sags;
   }
 }
+
+TEST(StopRule, ARatePointJudgedOnItsLossStopsOnceItsLossIsOnOneSide) {
+  // 5000 samples/s, loss independent at `truth`, judged against 1 %: where the
+  // loss is far from 1 % the point stops early, on the right side; near it,
+  // when it stops, on the right side 95 % of the time.
+  for (const double truth : {0.002, 0.008, 0.012, 0.03}) {
+    int stopped = 0, right = 0;
+    double stopped_at = 0;
+    for (uint64_t r = 0; r < 200; ++r) {
+      std::mt19937_64 rng(7000 + r);
+      std::poisson_distribution<int> offered(5000 / 40);
+      std::binomial_distribution<int> kept(1, 1 - truth);
+      FlowBatches f;
+      uint64_t received = 0, expected = 0;
+      bool done = false;
+      Convergence c;
+      Look look{0, 0, 0, 10'000'000'000};
+      int64_t next = Monitor::kMinNs;
+      for (int tick = 0; tick <= 40 * 10 && !done; ++tick) {
+        const int64_t t = int64_t(tick) * 25'000'000;
+        f.observe(t, received, expected);
+        const int n = offered(rng);
+        for (int i = 0; i < n; ++i) received += kept(rng);
+        expected += n;
+        if (t < next) continue;
+        next = Monitor::next_look(t);
+        if (f.count() < Batches::kMinBatches) continue;
+        look = Look{look.index + 1, look.at_ns, t, look.max_ns};
+        c = judge_loss(f, 0.01, 0.95, look, &done);
+      }
+      if (!done) continue;
+      ++stopped;
+      stopped_at += double(c.after_ns) / 1e9;
+      right += (c.loss.hi <= 0.01) == (truth <= 0.01);
+    }
+    std::printf("loss %.3f against 1 %%: %d of 200 stopped, after %.2f s on average, %d on the right side\n", truth,
+                stopped, stopped ? stopped_at / stopped : 0.0, right);
+    EXPECT_GE(right, stopped * 95 / 100) << truth;
+    if (truth == 0.002 || truth == 0.03) {
+      EXPECT_EQ(stopped, 200) << truth;
+      EXPECT_LE(stopped_at / stopped, 1.5) << truth;
+    }
+  }
+}

@@ -30,12 +30,16 @@ A value takes the field's unit from its name (``_us``, ``_ms``, ``_s``:
 durations such as ``2ms``; ``_kb``: sizes such as ``20MiB``; rates and
 fractions: ``0.1%``) or is a plain number in that unit.
 
-Each budget is checked on every matching point: it **holds**, is
-**violated** (a failed point violates every budget that matches it), or is
-**not measurable**: the point lacks the figure (loop rate in latency mode),
-or has too few samples for it (p99.9999 needs 10^6; from 5 000 samples it
-is not a pass). A budget that matches no point is reported too. Only
-"every check holds" passes.
+Each budget is checked on every matching point, on its launches (a run's
+records of the point: its repetitions): it **holds** when the launches show
+with 95 % confidence that their median meets the limit, is **violated** when
+they show it does not (:func:`mwperf.stats.gates.against_limit`: one-sided
+order-statistic bounds; a failed launch violates every budget that matches
+it), **cannot decide** when the bounds straddle the limit or there are
+fewer launches than a bound needs (5), or is **not measurable**: no launch
+has the figure (loop rate in latency mode), or has samples enough for it
+(p99.9999 needs 10^6; from 5 000 samples it is not a pass). A budget that
+matches no point is reported too. Only "every check holds" passes.
 """
 
 from __future__ import annotations
@@ -47,14 +51,16 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from mwperf.errors import PlanError, UnitError
+from mwperf.model.labels import point_id
 from mwperf.model.record import Record
+from mwperf.stats.gates import CANNOT_DECIDE, HOLDS, VIOLATED, against_limit
+from mwperf.stats.launches import launch_interval
 from mwperf.units import parse_duration_ns, parse_rate_hz, parse_size
 
-__all__ = ["Budget", "Check", "load_budgets", "parse_budgets", "evaluate", "HOLDS", "VIOLATED", "NOT_MEASURABLE"]
+__all__ = ["Budget", "Check", "load_budgets", "parse_budgets", "evaluate", "matches", "HOLDS", "VIOLATED",
+           "NOT_MEASURABLE", "CANNOT_DECIDE", "NO_POINT"]
 
-HOLDS, VIOLATED, NOT_MEASURABLE, NO_POINT = "holds", "violated", "not measurable", "no point matched"
-_OPS: dict[str, Callable[[float, float], bool]] = {
-    "<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b, ">": lambda a, b: a > b}
+NOT_MEASURABLE, NO_POINT = "not measurable", "no point matched"
 _LIMIT = re.compile(r"^\s*(<=|>=|<|>)\s*(\S.*?)\s*$")
 _ALIASES = {"p50": "latency_us.p50", "p90": "latency_us.p90", "p99": "latency_us.p99", "p99.99": "latency_us.p9999",
             "p99.9999": "latency_us.p999999", "mean": "latency_us.mean", "max": "latency_us.max",
@@ -255,13 +261,15 @@ def _needed(field: str) -> int:
 class Check:
     budget: Budget
     limit: Limit | None
-    record: Record | None
+    record: Record | None  # the point's first launch
     verdict: str
-    value: float | None = None
+    value: float | None = None  # the launches' median
     note: str = ""
+    launches: int = 0
 
 
-def _matches(budget: Budget, record: Record, host: str | None) -> bool:
+def matches(budget: Budget, record: Record, host: str | None) -> bool:
+    """Whether a budget applies to a record (of a run on ``host``)."""
     for field, values in budget.match.items():
         have = host if field == "host" else record.field(field)
         if not any(have == v or (isinstance(v, str) and str(have) == v) for v in values):
@@ -269,30 +277,54 @@ def _matches(budget: Budget, record: Record, host: str | None) -> bool:
     return True
 
 
-def _check(budget: Budget, limit: Limit, record: Record) -> Check:
-    if not record.ok:
-        return Check(budget, limit, record, VIOLATED, note=f"the point failed: {record.error or '?'}")
+def _figure(limit: Limit, record: Record) -> tuple[float | None, str | None]:
+    """A launch's figure, or why it has none."""
     value = _DERIVED[limit.field](record) if limit.field in _DERIVED else record.field(limit.field)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return Check(budget, limit, record, NOT_MEASURABLE, note=f"the point has no {limit.name}")
+        return None, f"the point has no {limit.name}"
     needed = _needed(limit.field)
     if needed > 1:
         stats = record.field(limit.field.rsplit(".", 1)[0]) if "." in limit.field else None
         count = stats.get("count") if isinstance(stats, dict) else None
         if not isinstance(count, int) or count < needed:
-            return Check(budget, limit, record, NOT_MEASURABLE, None,
-                         f"{count if count is not None else 'unknown'} samples; {limit.name} needs {needed:,}")
-    ok = _OPS[limit.op](float(value), limit.value)
-    return Check(budget, limit, record, HOLDS if ok else VIOLATED, float(value))
+            return None, f"{count if count is not None else 'unknown'} samples; {limit.name} needs {needed:,}"
+    return float(value), None
+
+
+def _check(budget: Budget, limit: Limit, launches: list[Record]) -> Check:
+    first = launches[0]
+    failed = [r for r in launches if not r.ok]
+    if failed:
+        return Check(budget, limit, first, VIOLATED, note=f"the point failed: {failed[0].error or '?'}",
+                     launches=len(launches))
+    figures = [_figure(limit, r) for r in launches]
+    values = [v for v, _ in figures if v is not None]
+    if not values:
+        return Check(budget, limit, first, NOT_MEASURABLE, note=figures[0][1] or "", launches=len(launches))
+    decided = against_limit(values, limit.op, limit.value)
+    note = decided.why
+    if decided.worse is not None and decided.verdict != HOLDS:
+        note = (note + "; " if note else "") + f"95 % bounds of the launches' median: {decided.better:.4g} .. " \
+                                               f"{decided.worse:.4g}"
+    return Check(budget, limit, first, decided.verdict, launch_interval(values).estimate, note, len(values))
+
+
+def _launches(points: list[tuple[Record, str | None]]) -> list[tuple[list[Record], str | None]]:
+    """The records grouped into points, a group a point of a run (its launches), in order."""
+    groups: dict[tuple, tuple[list[Record], str | None]] = {}
+    for record, host in points:
+        groups.setdefault((record.run_id, host, point_id(record)), ([], host))[0].append(record)
+    return list(groups.values())
 
 
 def evaluate(budgets: list[Budget], points: list[tuple[Record, str | None]]) -> list[Check]:
-    """Every check of every budget on the points (record, host) it matches."""
+    """Every check of every budget on the points (records of launches, and their host) it matches."""
     checks = []
+    grouped = _launches(points)
     for budget in budgets:
-        mine = [(r, h) for r, h in points if _matches(budget, r, h)]
+        mine = [(rs, h) for rs, h in grouped if matches(budget, rs[0], h)]
         if not mine:
             checks.append(Check(budget, None, None, NO_POINT, note="no point matches this budget"))
-        for record, _ in mine:
-            checks.extend(_check(budget, limit, record) for limit in budget.limits)
+        for launches, _ in mine:
+            checks.extend(_check(budget, limit, launches) for limit in budget.limits)
     return checks

@@ -8,8 +8,9 @@ QoS, demand, subscribers, imported section). Runs on different hosts, or
 under different placements (CPU placement and cores, wait strategy, and
 where the two sides ran: one host, two namespaces, two hosts over ssh), are
 different series: their numbers do not measure the same thing. Asked
-(``any_host``, ``any_placement``), they are one. Repetitions of a point in
-one run count as one value, their median (as in ``compare``).
+(``any_host``, ``any_placement``), they are one. A run's launches of a point
+(its repetitions) are kept, one value each (``launches``), and count as one
+value, their median, in the series the change points are found in.
 
 **Change points** come from Apache Otava (``otava.analysis.compute_change_points``,
 the split/merge e-divisive of Hunter, Fleming et al., ICPE 2023): a change
@@ -57,6 +58,7 @@ class RunValue:
     values: dict[str, float | None]
     repetitions: int
     provenance: dict[str, Any]
+    launches: dict[str, list[float]] = field(default_factory=dict)  # each metric's value in each launch
 
 
 @dataclass
@@ -146,12 +148,13 @@ def build_series(entries: Iterable, *, any_host: bool = False, any_placement: bo
         series = Series(key, host, placement)
         for run_key, mine in runs.items():
             records = [e.record for e in mine]
-            values = {}
+            values, launches = {}, {}
             for name, (_, _, value) in METRICS.items():
-                got = [v for v in map(value, records) if isinstance(v, (int, float))]
+                got = [float(v) for v in map(value, records) if isinstance(v, (int, float))]
                 values[name] = statistics.median(got) if got else None
+                launches[name] = got
             series.runs.append(RunValue(run_key, mine[0].run_id, min(r.time or "" for r in records) or None,
-                                        values, len(records), _provenance(mine[0], records[0])))
+                                        values, len(records), _provenance(mine[0], records[0]), launches))
         series.runs.sort(key=lambda v: (v.time or "", v.run_key))
         out.append(series)
     return sorted(out, key=lambda s: (s.label, str(s.host), placement_label(s.placement)))

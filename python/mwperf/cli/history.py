@@ -99,7 +99,7 @@ def _as_json(series) -> dict:
 
     return {"point": series.label, "host": series.host, "placement": placement_label(series.placement),
             "runs": [{"run_id": r.run_id, "run_key": r.run_key, "time": r.time, "repetitions": r.repetitions,
-                      **r.values, "provenance": r.provenance} for r in series.runs],
+                      **r.values, "launches": r.launches, "provenance": r.provenance} for r in series.runs],
             "change_points": [{"metric": c.metric, "run": c.index + 1, "run_id": series.runs[c.index].run_id,
                                "before": c.before, "after": c.after, "change": c.change, "pvalue": c.pvalue}
                               for c in series.changes]}

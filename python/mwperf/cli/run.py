@@ -100,6 +100,13 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                      help="consecutive points that differ only in what may change between points (size, rate, "
                           "duration, ...: the agent's pair rows) share one agent pair opened for their largest size, "
                           "as Perftest's -scan; off by default: it can change what is measured (records say reuse)")
+    run.add_argument("--launches", metavar="N", type=_whole,
+                     help="launches a point (each its agents started for it, interleaved across the points, each "
+                          "an equal share of --duration and --warmup; the headline and its interval come from "
+                          "them; default: 6, or $MWPERF_LAUNCHES)")
+    run.add_argument("--max-launches", metavar="N", type=_whole,
+                     help="with --precision, the adaptive stop adds launches until the point's intervals are "
+                          "within it, up to N in all (default: --launches: none added, what they would need said)")
     run.add_argument("--agent", metavar="PATH",
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
@@ -113,6 +120,12 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                           "seconds before the first point; run.json records the skip)")
     run.add_argument("--force", action="store_true",
                      help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
+
+
+def _whole(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text}: expected a whole number")
+    return int(text)
 
 
 def _items(row: Row, text) -> tuple:
@@ -134,7 +147,8 @@ def request(ns: argparse.Namespace) -> RunRequest:
               if given.get(row.key) not in (None, False)}
     return RunRequest(values=values, best=ns.best, keyed=ns.keyed, cpu=ns.cpu, point_timeout=ns.point_timeout,
                       reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts,
-                      data=ns.data, direction=ns.direction, out=ns.out, keystore=getattr(ns, "keystore", None))
+                      data=ns.data, direction=ns.direction, out=ns.out, keystore=getattr(ns, "keystore", None),
+                      launches=getattr(ns, "launches", None), max_launches=getattr(ns, "max_launches", None))
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
@@ -148,6 +162,10 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if found is None:
         return no_agent()
     if ns.scenario:
+        for flag, given in (("--launches", ns.launches), ("--max-launches", ns.max_launches)):
+            if given is not None:
+                raise UsageError(flag, str(given), "not with --scenario: a scenario's flows run together, once; "
+                                                   "run it again for another launch")
         if getattr(ns, "reuse_agents", False):
             raise UsageError("--reuse-agents", None, "not with --scenario: a scenario's flows start together, one "
                                                      "agent set per flow and point")

@@ -12,6 +12,7 @@ measured and recorded: it is not run again).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from mwperf.cli import sweep_lab
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UsageError
-from mwperf.execute.progress import POINT_OVERHEAD_S, format_eta
+from mwperf.execute.progress import START_UP_SAID, format_eta, start_up_s
 from mwperf.plan.options import PlannedPoint
 from mwperf.plan.validate import default_out
 from mwperf.plan.sweep_plan import Plan, expand, load_plan
@@ -40,11 +41,14 @@ PLAN_FILE = "plan.yaml"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep = sub.add_parser("sweep", help="run every point of a plan (YAML of mwperf run options, lists expand)",
                            description="Expand PLAN (mwperf run options, each a value or a list; exclude rules; "
-                                       "repetitions) and run every point into one run directory.")
+                                       "launches) and run every launch of every point into one run directory.")
     sweep.add_argument("plan", metavar="PLAN.yaml", nargs="?", help="the plan (see plans/)")
     sweep.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     sweep.add_argument("--dry-run", action="store_true", help="print the expanded points and their count; run nothing")
     sweep.add_argument("--resume", metavar="DIR", help="finish a sweep's run directory: run only its missing points")
+    sweep.add_argument("--launches", metavar="N", type=_launches,
+                       help="each point as N launches instead of the plan's (its duration and warm-up shared "
+                            "among them; kept in run.json, which --resume follows)")
     sweep.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
     sweep.add_argument("--verbose", action="store_true",
@@ -66,10 +70,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if (ns.plan is None) == (ns.resume is None):
         raise UsageError("sweep", None, "give a PLAN.yaml, or --resume DIR (not both)")
-    if ns.resume is not None and (ns.out or ns.dry_run):
+    if ns.resume is not None and (ns.out or ns.dry_run or ns.launches):
         raise UsageError("--resume", ns.resume, "goes alone (the directory and its saved plan say everything)")
     _check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
     lab = sweep_lab.check(ns)
+    if lab is not None and ns.launches is not None:
+        raise UsageError("--launches", str(ns.launches), "not with a lab: give the plan its launches")
     found = described_agent(ns.agent)
     if found is None:
         return no_agent()
@@ -79,7 +85,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
             pairs = lab[1]
             sys.stdout.write(f"on each of {len(pairs)} host pair(s), one at a time: "
                              f"{', '.join(p.name or f'{p.pub}:{p.sub}' for p in pairs)}\n")
-        return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
+        return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points, ns.launches)
     from mwperf.cli.db import check_run_store, ingest_after_run
 
     out = Path(ns.resume or ns.out or default_out())
@@ -92,8 +98,25 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
                            floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
     else:
         code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
-                      floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
+                      floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None, launches=ns.launches)
     return ingest_after_run(store, out, code)
+
+
+def _launches(text: str) -> int:
+    from mwperf.plan.launches import MAX_LAUNCHES
+
+    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_LAUNCHES:
+        raise argparse.ArgumentTypeError(f"{text}: must be a whole number from 1 to {MAX_LAUNCHES}")
+    return int(text)
+
+
+def _with_launches(plan: Plan, launches: int | None) -> Plan:
+    """The plan with ``launches`` a point instead of its own (None: as it is)."""
+    if launches is None:
+        return plan
+    if plan.max_launches is not None and plan.max_launches < launches:
+        raise UsageError("--launches", str(launches), f"more than the plan's max_launches ({plan.max_launches})")
+    return dataclasses.replace(plan, repetitions=launches)
 
 
 def _positive(text: str) -> int:
@@ -121,7 +144,7 @@ def _label(p: PlannedPoint) -> str:
     if precision:
         extras.append(f"precision {table['precision'].shown(precision)}")
     if p.repetitions > 1:
-        extras.append(f"rep {(p.repetition or 0) + 1}")
+        extras.append(f"launch {(p.repetition or 0) + 1} of {p.repetitions}")
     return f"{point.label(table)}; {', '.join(extras)}"
 
 
@@ -130,9 +153,10 @@ def describe(points: list[PlannedPoint]) -> str:
     (last line) ``N points``."""
     width = len(str(len(points)))
     lines = [f"{p.point.index + 1:>{width}}  {_label(p)}" for p in points]
-    total = sum(p.point.planned_s + POINT_OVERHEAD_S for p in points)
-    lines.append(f"at most about {format_eta(total)} (warm-up + duration + ~{POINT_OVERHEAD_S:g} s start-up a point)")
-    lines.append(f"{len(points)} points")
+    total = sum(p.point.planned_s + start_up_s(p.point.mw) for p in points)
+    lines.append(f"at most about {format_eta(total)} (warm-up + duration + {START_UP_SAID})")
+    distinct = sum(1 for p in points if not p.repetition)
+    lines.append(f"{len(points)} points" if distinct == len(points) else f"{distinct} points, {len(points)} launches")
     return "\n".join(lines) + "\n"
 
 
@@ -142,6 +166,8 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
         raise PlanError(plan_path, "search", None, f"a max-rate plan: run it with mwperf max-rate {plan_path}")
     if resume_dir is None:
         return
+    if ((RunDir(resume_dir).read_run_json() or {}).get("command") or [None, None])[1:2] == ["max-rate"]:
+        raise UsageError("--resume", resume_dir, f"a max-rate run: mwperf max-rate --resume {resume_dir} finishes it")
     try:
         os.close(open_inside(resume_dir, PLAN_FILE))  # no link out of it: its content is never shown
     except FileNotFoundError:
@@ -154,21 +180,21 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
 
 
 def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO,
-            max_points: int | None = None) -> int:
-    points = expand(load_plan(plan_path), out=default_out(), agent=agent, agent_info=agent_info,
-                    max_points=max_points)
+            max_points: int | None = None, launches: int | None = None) -> int:
+    points = expand(_with_launches(load_plan(plan_path), launches), out=default_out(), agent=agent,
+                    agent_info=agent_info, max_points=max_points)
     out.write(describe(points))
     return 0
 
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
            argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
-           floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
+           floor: bool = False, verbose: bool = False, stored: bool = False, launches: int | None = None) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
 
-    plan = load_plan(plan_path)
+    plan = _with_launches(load_plan(plan_path), launches)
     out = Path(out_dir) if out_dir else default_out()
     check_new_dir(out, fresh=False)
     if (out / RESULTS_JSONL).exists():
@@ -200,6 +226,10 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
         plan = load_plan(plan_file)
     except PlanError as exc:
         raise UsageError("--resume", run_dir, str(exc)) from None
+    saved = (RunDir(path).read_run_json() or {}).get("options") or {}
+    launches = saved.get("repetitions")  # the launches the sweep was started with (--launches or the plan's)
+    if isinstance(launches, int) and not isinstance(launches, bool) and launches >= 1:
+        plan = dataclasses.replace(plan, repetitions=launches)
     points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points)
     earlier = read_records(path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
     if any((r.point_hash or "").startswith(OLD_KEY_PREFIX) for r in earlier):
@@ -221,7 +251,7 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
 
 def plan_doc(plan: Plan, count: int) -> dict:
     return {"plan": plan.source, "description": plan.description, "points": count,
-            "repetitions": plan.repetitions,
+            "repetitions": plan.launches,
             "options": {k: list(v) for k, v in plan.options.items()},
             "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()}
                         for r in plan.exclude]}

@@ -39,6 +39,9 @@ from mwperf.model.launches import spread
 from mwperf.model.merge import PointOutcome, merge_record, utc_now_iso
 from mwperf.model.record import Record
 from mwperf.model.schema import record_errors, record_ok
+from mwperf.execute.launches import more_launches
+from mwperf.plan.launches import default_launches, interleaved
+from mwperf.plan.sweep_plan import point_hash
 from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.rundir import RunDir
@@ -71,11 +74,11 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, prog
                              started=utc_now_iso())
     if machine_lock is not None:
         doc["machine_lock"] = machine_lock
-    jobs = [PlannedPoint(opts, point) for point in opts.points()]
+    points = [(opts, point) for point in opts.points()]
     if opts.both_directions and opts.hosts is not None:  # A->B then B->A, as in the wired/wireless study
         back = replace(opts, hosts=opts.hosts.reversed())
-        jobs = [PlannedPoint(o, replace(job.point, index=2 * job.point.index + k))
-                for job in jobs for k, o in enumerate((opts, back))]
+        points = [(o, point) for _, point in points for o in (opts, back)]
+    jobs = interleaved(points, opts.launches or default_launches(), opts.max_launches)
     if far is None or opts.hosts is None or opts.hosts.facts is None:
         return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
                        leftovers=opts.agent.leftovers, floor=floor)
@@ -140,8 +143,14 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
             elif not floor:
                 doc.setdefault("floor", skipped("--no-floor"))
             bar = Progress(progress, [job.point.planned_s for job in jobs])
+            complete = on_record or _launches_of(earlier, records)
             _measure(jobs if feed is None else feed, rundir, agent, timeouts, bar, records, earlier, outputs,
-                     on_record or _launches_of(earlier, records), pairs)
+                     complete, pairs)
+            planned = list(jobs)
+            while feed is None and (extra := more_launches(planned, earlier + records, _hash)):
+                bar.extend([job.point.planned_s for job in extra])  # the adaptive stop's next round
+                _measure(extra, rundir, agent, timeouts, bar, records, earlier, outputs, complete, pairs)
+                planned += extra
             bar.close()
             status = "complete"
         except KeyboardInterrupt:
@@ -213,19 +222,25 @@ def _outcomes(job: PlannedPoint, agent: str, timeouts: Timeouts,
     yield job, outcome, started, {}
 
 
+def _hash(job: PlannedPoint, repetition: int) -> str | None:
+    """A launch the adaptive stop adds to a sweep's point: its hash as the sweep's (``sweep --resume``)."""
+    return point_hash(job.opts, job.point, repetition) if job.point_hash is not None else None
+
+
 def _launches_of(earlier: list[Record], records: list[Record]) -> Callable[[PlannedPoint, dict], dict]:
-    """A point's last repetition carries the spread over its launches (each
-    repetition one), those of an earlier invocation of a resumed sweep included."""
+    """Each launch of a point from its second (each repetition one) carries the spread over its
+    launches so far and the headline from them, those of an earlier invocation of a resumed
+    sweep included: the point's newest record holds its headline."""
 
     def complete(job: PlannedPoint, record: dict) -> dict:
         """The record being made (the merged JSON object, before it is written), with its launches."""
         this = Record.from_json(record)
-        if job.repetitions < 2 or job.repetition != job.repetitions - 1 or not this.ok:
+        if job.repetitions < 2 or not job.repetition or not this.ok:
             return record
         key = point_id(this)
         same = [r for r in earlier + records if r.ok and r.repetition is not None and not r.imported
                 and point_id(r) == key]
-        launches = spread(same + [this])
+        launches = spread(same + [this], this.precision)
         return {**record, "launches": None if launches is None else launches.to_json()}
     return complete
 

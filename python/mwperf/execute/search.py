@@ -7,41 +7,42 @@ a publisher that cannot keep its rate does not pass for a lossless one),
 and, when asked, a one-way p99 latency at most ``p99``. A failed point does
 not meet it.
 
-The search brackets the answer: from the start rate it multiplies the rate
-by ``GROWTH`` while the criterion is met (divides it while it is not) until
-one rate met it and a higher one did not, within the bounds; then it
-bisects the bracket (geometric midpoints) until its ends are within ``step``
-of each other (``hi / lo <= 1 + step``). The answer is the bracket's low
-end: the highest rate measured to meet the criterion. Each probe is a
-rate-mode point with its own adaptive stop (``--precision``) and a record
-with a ``search`` section: the criterion, the step, the bracket after the
-probe, whether it met the criterion and why, and on a cell's last probe the
-answer. The search assumes that meeting the criterion is monotone in the
-rate (a rate above one that failed fails too).
+The search is a probabilistic bisection (:mod:`mwperf.stats.probing`): from
+the start rate, each probe goes to the posterior median of the limit, given
+every verdict so far and that a verdict can be noisy or transient, so near
+the boundary it probes again where one verdict left it uncertain. It ends
+when its answer, the rate the limit lies above with 95 % confidence, is
+within ``step`` of the posterior median, or after the most probes the cell
+may take (:func:`worst_case_probes`). Each probe is a rate-mode point with
+its own adaptive stop (``--precision``) on the flow it is judged by (its
+received rate and loss; with ``--p99`` its latency too) and a record with a
+``search`` section: the criterion, the step, the limit's 90 % interval after
+the probe (``bracket``), whether it met the criterion and why, and on a
+cell's last probe the answer. The search assumes that meeting the criterion
+is monotone in the rate, up to the probes' noise. It is a function of the
+probes so far: ``mwperf max-rate --resume DIR`` replays a run's probes and
+goes on.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from mwperf.errors import UnitError, UsageError
 from mwperf.execute.progress import POINT_OVERHEAD_S
 from mwperf.model.record import Record
 from mwperf.plan.options import PlannedPoint
-from mwperf.units import format_rate_hz, parse_duration_ns, parse_list, parse_rate_hz
+from mwperf.stats.probing import answer, next_probe
+from mwperf.units import parse_duration_ns, parse_list, parse_rate_hz
 
-__all__ = ["Criterion", "Bracket", "Search", "parse_criterion", "judge", "worst_case_probes", "worst_case_s",
-           "GROWTH", "DEFAULT_STEP", "DEFAULT_BOUNDS_HZ", "DEFAULT_START_HZ"]
+__all__ = ["Criterion", "Cell", "Search", "parse_criterion", "judge", "worst_case_probes", "worst_case_s",
+           "DEFAULT_STEP", "DEFAULT_BOUNDS_HZ", "DEFAULT_START_HZ"]
 
-#: The factor the rate grows (or shrinks) by until the answer is bracketed.
-GROWTH = 4.0
 DEFAULT_STEP = 0.05
 DEFAULT_BOUNDS_HZ = (1.0, 1e6)
 DEFAULT_START_HZ = 1000.0
-#: A probe's rate, in this many significant digits.
-DIGITS = 4
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,6 @@ class Criterion:
     p99_us: float | None = None
     step: float = DEFAULT_STEP
     bounds_hz: tuple[float, float] = DEFAULT_BOUNDS_HZ
-    growth: float = GROWTH
 
     def said(self) -> str:
         text = f"loss <= {100 * self.loss:g}%"
@@ -99,26 +99,19 @@ def parse_criterion(loss: str | None, p99: str | None = None, step: str | None =
     return crit
 
 
-def _rounded(rate: float) -> float:
-    return float(f"{rate:.{DIGITS}g}")
-
-
-def worst_case_probes(crit: Criterion, start_hz: float) -> int:
-    """The most probes one cell's search makes: the start, the way to the
-    farther bound, and the bisection of one growth factor down to the step."""
+def worst_case_probes(crit: Criterion) -> int:
+    """The most probes one cell's search makes: three times what a noiseless
+    bisection of the bounds down to the step needs, and three (at the
+    defaults, 30; the seeded noisy searches of python/tests/stats take 16 on
+    average, 24 at the 90th percentile)."""
     low, high = crit.bounds_hz
-    start = min(max(start_hz, low), high)
-    away = max(math.ceil(math.log(high / start, crit.growth) - 1e-9),
-               math.ceil(math.log(start / low, crit.growth) - 1e-9))
-    halvings = math.ceil(math.log2(math.log(crit.growth) / math.log1p(crit.step)) - 1e-9)
-    return 1 + away + max(0, halvings)
+    return 3 * math.ceil(math.log2(math.log(high / low) / math.log1p(crit.step)) - 1e-9) + 3
 
 
 def worst_case_s(cells: list[PlannedPoint], crit: Criterion) -> float:
     """The longest the search of these cells can take (each probe its warm-up,
     maximum duration and start-up)."""
-    return sum(worst_case_probes(crit, c.point.rate_hz or DEFAULT_START_HZ) * (c.point.planned_s + POINT_OVERHEAD_S)
-               for c in cells)
+    return sum(worst_case_probes(crit) * (c.point.planned_s + POINT_OVERHEAD_S) for c in cells)
 
 
 def judge(record: Record, crit: Criterion) -> tuple[bool, str, float | None]:
@@ -146,112 +139,105 @@ def judge(record: Record, crit: Criterion) -> tuple[bool, str, float | None]:
     return True, said, missing
 
 
-class Bracket:
-    """One cell's search: the highest rate that met the criterion (``lo``) and
-    the lowest that did not (``hi``), and the rate to try next."""
+class Cell:
+    """One cell's search: its probes so far (rate, met), the rate to try next
+    and, once done, the answer."""
 
-    def __init__(self, crit: Criterion, start_hz: float):
+    def __init__(self, crit: Criterion, start_hz: float, probes: tuple[tuple[float, bool], ...] = ()):
         self.crit = crit
-        low, high = crit.bounds_hz
-        self.lo: float | None = None
-        self.hi: float | None = None
-        self.next: float | None = _rounded(min(max(start_hz, low), high))
-        self.probes = 0
+        self.start = start_hz
+        self.probes: list[tuple[float, bool]] = list(probes)
+
+    @property
+    def next(self) -> float | None:
+        return next_probe(self.probes, self.crit.bounds_hz, self.crit.step, self.start, worst_case_probes(self.crit))
 
     @property
     def phase(self) -> str:
-        return "bisect" if self.lo is not None and self.hi is not None else "grow"
+        """grow: no probe has met the criterion, or none has failed it, yet; bisect: between them."""
+        return "bisect" if len({met for _, met in self.probes}) == 2 else "grow"
 
     def add(self, rate: float, met: bool) -> None:
-        self.probes += 1
-        if met:
-            self.lo = rate if self.lo is None else max(self.lo, rate)
-        else:
-            self.hi = rate if self.hi is None else min(self.hi, rate)
-        low, high = self.crit.bounds_hz
-        lo, hi = self.lo, self.hi
-        if hi is None:
-            assert lo is not None  # it met: the rate grows
-            self.next = None if lo >= high else _rounded(min(lo * self.crit.growth, high))
-        elif lo is None:
-            self.next = None if hi <= low else _rounded(max(hi / self.crit.growth, low))
-        elif hi / lo <= 1 + self.crit.step:
-            self.next = None
-        else:
-            mid = _rounded(math.sqrt(lo * hi))
-            self.next = mid if lo < mid < hi else None
+        self.probes.append((rate, met))
 
     @property
     def done(self) -> bool:
         return self.next is None
 
-    def note(self) -> str | None:
-        """What the answer is when the bracket never closed."""
-        low, high = self.crit.bounds_hz
-        if self.hi is None:
-            return f"met at the highest rate searched ({format_rate_hz(high)} Hz): the maximum is at least that"
-        if self.lo is None:
-            return f"not met at the lowest rate searched ({format_rate_hz(low)} Hz)"
-        return None
+    def answer(self) -> tuple[float | None, list[float], str | None]:
+        """(the answer, the limit's 90 % interval, a note)."""
+        top, lo, hi, note = answer(self.probes, self.crit.bounds_hz, self.crit.step)
+        return top, [float(f"{lo:.4g}"), float(f"{hi:.4g}")], note
 
 
 class Search:
     """The probes of every cell, decided as their records come: iterate it
     for the next point; :meth:`on_record` completes a probe's record (its
-    ``search`` section) and moves the cell's bracket."""
+    ``search`` section) and moves the cell's search. ``earlier``: the records
+    of an interrupted run of the same searches (``--resume``), replayed."""
 
-    def __init__(self, cells: list[PlannedPoint], crit: Criterion):
+    def __init__(self, cells: list[PlannedPoint], crit: Criterion, earlier: Sequence[Record] = ()):
         self.cells = cells
         self.crit = crit
-        self._bracket: Bracket | None = None
+        self._search: Cell | None = None
         self._cell = 0
-        self.answers: list[dict] = []
+        self._earlier: dict[int, list[tuple[int, float, bool, bool]]] = {}  # cell: (probe, rate, met, done)
+        for r in earlier:
+            if r.search is not None and r.rate_hz is not None:
+                self._earlier.setdefault(r.search.cell, []).append((r.search.probe, r.rate_hz, r.search.met,
+                                                                    r.search.done))
+        self._index = len(earlier)
 
     def planned(self) -> list[PlannedPoint]:
         """The points at their worst case (each cell's start rate, as many times
-        as it can be probed): what the floor, the placement checks and the
-        progress bar plan with."""
-        return [c for c in self.cells for _ in range(worst_case_probes(self.crit, self._start(c)))]
+        as it can be probed, less what an earlier run probed): what the floor,
+        the placement checks and the progress bar plan with."""
+        most = worst_case_probes(self.crit)
+        return [c for i, c in enumerate(self.cells) if not self._finished(i)
+                for _ in range(max(1, most - len(self._earlier.get(i, []))))]
+
+    def _finished(self, cell: int) -> bool:
+        return any(done for _, _, _, done in self._earlier.get(cell, []))
 
     @staticmethod
     def _start(cell: PlannedPoint) -> float:
         return cell.point.rate_hz or DEFAULT_START_HZ
 
     def __iter__(self) -> Iterator[PlannedPoint]:
-        index = 0
         for number, cell in enumerate(self.cells):
             self._cell = number
-            self._bracket = bracket = Bracket(self.crit, self._start(cell))
-            while not bracket.done:
-                values = tuple((k, bracket.next if k == "rate" else v) for k, v in cell.point.values)
-                yield replace(cell, point=replace(cell.point, index=index, values=values))
-                index += 1
+            if self._finished(number):
+                continue
+            before = sorted(self._earlier.get(self._cell, []))
+            self._search = search = Cell(self.crit, self._start(cell),
+                                         tuple((float(rate), bool(met)) for _, rate, met, _ in before))
+            while (rate := search.next) is not None:
+                values = tuple((k, rate if k == "rate" else v) for k, v in cell.point.values)
+                yield replace(cell, point=replace(cell.point, index=self._index, values=values))
+                self._index += 1
 
     def on_record(self, job: PlannedPoint, record: dict) -> dict:
-        """The probe's record with its ``search`` section; the bracket moved."""
-        bracket = self._bracket
-        rate = job.point.rate_hz
-        assert bracket is not None and rate is not None, "a probe of the search being iterated, at its rate"
+        """The probe's record with its ``search`` section; the cell's search moved."""
+        search, rate = self._search, job.point.rate_hz
+        assert search is not None and rate is not None, "a probe of the search being iterated, at its rate"
         met, why, missing = judge(Record.from_json(record), self.crit)
-        phase = bracket.phase
-        bracket.add(rate, met)
-        done = bracket.done
+        phase = search.phase
+        search.add(rate, met)
+        done = search.done
+        top, limit, note = search.answer()
         section = {
             "criterion": self.crit.as_dict(),
             "step": self.crit.step,
-            "growth": self.crit.growth,
             "bounds_hz": list(self.crit.bounds_hz),
             "cell": self._cell,
-            "probe": bracket.probes,
+            "probe": len(search.probes),
             "phase": phase,
             "met": met,
             "why": why,
             "missing": missing,
-            "bracket": [bracket.lo, bracket.hi],
+            "bracket": limit,
             "done": done,
-            "max_rate_hz": bracket.lo if done else None,
-            "note": bracket.note() if done else None,
+            "max_rate_hz": top if done else None,
+            "note": note if done else None,
         }
-        if done:
-            self.answers.append(section)
         return {**record, "search": section}

@@ -57,6 +57,13 @@ def history_figures(series: list) -> list[Figure]:
                                      marker={"size": 6, "color": colour}, customdata=hover,
                                      hovertemplate=f"{metric} %{{y:.4g}} µs<br>%{{customdata}}<extra></extra>"),
                           **panel(i, cols))
+        launched = [(k + 1, v) for k, run in enumerate(s.runs) if len(run.launches.get("p50", [])) > 1
+                    for v in run.launches["p50"]]
+        if launched:  # a run's launches, one value each, about their median
+            fig.add_trace(go.Scatter(x=[x for x, _ in launched], y=[v for _, v in launched], name="p50 of a launch",
+                                     legendgroup="launch", showlegend=i == 0, mode="markers",
+                                     marker={"size": 4, "color": "#1f77b4", "opacity": 0.45},
+                                     hovertemplate="a launch's p50 %{y:.4g} µs<extra></extra>"), **panel(i, cols))
         marks: dict[int, list[str]] = {}
         for change in s.changes:
             marks.setdefault(change.index, []).append(change.text())

@@ -32,7 +32,7 @@ def launch_sections(records: list[Record]) -> list[Section]:
                                       "half-width / p50)", list(HEADERS), left=(0,))
     for key, members in groups.items():
         s = spread(members)
-        if s is None or s.launches < 2:
+        if s is None or s.launches < 2 or s.median_us is None or s.min_us is None or s.max_us is None:
             continue
         section.rows.append(Row([key.label, str(s.launches), f"{s.median_us:.1f}", f"{s.min_us:.1f}-{s.max_us:.1f}",
                                  _pct(s.between), _pct(s.within), "-" if s.ratio is None else f"{s.ratio:.1f}x"]))

@@ -1,6 +1,6 @@
 """``mwperf max-rate``'s answer in the report: a table (per middleware, QoS
-and size, the highest rate measured to meet the criterion, the bracket it
-ended in, the probes it took) and a figure (max rate vs size, a line per
+and size, the rate the limit lies above at 95 %, the limit's 90 % interval,
+the probes it took) and a figure (max rate vs size, a line per
 middleware and QoS), from the last probe of each search (``search.done``)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mwperf.units import format_rate_hz, format_size
 
 __all__ = ["max_rate_sections", "max_rate_figures", "answers", "criterion_text", "HEADERS"]
 
-HEADERS = ["Size", "Max rate (Hz)", "Mbit/s at max", "Bracket (Hz)", "Probes", "Last probe"]
+HEADERS = ["Size", "Max rate (Hz)", "Mbit/s at max", "Limit, 90 % (Hz)", "Probes", "Last probe"]
 
 
 def criterion_text(search: Search) -> str:

@@ -5,7 +5,9 @@ three moments the runner gives (:class:`mwperf.execute.runner.Outputs`;
 * after every point, results.csv from every record so far (:func:`after_point`);
 * each point's progress line (:func:`line`: a point's summary, a scenario step's flows);
 * at the end, to the terminal: the headline (with ``verbose``, every table
-  first) and the warnings, then what the adaptive stop saved and where it
+  first) and the warnings, then how many points' intervals from their launches
+  reached the precision asked and what the others would need
+  (:func:`launch_summary`), what a point's own adaptive stop saved and where it
   all is, report.html last (:func:`at_end`).
 """
 
@@ -20,10 +22,11 @@ from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
 from mwperf.export.scenario import flows_summary
 from mwperf.export.tables import Tables, format_seconds, point_summary
+from mwperf.model.launches import as_points
 from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 
-__all__ = ["after_point", "line", "at_end", "adaptive_saving"]
+__all__ = ["after_point", "line", "at_end", "adaptive_saving", "launch_summary"]
 
 
 def after_point(records: list[Record], rundir: RunDir) -> list[Path]:
@@ -52,10 +55,30 @@ def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, f
             (html,) = HtmlReport().write(everything, rundir)
         except OSError as exc:
             progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
-    saved = adaptive_saving(records)
-    out.write("\n" + (f"{saved}\n" if saved else "") + f"results: {rundir.path}\n"
+    said = [x for x in (launch_summary(everything), adaptive_saving([r for r in records if r.repetition is None]))
+            if x]
+    out.write("\n" + "".join(f"{x}\n" for x in said) + f"results: {rundir.path}\n"
               + (f"report: {html}\n" if html and report_line else ""))
     out.flush()
+
+
+def launch_summary(records: list[Record]) -> str | None:
+    """How many points' intervals from their launches are within the precision asked, and how many
+    more launches (and seconds) the others would need, as one line; None where no point asked one."""
+    heads = [(p, p.launches.headline) for p in as_points(records) if p.launches is not None]
+    asked = [(p, h) for p, h in heads if h is not None and h.precision and h.reached is not None]
+    if not asked:
+        return None
+    within = {f"±{100 * (h.precision or 0):g} %" for _, h in asked}
+    short = [h for _, h in asked if not h.reached]
+    text = (f"launches: {len(asked) - len(short)} of {len(asked)} points' intervals within "
+            f"{', '.join(sorted(within))} (each point's headline from its launches)")
+    more = sorted(h.more_launches or 0 for h in short)
+    if more:
+        seconds = sum(h.more_s or 0.0 for h in short)
+        text += (f"; the other {len(short)} would need {more[len(more) // 2]} more launches (median; up to "
+                 f"{more[-1]}), {format_seconds(seconds)} in all")
+    return text
 
 
 def adaptive_saving(records: list[Record]) -> str | None:

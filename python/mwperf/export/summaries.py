@@ -39,6 +39,7 @@ from mwperf.export.sections import Row, Section, section_key
 from mwperf.model.fairness import unlike
 from mwperf.model.labels import qos_label, subscribers_label
 from mwperf.model.parts import ThreadGroup
+from mwperf.model.launches import as_points
 from mwperf.model.record import Record
 from mwperf.units import format_rate_hz, format_size
 
@@ -82,9 +83,10 @@ RANGES_HEADERS = ["Middleware", "Mode", "QoS", "Points", "Sizes", "p50 (us)", "p
 
 
 def ranges(records: list[Record]) -> list[Section]:
-    """One row per middleware, QoS and mode: ranges over its sizes and rates."""
+    """One row per middleware, QoS and mode: ranges over its sizes and rates (a point of several
+    launches: its headline, the launches' medians)."""
     groups: dict[tuple, list[Record]] = {}
-    for r in records:
+    for r in as_points(records):
         groups.setdefault((r.pair_name, r.mode, section_key(r)), []).append(r)
     if not groups:
         return []

@@ -23,6 +23,7 @@ from mwperf.export.sections import Row, Section, section_key
 from mwperf.export.summaries import ranges, summaries
 from mwperf.export.terminal import table_text
 from mwperf.model.labels import qos_label, subscribers_label
+from mwperf.model.launches import as_points, launches_note
 from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
 from mwperf.units import format_rate_hz
@@ -160,10 +161,12 @@ def _title(mw: str, mode: str, records: list[Record], part: str = "") -> str:
 
 
 def build_sections(records: Iterable[Record], anchors: Anchors | None = None) -> list[Section]:
-    """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run;
-    with ``anchors``, the columns they add (x floor, % memcpy, % iperf3)."""
+    """Group records by (mw, QoS/transport, ..., mode), keeping the order of the run, a point of
+    several launches a row of its headline (:func:`mwperf.model.launches.as_points`: the launches'
+    medians, their intervals in the row's note); with ``anchors``, the columns they add (x floor,
+    % memcpy, % iperf3)."""
     anchors = anchors or Anchors()
-    records = list(records)
+    records = as_points(list(records))
     mw_order: dict[str, int] = {}
     qos_order: dict[tuple, int] = {}
     pair_order: dict[str | None, int] = {}
@@ -189,7 +192,8 @@ def build_sections(records: Iterable[Record], anchors: Anchors | None = None) ->
                     reason = " ".join(str(record.error or "unknown error").split())
                     section.rows.append(Row(cells[:lead] + [""] * (len(cells) - lead), f"FAILED: {reason}"))
                 else:
-                    section.rows.append(Row(cells, note=censored(record)))
+                    notes = [n for n in (censored(record), launches_note(record)) if n]
+                    section.rows.append(Row(cells, note="; ".join(notes) or None))
             sections.append(section)
     return sections
 
@@ -298,7 +302,13 @@ def point_summary(record: Record) -> str:
         text = f"ok loop {_fixed(record.loop_rate, 4)}, lost {loss}, latency ave {_us(record.stat('mean'))} us"
     if record.ping_lost:
         text += f"; {record.ping_lost} ping(s) beyond the {record.ping_timeout_s or 1:g} s timeout (censored)"
-    return text + adaptive_note(record)
+    if record.repetition is None:
+        return text + adaptive_note(record)
+    # a launch of a point: its own stop only where it stopped early; the point's headline so far from its launches
+    adaptive = record.adaptive
+    note = launches_note(record)
+    return (text + (adaptive_note(record) if adaptive is not None and adaptive.converged_after_s is not None else "")
+            + (f"; point: {note}" if note else ""))
 
 
 def adaptive_note(record: Record) -> str:

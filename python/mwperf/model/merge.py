@@ -334,7 +334,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "reuse": outcome.reuse,
         "service": outcome.service,
         "security": _security(outcome.security, pub_config, sub_config),
-        "adaptive": m.adaptive(point.get("precision"), pub, sub, mode),
+        "adaptive": m.adaptive(point.get("precision") or point.get("stop-loss"), pub, sub, mode),
         "search": None,  # a max-rate search's probe: its search completes it (mwperf.execute.search)
         "launches": None,  # the last repetition of a point: the runner adds the spread over its launches
         "scenario": None,  # a scenario's flow: its step adds its section (mwperf.execute.scenario)

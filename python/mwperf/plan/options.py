@@ -144,6 +144,8 @@ class RunOptions:
     hosts: HostPair | None = None    # --hosts pub=..,sub=..: agents on two real hosts, over ssh
     both_directions: bool = False    # --direction both: every point A->B, then B->A
     reuse_agents: bool = False       # --reuse-agents: consecutive points alike but for pair rows share agents
+    launches: int | None = None      # --launches: a point's launches (None: mwperf.plan.launches' default)
+    max_launches: int | None = None  # --max-launches: the adaptive stop's most launches a point
     keystore: Path | None = None     # --keystore DIR: the user's DDS Security keystore (else mwperf makes one)
 
     @property
@@ -191,7 +193,8 @@ class RunOptions:
             "out": str(self.out), "point_timeout_ns": self.point_timeout_ns, "agent": self.agent_path,
             "link": None if self.link is None else self.link.name,
             "hosts": None if self.hosts is None else self.hosts.as_dict(), "both_directions": self.both_directions,
-            "reuse_agents": self.reuse_agents, "keystore": None if self.keystore is None else str(self.keystore),
+            "reuse_agents": self.reuse_agents, "launches": self.launches, "max_launches": self.max_launches,
+            "keystore": None if self.keystore is None else str(self.keystore),
         }
 
 
@@ -214,6 +217,7 @@ class PlannedPoint:
     repetition: int | None = None
     point_hash: str | None = None
     repetitions: int = 1
+    max_launches: int | None = None  # with a precision: the launches the adaptive stop may take in all
 
 
 @dataclass(frozen=True)
@@ -229,6 +233,8 @@ class RunRequest:
     cpu: str | None = None
     point_timeout: str | None = None
     reuse_agents: bool = False  # --reuse-agents / plan key reuse_agents
+    launches: int | None = None  # --launches
+    max_launches: int | None = None  # --max-launches
     link: str | None = None
     hosts: str | None = None
     data: str | None = None

@@ -7,7 +7,11 @@ that applies to a point's mode (``rate`` only to rate points, ``demand`` and
 ``burst_gap`` to burst points: the table says which), so a plan expands to
 as many points as it yields; a key that applies to no point of the plan is
 an error, not dropped. ``mw: built`` is every middleware the agent is built
-with; ``exclude`` rules prune points; ``repetitions`` repeats each point.
+with; ``exclude`` rules prune points; ``launches`` (``repetitions``: its
+older name) is how many launches each point is measured as, 6 unless given,
+interleaved across the points, each an equal share of the point's duration
+and warm-up (:mod:`mwperf.plan.launches`); ``max_launches``: up to how many
+the adaptive stop (``precision``) may take.
 A plan with a ``search`` mapping (``loss``, ``p99``, ``step``, ``bounds``:
 ``mwperf max-rate``'s options) is a max-rate plan: its rate is where each
 search starts, and ``mwperf max-rate PLAN`` runs it.
@@ -30,7 +34,6 @@ points whose key is not in results.jsonl yet.
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 import hashlib
 import itertools
@@ -44,6 +47,7 @@ from typing import Any, Callable, Mapping
 from mwperf.description import AgentInfo
 from mwperf.display import shown
 from mwperf.errors import PlanError, UnitError, Unsupported, UsageError
+from mwperf.plan.launches import default_launches, interleaved
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest, TestPoint
 from mwperf.plan.plan_file import load_yaml, read_plan_text
 from mwperf.plan.validate import build_run_options, check_point
@@ -55,7 +59,7 @@ __all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_s
 
 #: The controller's own plan keys (each a value or a list, as the options of the table).
 CONTROLLER_KEYS = ("cpu", "link", "point_timeout", "keyed", "reuse_agents")
-SWEEP_KEYS = ("exclude", "repetitions", "description", "search")
+SWEEP_KEYS = ("exclude", "launches", "repetitions", "max_launches", "description", "search")
 #: A max-rate plan's ``search`` keys (``mwperf max-rate``'s options of the same names).
 SEARCH_KEYS = ("loss", "p99", "step", "bounds")
 #: ``mw: built``: every middleware the agent is built with (its description says which).
@@ -87,10 +91,15 @@ class Plan:
     source: str
     options: Mapping[str, tuple]  # key -> values (each a str, or a bool for flags)
     exclude: tuple[Mapping[str, Any], ...]
-    repetitions: int
+    repetitions: int | None  # launches a point (None: not given, the default)
     description: str | None
     text: str  # the plan as written (saved in the run directory)
     search: Mapping[str, str] | None = None  # a max-rate plan's criterion, as written
+    max_launches: int | None = None  # the adaptive stop's most launches a point (None: the launches)
+
+    @property
+    def launches(self) -> int:
+        return self.repetitions or default_launches()
 
 
 def _key_name(key: str) -> str:
@@ -171,7 +180,8 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
         raise PlanError(source, None, None, "expected a mapping of mwperf run options (mw: ..., size: ...)")
     options: dict[str, tuple] = {}
     exclude: list[dict] = []
-    repetitions = 1
+    repetitions: int | None = None
+    max_launches: int | None = None
     description = None
     search = None
     spelled: dict[str, str] = {}
@@ -184,11 +194,15 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
         if key == "exclude":
             rules = value if isinstance(value, list) else [value]
             exclude = [_rule(source, i, r) for i, r in enumerate(rules)]
-        elif key == "repetitions":
+        elif key in ("launches", "repetitions", "max_launches"):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
-                raise PlanError(source, "repetitions", str(value),
-                                f"must be a whole number from 1 to {MAX_REPETITIONS}")
-            repetitions = value
+                raise PlanError(source, str(raw_key), str(value), f"must be a whole number from 1 to {MAX_REPETITIONS}")
+            if key == "max_launches":
+                max_launches = value
+            elif repetitions is not None:
+                raise PlanError(source, str(raw_key), str(value), "launches and repetitions are one key: keep one")
+            else:
+                repetitions = value
         elif key == "search":
             search = _search(source, value)
         elif key == "description":
@@ -213,7 +227,10 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
                 have = ", ".join(map(str, options.get(cond, ()))) or "not set in this plan"
                 raise PlanError(source, f"exclude[{index}].{cond}", ", ".join(unknown) or "this key",
                                 f"not among the plan's values ({have})")
-    return Plan(source, options, tuple(exclude), repetitions, description, text, search)
+    if max_launches is not None and max_launches < (repetitions or default_launches()):
+        raise PlanError(source, "max_launches", str(max_launches),
+                        f"fewer than the launches ({repetitions or default_launches()})")
+    return Plan(source, options, tuple(exclude), repetitions, description, text, search, max_launches)
 
 
 def _search(source: str, raw: Any) -> dict[str, str]:
@@ -250,7 +267,7 @@ def count_points(plan: Plan) -> int:
                 continue
             product *= len(values)
         total += product
-    return total * plan.repetitions
+    return total * plan.launches
 
 
 def max_points_default() -> int:
@@ -367,17 +384,19 @@ def _planned(plan: Plan, error: UsageError, agent_info: AgentInfo, value_of: Cal
 
 def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
            cpu_count: int | None = None, max_points: int | None = None,
-           note: Callable[[str], None] | None = _stderr_note, hosts: str | None = None) -> list[PlannedPoint]:
-    """Every point of the plan, excluded ones removed, each validated; PlanError names the first bad one,
-    or a plan of more than ``max_points`` points (:func:`check_size`). ``hosts``: the points run between
-    two hosts (``pub=USER@HOST,sub=USER@HOST``, as --hosts), validated as such."""
+           note: Callable[[str], None] | None = _stderr_note, launches: int | None = None,
+           hosts: str | None = None) -> list[PlannedPoint]:
+    """Every launch of every point of the plan (``launches``: instead of the plan's), in rounds, excluded
+    points removed, each validated; PlanError names the first bad one, or a plan of more than
+    ``max_points`` points (:func:`check_size`). ``hosts``: the points run between two hosts
+    (``pub=USER@HOST,sub=USER@HOST``, as --hosts), validated as such."""
     check_size(plan, max_points, note)
     table = agent_info.table
     options = dict(plan.options)
     if options.get("mw") == (BUILT,):  # every middleware this agent is built with
         options["mw"] = tuple(agent_info.adapters)
     own_keys = [k for k in CONTROLLER_KEYS if k in options]
-    points: list[PlannedPoint] = []
+    points: list[tuple[RunOptions, TestPoint]] = []
     seen: set[str] = set()
     for combo in itertools.product(*(options[k] for k in own_keys)):
         own = dict(zip(own_keys, combo))
@@ -400,10 +419,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
             if ident in seen:
                 continue
             seen.add(ident)
-            for repetition in range(plan.repetitions):
-                planned = dataclasses.replace(point, index=len(points))
-                points.append(PlannedPoint(opts, planned, repetition, point_hash(opts, planned, repetition),
-                                           plan.repetitions))
+            points.append((opts, point))
     if not points:
         raise PlanError(plan.source, "exclude", None, "every point is excluded")
-    return points
+    return interleaved(points, launches or plan.launches, plan.max_launches, point_hash, numbered=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 from mwperf.description import AgentInfo
 from mwperf.errors import UnitError, UsageError
 from mwperf.plan.checks import parse_values, refused_option, refused_point
+from mwperf.plan.launches import MAX_LAUNCHES, default_launches
 from mwperf.plan.options import DEFAULT_POINT_TIMEOUT, CpuPlacement, RunOptions, RunRequest, TestPoint
 from mwperf.plan.where import HostPair, LinkProfile, parse_hosts, parse_link
 from mwperf.units import parse_duration_ns
@@ -255,11 +256,18 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
         raise UsageError("--reuse-agents", None, f"not with {'--link' if link is not None else '--hosts'}: each "
                                                  "point has a placement of its own there (agents are reused on one "
                                                  "host)")
+    for flag, given in (("--launches", request.launches), ("--max-launches", request.max_launches)):
+        if given is not None and not 1 <= given <= MAX_LAUNCHES:
+            raise UsageError(flag, str(given), f"must be a whole number from 1 to {MAX_LAUNCHES}")
+    if request.max_launches is not None and request.max_launches < (request.launches or default_launches()):
+        raise UsageError("--max-launches", str(request.max_launches),
+                         f"fewer than the launches ({request.launches or default_launches()})")
     keystore = _keystore(request.keystore, values)
     opts = RunOptions(agent=agent_info, mws=mws, values=values, cpu=parse_cpu(request.cpu, cpu_count),
                       out=_out(request.out, check_out), point_timeout_ns=point_timeout_ns, agent_path=agent,
                       link=link, hosts=hosts, both_directions=request.direction == "both",
-                      reuse_agents=request.reuse_agents, keystore=keystore)
+                      reuse_agents=request.reuse_agents, keystore=keystore, launches=request.launches,
+                      max_launches=request.max_launches)
     if check_points:
         for point in opts.points():
             check_point(opts, point)

@@ -1,6 +1,8 @@
-"""Budgets: units, verdicts against values set in the records, "not
-measurable" for figures a point cannot have, and bad files refused naming
-the key and the value."""
+"""Budgets: units, verdicts against values set in the records (each
+record five launches of a point of its own, unless said), "not measurable"
+for figures a point cannot have, "cannot decide" with too few launches or
+launches on both sides of a limit, and bad files refused naming the key and
+the value."""
 
 import json
 
@@ -8,7 +10,7 @@ import pytest
 
 from conftest import FIXTURES, typed
 from edited import changed
-from mwperf.analysis.budgets import HOLDS, NOT_MEASURABLE, VIOLATED, evaluate, parse_budgets
+from mwperf.analysis.budgets import CANNOT_DECIDE, HOLDS, NOT_MEASURABLE, VIOLATED, evaluate, parse_budgets
 from mwperf.errors import PlanError
 
 
@@ -16,9 +18,14 @@ def record(**changes):
     return changed(json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0]), **changes)  # udp latency 64 B
 
 
-def verdicts(budgets: dict, *records, host=None):
+def launched(records, launches=5):
+    """Each record ``launches`` launches of a point of its own (a run each)."""
+    return [({**r, "run_id": f"run{i}", "repetition": k}) for i, r in enumerate(records) for k in range(launches)]
+
+
+def verdicts(budgets: dict, *records, host=None, launches=5):
     return [(c.limit.name if c.limit else None, c.verdict) for c in
-            evaluate(parse_budgets(budgets, "b.yaml"), [(typed(r), host) for r in records])]
+            evaluate(parse_budgets(budgets, "b.yaml"), [(typed(r), host) for r in launched(records, launches)])]
 
 
 def test_limits_take_the_fields_units():
@@ -46,8 +53,22 @@ def test_match_selects_the_points_and_a_failed_point_violates():
 
 def test_cpu_per_sample_and_cpu_percent_are_derived():
     r = record(sent=1000, cpu_s__pub={"user": 0.01, "sys": 0.02})
-    (check,) = evaluate(parse_budgets({"budgets": [{"cpu_per_sample.pub": "<= 31"}]}, "b"), [(typed(r), None)])
-    assert (check.verdict, check.value) == (HOLDS, pytest.approx(30.0))
+    (check,) = evaluate(parse_budgets({"budgets": [{"cpu_per_sample.pub": "<= 31"}]}, "b"),
+                        [(typed(x), None) for x in launched([r])])
+    assert (check.verdict, check.value, check.launches) == (HOLDS, pytest.approx(30.0), 5)
+
+
+def test_launches_decide_and_too_few_cannot():
+    r = record(latency_us__p99=1500.0)
+    assert verdicts({"budgets": [{"p99": "<= 2ms"}]}, r, launches=4) == [("p99", CANNOT_DECIDE)]
+    (check,) = evaluate(parse_budgets({"budgets": [{"p99": "<= 2ms"}]}, "b"), [(typed(x), None) for x in launched([r], 1)])
+    assert check.note == "cannot decide: 1 launches, need 5"  # one launch was a pass before
+    spread = [changed(x, latency_us__p99=p99) for x, p99 in zip(launched([r]), [1500.0, 2500, 1800, 2100, 1900])]
+    (check,) = evaluate(parse_budgets({"budgets": [{"p99": "<= 2ms"}]}, "b"), [(typed(x), None) for x in spread])
+    assert check.verdict == CANNOT_DECIDE and "3 of 5 launches meet it" in check.note and check.value == 1900.0
+    above = [changed(x, latency_us__p99=p99) for x, p99 in zip(launched([r]), [2500.0, 2600, 2200, 2100, 3000])]
+    assert [c.verdict for c in evaluate(parse_budgets({"budgets": [{"p99": "<= 2ms"}]}, "b"),
+                                        [(typed(x), None) for x in above])] == [VIOLATED]
 
 
 BAD = [

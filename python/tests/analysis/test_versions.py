@@ -44,8 +44,11 @@ def test_compare_versions_pairs_two_builds_within_one_run(tmp_path):
 
 
 def test_compare_versions_across_two_run_directories_and_its_gate(tmp_path):
-    old = run_dir(tmp_path, "old", [record("fastdds-jazzy", 40.0, heartbeat_period_ms=3000)])
-    new = run_dir(tmp_path, "new", [record("fastdds3", 48.0, heartbeat_period_ms=100)])
+    spread = (1.0, 1.01, 0.99, 1.005, 0.995, 1.012)  # six launches a side: the gate decides on launches
+    old = run_dir(tmp_path, "old", [dict(record("fastdds-jazzy", 40.0 * f, repetition=i, heartbeat_period_ms=3000),
+                                         point=i) for i, f in enumerate(spread)])
+    new = run_dir(tmp_path, "new", [dict(record("fastdds3", 48.0 * f, repetition=i, heartbeat_period_ms=100), point=i)
+                                    for i, f in enumerate(spread)])
     out = io.StringIO()
     assert compare_runs([old, new], out, fail_if_slower=10, versions=["fastdds-jazzy", "fastdds3"]) == 1
     text = out.getvalue()

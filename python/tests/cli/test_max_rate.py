@@ -5,6 +5,7 @@ its search section, and the tables end with the answer. The search meeting
 ground truth is tests/e2e/test_max_rate_ground_truth.py."""
 
 import json
+import shutil
 
 import pytest
 
@@ -53,9 +54,9 @@ def test_dry_run_states_the_worst_case(agent_env, capsys):
     assert main(["max-rate", "--mw", "udp", "--size", "1k,4k", "--loss", "1%", "--duration", "2s", "--warmup", "0",
                  "--rate", "100", "--bounds", "10,10k", "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
-    # from 100 Hz: x4 to 10k takes 4, /4 to 10 takes 2; then 5 halvings of x4 to 5 %
-    assert "at most 10 probes of at most 2 s" in out[0]
-    assert out[-2].startswith("at most about 1m00s") and out[-1] == "2 searches"  # 2 x 10 x (2 s + 1 s)
+    # a noiseless bisection of 10..10k to 5 % takes 8 probes (2^8 > ln 1000 / ln 1.05); at most three times that, and 3
+    assert "from 100 Hz, at most 27 probes of at most 2 s" in out[0]
+    assert out[-2].startswith("at most about 2m42s") and out[-1] == "2 searches"  # 2 x 27 x (2 s + 1 s)
 
 
 def test_search_records_and_answer(agent_env, tmp_path, capsys):
@@ -68,13 +69,15 @@ def test_search_records_and_answer(agent_env, tmp_path, capsys):
     records = written(out)
     for r in records:
         validate_record(r)
-    assert [r["rate_hz"] for r in records] == [100.0, 400.0, 1000.0]
-    assert [r["search"]["probe"] for r in records] == [1, 2, 3]
-    assert [r["search"]["done"] for r in records] == [False, False, True]
+    # every probe met: the posterior median climbs to the upper bound, which two probes confirm
+    assert [r["rate_hz"] for r in records] == [100.0, 320.6, 564.1, 750.1, 867.1, 930.0, 1000.0, 1000.0]
+    assert [r["search"]["probe"] for r in records] == list(range(1, 9))
+    assert [r["search"]["done"] for r in records] == [False] * 7 + [True]
     last = records[-1]["search"]
-    assert last["max_rate_hz"] == 1000.0 and "at least" in last["note"] and last["bracket"] == [1000.0, None]
-    assert all(r["precision"] == 0.05 for r in records)  # each probe its own adaptive stop
-    assert "max rate (loss <= 1%, step 5%)" in text and "[1000, -]" in text
+    assert last["max_rate_hz"] == 1000.0 and "at least" in last["note"] and last["bracket"] == [939.3, 1002.0]
+    # each probe its own adaptive stop, on its loss against the 1 % allowed (no --p99: not on its latency)
+    assert all(r["stop_loss"] == 0.01 and r["precision"] is None and r["adaptive"] for r in records)
+    assert "max rate (loss <= 1%, step 5%)" in text and "[939.3, 1002]" in text
     assert max_rate_figures(typed_all(records))[0].id == "max-rate-size"
     assert "max-rate-size" in (out / "report.html").read_text()
     run = json.loads((out / "run.json").read_text())
@@ -95,3 +98,28 @@ def test_answer_table_from_records():
 def test_plan_parses_its_search():
     plan = parse_plan("mw: udp\nmode: rate\nsearch: {loss: 1%, p99: 2ms, bounds: '10,100k'}\n")
     assert plan.search == {"loss": "1%", "p99": "2ms", "bounds": "10,100k"}
+
+
+def test_an_interrupted_search_resumes_where_it_stopped(agent_env, tmp_path, capsys):
+    """A search's run directory cut after its third probe (as an interrupted run leaves it) is finished by
+    --resume with the probes an uninterrupted search makes; the same --out without it is refused."""
+    args = ["max-rate", "--mw", "udp", "--size", "1k,2k", "--loss", "1%", "--rate", "100", "--bounds", "100,1000",
+            "--duration", "100ms", "--warmup", "0", "--cpu", "0,1", "--no-floor", "--db", "none"]
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert main([*args, "--out", str(whole)]) == 0
+    shutil.copytree(whole, cut)  # the same search, as its directory would be had it been cut short
+    lines = (cut / "results.jsonl").read_text().splitlines(keepends=True)
+    (cut / "results.jsonl").write_text("".join(lines[:3]))
+    capsys.readouterr()
+    assert main([*args, "--out", str(cut)]) == 2
+    assert "already holds results.jsonl" in capsys.readouterr().err
+    assert main(["max-rate", "--resume", str(cut), "--size", "4k"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["sweep", "--resume", str(cut)]) == 2
+    assert f"a max-rate run: mwperf max-rate --resume {cut} finishes it" in capsys.readouterr().err
+    assert main(["max-rate", "--resume", str(cut), "--db", "none"]) == 0
+    done, expected = written(cut), written(whole)
+    assert [(r["size"], r["rate_hz"], r["search"]["probe"]) for r in done] == \
+           [(r["size"], r["rate_hz"], r["search"]["probe"]) for r in expected]
+    assert [r["search"]["max_rate_hz"] for r in done if r["search"]["done"]] == [1000.0, 1000.0]
+    assert len(json.loads((cut / "run.json").read_text())["resumed"]) == 1

@@ -23,16 +23,20 @@ def one_line_error(capsys) -> str:
     return lines[0]
 
 
-def series_runs(tmp_path, count=12, step_at=6):
-    """``count`` run directories of one point, the p50 stepping up by 20 us from run ``step_at + 1``."""
+def series_runs(tmp_path, count=12, step_at=6, launches=1, size=64):
+    """``count`` run directories of one point, the p50 stepping up by 20 us from run ``step_at + 1``
+    (``launches`` a run, their p50 0.1 us apart)."""
     template = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])
     dirs = []
     for i in range(count):
         r = copy.deepcopy(template)
         r["run_id"], r["time"] = f"run{i + 1:02d}", f"2026-11-{i + 1:02d}T12:00:00.000Z"
-        r["latency_us"]["p50"] = 50.0 + 0.5 * (i % 3) + (20.0 if i >= step_at else 0.0)
+        r["size"] = size
         rundir = RunDir(tmp_path / r["run_id"]).create()
-        rundir.append(r)
+        for k in range(launches):
+            r["latency_us"]["p50"] = 50.0 + 0.5 * (i % 3) + (20.0 if i >= step_at else 0.0) + 0.1 * k
+            r["repetition"] = k if launches > 1 else None
+            rundir.append(copy.deepcopy(r))
         rundir.write_run_json({"run_id": r["run_id"], "started": r["time"], "hostname": "h1", "kernel": "6.1"})
         dirs.append(str(rundir.path))
     return dirs
@@ -73,7 +77,7 @@ def test_history_and_check_print_as_the_golden_files_say(tmp_path, capsys):
     budgets = tmp_path / "b.yaml"
     budgets.write_text('budgets:\n  - {match: {mw: udp}, p50: "<= 50.2us", p99.9999: "<= 1s", loop_rate: ">= 0.99"}\n'
                        '  - {match: {mw: zenoh}, p99: "<= 1ms"}\n')
-    assert main(["check", str(budgets), *series_runs(tmp_path / "more", 2)]) == 1
+    assert main(["check", str(budgets), *series_runs(tmp_path / "more", 2, launches=5)]) == 1
     check_golden("store/check.txt", capsys.readouterr().out)
 
 
@@ -118,11 +122,18 @@ def test_a_store_with_a_corrupt_block_is_refused_and_left_as_it_is(tmp_path, cap
 
 
 def test_check_exits_0_when_every_budget_holds_1_when_one_breaks_2_for_a_bad_file(tmp_path, capsys):
-    run = series_runs(tmp_path, 1)[0]  # p50 50 us, p99 60.6 us, no loss, 13936 samples
+    run = series_runs(tmp_path, 1, launches=5)[0]  # p50 50-50.4 us, p99 60.6 us, no loss, 13936 samples
     budgets = tmp_path / "b.yaml"
     budgets.write_text('budgets:\n  - match: {mw: udp, size: 64}\n    p50: "<= 100us"\n    loss: "<= 0.1%"\n')
     assert main(["check", str(budgets), run]) == 0
     assert "1 budget(s), 2 check(s): 2 holds" in capsys.readouterr().out
+    budgets.write_text('budgets:\n  - match: {mw: udp, size: 64}\n    p50: "<= 50.2us"\n')  # 3 of 5 launches meet it
+    assert main(["check", str(budgets), run]) == 3
+    assert "CANNOT DECIDE" in capsys.readouterr().out
+    one = series_runs(tmp_path / "one", 1)[0]  # one launch: was a pass, now cannot decide
+    budgets.write_text('budgets:\n  - match: {mw: udp, size: 64}\n    p50: "<= 100us"\n')
+    assert main(["check", str(budgets), one]) == 3
+    assert "cannot decide: 1 launches, need 5" in capsys.readouterr().out
     budgets.write_text('budgets:\n  - match: {mw: udp}\n    p99: "<= 50us"\n    p99.9999: "<= 1s"\n')
     assert main(["check", str(budgets), run]) == 1
     out = capsys.readouterr().out
@@ -133,14 +144,22 @@ def test_check_exits_0_when_every_budget_holds_1_when_one_breaks_2_for_a_bad_fil
     assert "budgets[0].p99: <= 2 fortnights: unknown duration unit" in one_line_error(capsys)
 
 
-def test_check_on_the_store_takes_the_newest_run_of_each_point(tmp_path, capsys):
+def test_check_on_the_store_takes_the_newest_run(tmp_path, capsys):
     store = str(tmp_path / "s.duckdb")
-    assert main(["db", "ingest", *series_runs(tmp_path), "--db", store]) == 0  # the last 6 at 70 us
+    assert main(["db", "ingest", *series_runs(tmp_path, launches=5), "--db", store]) == 0  # the last 6 at 70 us
     budgets = tmp_path / "b.yaml"
     budgets.write_text('budgets: [{p50: "<= 60us"}]\n')
     assert main(["check", str(budgets), "--db", store]) == 1
     out = capsys.readouterr().out
     assert "run12" in out and "1 check(s): 1 violated" in out
+    # hostile input 4: the newest run lacks the budget's point, an older one has it ("1 holds" on run12 before)
+    newer = series_runs(tmp_path / "newer", 13, launches=5, size=128)[-1:]  # run13: 128 B only
+    assert main(["db", "ingest", *newer, "--db", store]) == 0
+    budgets.write_text('budgets: [{match: {size: 64}, p50: "<= 100us"}]\n')
+    capsys.readouterr()
+    assert main(["check", str(budgets), "--db", store]) == 1
+    out = capsys.readouterr().out
+    assert "NO POINT MATCHED" in out and "not in the newest run (run13); run run12 has it" in out
 
 
 def test_report_with_a_store_shows_the_history_of_the_runs_points(tmp_path, capsys):
@@ -225,3 +244,29 @@ def test_a_scenario_runs_flows_are_stored_with_their_scenario(tmp_path, store_ur
     assert set(frame["scenario.name"]) == {"two-flows"}
     labels = sorted(frame["point_label"]) if "point_label" in frame else []
     assert not labels or any("[two-flows: imu together]" in label for label in labels)
+
+
+def test_compare_pools_the_gates_spread_with_the_stored_history(tmp_path, capsys):
+    """One launch a side cannot be decided on its own; with --db, the point's stored runs (5 launches
+    each, 0.1 us apart) give the spread, the gate decides and says where its spread came from."""
+    store = str(tmp_path / "s.duckdb")
+    assert main(["db", "ingest", *series_runs(tmp_path / "stored", 4, launches=5), "--db", store]) == 0
+    a, b = series_runs(tmp_path / "a", 1)[0], series_runs(tmp_path / "b", 12)[-1]  # 50 us, then 70.5 us
+    capsys.readouterr()
+    assert main(["compare", a, b, "--fail-if-slower", "5"]) == 3
+    assert "cannot decide: 1+1 launches, need 2+2" in capsys.readouterr().out
+    assert main(["compare", a, b, "--fail-if-slower", "5", "--db", store]) == 1
+    out = capsys.readouterr().out
+    assert "REGRESSION: udp latency 64 B" in out and "(spread pooled with the store's history of the point: 12 df)" in out  # run01 is A's: not pooled
+    assert main(["compare", a, a, "--fail-if-slower", "5", "--db", store]) == 0
+
+
+def test_history_keeps_one_value_per_launch(tmp_path, capsys):
+    store = str(tmp_path / "s.duckdb")
+    assert main(["db", "ingest", *series_runs(tmp_path, 3, launches=5), "--db", store]) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", store, "--json"]) == 0
+    (series,) = json.loads(capsys.readouterr().out)
+    first = series["runs"][0]
+    assert first["repetitions"] == 5 and first["launches"]["p50"] == pytest.approx([50.0, 50.1, 50.2, 50.3, 50.4])
+    assert first["p50"] == pytest.approx(50.2)  # their median, in the series the change points are found in

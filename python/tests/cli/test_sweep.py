@@ -153,7 +153,7 @@ def test_dry_run_prints_points_and_count(tmp_path):
     done = mwperf("sweep", str(plan), "--dry-run", cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1] == "16 points"
+    assert lines[-1] == "8 points, 16 launches"
     assert lines[0].startswith(" 1  udp rate 32 B 10 Hz; cpu ")
     assert not list(tmp_path.glob("results*"))
 

@@ -192,7 +192,7 @@ def test_the_cap_can_be_raised_and_lowered(tmp_path, fake_agent):
     done = mwperf("sweep", str(plan), "--dry-run", "--agent", str(fake_agent), "--max-points", "19")
     assert done.returncode == 2 and "20 points (before exclude rules): more than the 19" in done.stderr
     done = mwperf("sweep", str(plan), "--dry-run", "--agent", str(fake_agent), "--max-points", "20")
-    assert done.returncode == 0 and done.stdout.endswith("\n20 points\n"), done.stderr
+    assert done.returncode == 0 and done.stdout.endswith("\n4 points, 20 launches\n"), done.stderr
     done = mwperf("sweep", str(plan), "--dry-run", "--agent", str(fake_agent),
                   env=dict(os.environ, MWPERF_MAX_POINTS="10"))
     assert done.returncode == 2 and "more than the 10 " in done.stderr
