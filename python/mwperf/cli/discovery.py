@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--participants", metavar="LIST", required=True, help=ROWS["participants"].help + " (e.g. 2,5,10)")
     p.add_argument("--topics", metavar="LIST", default="1", help=ROWS["topics"].help + " (default: 1)")
     p.add_argument("--discovery", metavar="LIST", default=ROWS["discovery"].default,
-                   help=f"{'|'.join(ROWS['discovery'].choices)}: {ROWS['discovery'].help} "
+                   help=f"{'|'.join(ROWS['discovery'].choices or ())}: {ROWS['discovery'].help} "
                         f"(default: {ROWS['discovery'].default})")
     p.add_argument("--link", metavar="netns[:PROFILE]",
                    help="a namespace pair joined by a veth: the participants alternate between the two, the kernel "

@@ -79,6 +79,7 @@ class _Participant:
         self.events: list[dict] = []
 
     def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
         try:
             self.proc.stdin.write(line.encode() + b"\n")
             self.proc.stdin.flush()
@@ -87,6 +88,7 @@ class _Participant:
 
     def pump(self) -> None:
         """Reads what stdout has now into events."""
+        assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         while select.select([fd], [], [], 0)[0]:
             chunk = os.read(fd, 65536)
@@ -167,7 +169,9 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
         _fail_on_error(parts)
     finally:
         codes = _stop(parts)
-    events = [p.event("discovered") for p in parts]
+    events = [e for e in (p.event("discovered") for p in parts) if e is not None]
+    if len(events) < len(parts):
+        raise AgentError(f"discovery: {len(parts) - len(events)} participant(s) said nothing (exit codes {codes})")
     return summarise(point, events, traffic, pair.as_dict() if pair is not None else None, codes)
 
 
@@ -177,6 +181,7 @@ def _fail_on_error(parts: list[_Participant]) -> None:
         if e is not None and e.get("event") == "error":
             raise AgentError(f"participant {i}: {e.get('error')}")
         if p.proc.poll() not in (None, 0, 4):
+            assert p.proc.stderr is not None
             err = p.proc.stderr.read().decode(errors="replace").strip().splitlines()
             if p.proc.returncode == 2 and err:  # the agent refused its options: one line naming the value
                 raise UsageError(None, None, err[-1].removeprefix("mwperf-agent: "))
