@@ -54,7 +54,13 @@ int64_t cpu_ns() {
 }  // namespace
 
 int run_discovery(const DiscoveryOptions& o, DiscoveryParticipant& p, const char* mw) {
-  emit(JsonObject().str("event", "ready").str("role", "participant").str("mw", mw).unum("index", o.index).num("pid", getpid()).done());
+  emit(JsonObject()
+           .str("event", "ready")
+           .str("role", "participant")
+           .str("mw", mw)
+           .unum("index", o.index)
+           .num("pid", getpid())
+           .done());
   std::string line;
   while (read_line(&line) && line != "go") {
   }
@@ -62,7 +68,12 @@ int run_discovery(const DiscoveryOptions& o, DiscoveryParticipant& p, const char
   const int64_t cpu_go = cpu_ns();
   const long rss_go = status_kb("VmRSS");
   if (p.open(o) != Errc::ok) {
-    emit(JsonObject().str("event", "error").str("role", "participant").str("mw", mw).str("error", p.last_error()).done());
+    emit(JsonObject()
+             .str("event", "error")
+             .str("role", "participant")
+             .str("mw", mw)
+             .str("error", p.last_error())
+             .done());
     p.close();
     return 3;
   }

@@ -96,7 +96,7 @@ struct Options {
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;
   int iterations = 0;
-  FloorOptions floor;  // `floor`
+  FloorOptions floor;          // `floor`
   DiscoveryOptions discovery;  // `discover`
   // The options given on the command line (row and text), for the refusals.
   std::vector<std::pair<const OptionRow*, std::string>> given;

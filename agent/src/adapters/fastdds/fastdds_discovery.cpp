@@ -6,6 +6,8 @@
 // on UDPv4 alone: shared memory is off, since the namespaces of a pair stand for
 // two hosts. Its scalable discovery (Discovery Server) is not built here yet:
 // `tuned` is refused with that reason.
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastrtps/utils/IPLocator.h>
 #include <fastdds/dds/domain/DomainParticipant.hpp>
 #include <fastdds/dds/domain/DomainParticipantFactory.hpp>
 #include <fastdds/dds/publisher/DataWriter.hpp>
@@ -14,8 +16,6 @@
 #include <fastdds/dds/subscriber/SampleInfo.hpp>
 #include <fastdds/dds/subscriber/Subscriber.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastrtps/utils/IPLocator.h>
 
 #include <cstring>
 #include <vector>
@@ -93,7 +93,8 @@ class FastddsParticipant final : public DiscoveryParticipant {
       dds::DataWriter* w = topic == nullptr ? nullptr : pub->create_datawriter(topic, wq);
       dds::DataReader* r = w == nullptr ? nullptr : sub->create_datareader(topic, rq);
       if (r == nullptr) return fail(Errc::io, "fastdds: topic " + name + ": cannot create its writer or reader");
-      if (w->write(&sample, fastdds_compat::rtps::InstanceHandle_t()) != kOk) return fail(Errc::io, "fastdds: topic " + name + ": the write failed");
+      if (w->write(&sample, fastdds_compat::rtps::InstanceHandle_t()) != kOk)
+        return fail(Errc::io, "fastdds: topic " + name + ": the write failed");
       readers_.push_back(r);
     }
     taken_.in.reserve(64);
