@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mwperf.cli.common import described_agent, no_agent
 from mwperf.errors import AgentError, UnitError, UsageError
+from mwperf.plan.discovery_plan import load_discovery_plan
 from mwperf.table import Row, snapshot
 from mwperf.units import parse_list
 
@@ -32,16 +33,18 @@ RESULTS = "discovery.jsonl"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("discovery", help="discovery as participants and topics grow: time to match, to the first "
                                          "sample, CPU, RSS, traffic on the link", description=__doc__)
-    p.add_argument("--mw", metavar="LIST", required=True, help="middlewares (cyclonedds, cyclonedds11, fastdds)")
-    p.add_argument("--participants", metavar="LIST", required=True, help=ROWS["participants"].help + " (e.g. 2,5,10)")
-    p.add_argument("--topics", metavar="LIST", default="1", help=ROWS["topics"].help + " (default: 1)")
-    p.add_argument("--discovery", metavar="LIST", default=ROWS["discovery"].default,
+    p.add_argument("--plan", metavar="FILE", help="a discovery plan (plans/discovery.yaml): the lists below from a file "
+                                                  "(the command line's win)")
+    p.add_argument("--mw", metavar="LIST", help="middlewares (cyclonedds, cyclonedds11, fastdds)")
+    p.add_argument("--participants", metavar="LIST", help=ROWS["participants"].help + " (e.g. 2,5,10)")
+    p.add_argument("--topics", metavar="LIST", help=ROWS["topics"].help + " (default: 1)")
+    p.add_argument("--discovery", metavar="LIST",
                    help=f"{'|'.join(ROWS['discovery'].choices or ())}: {ROWS['discovery'].help} "
                         f"(default: {ROWS['discovery'].default})")
     p.add_argument("--link", metavar="netns[:PROFILE]",
                    help="a namespace pair joined by a veth: the participants alternate between the two, the kernel "
                         "counts the traffic on the link")
-    p.add_argument("--timeout", metavar="T", default=ROWS["timeout"].shown(ROWS["timeout"].default),
+    p.add_argument("--timeout", metavar="T",
                    help=f"{ROWS['timeout'].help} (default: {ROWS['timeout'].shown(ROWS['timeout'].default)})")
     p.add_argument("--out", metavar="DIR", help=f"append the records to DIR/{RESULTS}")
     p.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
@@ -64,6 +67,15 @@ def _values(flag: str, row: Row, text: str) -> list:
 
 def parse_lists(ns: argparse.Namespace) -> tuple[list[str], list[int], list[int], list[str], int]:
     """The lists and the timeout as machine values; UsageError naming the bad one (exit 2)."""
+    plan = load_discovery_plan(ns.plan) if ns.plan is not None else {}
+    defaults = {"topics": "1", "discovery": ROWS["discovery"].default,
+                "timeout": ROWS["timeout"].shown(ROWS["timeout"].default), "link": None}
+    for key in ("mw", "participants", "topics", "discovery", "timeout", "link"):
+        if getattr(ns, key) is None:
+            setattr(ns, key, plan.get(key, defaults.get(key)))
+    for key in ("mw", "participants"):
+        if getattr(ns, key) is None:
+            raise UsageError(f"--{key}", None, "required (or a --plan that names it)")
     mws = _values("--mw", ROWS["mw"], ns.mw)
     participants = _values("--participants", ROWS["participants"], ns.participants)
     topics = _values("--topics", ROWS["topics"], ns.topics)
