@@ -33,8 +33,8 @@ RESULTS = "discovery.jsonl"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("discovery", help="discovery as participants and topics grow: time to match, to the first "
                                          "sample, CPU, RSS, traffic on the link", description=__doc__)
-    p.add_argument("--plan", metavar="FILE", help="a discovery plan (plans/discovery.yaml): the lists below from a file "
-                                                  "(the command line's win)")
+    p.add_argument("--plan", metavar="FILE", help="a discovery plan (plans/discovery.yaml): the lists below from a "
+                                                  "file (the command line's win)")
     p.add_argument("--mw", metavar="LIST", help="middlewares (cyclonedds, cyclonedds11, fastdds)")
     p.add_argument("--participants", metavar="LIST", help=ROWS["participants"].help + " (e.g. 2,5,10)")
     p.add_argument("--topics", metavar="LIST", help=ROWS["topics"].help + " (default: 1)")
