@@ -25,6 +25,7 @@ struct DiscoveryOptions {
   std::string profile;        // the discovery configuration (DiscoveryParticipant::open)
   std::string nic;            // the interface discovery uses ("" = lo)
   std::string peer;           // unicast profiles: the address of the other participants
+  std::string server;         // a discovery server's address (participant 0's)
   uint32_t domain = 0;
   uint32_t run_id = 0;  // names the topics
   int64_t timeout_ns = 0;
@@ -58,6 +59,11 @@ class DiscoveryParticipant {
   }
   std::string error_;
 };
+
+// Where a discovery server (participant 0) serves, with --server: an even
+// port, as RTPS's own discovery ports are (the controller's counters tell
+// discovery from user data by the port's parity).
+constexpr uint16_t kDiscoveryServerPort = 11810;
 
 // Topic t of a run: the same name in every participant (and every DDS).
 inline std::string discovery_topic(uint32_t run_id, uint32_t t) {

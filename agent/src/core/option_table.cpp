@@ -273,6 +273,9 @@ std::vector<OptionRow> make_rows() {
       OptionRow("peer", K::text, G::control).by_default("127.0.0.1").of(Command::discover)
           .says("unicast: the other participants' address")
           .sets([](Options& o, const Value& v) { o.discovery.peer = v.s; }),
+      OptionRow("server", K::text, G::control).by_default("127.0.0.1").of(Command::discover)
+          .says("tuned, where it is a discovery server (Fast DDS): participant 0's address, where it serves")
+          .sets([](Options& o, const Value& v) { o.discovery.server = v.s; }),
       OptionRow("domain", K::count, G::control).range(0, 232).by_default("0").of(Command::discover)
           .says("the DDS domain id")
           .sets([](Options& o, const Value& v) { o.discovery.domain = uint32_t(v.u); }),

@@ -7,8 +7,8 @@ participant, and on ``--link netns`` the discovery traffic the kernel counted
 on the link (nftables, packets and bytes). ``--discovery``: ``unicast``
 (loopback, unicast peers, multicast off: what mwperf's points use), ``default``
 (the middleware's own defaults, multicast; a namespace pair only) or
-``tuned`` (its scalable settings where mwperf has them: Cyclone DDS's
-AllowMulticast spdp). With ``--out DIR`` the records go to DIR/discovery.jsonl."""
+``tuned`` (its scalable settings: Cyclone DDS's AllowMulticast spdp, on a
+namespace pair only; Fast DDS's Discovery Server, participant 0 serving). With ``--out DIR`` the records go to DIR/discovery.jsonl."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def parse_lists(ns: argparse.Namespace) -> tuple[list[str], list[int], list[int]
         raise UsageError("--timeout", ns.timeout, str(exc)) from None
     if ns.link is None:
         for profile in profiles:
-            if profile != "unicast":
+            if profile == "default":
                 raise UsageError("--discovery", profile, "multicasts: it runs only on a namespace pair's link "
                                                          "(--link netns), never on this machine's own network")
     return mws, participants, topics, profiles, timeout

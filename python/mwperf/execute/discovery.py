@@ -150,7 +150,7 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
             prefix: list[str] = []
             if pair is not None:
                 side = i % 2
-                values.update(nic=pair.ifname[side], peer=pair.addr[1 - side])
+                values.update(nic=pair.ifname[side], peer=pair.addr[1 - side], server=pair.addr[0])
                 prefix = pair.exec_prefix("pub" if side == 0 else "sub")
             parts.append(_Participant(prefix + [agent, *snapshot().argv("discover", values)], env))
         _wait_all(parts, "ready", READY_TIMEOUT_S)

@@ -4,8 +4,8 @@
 // for participant ids 0..N+9, no multicast); `default` is Fast DDS's simple
 // discovery as it comes (SPDP multicast on every interface of the namespace),
 // on UDPv4 alone: shared memory is off, since the namespaces of a pair stand for
-// two hosts. Its scalable discovery (Discovery Server) is not built here yet:
-// `tuned` is refused with that reason.
+// two hosts. `tuned` is its Discovery Server: participant 0 serves at
+// --server (unicast, no multicast at all), every other participant is its client.
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastrtps/utils/IPLocator.h>
 #include <fastdds/dds/domain/DomainParticipant.hpp>
@@ -18,6 +18,7 @@
 #include <fastdds/dds/topic/TypeSupport.hpp>
 
 #include <cstring>
+#include <sstream>
 #include <vector>
 
 #include "adapters/fastdds/fastdds_discovery.h"
@@ -40,10 +41,7 @@ class FastddsParticipant final : public DiscoveryParticipant {
   ~FastddsParticipant() override { close(); }
 
   Errc open(const DiscoveryOptions& o) override {
-    if (o.profile == "tuned")
-      return fail(Errc::unsupported,
-                  "fastdds: --discovery tuned (Fast DDS's Discovery Server) is not built into mwperf yet");
-    if (o.profile != "unicast" && o.nic == "lo")
+    if (o.profile == "default" && o.nic == "lo")
       return fail(Errc::unsupported, "fastdds: --discovery " + o.profile +
                                          " multicasts: it runs on a namespace pair's link (--link netns), not on lo");
     dds::DomainParticipantQos pq = dds::PARTICIPANT_QOS_DEFAULT;
@@ -51,7 +49,8 @@ class FastddsParticipant final : public DiscoveryParticipant {
     pq.transport().use_builtin_transports = false;
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
     JsonObject j;
-    j.str("discovery", "simple").str("transports", "udpv4 (shared memory off)");
+    j.str("transports", "udpv4 (shared memory off)");
+    if (o.profile != "tuned") j.str("discovery", "simple");
     if (o.profile == "unicast") {
       udp->interfaceWhiteList.push_back("127.0.0.1");
       udp->maxInitialPeersRange = o.participants + 10;
@@ -63,6 +62,8 @@ class FastddsParticipant final : public DiscoveryParticipant {
       pq.wire_protocol().default_unicast_locator_list.push_back(self);
       j.str("interface_whitelist", "127.0.0.1").str("initial_peer", o.peer);
       j.unum("max_initial_peers_range", o.participants + 10).str("multicast", "none");
+    } else if (o.profile == "tuned") {
+      serve(o, &pq, &j);
     } else {
       j.str("interface_whitelist", "").str("multicast", "SPDP 239.255.0.1 (Fast DDS's default)");
     }
@@ -101,6 +102,30 @@ class FastddsParticipant final : public DiscoveryParticipant {
     j.str("qos", "reliable, transient-local, keep-last 1");
     config_ = j.done();
     return Errc::ok;
+  }
+
+  // The Discovery Server: participant 0 serves at --server, every other is its client.
+  static void serve(const DiscoveryOptions& o, dds::DomainParticipantQos* pq, JsonObject* j) {
+    namespace fr = eprosima::fastrtps::rtps;
+    static const char* const kPrefix = "44.53.00.5f.45.50.52.4f.53.49.4d.41";  // Fast DDS's documented example
+    Locator_t server;
+    IPLocator::setIPv4(server, o.server);
+    server.port = kDiscoveryServerPort;
+    auto& builtin = pq->wire_protocol().builtin;
+    if (o.index == 0) {
+      builtin.discovery_config.discoveryProtocol = fr::DiscoveryProtocol_t::SERVER;
+      std::istringstream(kPrefix) >> pq->wire_protocol().prefix;
+      builtin.metatrafficUnicastLocatorList.push_back(server);
+    } else {
+      builtin.discovery_config.discoveryProtocol = fr::DiscoveryProtocol_t::CLIENT;
+      eprosima::fastdds::rtps::RemoteServerAttributes remote;
+      remote.ReadguidPrefix(kPrefix);
+      remote.metatrafficUnicastLocatorList.push_back(server);
+      builtin.discovery_config.m_DiscoveryServers.push_back(remote);
+    }
+    j->str("discovery", o.index == 0 ? "discovery server (this participant serves)" : "discovery server (client)");
+    j->str("server", o.server + ":" + std::to_string(kDiscoveryServerPort)).str("server_prefix", kPrefix);
+    j->str("multicast", "none");
   }
 
   uint64_t matched() override {
