@@ -96,9 +96,9 @@ int discover(Options o) {
   auto ad = make_adapter(o.mw, &why);
   std::unique_ptr<DiscoveryParticipant> p = ad ? ad->make_participant() : nullptr;
   if (p == nullptr) {
-    std::fprintf(
-        stderr, "mwperf-agent: --mw: '%s' %s\n", o.mw.c_str(),
-        ad ? "has no discovery mode here (cyclonedds and fastdds have)" : ("cannot be loaded: " + why).c_str());
+    std::fprintf(stderr, "mwperf-agent: --mw: '%s' %s\n", o.mw.c_str(),
+                 ad ? "has no discovery mode in this agent yet (cyclonedds, cyclonedds11 and fastdds have one)"
+                    : ("cannot be loaded: " + why).c_str());
     return 2;
   }
   if (o.discovery.index >= o.discovery.participants) {

@@ -38,4 +38,4 @@ def test_a_middleware_without_a_discovery_mode_is_refused(capsys, tmp_path):
     code = main(["discovery", "--agent", str(agent), "--mw", "udp", "--participants", "2", "--force"])
     err = capsys.readouterr().err
     assert code == 2
-    assert len(err.splitlines()) == 1 and "--mw: 'udp' has no discovery mode here" in err, err
+    assert len(err.splitlines()) == 1 and "--mw: 'udp' has no discovery mode in this agent yet" in err, err
