@@ -8,7 +8,8 @@ on the link (nftables, packets and bytes). ``--discovery``: ``unicast``
 (loopback, unicast peers, multicast off: what mwperf's points use), ``default``
 (the middleware's own defaults, multicast; a namespace pair only) or
 ``tuned`` (its scalable settings: Cyclone DDS's AllowMulticast spdp, on a
-namespace pair only; Fast DDS's Discovery Server, participant 0 serving). With ``--out DIR`` the records go to DIR/discovery.jsonl."""
+namespace pair only; Fast DDS's Discovery Server, participant 0 serving).
+With ``--out DIR`` the records go to DIR/discovery.jsonl."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ import os
 import random
 import select
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -73,8 +74,8 @@ def read_counters(ns: str) -> tuple[dict, dict]:
 
 class _Participant:
     def __init__(self, argv: list[str], env: dict[str, str]):
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=env)
+        self.stderr = tempfile.TemporaryFile()  # a file: a middleware's chatter never fills a pipe and blocks it
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
         self.buf = b""
         self.events: list[dict] = []
 
@@ -126,6 +127,7 @@ def _stop(parts: list[_Participant]) -> list[int]:
         except subprocess.TimeoutExpired:
             p.proc.kill()
             codes.append(p.proc.wait())
+        p.stderr.close()
     return codes
 
 
@@ -181,8 +183,8 @@ def _fail_on_error(parts: list[_Participant]) -> None:
         if e is not None and e.get("event") == "error":
             raise AgentError(f"participant {i}: {e.get('error')}")
         if p.proc.poll() not in (None, 0, 4):
-            assert p.proc.stderr is not None
-            err = p.proc.stderr.read().decode(errors="replace").strip().splitlines()
+            p.stderr.seek(0)
+            err = p.stderr.read().decode(errors="replace").strip().splitlines()
             if p.proc.returncode == 2 and err:  # the agent refused its options: one line naming the value
                 raise UsageError(None, None, err[-1].removeprefix("mwperf-agent: "))
             raise AgentError(f"participant {i}: {err[-1] if err else f'exit {p.proc.returncode}'}")
