@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mwperf.errors import AgentError, UsageError
-from mwperf.execute.netns import NetnsPair
+from mwperf.execute.netns import NetnsPair, nft_script
 from mwperf.plan.where import LinkProfile
 from mwperf.table import snapshot
 
@@ -54,10 +54,7 @@ def add_counters(ns: str, dev: str) -> None:
     script = (f"table inet {COUNTER_TABLE} {{\n chain out {{\n  type filter hook postrouting priority 0;\n"
               f"  oifname \"{dev}\" meta l4proto udp counter\n"
               f"  oifname \"{dev}\" udp dport & 1 == 0 counter\n }}\n}}\n")
-    done = subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=script, text=True,
-                          capture_output=True, timeout=30)
-    if done.returncode != 0:
-        raise OSError(f"nft in {ns}: {done.stderr.strip()}")
+    nft_script(ns, script)
 
 
 def read_counters(ns: str) -> tuple[dict, dict]:
