@@ -12,8 +12,11 @@ namespaces, each middleware may use its own default discovery (multicast on
 the veth, which never leaves the machine), and the kernel counts the traffic
 on the link: nftables counters at each namespace's egress onto the veth, every
 UDP packet and those to RTPS's discovery ports (the metatraffic ports of the
-standard port mapping are the even ones, user data the odd ones), read once
-every participant has reported, before any is stopped.
+standard port mapping are the even ones, user data the odd ones: Fast DDS keeps
+them apart, while Cyclone DDS's default single socket takes its user data on
+the even port too), read once every participant has reported, before any is
+stopped. Every participant's one sample per topic crosses too, so ``udp`` is
+discovery plus N x (N-1) x T small samples and their acknowledgments.
 """
 
 from __future__ import annotations
@@ -164,7 +167,7 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
         if pair is not None:
             counted = [read_counters(ns) for ns in pair.ns]
             traffic = {key: {unit: sum(c[k][unit] for c in counted) for unit in ("packets", "bytes")}
-                       for k, key in enumerate(("udp", "discovery"))}
+                       for k, key in enumerate(("udp", "metatraffic_ports"))}
         _fail_on_error(parts)
     finally:
         codes = _stop(parts)

@@ -13,7 +13,7 @@ from mwperf.export.sections import Row, Section
 __all__ = ["discovery_sections", "HEADERS"]
 
 HEADERS = ["N", "T", "match ms", "first sample ms", "pairs", "CPU ms/participant", "RSS MiB/participant",
-           "discovery pkts", "discovery kB", "all UDP pkts"]
+           "link pkts", "link kB", "meta-port pkts"]
 
 
 def _ms(value: float | None) -> str:
@@ -24,8 +24,8 @@ def _row(r: dict) -> Row:
     if r.get("error"):
         return Row([str(r["participants"]), str(r["topics"])], failure=f"FAILED: {r['error']}")
     traffic = r.get("traffic")
-    counted = ([str(traffic["discovery"]["packets"]), f"{traffic['discovery']['bytes'] / 1000:.1f}",
-                str(traffic["udp"]["packets"])] if traffic else ["-", "-", "-"])
+    counted = ([str(traffic["udp"]["packets"]), f"{traffic['udp']['bytes'] / 1000:.1f}",
+                str(traffic["metatraffic_ports"]["packets"])] if traffic else ["-", "-", "-"])
     cells = [str(r["participants"]), str(r["topics"]), _ms(r["time_to_match_ms"]), _ms(r["time_to_first_sample_ms"]),
              f"{r['remote_pairs']}/{r['pairs_expected']}", f"{mean(r['cpu_ms']):.1f}",
              f"{mean(r['rss_kb']) / 1024:.1f}", *counted]

@@ -71,6 +71,6 @@ def test_default_discovery_across_the_link_is_counted_and_a_dropping_link_matche
     assert r["complete"] is across
     assert r["remote_pairs"] == (2 if across else 0)
     assert r["samples_from"] == (2 if across else 0)
-    assert r["traffic"]["discovery"]["packets"] > 0
-    assert r["traffic"]["udp"]["packets"] >= r["traffic"]["discovery"]["packets"]
+    assert r["traffic"]["metatraffic_ports"]["packets"] > 0
+    assert r["traffic"]["udp"]["packets"] >= r["traffic"]["metatraffic_ports"]["packets"]
     assert "<NetworkInterface name=\"mwa" in r["config"]["xml"] and "AllowMulticast" not in r["config"]["xml"]

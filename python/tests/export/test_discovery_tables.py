@@ -13,7 +13,7 @@ def record(n: int, t: int, **kw) -> dict:
          "link": LINK, "complete": True, "time_to_match_ms": 12.5 * n, "time_to_first_sample_ms": 20.25 * n,
          "remote_pairs": n * (n - 1) * t, "pairs_expected": n * (n - 1) * t, "cpu_ms": [4.0, 6.0] * (n // 2),
          "rss_kb": [8192] * n, "traffic": {"udp": {"packets": 40 * n, "bytes": 9000 * n},
-                                           "discovery": {"packets": 30 * n, "bytes": 7500 * n}}}
+                                           "metatraffic_ports": {"packets": 30 * n, "bytes": 7500 * n}}}
     r.update(kw)
     return r
 
