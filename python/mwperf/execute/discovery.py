@@ -160,6 +160,9 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
         if pair is not None:
             for ns, dev in zip(pair.ns, pair.ifname):
                 add_counters(ns, dev)
+                # Multicast's route on the veth, as a host has one on its NIC: a middleware that joins its
+                # groups on "any interface" (Fast DDS 2.9 in a namespace) then joins them there.
+                subprocess.run(["ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", dev], check=True, timeout=30)
         for p in parts:
             p.send("go")
         _wait_all(parts, "discovered", point.timeout_ns / 1e9 + 10)
