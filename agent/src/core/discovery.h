@@ -1,14 +1,12 @@
 // Discovery as a measured mode (`mwperf-agent discover`): this process is one
 // participant of N, with T topics, each with one writer and one reader of
 // this participant on it. Every writer writes one sample carrying the
-// participant's index, kept for late readers (transient-local, reliable,
-// keep-last 1), so a reader has "its first sample" from a writer as soon as
-// the two have matched and the history reached it. The core times, from the
-// controller's `go`: until every reader has matched every writer it should (the
-// middleware's own count: T x N, this participant's own writers included, as
-// every DDS matches local endpoints), and until every reader has a sample from
-// each of the N-1 other participants (the payload says whose: ground truth of
-// the core's, not the middleware's count).
+// participant's index, kept for late readers (transient-local, reliable;
+// writers keep-last 1, readers keep-all: a topic is one instance), so a reader has "its first sample" from a writer as
+// soon as the two have matched and the history reached it. The core times, from the controller's `go`: until every
+// reader has matched every writer it should (the middleware's own count: T x N, this participant's own writers
+// included, as every DDS matches local endpoints), and until every reader has a sample from each of the N-1 other
+// participants (the payload says whose: ground truth of the core's, not the middleware's count).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -22,17 +22,16 @@ discovery plus N x (N-1) x T small samples and their acknowledgments.
 from __future__ import annotations
 
 import json
-import os
 import random
-import select
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from mwperf.errors import AgentError, UsageError
+from mwperf.errors import AgentError, PointFailed, UsageError
 from mwperf.execute.netns import NetnsPair, nft_script
+from mwperf.execute.process import AgentProcess
+from mwperf.execute.session import expect_event, participants_go, participants_stop
 from mwperf.plan.where import LinkProfile
 from mwperf.table import snapshot
 
@@ -72,65 +71,6 @@ def read_counters(ns: str) -> tuple[dict, dict]:
             {"packets": found[1]["packets"], "bytes": found[1]["bytes"]})
 
 
-class _Participant:
-    def __init__(self, argv: list[str], env: dict[str, str]):
-        self.stderr = tempfile.TemporaryFile()  # a file: a middleware's chatter never fills a pipe and blocks it
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
-        self.buf = b""
-        self.events: list[dict] = []
-
-    def send(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(line.encode() + b"\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass
-
-    def pump(self) -> None:
-        """Reads what stdout has now into events."""
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while select.select([fd], [], [], 0)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            self.buf += chunk
-        *lines, self.buf = self.buf.split(b"\n")
-        for line in lines:
-            if line.strip():
-                self.events.append(json.loads(line))
-
-    def event(self, name: str) -> dict | None:
-        return next((e for e in self.events if e.get("event") in (name, "error")), None)
-
-
-def _wait_all(parts: list[_Participant], name: str, timeout_s: float) -> None:
-    end = time.monotonic() + timeout_s
-    while True:
-        for p in parts:
-            p.pump()
-        if all(p.event(name) is not None or p.proc.poll() is not None for p in parts):
-            return
-        if time.monotonic() > end:
-            raise AgentError(f"discovery: no '{name}' from every participant within {timeout_s:.0f} s")
-        time.sleep(0.01)
-
-
-def _stop(parts: list[_Participant]) -> list[int]:
-    for p in parts:
-        p.send("stop")
-    codes = []
-    for p in parts:
-        try:
-            codes.append(p.proc.wait(timeout=15))
-        except subprocess.TimeoutExpired:
-            p.proc.kill()
-            codes.append(p.proc.wait())
-        p.stderr.close()
-    return codes
-
-
 def run_point(agent: str, point: DiscoveryPoint, link: LinkProfile | None) -> dict:
     """One discovery point: its record (:func:`summarise`), the namespaces and processes gone after it."""
     if link is None:
@@ -142,8 +82,7 @@ def run_point(agent: str, point: DiscoveryPoint, link: LinkProfile | None) -> di
 def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
     run_id = random.randrange(1, 1 << 31)
     domain = 1 + run_id % 200  # away from domain 0, where other DDS processes of the machine may be
-    env = dict(os.environ, MWPERF_RUN_ID=str(run_id))
-    parts: list[_Participant] = []
+    parts: list[AgentProcess] = []
     try:
         for i in range(point.participants):
             values: dict[str, Any] = {"mw": point.mw, "participants": point.participants, "topics": point.topics,
@@ -154,47 +93,45 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
                 side = i % 2
                 values.update(nic=pair.ifname[side], peer=pair.addr[1 - side], server=pair.addr[0])
                 prefix = pair.exec_prefix("pub" if side == 0 else "sub")
-            parts.append(_Participant(prefix + [agent, *snapshot().argv("discover", values)], env))
-        _wait_all(parts, "ready", READY_TIMEOUT_S)
-        _fail_on_error(parts)
+            parts.append(AgentProcess(prefix + [agent, *snapshot().argv("discover", values)], f"participant {i}",
+                                      env={"MWPERF_RUN_ID": str(run_id)}))
+        for p in parts:
+            _expect(p, "ready", READY_TIMEOUT_S)
         if pair is not None:
             for ns, dev in zip(pair.ns, pair.ifname):
                 add_counters(ns, dev)
                 # Multicast's route on the veth, as a host has one on its NIC: a middleware that joins its
                 # groups on "any interface" (Fast DDS 2.9 in a namespace) then joins them there.
                 subprocess.run(["ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", dev], check=True, timeout=30)
-        for p in parts:
-            p.send("go")
-        _wait_all(parts, "discovered", point.timeout_ns / 1e9 + 10)
+        participants_go(parts)
+        deadline = time.monotonic() + point.timeout_ns / 1e9 + 10
+        events = [_expect(p, "discovered", deadline - time.monotonic()) for p in parts]
         traffic = None
         if pair is not None:
             counted = [read_counters(ns) for ns in pair.ns]
             traffic = {key: {unit: sum(c[k][unit] for c in counted) for unit in ("packets", "bytes")}
                        for k, key in enumerate(("udp", "metatraffic_ports"))}
-        _fail_on_error(parts)
     finally:
-        codes = _stop(parts)
-    events = [e for e in (p.event("discovered") for p in parts) if e is not None]
-    if len(events) < len(parts):
-        raise AgentError(f"discovery: {len(parts) - len(events)} participant(s) said nothing (exit codes {codes})")
+        participants_stop(parts)
+        codes = [p.wait_exit(time.monotonic() + 15) for p in parts]
+        for p in parts:
+            p.kill()
     return summarise(point, events, traffic, pair.as_dict() if pair is not None else None, codes)
 
 
-def _fail_on_error(parts: list[_Participant]) -> None:
-    for i, p in enumerate(parts):
-        e = p.event("error")
-        if e is not None and e.get("event") == "error":
-            raise AgentError(f"participant {i}: {e.get('error')}")
-        if p.proc.poll() not in (None, 0, 4):
-            p.stderr.seek(0)
-            err = p.stderr.read().decode(errors="replace").strip().splitlines()
-            if p.proc.returncode == 2 and err:  # the agent refused its options: one line naming the value
-                raise UsageError(None, None, err[-1].removeprefix("mwperf-agent: "))
-            raise AgentError(f"participant {i}: {err[-1] if err else f'exit {p.proc.returncode}'}")
+def _expect(p: AgentProcess, kind: str, seconds: float) -> dict:
+    """The participant's next ``kind`` event; UsageError when the agent refused its options (exit 2: one
+    line naming the value), AgentError with the reason otherwise."""
+    try:
+        return expect_event(p, {kind}, max(seconds, 0.0), kind)
+    except PointFailed as exc:
+        if p.wait_exit(time.monotonic() + 2) == 2 and p.last_stderr():
+            raise UsageError(None, None, p.last_stderr().removeprefix("mwperf-agent: ")) from None
+        raise AgentError(str(exc)) from None
 
 
 def summarise(point: DiscoveryPoint, events: list[dict], traffic: dict | None, link: dict | None,
-              codes: list[int]) -> dict:
+              codes: list[int | None]) -> dict:
     """The point's record from its participants' ``discovered`` events."""
     n, t = point.participants, point.topics
     start = min(e["go_ns"] for e in events)

@@ -53,6 +53,11 @@ class CycloneParticipant final : public DiscoveryParticipant {
     dds_qset_reliability(q, DDS_RELIABILITY_RELIABLE, DDS_SECS(1));
     dds_qset_durability(q, DDS_DURABILITY_TRANSIENT_LOCAL);
     dds_qset_history(q, DDS_HISTORY_KEEP_LAST, 1);
+    // The readers keep all: one unkeyed topic is one instance for every writer, and keep-last 1 would
+    // leave a reader only the newest of the samples that came between two takes.
+    dds_qos_t* rq = dds_create_qos();
+    dds_copy_qos(rq, q);
+    dds_qset_history(rq, DDS_HISTORY_KEEP_ALL, 0);
     uint8_t index[4];
     std::memcpy(index, &o.index, 4);
     std_msgs_msg_dds__UInt8MultiArray_ sample{};
@@ -63,15 +68,17 @@ class CycloneParticipant final : public DiscoveryParticipant {
       const dds_entity_t topic =
           dds_create_topic(participant_, &std_msgs_msg_dds__UInt8MultiArray__desc, name.c_str(), nullptr, nullptr);
       const dds_entity_t w = topic < 0 ? topic : dds_create_writer(participant_, topic, q, nullptr);
-      const dds_entity_t r = w < 0 ? w : dds_create_reader(participant_, topic, q, nullptr);
+      const dds_entity_t r = w < 0 ? w : dds_create_reader(participant_, topic, rq, nullptr);
       const dds_return_t rc = r < 0 ? r : dds_write(w, &sample);
       if (rc < 0) {
         dds_delete_qos(q);
+        dds_delete_qos(rq);
         return fail(Errc::io, name_ + ": topic " + name + ": " + dds_strretcode(rc));
       }
       readers_.push_back(r);
     }
     dds_delete_qos(q);
+    dds_delete_qos(rq);
     return Errc::ok;
   }
 
@@ -103,7 +110,10 @@ class CycloneParticipant final : public DiscoveryParticipant {
   }
 
   std::string config_json() const override {
-    return JsonObject().str("xml", xml_).str("qos", "reliable, transient-local, keep-last 1").done();
+    return JsonObject()
+        .str("xml", xml_)
+        .str("qos", "reliable, transient-local; writers keep-last 1, readers keep-all")
+        .done();
   }
   std::string version() const override {
     const std::string v = loaded_version("libddsc.so", DDS_VERSION);

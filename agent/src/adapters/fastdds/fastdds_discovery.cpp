@@ -81,6 +81,7 @@ class FastddsParticipant final : public DiscoveryParticipant {
     wq.durability().kind = rq.durability().kind = dds::TRANSIENT_LOCAL_DURABILITY_QOS;
     wq.history().kind = rq.history().kind = dds::KEEP_LAST_HISTORY_QOS;
     wq.history().depth = rq.history().depth = 1;
+    rq.history().kind = dds::KEEP_ALL_HISTORY_QOS;  // one instance for every writer: keep-last 1 would drop
     wq.endpoint().history_memory_policy = rq.endpoint().history_memory_policy =
         fastdds_compat::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
     uint8_t index[4];
@@ -99,7 +100,7 @@ class FastddsParticipant final : public DiscoveryParticipant {
       readers_.push_back(r);
     }
     taken_.in.reserve(64);
-    j.str("qos", "reliable, transient-local, keep-last 1");
+    j.str("qos", "reliable, transient-local; writers keep-last 1, readers keep-all");
     config_ = j.done();
     return Errc::ok;
   }
