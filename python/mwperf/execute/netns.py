@@ -139,9 +139,10 @@ class NetnsPair(Placement):
                      "burst", str(burst), "latency", "50ms")
         if p.loss_pct > 0:
             for ns, dev in ((a, va), (b, vb)):
+                share = int(round(p.loss_pct * 100))  # of 10000; numgen's values are 0-9999, so 100 % is every packet
+                which = "" if share >= 10000 else f"numgen random mod 10000 < {share} "
                 script = (f"table inet mwperf_loss {{\n chain pre {{\n  type filter hook prerouting priority -300;\n"
-                          f"  iifname \"{dev}\" numgen random mod 10000 < {int(round(p.loss_pct * 100))} drop\n"
-                          f" }}\n}}\n")
+                          f"  iifname \"{dev}\" {which}drop\n }}\n}}\n")
                 nft_script(ns, script)
 
     def remove(self) -> None:
