@@ -35,7 +35,7 @@ deps-wheels:
 $(VENV)/.stamp: python/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e 'python[test,docs,postgresql,figures,parquet]'
+	$(PY) -m pip install -q -e 'python[test,docs,postgresql,figures,parquet,lab]'
 	$(PY) -m compileall -q python/mwperf python/tests  # not once per parallel worker
 	touch $@
 

@@ -229,6 +229,7 @@ int main(int argc, char** argv) {
           : find_adapter(o.mw) == nullptr
               ? "--mw: '" + o.mw + "' is not an adapter built into this agent (see: mwperf-agent list)"
               : "--mw: '" + o.mw + "' cannot be loaded here: " + why;
+    if (err.empty()) err = check_enclave(o);
   }
   if (!err.empty()) {
     std::fprintf(stderr, "mwperf-agent: %s\n", err.c_str());

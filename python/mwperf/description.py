@@ -67,6 +67,9 @@ class AdapterInfo:
     leftovers: tuple[str, ...] = ()
     notes: str = ""
     license: str = ""                # the terms it runs under here, where they are not open source
+    #: capability -> why this adapter lacks it, in its own words (the option row's refusal otherwise)
+    refusals: Mapping[str, str] = field(default_factory=dict)
+    security: str = ""               # where it applies DDS Security's protection (a secured adapter)
 
     def honours(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -129,6 +132,8 @@ class AdapterInfo:
             leftovers=_strings(event.get("leftovers")),
             notes=str(event.get("notes") or ""),
             license=str(event.get("license") or ""),
+            refusals={str(k): str(v) for k, v in _mapping(event.get("refusals")).items()},
+            security=str(event.get("security") or ""),
         )
 
     def summary(self) -> str:

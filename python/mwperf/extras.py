@@ -16,6 +16,7 @@ EXTRAS = {
     "psycopg": ("postgresql", "a results store on a PostgreSQL server"),
     "kaleido": ("figures", "figure files (SVG, PNG)"),
     "pyarrow": ("parquet", "Parquet files"),
+    "ansible": ("lab", "a lab of hosts prepared through Ansible (--inventory)"),
 }
 
 

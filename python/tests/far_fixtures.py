@@ -84,6 +84,23 @@ def fixture_bundles(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def bundles():
+    """Each architecture's real bundle in bundles/ that this controller can drive (mwperf.bundle.find: its agent
+    version and option table), else made as make bundle and make bundle-aarch64 make them."""
+    from mwperf import bundle
+
+    found = {}
+    for arch in ("x86_64", "aarch64"):
+        found[arch] = bundle.find(arch)
+        if found[arch] is None:
+            if arch == "aarch64":
+                subprocess.run([str(TESTS.parent.parent / "scripts" / "install-cross-arm64.sh")], check=True,
+                               capture_output=True)
+            found[arch] = bundle.build(arch, log=lambda *_: None)
+    return found
+
+
 def mwperf(lab, *args: str, timeout: float = 300, **env: str) -> subprocess.CompletedProcess:
     """``mwperf ARGS`` run in the lab's controller namespace."""
     return subprocess.run(lab.controller([sys.executable, "-m", "mwperf", *args]), capture_output=True, text=True,

@@ -23,7 +23,10 @@ def run(tmp_path):
 
 
 def _without(monkeypatch, module: str) -> None:
-    monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError, as when it is not installed
+    """``module`` and its submodules unimportable, as when it is not installed (its submodules too: one
+    another test imported in this worker would otherwise half-import it: "cannot import name compute")."""
+    for name in [m for m in sys.modules if m == module or m.startswith(f"{module}.")] or [module]:
+        monkeypatch.setitem(sys.modules, name, None)
 
 
 @pytest.mark.parametrize("module, argv, extra", [

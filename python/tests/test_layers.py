@@ -20,6 +20,7 @@ MAX_LINES = 450
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mwperf", "mwperf.__main__"),                            # the package's face: mwperf.load, python -m mwperf
     ("mwperf.cli", "mwperf.loader"),                          # the commands; mwperf.load
+    ("mwperf.lab",),                                          # a lab of hosts: Ansible's inventory and playbook
     ("mwperf.hosts",),                                        # far hosts: asked what they are, given their bundle
     ("mwperf.execute", "mwperf.store", "mwperf.imports", "mwperf.bundle"),  # measuring; the store; other tools'
                                                               # output; the agent bundled for a far host

@@ -10,13 +10,18 @@ cannot go untested:
 * ``shortened``: run as written but for ``--duration 200ms --warmup 0s --no-floor``
   (``baseline``: ``--duration 1s``) appended, so that the examples take a minute and not an
   hour (the floor has tests of its own); every other option is the page's;
-* ``interrupted``: the rate-matrix sweep (540 points of 30 s), its ``--resume`` and the
-  interop sweep: started as written, interrupted (Ctrl-C) once the first point runs, which
+* ``interrupted``: the rate-matrix sweep (540 points of 30 s), its ``--resume``, the
+  interop and the security sweeps: started as written, interrupted (Ctrl-C) once the first point runs, which
   must end as an interrupted run does (exit 130, results kept);
 * ``validated``: needs two real hosts (``--hosts``): parsed and validated by the command
   line's own code against the agent's recorded description; no ssh is started, no packet sent;
 * ``not run``: ``make run`` installs packages (network), ``make test`` runs this very test
-  and builds the site (``make docs``).
+  and builds the site (``make docs``), ``make setup`` and the bundles' builds are what ``make
+  run`` and the far hosts' tests (python/tests/hosts) do;
+* ``lab``: needs a lab of real hosts (an Ansible inventory): ``lab prepare`` and ``sweep
+  --inventory --pairs`` run against the tests' hosts (namespaces with their own sshd) in
+  python/tests/lab/test_lab_sweep.py, ``report --host-pair`` on a lab's records in
+  python/tests/lab/test_host_pair.py.
 
 They run in a temporary directory (``results/...`` lands there; ``plans`` links to the
 repository's), in the order a reader meets them (the README first, then the site's pages); a
@@ -101,6 +106,15 @@ HOW = {
     "mwperf run --mw cyclonedds --mode rate --rate 1000 --subscribers 4 --subscribers-as threads": "shortened",
     "mwperf run --mw connext --peer-mw cyclonedds --mode rate --rate 1000 --size 1k": "shortened",
     "mwperf sweep plans/interop.yaml --out results/interop": "interrupted",
+    "mwperf run --mw cyclonedds,fastdds --transport udp --security none,encrypt": "shortened",
+    "mwperf sweep plans/security.yaml": "interrupted",
+    "make setup": "not run",
+    "make bundle": "not run",
+    "make bundle-aarch64": "not run",
+    "mwperf lab prepare --inventory lab.yml": "lab",
+    "mwperf sweep link.yaml --inventory lab.yml --pairs laptop:pi,laptop:jetson --out results/lab": "lab",
+    "mwperf report results/lab": "lab",
+    "mwperf report results/lab --host-pair laptop:pi": "lab",
 }
 
 #: Exit codes a command may end with (0 unless listed), and why.
@@ -264,7 +278,7 @@ def test_the_readme_examples_run(tmp_path):
     shutil.copy(FIXTURES / "ddsperf-ping.txt", tmp_path / "ddsperf-ping.txt")
     failures = []
     for command in readme_commands():
-        if HOW[command] in ("not run", "validated") or side_by_side(command):
+        if HOW[command] in ("not run", "validated", "lab") or side_by_side(command):
             continue
         if command.startswith("mwperf compare") and not (tmp_path / "results" / "after").exists():
             for side in ("before", "after"):

@@ -74,14 +74,21 @@ struct Description {
   const char* leftovers = "";
   const char* service = "";         // a process the controller runs for the point (e.g. "roudi"), "" none
   const char* service_config = "";  // its configuration file, next to the agent executable ("" none)
-  const char* notes = "";           // one line for `list` (e.g. what a payload adds on the wire)
-  const char* license = "";         // the terms the middleware runs under here, where they are not open source
+  // DDS Security (--security): the levels it applies (core/security.h's
+  // kSecurityLevels; "" none), and in one line where it applies them, or why
+  // it cannot (the refusal of --security, this adapter's own).
+  const char* securities = "";
+  const char* security_note = "";
+  const char* notes = "";    // one line for `list` (e.g. what a payload adds on the wire)
+  const char* license = "";  // the terms the middleware runs under here, where they are not open source
 
   // Capability `name` of an option row: nullptr when the adapter lacks it,
   // else the values it takes ("" = any the option takes).
   const char* capability(const std::string& name) const;
   // The adapter's default for capability `name` ("" none: the option's).
   const char* default_of(const std::string& name) const;
+  // Why this adapter lacks capability `name`, in its own words ("" none: the option row's refusal).
+  const char* refusal_of(const std::string& name) const;
   // Limit `name` of a LimitRule (0: none), and why it is what it is ("" none).
   uint64_t limit(const std::string& name) const;
   const char* limit_note(const std::string& name) const;
@@ -112,6 +119,8 @@ struct AdapterConfig {
   std::string peer = "127.0.0.1";  // the other side's address, for unicast discovery
   bool isolated = false;           // a namespace whose only ways out are lo and the link
   uint32_t domain = 0;
+  std::string security;      // --security: none, auth, sign or encrypt ("" = none)
+  std::string enclave;       // --enclave: the folder of its certificates, key and signed documents (core/security.h)
   uint32_t subscribers = 1;  // pub: the subscribers wait_matched() waits for
   uint32_t fan_out = 1;      // both roles: the subscribers the data stream serves (iceoryx2 sizes its services by it)
 };

@@ -12,7 +12,12 @@ const char* Description::capability(const std::string& name) const {
   if (name == "reliability") return reliabilities;
   if (name == "receive") return *receives ? receives : nullptr;
   if (name == "wait") return spin ? "block,spin" : "block";
+  if (name == "security") return *securities ? securities : nullptr;
   return listed(honours, name) ? "" : nullptr;
+}
+
+const char* Description::refusal_of(const std::string& name) const {
+  return name == "security" && !*securities ? security_note : "";
 }
 
 const char* Description::default_of(const std::string& name) const {
@@ -82,7 +87,8 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
     if (!*row->capability || !asks(*row, text)) continue;
     const char* values = d.capability(row->capability);
     const std::string head = "--" + std::string(row->name) + " " + text + ": not supported by " + mw;
-    if (values == nullptr) return head + (*row->refusal ? std::string(" (") + row->refusal + ")" : std::string());
+    const char* why = *d.refusal_of(row->capability) ? d.refusal_of(row->capability) : row->refusal;
+    if (values == nullptr) return head + (*why ? std::string(" (") + why + ")" : std::string());
     if (*values && !listed(values, text)) return head + " (choose from: " + spaced(values) + ")";
   }
   for (const LimitRule& l : limit_rules()) {
@@ -103,12 +109,13 @@ std::string refuse(const std::string& mw, const Description& d, const Options& o
 
 std::string adapter_event(const std::string& name, const std::string& version, const Description& d,
                           const std::string& dir) {
-  JsonObject caps, defaults;
+  JsonObject caps, defaults, refusals;
   for (const OptionRow& r : option_rows()) {
     if (!*r.capability) continue;
     const char* values = d.capability(r.capability);
     if (values != nullptr) caps.raw(r.capability, json_list(values));
     if (*d.default_of(r.capability)) defaults.str(r.capability, d.default_of(r.capability));
+    if (values == nullptr && *d.refusal_of(r.capability)) refusals.str(r.capability, d.refusal_of(r.capability));
   }
   JsonObject limits, notes;
   for (const char* l : {"max_size", "max_subscribers", "max_readers_per_process"}) {
@@ -117,7 +124,8 @@ std::string adapter_event(const std::string& name, const std::string& version, c
   }
   JsonObject j;
   j.str("event", "adapter").str("name", name).str("version", version);
-  j.raw("capabilities", caps.done()).raw("defaults", defaults.done());
+  j.raw("capabilities", caps.done()).raw("defaults", defaults.done()).raw("refusals", refusals.done());
+  if (*d.securities) j.str("security", d.security_note);
   j.raw("limits", limits.done()).raw("limit_notes", notes.done());
   j.str("hosts", d.multi_host ? "any" : "one");
   if (*d.remote_transport)

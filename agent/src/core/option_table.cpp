@@ -2,6 +2,7 @@
 
 #include "core/header.h"
 #include "core/options.h"
+#include "core/security.h"
 
 namespace mwperf {
 namespace {
@@ -137,6 +138,12 @@ std::vector<OptionRow> make_rows() {
       OptionRow("transport", K::choice, G::qos).gated("transport", "").key("transport").labelled("{}")
           .says("the middleware's transport (default: its own)")
           .sets([](Options& o, const Value& v) { o.qos.transport = v.s; }),
+      OptionRow("security", K::choice, G::qos).among(kSecurityLevels).by_default("none")
+          .gated("security", "no DDS Security").key("qos.security").labelled("security {}")
+          .says("DDS Security: auth (authentication and access control, data in clear), sign (discovery and every "
+                "submessage of the point signed, AES-GMAC), encrypt (the same encrypted, AES-GCM); the keys and "
+                "signed documents are mwperf's own, made for the run, or --keystore's")
+          .sets([](Options& o, const Value& v) { o.qos.security = v.s; }),
       // -- set by the controller for one side -------------------------------------
       OptionRow("subscriber-index", K::count, G::control).range(0, kMaxReaders - 1).by_default("0").for_roles(kSub)
           .says("which of the --subscribers processes this is: 0 answers pings, the last is the slow one")
@@ -168,6 +175,10 @@ std::vector<OptionRow> make_rows() {
       OptionRow("isolated", K::flag, G::control).by_default("0")
           .says("a network namespace whose only ways out are lo and the link")
           .sets([](Options& o, const Value& v) { o.qos.isolated = v.b; }),
+      OptionRow("enclave", K::text, G::control)
+          .says("the DDS Security enclave of this side (--security): a folder of SROS2's files (identity_ca.cert.pem, "
+                "cert.pem, key.pem, permissions_ca.cert.pem, governance.p7s, permissions.p7s)")
+          .sets([](Options& o, const Value& v) { o.qos.enclave = v.s; }),
       OptionRow("domain", K::count, G::control).range(0, 232).by_default("0").says("the DDS domain id")
           .sets([](Options& o, const Value& v) { o.qos.domain = uint32_t(v.u); }),
       OptionRow("cpu", K::integer, G::control).range(-1, 4095).by_default("-1").says("the core to pin to (-1: none)")

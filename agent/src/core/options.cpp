@@ -5,6 +5,7 @@
 
 #include "core/option_table.h"
 #include "core/payload.h"
+#include "core/security.h"
 
 namespace mwperf {
 
@@ -228,6 +229,15 @@ std::vector<Options> reader_options(const Options& o) {
     r.ports.assign(1, r.port);
   }
   return out;
+}
+
+std::string check_enclave(const Options& o) {
+  if (!secured(o.qos.security)) return "";
+  Enclave e;
+  if (o.qos.enclave.empty()) return "--security " + o.qos.security + ": needs --enclave DIR (its keys and documents)";
+  if (const std::string why = read_enclave(o.qos.enclave, &e); !why.empty())
+    return "--enclave: '" + o.qos.enclave + "' is no enclave (" + why + ")";
+  return "";
 }
 
 AdapterConfig adapter_config(const Options& r) {

@@ -130,6 +130,10 @@ std::string parse_next(const Options& base, const std::string& args, uint32_t po
 // "<samples-out stem>.sub<g><ext>"; reader i binds ports[i].
 std::vector<Options> reader_options(const Options& o);
 
+// A secured point's --enclave (core/security.h): "" or one line naming what
+// is missing; checked after the adapter's refusals (which come first).
+std::string check_enclave(const Options& o);
+
 // What one reader's (or the publisher's) adapter is opened with.
 AdapterConfig adapter_config(const Options& reader);
 

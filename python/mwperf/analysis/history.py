@@ -104,6 +104,8 @@ def placement_label(placement: tuple | None) -> str:
 
 def _host(record: Record, hostname: str | None) -> str | None:
     link = record.link
+    if record.host_pair is not None:  # a lab's pair of hosts, as its inventory names them
+        return record.host_pair
     if link is not None and link.kind == "ssh":  # the two hosts that measured, not the controller's
         return f"{link.pub}->{link.sub}"
     return hostname or "unknown"

@@ -52,11 +52,15 @@ def no_agent() -> int:
     return 1
 
 
-def run_outputs(fmt: str = "text", out: TextIO | None = None, progress: TextIO | None = None) -> Outputs:
+def run_outputs(fmt: str = "text", out: TextIO | None = None, progress: TextIO | None = None,
+                verbose: bool = False, stored: bool = False) -> Outputs:
     """What a run, a sweep, a scenario or a search writes besides results.jsonl: results.csv after every
-    point, the tables (``fmt``: text or md) on ``out`` (default stdout) and report.html at the end."""
+    point, the headline and the warnings (``verbose``: every table before them; ``fmt``: text or md) on
+    ``out`` (default stdout) and report.html at the end; where the report is said last, unless the run
+    goes into a store (``stored``: :func:`mwperf.cli.db.ingest_after_run` says it after the store's line)."""
     from mwperf.execute.runner import Outputs
     from mwperf.export import run
 
     return Outputs(after_point=run.after_point, line=run.line,
-                   at_end=partial(run.at_end, fmt=fmt, out=out or sys.stdout, progress=progress or sys.stderr))
+                   at_end=partial(run.at_end, fmt=fmt, out=out or sys.stdout, progress=progress or sys.stderr,
+                                  verbose=verbose, report_line=not stored))

@@ -144,7 +144,8 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
     """After a run: its directory into the store, and its report.html again
     with the history of its points. A failure is a warning (the results are
     in the run directory; ``mwperf db ingest`` stores them later) and never
-    changes the run's exit code."""
+    changes the run's exit code. Where the report is, last (the run's own
+    end left it to this: :func:`mwperf.cli.common.run_outputs`)."""
     from mwperf.export.html import HtmlReport
     from mwperf.results.rundir import RunDir, read_records
     from mwperf.store import opened
@@ -161,7 +162,7 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong, the run's results are safe
         err.write(f"mwperf: warning: not stored in {shown_url(url)}: {' '.join(str(exc).split())}; the results are "
                   f"in {run_dir} (mwperf db ingest {run_dir} --db ... stores them)\n")
-        return code
+        return _report_last(run_dir, code, err)
     try:
         rundir = RunDir(run_dir)
         records = read_records(run_dir)
@@ -170,4 +171,13 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
             HtmlReport(history=figures).write(records, rundir)
     except Exception as exc:  # noqa: BLE001 - the report without its history is still the report
         err.write(f"mwperf: warning: report.html without the history: {' '.join(str(exc).split())}\n")
+    return _report_last(run_dir, code, err)
+
+
+def _report_last(run_dir: Path, code: int, err: TextIO) -> int:
+    """The last word, after the store's: where to look."""
+    from mwperf.export.html import REPORT_HTML
+
+    if Path(run_dir, REPORT_HTML).is_file():
+        err.write(f"report: {Path(run_dir, REPORT_HTML)}\n")
     return code

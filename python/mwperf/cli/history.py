@@ -29,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_db_option(history)
     for option, text in (("--mw", "middlewares"), ("--mode", "modes"), ("--size", "message sizes (1k, 63000)"),
-                         ("--rate", "publish rates in Hz"), ("--host", "hosts (as run.json names them)")):
+                         ("--rate", "publish rates in Hz"), ("--host", "hosts (as run.json names them)"),
+                         ("--host-pair", "pairs of hosts of a lab (PUB:SUB, as sweep --inventory names them)")):
         history.add_argument(option, metavar="LIST", help=f"only these {text}, comma-separated")
     history.add_argument("--any-host", action="store_true", help="one series across hosts")
     history.add_argument("--any-placement", action="store_true",
@@ -63,10 +64,10 @@ def _items(option: str, text: str | None, parse=str) -> list | None:
 
 
 def filters(ns: argparse.Namespace) -> dict:
-    """The --mw/--mode/--size/--rate/--host filters as the store's query takes them."""
+    """The --mw/--mode/--size/--rate/--host/--host-pair filters as the store's query takes them."""
     return {"mw": _items("--mw", ns.mw), "mode": _items("--mode", ns.mode),
             "size": _items("--size", ns.size, parse_size), "rate": _items("--rate", ns.rate, parse_rate_hz),
-            "host": _items("--host", ns.host)}
+            "host": _items("--host", ns.host), "host_pair": _items("--host-pair", ns.host_pair)}
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:

@@ -1,5 +1,5 @@
-"""Command line: ``mwperf run | sweep | max-rate | floor | doctor | report | ls | baseline |
-compare | history | check | db | export | import | completion``, one module per command in this
+"""Command line: ``mwperf run | sweep | max-rate | floor | hosts | lab | doctor | report | ls |
+baseline | compare | history | check | db | export | import | bundle | completion``, one module per command in this
 folder.
 
 A thin layer: parse -> validate into typed options -> run -> export. Every
@@ -19,7 +19,7 @@ from typing import NoReturn, Sequence
 
 from mwperf.version import __version__
 from mwperf.cli import (baseline, bundle, check, compare, completion, db, discovery, doctor, export, floor, history,
-                        hosts, imports, ls, max_rate, report, run, sweep)
+                        hosts, imports, lab, ls, max_rate, report, run, sweep)
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable
 from mwperf.errors import AgentError, BadInput
@@ -27,8 +27,8 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, max_rate, floor, discovery, hosts, doctor, report, ls, baseline, compare, history, check, db,
-            export, imports, bundle, completion)
+COMMANDS = (run, sweep, max_rate, floor, discovery, hosts, lab, doctor, report, ls, baseline, compare, history, check,
+            db, export, imports, bundle, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s
@@ -36,6 +36,7 @@ EXAMPLES = """examples:
   mwperf sweep plans/rate-matrix.yaml --dry-run        the points a plan expands to
   mwperf sweep plans/rate-matrix.yaml --out results/matrix
   mwperf max-rate --mw udp --size 1k --loss 1% --link netns:rate=10mbit   the highest rate at <= 1 % loss
+  mwperf sweep plan.yaml --inventory lab.yml --pairs laptop:pi   a plan between the hosts of a lab
   mwperf ls results/                                   the runs: date, points, command
   mwperf report results/mine                           tables again; report.html (open it in a browser)
   mwperf report results/mine --format svg              every figure as results/mine/plots/*.svg

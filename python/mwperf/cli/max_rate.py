@@ -151,15 +151,37 @@ def command(ns: argparse.Namespace, argv: list[str], out: TextIO | None = None) 
     if ns.dry_run:
         (out or sys.stdout).write(describe(cells, crit))
         return 0
-    return _search(ns, argv, cells, crit, agent, plan.source if plan else None)
+    far = None
+    if cells[0].opts.hosts is not None:  # --hosts: each host given its bundle, the searches checked against it
+        far, cells = _on_hosts(ns, cells, agent)
+    return _search(ns, argv, cells, crit, agent, plan.source if plan else None, far)
+
+
+def _on_hosts(ns: argparse.Namespace, cells: list[PlannedPoint], agent: str):
+    """The far side in place as run --hosts puts it (:func:`mwperf.cli.hosts.far_side`), the searches checked
+    against each host's bundled agent: (the far side, the searches on it)."""
+    from mwperf.cli.hosts import far_side
+    from mwperf.errors import BadInput
+
+    built: dict[str, list[PlannedPoint]] = {}
+
+    def check(target: str, bundle, info) -> None:
+        try:
+            built[target] = _command_line_cells(ns, agent, info)
+        except BadInput as exc:
+            raise UsageError("--hosts", target, f"its {bundle.arch} bundle's agent: {exc}") from None
+
+    side = far_side(cells[0].opts.hosts, ns, check=check)
+    return side, [replace(c, opts=replace(c.opts, hosts=side.pair)) for c in built.get(side.pair.pub, cells)]
 
 
 def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], crit: Criterion, agent: str,
-            source: str | None) -> int:
+            source: str | None, far=None) -> int:
     from mwperf.cli.db import check_run_store, ingest_after_run
     from mwperf.execute import lock, provenance
     from mwperf.execute.point import check_placement
-    from mwperf.execute.runner import execute
+    from mwperf.execute.runner import clean_far, execute
+    from mwperf.execute.ssh import close_shared_connections
     from mwperf.plan.validate import default_out
     from mwperf.model.merge import utc_now_iso
     from mwperf.results.rundir import RunDir
@@ -179,8 +201,17 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
     with lock.hold(out, force=ns.force, measure=hosts is None, cores=str(cells[0].opts.cpu), argv=argv) as held:
         doc = provenance.collect(run_id=out.name, argv=argv, options=options, agent=agent, started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        code = execute(search.planned(), RunDir(out), agent, doc, outputs=run_outputs(ns.format),
-                       leftovers=cells[0].opts.agent.leftovers,
-                       floor=not ns.no_floor, feed=search, on_record=search.on_record)
+        if far is not None:
+            doc["hosts"] = {"pub": far.pair.facts[0], "sub": far.pair.facts[1]}
+            clean_far(far, cells[0].opts, sys.stderr)
+        outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
+        try:
+            code = execute(search.planned(), RunDir(out), agent, doc, outputs=outputs,
+                           leftovers=cells[0].opts.agent.leftovers,
+                           floor=not ns.no_floor, feed=search, on_record=search.on_record)
+        finally:
+            if far is not None:
+                clean_far(far, cells[0].opts, sys.stderr)
+                close_shared_connections()
     return ingest_after_run(store, out, code)
 

@@ -32,15 +32,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--db", metavar="STORE", nargs="?", const="",
                         help="add the history of the run's points from the results store (default store: "
                              "$MWPERF_DB, else results/mwperf.duckdb)")
+    report.add_argument("--host-pair", metavar="PUB:SUB[,...]",
+                        help="only the tables of these pairs of hosts (a lab's sweep --inventory: a table per pair)")
     report.set_defaults(func=command)
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
-    return report(ns.dir, ns.format, point=ns.point, db=ns.db)
+    pairs = None if ns.host_pair is None else [p.strip() for p in ns.host_pair.split(",") if p.strip()]
+    return report(ns.dir, ns.format, point=ns.point, db=ns.db, host_pairs=pairs)
 
 
 def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: TextIO | None = None,
-           point: int | None = None, db: str | None = None) -> int:
+           point: int | None = None, db: str | None = None, host_pairs: list[str] | None = None) -> int:
     from mwperf.export.csv import RESULTS_CSV, ResultsCsv
     from mwperf.export.html import REPORT_HTML, HtmlReport
     from mwperf.export.plots import PlotFiles
@@ -63,13 +66,20 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
         have = sorted(r.point for r in usable)
         there = f"points {have[0]}-{have[-1]}" if have else "it holds no usable point"
         raise UsageError("--point", str(point), f"no such point in {directory} ({there})")
+    if host_pairs is not None:
+        there_pairs = sorted({r.host_pair for r in records if r.host_pair is not None})
+        unknown = [p for p in host_pairs if p not in there_pairs]
+        if unknown:
+            raise UsageError("--host-pair", ",".join(host_pairs), f"{unknown[0]} is not a host pair of {directory} "
+                                                                 f"(its pairs: {', '.join(there_pairs) or 'none'})")
     if run and run.get("status") not in (None, "complete"):
         err.write(f"mwperf: note: this run is '{shown(run.get('status'), 40)}'\n")
     if fmt in ("svg", "png"):
         for file in PlotFiles(fmt, point).write(usable, rundir):
             out.write(f"{file}\n")
     else:
-        Tables(fmt, out).write(usable, rundir)
+        Tables(fmt, out).write(usable if host_pairs is None else [r for r in usable if r.host_pair in host_pairs],
+                               rundir)
     history = []
     if db is not None:
         from mwperf.cli.db import history_for, reading_store

@@ -88,6 +88,10 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--data", metavar="pub=IP,sub=IP", help="with --hosts: the data addresses (default: the hosts)")
     run.add_argument("--direction", metavar="forward|both", help="with --hosts: both runs every point A->B, then B->A")
     hosts.add_far_options(run)
+    run.add_argument("--keystore", metavar="DIR",
+                     help="with --security: the DDS Security keystore to take the keys from, in SROS2's layout "
+                          "(enclaves /mwperf/pub and /mwperf/sub; its governance sets the level); default: mwperf "
+                          "makes a CA, the identities and the signed documents for the run, and removes them after")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<UTC YYYYmmdd-HHMMSS>)")
     run.add_argument("--point-timeout", metavar="T",
                      help=f"extra slack on every per-point deadline before an agent counts as hung "
@@ -99,6 +103,9 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
     run.add_argument("--agent", metavar="PATH",
                      help=f"mwperf-agent binary (default: ${ENV_AGENT}, else agent/build/mwperf-agent, else PATH)")
     run.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    run.add_argument("--verbose", action="store_true",
+                     help="print every table at the end (the floor, each middleware's, CPU per thread group, ...), "
+                          "not only the headline; report.html has them all")
     run.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
                      "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in results/)")
     run.add_argument("--no-floor", action="store_true",
@@ -127,12 +134,13 @@ def request(ns: argparse.Namespace) -> RunRequest:
               if given.get(row.key) not in (None, False)}
     return RunRequest(values=values, best=ns.best, keyed=ns.keyed, cpu=ns.cpu, point_timeout=ns.point_timeout,
                       reuse_agents=bool(getattr(ns, "reuse_agents", False)), link=ns.link, hosts=ns.hosts,
-                      data=ns.data, direction=ns.direction, out=ns.out)
+                      data=ns.data, direction=ns.direction, out=ns.out, keystore=getattr(ns, "keystore", None))
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.cli.db import check_run_store, ingest_after_run
     from mwperf.execute import lock
+    from mwperf.execute.keystore import check_keystore
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import run
 
@@ -150,11 +158,13 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if opts.hosts is not None:  # the far side in place, the options checked against its agents (exit 2 if not)
         far, opts = hosts.checked_on_hosts(opts, request(ns), ns, agent)
     check_placement(opts)  # before the run directory is made
+    check_keystore([opts])
     store = check_run_store(ns.db, opts.out)  # a store given that cannot be used: now, not after measuring
     try:
         opts.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
-        return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=run_outputs(ns.format),
-                                                     machine_lock=held.machine, floor=not ns.no_floor, far=far))
+        outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
+        return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=outputs, machine_lock=held.machine,
+                                                     floor=not ns.no_floor, far=far))

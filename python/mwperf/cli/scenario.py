@@ -107,5 +107,7 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
             clean_leftovers(agent_info.leftovers, agent)
             every = [PlannedPoint(j.opts, j.point) for _, _, jobs in points for j in jobs]
             doc["floor"] = measure_run_floor(every, rundir, agent, sys.stderr)
-        code = execute(steps, rundir, agent, doc, outputs=run_outputs(ns.format), leftovers=agent_info.leftovers)
+        outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
+        code = execute(steps, rundir, agent, doc, outputs=outputs,
+                       leftovers=agent_info.leftovers)
     return ingest_after_run(store, first.out, code)

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from mwperf.cli import sweep_lab
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UsageError
@@ -31,7 +32,7 @@ from mwperf.results.rundir import (RESULTS_JSONL, RunDir, UnsafeFile, check_new_
                                    write_atomic)
 from mwperf.model.upgrade import OLD_KEY_PREFIX
 
-__all__ = ["PLAN_FILE", "add_parser", "command", "describe"]
+__all__ = ["PLAN_FILE", "add_parser", "command", "describe", "plan_doc"]
 
 PLAN_FILE = "plan.yaml"
 
@@ -46,6 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--resume", metavar="DIR", help="finish a sweep's run directory: run only its missing points")
     sweep.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
     sweep.add_argument("--format", choices=("text", "md"), default="text", help="table format printed at the end")
+    sweep.add_argument("--verbose", action="store_true",
+                       help="print every table at the end (the floor, each middleware's, CPU per thread group, ...), "
+                            "not only the headline; report.html has them all")
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
     sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
@@ -55,6 +59,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        help="skip the floor measured before the first point (run.json records the skip)")
     sweep.add_argument("--force", action="store_true",
                        help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
+    sweep_lab.add_options(sweep)
     sweep.set_defaults(func=command)
 
 
@@ -64,23 +69,30 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.resume is not None and (ns.out or ns.dry_run):
         raise UsageError("--resume", ns.resume, "goes alone (the directory and its saved plan say everything)")
     _check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
+    lab = sweep_lab.check(ns)
     found = described_agent(ns.agent)
     if found is None:
         return no_agent()
     agent, agent_info = found
     if ns.dry_run:
+        if lab is not None:
+            pairs = lab[1]
+            sys.stdout.write(f"on each of {len(pairs)} host pair(s), one at a time: "
+                             f"{', '.join(p.name or f'{p.pub}:{p.sub}' for p in pairs)}\n")
         return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points)
     from mwperf.cli.db import check_run_store, ingest_after_run
 
     out = Path(ns.resume or ns.out or default_out())
     store = check_run_store(ns.db, out)
-    if ns.resume is not None:
+    if lab is not None:
+        code = sweep_lab.sweep(ns, argv, agent, agent_info, out, lab, PLAN_FILE, plan_doc, stored=store is not None)
+    elif ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
             code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,
-                           floor=not ns.no_floor)
+                           floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
     else:
         code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
-                      floor=not ns.no_floor)
+                      floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
     return ingest_after_run(store, out, code)
 
 
@@ -151,7 +163,7 @@ def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: Text
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
            argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
-           floor: bool = False) -> int:
+           floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -167,16 +179,17 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         if (out / RESULTS_JSONL).exists():  # another sweep began there meanwhile
             raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")
         write_atomic(out / PLAN_FILE, plan.text)
-        doc = provenance.collect(run_id=out.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent,
+        doc = provenance.collect(run_id=out.name, argv=argv, options=plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        return execute(points, RunDir(out), agent, doc, outputs=run_outputs(fmt), leftovers=agent_info.leftovers,
-                       floor=floor)
+        outputs = run_outputs(fmt, verbose=verbose, stored=stored)
+        return execute(points, RunDir(out), agent, doc, outputs=outputs,
+                       leftovers=agent_info.leftovers, floor=floor)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
             fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None,
-            floor: bool = False) -> int:
+            floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -196,16 +209,17 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
     todo = [p for p in points if p.point_hash not in done]
     rundir = RunDir(path)
     doc = rundir.read_run_json() or provenance.collect(
-        run_id=path.name, argv=argv, options=_plan_doc(plan, len(points)), agent=agent, started=utc_now_iso())
+        run_id=path.name, argv=argv, options=plan_doc(plan, len(points)), agent=agent, started=utc_now_iso())
     doc.setdefault("resumed", []).append({"time": utc_now_iso(), "argv": argv, "points": len(todo),
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    return execute(todo, rundir, agent, doc, outputs=run_outputs(fmt), earlier=earlier,
+    outputs = run_outputs(fmt, verbose=verbose, stored=stored)
+    return execute(todo, rundir, agent, doc, outputs=outputs, earlier=earlier,
                    leftovers=agent_info.leftovers, floor=floor)
 
 
-def _plan_doc(plan: Plan, count: int) -> dict:
+def plan_doc(plan: Plan, count: int) -> dict:
     return {"plan": plan.source, "description": plan.description, "points": count,
             "repetitions": plan.repetitions,
             "options": {k: list(v) for k, v in plan.options.items()},

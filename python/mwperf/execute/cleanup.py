@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from mwperf.execute import netns, services
+from mwperf.execute import keystore, netns, services
 
 __all__ = ["SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
            "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files", "shm_patterns"]
@@ -200,7 +200,7 @@ def clean_leftovers(leftovers: Iterable[str] = (), agent: str | None = None) -> 
     (given the agent) what its adapters alone know how to find."""
     leftovers = tuple(leftovers)
     return Leftovers(netns.remove_stale(), clean_shm(shm_patterns(leftovers)) + clean_agent_files(leftovers)
-                     + agent_clean_stale(agent), services.clean_stale())
+                     + agent_clean_stale(agent) + keystore.clean_stale(), services.clean_stale())
 
 
 #: What runs an agent: the agent (and its companions) and its unit tests.

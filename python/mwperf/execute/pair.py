@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
-from mwperf.execute import services
+from mwperf.execute import keystore, services
 from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.process import AgentProcess
 from mwperf.execute.phases import PhaseClock
@@ -169,6 +169,7 @@ class Pairs:
                 self._pair.kill()
                 self._pair = None
         outcome.link = None  # one host: no link
+        outcome.security = keystore.section(job.opts, job.point)
         phases.mark("end")
         outcome.phases = phases.as_dict()
         return outcome

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
-from mwperf.execute import clocks, services
+from mwperf.execute import clocks, keystore, services
 from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.process import AgentProcess
 from mwperf.execute.netns import NetnsPair
@@ -125,6 +125,7 @@ def agent_argv(agent: str, role: str, point: TestPoint, opts: RunOptions, port: 
     argv += ["--cpu", str(-1 if core is None else core), "--port", str(port),
              "--samples-out", str(opts.out / samples_path(point.index)),
              "--key", "stdin"]  # the key of every message's tag: the first control line, never here
+    argv += keystore.enclave_args(opts, point, role, sub_index)  # a secured point's keys and documents
     if role == "sub":
         if sub_index:
             argv += ["--subscriber-index", str(sub_index)]
@@ -192,6 +193,7 @@ def run_point(opts: RunOptions, point: TestPoint, agent: str,
         outcome = PointOutcome(error=f"link {placement.name}: {exc}")
     outcome.link = placement.as_dict()
     outcome.service = kept
+    outcome.security = keystore.section(opts, point)
     phases.mark("end")
     outcome.phases = phases.as_dict()
     return outcome

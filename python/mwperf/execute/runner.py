@@ -9,8 +9,9 @@ the end) is its :class:`Outputs`, which the command gives (:mod:`mwperf.cli`
 makes them of :mod:`mwperf.export`'s formats): the runner measures, it picks
 no output format.
 Exit code: 0 all points ok, 1 some point failed, 130 interrupted (Ctrl-C or
-SIGTERM or SIGHUP: the results so far are kept and run.json says so). What crashed
-runs left (namespaces, shared-memory segments, services) is removed before
+SIGTERM or SIGHUP: the results so far are kept and run.json says so). The keys
+made for secured points are removed after the last. What crashed
+runs left (namespaces, shared-memory segments, services, keys) is removed before
 the first point and, in a ``finally``, after the last
 (:mod:`mwperf.execute.cleanup`).
 """
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Sequence, TextIO
 
 from mwperf.display import shown
-from mwperf.execute import provenance
+from mwperf.execute import keystore, provenance
 from mwperf.execute.cleanup import clean_leftovers
 from mwperf.execute.floor import measure_run_floor, skipped
 from mwperf.execute.pair import Pairs
@@ -42,7 +43,7 @@ from mwperf.plan.options import PlannedPoint, RunOptions
 from mwperf.results.floor import FLOOR_JSON
 from mwperf.results.rundir import RunDir
 
-__all__ = ["run", "execute", "Outputs"]
+__all__ = ["run", "execute", "Outputs", "clean_far"]
 
 
 @dataclass(frozen=True)
@@ -79,17 +80,17 @@ def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, prog
         return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
                        leftovers=opts.agent.leftovers, floor=floor)
     doc["hosts"] = {"pub": opts.hosts.facts[0], "sub": opts.hosts.facts[1]}
-    _clean_far(far, opts, progress or sys.stderr)
+    clean_far(far, opts, progress or sys.stderr)
     try:
         return execute(jobs, RunDir(opts.out), agent, doc, outputs=outputs, progress=progress, timeouts=timeouts,
                        leftovers=opts.agent.leftovers, floor=floor)
     finally:
         with signals_deferred():
-            _clean_far(far, opts, progress or sys.stderr)
+            clean_far(far, opts, progress or sys.stderr)
             close_shared_connections()
 
 
-def _clean_far(far, opts: RunOptions, progress: TextIO) -> None:
+def clean_far(far, opts: RunOptions, progress: TextIO) -> None:
     """What runs leave on the far hosts (:mod:`mwperf.hosts.cleanup`); never fails the run."""
     from mwperf.execute.cleanup import SHM_DIR, shm_patterns
 
@@ -156,6 +157,7 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
             with signals_deferred():
                 pairs.close()
                 pairs.keeper.stop()
+                keystore.remove_made()  # the keys mwperf made for the run's secured points
                 close_shared_connections()
                 _clean_leftovers(progress, "after the run", leftovers, agent)
 

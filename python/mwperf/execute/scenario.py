@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 from mwperf.errors import AgentError, PointFailed, ServiceError
-from mwperf.execute import services
+from mwperf.execute import keystore, services
 from mwperf.execute.process import AgentProcess
 from mwperf.execute.delivery import check_delivery
 from mwperf.execute.point import RUN_ID_ENV, Resolved, Timeouts, agent_argv, placement_for
@@ -131,6 +131,7 @@ def run_flows(jobs: list[FlowJob], agent: str, timeouts: Timeouts, index: int) -
                 flow.session.kill()
     for flow in flows:
         flow.result.outcome.link = placement.as_dict()
+        flow.result.outcome.security = keystore.section(flow.result.job.opts, flow.result.job.point)
         if error is not None and flow.result.outcome.error is None:
             flow.result.outcome.error = error
     return [flow.result for flow in flows]

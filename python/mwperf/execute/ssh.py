@@ -30,7 +30,7 @@ from pathlib import Path
 from mwperf.execute.placement import Placement
 from mwperf.plan.where import HostPair
 
-__all__ = ["SshHosts", "close_shared_connections", "ssh_argv"]
+__all__ = ["SshHosts", "close_shared_connections", "ssh_argv", "remove_stale_dirs"]
 
 #: How long a master outlives its last session (a crashed controller's masters end by themselves).
 CONTROL_PERSIST_S = 30
@@ -77,14 +77,19 @@ def _own_dir() -> Path:
     """A new ``mwperf-ssh-PID-*`` (0700), after removing this user's of controllers no longer running."""
     tmp = tempfile.gettempdir()
     tmp = tmp if len(tmp) <= 40 else "/tmp"  # room for /mwperf-ssh-PID-xxxxxxxx/ + 40 (%C) in a socket's 108
-    for old in Path(tmp).glob(f"{_DIR_PREFIX}*-*"):
-        pid = old.name[len(_DIR_PREFIX):].split("-")[0]
+    remove_stale_dirs(Path(tmp), _DIR_PREFIX)
+    return Path(tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-", dir=tmp))
+
+
+def remove_stale_dirs(parent: Path, prefix: str) -> None:
+    """This user's ``PREFIX<pid>-*`` directories in ``parent`` whose controller (that pid) no longer runs."""
+    for old in parent.glob(f"{prefix}*-*"):
+        pid = old.name[len(prefix):].split("-")[0]
         try:
             if pid.isdigit() and not Path(f"/proc/{pid}").exists() and old.lstat().st_uid == os.getuid():
                 shutil.rmtree(old, ignore_errors=True)
         except OSError:
             pass
-    return Path(tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-", dir=tmp))
 
 
 _SHARED = _SharedConnections()

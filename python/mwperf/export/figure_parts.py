@@ -100,10 +100,14 @@ def collect(records: list[Record], key: Callable[[Record], tuple], value: Callab
     return cells
 
 
+#: Colours told apart beyond D3's ten (a run of every middleware has fourteen), none near black (the floor's).
+MORE_COLOURS = ["#b68100", "#00a08b", "#750d86", "#fc0080", "#1616a7", "#6c7c32", "#a777f1", "#862a16"]
+
+
 def palette(names: list) -> dict:
     from plotly.colors import qualitative
 
-    colours = qualitative.D3 + qualitative.Dark24
+    colours = qualitative.D3 + MORE_COLOURS
     return {name: colours[i % len(colours)] for i, name in enumerate(names)}
 
 
@@ -169,10 +173,10 @@ def layout(fig, title: str, rows: int = 1) -> None:
                       hoverlabel={"namelength": -1}, font={"family": "Helvetica, Arial, sans-serif", "size": 12})
 
 
-def log_switch(fig, log_y: bool) -> None:
-    """Buttons above the figure: y axes on a log or a linear scale (all panels)."""
+def log_switch(fig, log_y: bool, axes: list[str] | None = None) -> None:
+    """Buttons above the figure: y axes on a log or a linear scale (``axes``, default: all panels')."""
     used = {getattr(t, "yaxis", None) or "y" for t in fig.data}
-    axes = sorted((f"yaxis{a[1:]}" for a in used), key=lambda a: int(a[5:] or 1)) or ["yaxis"]
+    axes = axes or sorted((f"yaxis{a[1:]}" for a in used), key=lambda a: int(a[5:] or 1)) or ["yaxis"]
     order = (("log", "log y"), ("linear", "linear y")) if log_y else (("linear", "linear y"), ("log", "log y"))
     fig.update_layout(updatemenus=[{
         "type": "buttons", "direction": "right", "x": 1, "xanchor": "right",

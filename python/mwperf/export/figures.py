@@ -9,13 +9,15 @@ double-click resets) and, where the values span decades, switches its y
 axis between log and linear (the buttons above it). Repetitions of a point
 are shown as their median, and the hover says how many there were.
 
-Figures (``section``, ``id``):
+The headline's figures, every middleware on one axis (throughput and loss
+vs size among them), are :mod:`mwperf.export.answer_figures`. The detail
+figures here (``section``, ``id``):
 
-* throughput mode (Perftest's): ``throughput-size`` Mbit/s and loss vs size;
 * latency mode (Perftest's): ``latency-size`` the percentiles vs size;
-* rate mode (the reference sweep's): ``rate-throughput-size`` Mbit/s vs size,
-  one line per rate; ``rate-latency-rate`` p50 (solid) and p99 (dotted) vs
-  rate, one colour per size; ``rate-loss`` loss heatmap size x rate;
+* rate mode (the reference sweep's): ``rate-delivered`` delivered / offered
+  and the loop rate (sent / offered) vs rate, one colour per size;
+  ``rate-latency-rate`` p50 (solid) and p99 (dotted) vs rate, one colour per
+  size; ``rate-loss`` loss heatmap size x rate;
 * burst mode: ``burst-demand`` samples/s vs demand per size,
   ``burst-latency`` first/last sample of a burst vs demand;
 * fan-out: ``fanout`` latency and loss vs the number of subscribers;
@@ -42,6 +44,7 @@ from mwperf.export.figure_parts import (
 )
 from mwperf.export.interop import interop_figures
 from mwperf.export.max_rate import max_rate_figures
+from mwperf.model.headline import delivered
 from mwperf.model.labels import qos_label
 from mwperf.model.record import Record
 from mwperf.results.rundir import read_samples
@@ -50,9 +53,8 @@ from mwperf.units import format_rate_hz, format_size
 __all__ = ["Figure", "run_figures", "point_figures", "chosen_point", "series_name", "SECTIONS", "WIDTH"]
 
 #: report sections, in page order: (id, heading)
-SECTIONS = (("throughput", "Throughput and loss vs message size"),
-            ("latency", "Latency percentiles vs message size"),
-            ("rate", "Publish-rate sweep: throughput vs size, latency vs rate, loss"),
+SECTIONS = (("latency", "Latency percentiles vs message size, per middleware"),
+            ("rate", "Publish-rate sweep: delivered / offered, latency and loss vs rate"),
             ("burst", "Bursts: samples/s and first/last-sample latency vs demand"),
             ("fanout", "Fan-out: latency and loss vs the number of subscribers"),
             ("interop", "Cross-vendor: p50 and loss, publisher x subscriber"),
@@ -76,37 +78,6 @@ def _plotted(key: str, without_count: bool = False) -> Callable[[Record], float 
 
 def _stat_of(key: str, field: str) -> Callable[[Record], float | None]:
     return lambda r: r.stat(key, field)
-
-
-def _throughput(records: list[Record]) -> list[Figure]:
-    _, make_subplots = plotly()
-
-    tput = ok_records(records, "throughput")
-    if not tput:
-        return []
-    names = list(dict.fromkeys(series_name(r) for r in tput))
-    colours = palette(names)
-    mbps = collect(tput, lambda r: (series_name(r), r.size), lambda r: r.mbps, lambda r: r.received)
-    loss = collect(tput, lambda r: (series_name(r), r.size),
-                    lambda r: None if r.loss_rate is None else 100 * r.loss_rate, lambda r: r.sent)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=["received Mbit/s", "lost %"], horizontal_spacing=0.08)
-    for name in names:
-        for col, cells, _what, fmt in ((1, mbps, "Mbit/s", "%{y:.4g} Mbit/s"), (2, loss, "lost", "%{y:.4g} % lost")):
-            xs = sorted(k[1] for k in cells if k[0] == name)
-            if not xs:
-                continue
-            custom = [[cells[(name, x)].text, len(cells[(name, x)].values)] for x in xs]
-            fig.add_trace(line(xs, [cells[(name, x)].value for x in xs], name, colours[name], group=name,
-                                show=col == 1 or not any(k[0] == name for k in mbps), custom=custom,
-                                hover=f"{SIZE_HOVER}<br>{fmt}<br>%{{customdata[0]}} "
-                                      f"{'received' if col == 1 else 'sent'} "
-                                      f"(%{{customdata[1]}} point(s))"), row=1, col=col)
-    fig.update_xaxes(type="log", title_text="message size (bytes)")
-    fig.update_yaxes(title_text="Mbit/s received", row=1, col=1)
-    fig.update_yaxes(title_text="lost (% of sent)", row=1, col=2)
-    layout(fig, "Throughput and loss vs message size (throughput mode, as RTI Perftest)")
-    log_switch(fig, log_y=False)
-    return [Figure("throughput", "throughput-size", "Throughput and loss vs size", fig)]
 
 
 def _latency(records: list[Record]) -> list[Figure]:
@@ -135,46 +106,12 @@ def _latency(records: list[Record]) -> list[Figure]:
     return [Figure("latency", "latency-size", "Latency percentiles vs size", fig)]
 
 
-def _rate(records: list[Record]) -> list[Figure]:
-    go, _ = plotly()
-
-    rate = [r for r in ok_records(records, "rate") if num(r.rate_hz)]
-    if not rate:
-        return []
-    names = list(dict.fromkeys(series_name(r) for r in rate))
-    rates = sorted({r.rate_hz for r in rate if r.rate_hz is not None})
-    sizes = sorted({r.size for r in rate})
-    out = []
-    # throughput vs size, one line per rate
-    fig, cols = grid(names, "Throughput vs message size, one line per publish rate (rate mode)",
-                      "message size (bytes)", "Mbit/s received", log_x=True, log_y=True)
-    cells = collect(rate, lambda r: (series_name(r), r.rate_hz, r.size), lambda r: r.mbps,
-                     lambda r: r.received)
-    colours = ramp(rates)
-    for hz in rates:
-        shown = False
-        for i, name in enumerate(names):
-            xs = sorted(k[2] for k in cells if k[0] == name and k[1] == hz)
-            if not xs:
-                continue
-            label = f"{format_rate_hz(hz)} Hz"
-            fig.add_trace(line(xs, [cells[(name, hz, x)].value for x in xs], label, colours[hz], group=label,
-                                show=not shown,
-                                custom=[[cells[(name, hz, x)].text, len(cells[(name, hz, x)].values), name]
-                                        for x in xs],
-                                hover=f"%{{customdata[2]}}<br>{label}<br>{SIZE_HOVER}<br>%{{y:.4g}} Mbit/s<br>"
-                                      "%{customdata[0]} samples (%{customdata[1]} point(s))"), **panel(i, cols))
-            shown = True
-    log_switch(fig, log_y=True)
-    out.append(Figure("rate", "rate-throughput-size", "Throughput vs size per rate", fig))
-    # latency p50 (solid) and p99 (dotted) vs rate, one colour per size
-    fig, cols = grid(names, "Latency p50 (solid) and p99 (dotted) vs publish rate, one colour per size "
-                             "(rate mode: one-way from the intended send time)",
-                      "publish rate (Hz)", "one-way latency (µs)", log_x=True, log_y=True)
+def _per_size(fig, cols: int, rate: list[Record], names: list[str], sizes: list[int], lines: list[tuple]) -> None:
+    """In each middleware's panel, a line per size of each of ``lines`` (its name, value, count, dash and
+    the hover's tail) vs the publish rate, one colour per size."""
     colours = ramp(sizes)
-    for key, dash in (("p50", None), ("p99", "dot")):
-        cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz),
-                         _plotted(key), lambda r: r.stat("count"))
+    for key, value, count, dash, tail in lines:
+        cells = collect(rate, lambda r: (series_name(r), r.size, r.rate_hz), value, count)
         for size in sizes:
             label = format_size(size)
             shown = False
@@ -186,10 +123,37 @@ def _rate(records: list[Record]) -> list[Figure]:
                                     group=label, show=not shown, dash=dash,
                                     custom=[[cells[(name, size, x)].text, len(cells[(name, size, x)].values),
                                              name] for x in xs],
-                                    hover=f"%{{customdata[2]}}<br>{label}, %{{x:,}} Hz<br>{key} %{{y:.4g}} µs<br>"
-                                          "%{customdata[0]} samples (%{customdata[1]} point(s))"),
+                                    hover=f"%{{customdata[2]}}<br>{label}, %{{x:,}} Hz<br>{key} {tail}"),
                               **panel(i, cols))
                 shown = True
+
+
+def _rate(records: list[Record]) -> list[Figure]:
+    go, _ = plotly()
+
+    rate = [r for r in ok_records(records, "rate") if num(r.rate_hz)]
+    if not rate:
+        return []
+    names = list(dict.fromkeys(series_name(r) for r in rate))
+    rates = sorted({r.rate_hz for r in rate if r.rate_hz is not None})
+    sizes = sorted({r.size for r in rate})
+    out = []
+    # what arrived of what was offered (solid) and what the publisher sent of it (dotted) vs rate, per size
+    fig, cols = grid(names, "Delivered / offered (solid) and loop rate, sent / offered (dotted), vs publish rate, "
+                             "one colour per size (rate mode)", "publish rate (Hz)", "share of the offered samples",
+                      log_x=True, log_y=False)
+    scheduled = "%{y:.4f}<br>of %{customdata[0]} scheduled (%{customdata[1]} point(s))"
+    _per_size(fig, cols, rate, names, sizes, [("delivered", delivered, lambda r: r.scheduled, None, scheduled),
+                                              ("loop rate", lambda r: r.loop_rate, lambda r: r.scheduled, "dot",
+                                               scheduled)])
+    out.append(Figure("rate", "rate-delivered", "Delivered and sent / offered vs rate per size", fig))
+    # latency p50 (solid) and p99 (dotted) vs rate, one colour per size
+    fig, cols = grid(names, "Latency p50 (solid) and p99 (dotted) vs publish rate, one colour per size "
+                             "(rate mode: one-way from the intended send time)",
+                      "publish rate (Hz)", "one-way latency (µs)", log_x=True, log_y=True)
+    samples = "%{y:.4g} µs<br>%{customdata[0]} samples (%{customdata[1]} point(s))"
+    _per_size(fig, cols, rate, names, sizes, [(key, _plotted(key), lambda r: r.stat("count"), dash, samples)
+                                              for key, dash in (("p50", None), ("p99", "dot"))])
     log_switch(fig, log_y=True)
     out.append(Figure("rate", "rate-latency-rate", "Latency vs rate per size", fig))
     # loss heatmap, size x rate
@@ -401,7 +365,7 @@ def _resources(records: list[Record]) -> list[Figure]:
 
 def run_figures(records: list[Record]) -> list[Figure]:
     """Every figure the records support, in page order."""
-    return (_throughput(records) + _latency(records) + _rate(records) + _burst(records) + _fanout(records)
+    return (_latency(records) + _rate(records) + _burst(records) + _fanout(records)
             + interop_figures(records) + max_rate_figures(records) + _resources(records))
 
 

@@ -70,22 +70,20 @@ class Anchors:
 
     def cells(self, record: Record, mode: str) -> list[str]:
         """The record's cells under :meth:`headers`."""
-        out = []
+        return [self.ratio(record, header, record.stat("p50") if header == X_FLOOR else record.mbps) or "-"
+                for header in self.headers(mode)]
+
+    def ratio(self, record: Record, header: str, value: float | None) -> str | None:
+        """``value`` (a one-way p50 for X_FLOOR, else Mbit/s) of the record's point against the anchor
+        ``header`` names, as shown; None where there is nothing to set it against."""
         where = (record.cpu.pub, record.cpu.sub, record.wait, record.size)
-        for header in self.headers(mode):
-            value = None
-            if header == X_FLOOR:
-                floor = self.index.latency(*where)
-                p50 = record.stat("p50")
-                if floor and p50 is not None:
-                    value = _ratio(p50 / floor[0])
-            else:
-                mbps = record.mbps
-                gbps = self.index.memcpy_gbps(*where) if header == PCT_MEMCPY else self.iperf3_gbps
-                if gbps and mbps is not None:
-                    value = _pct(100 * mbps / (gbps * 1000))
-            out.append(value or "-")
-        return out
+        if value is None:
+            return None
+        if header == X_FLOOR:
+            floor = self.index.latency(*where)
+            return _ratio(value / floor[0]) if floor else None
+        gbps = self.index.memcpy_gbps(*where) if header == PCT_MEMCPY else self.iperf3_gbps
+        return _pct(100 * value / (gbps * 1000)) if gbps else None
 
 
 def _cores(floor: dict) -> str:

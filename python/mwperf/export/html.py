@@ -1,25 +1,29 @@
 """``DIR/report.html``: one self-contained page that opens offline (plotly.js
-inline, nothing fetched): the run's provenance and warnings, the headline
-table (what to look at first), the interactive figures
-(:mod:`mwperf.export.figures`: hover for the exact value and its sample
-count, drag to zoom, click a legend entry to hide it, log/linear buttons)
-and the tables.
+inline, nothing fetched). First what a reader decides on
+(:mod:`mwperf.export.answer`): per mode, the middlewares ranked at each size
+with their intervals and their ratio to the floor, and a figure with every
+middleware on one axis; then the warnings, the run's provenance, the floor,
+the detail (:mod:`mwperf.export.figures`: a panel per middleware; hover for
+the exact value and its sample count, drag to zoom, click a legend entry to
+hide it, log/linear buttons) and the tables.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from html import escape
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
+from mwperf.export.advice import warnings_for
+from mwperf.export.answer import answer_html
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
 from mwperf.export.floor import Anchors, floor_figure
 from mwperf.export.history_figures import HISTORY_SECTION
 from mwperf.export.scenario import plain, scenario_figures, scenario_sections
-from mwperf.export.sections import Section
-from mwperf.export.summaries import headline, summaries
+from mwperf.export.page import CSS, PLOTLY_CONFIG, figure_html, plotly_js, section_html
+from mwperf.export.ranking import rankings
+from mwperf.export.summaries import ranges, summaries
 from mwperf.export.tables import build_sections, floor_sections
 from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir, write_atomic
@@ -28,101 +32,8 @@ __all__ = ["REPORT_HTML", "warnings_for", "render_html", "HtmlReport", "PLOTLY_C
 
 REPORT_HTML = "report.html"
 
-CSS = ("\n"
-       "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;padding:0 1em;color:#222}\n"
-       "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1em}\n"
-       "table{border-collapse:collapse;margin:.5em 0;font-size:.85em}"
-       "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n"
-       "th{background:#f3f3f3}td.l,th.l{text-align:left}"
-       ".warn{background:#fff4e0;border-left:4px solid #f0a000;padding:4px 8px;margin:4px 0}\n"
-       ".figure{margin:.8em 0 1.6em}.failed{color:#b00}.hint{color:#555;font-size:.9em}\n"
-       "#headline table{font-size:.95em}#headline td{padding:3px 8px}\n")
-
-#: The figures' toolbar: no logo, the camera button saves an SVG named after the figure.
-PLOTLY_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True, "scrollZoom": False,
-                                 "toImageButtonOptions": {"format": "svg", "scale": 1},
-                                 "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
-
-
-@lru_cache(maxsize=1)
-def plotly_js() -> str:
-    """plotly.js as the plotly package ships it, to inline in the page."""
-    from plotly.offline import get_plotlyjs
-
-    return get_plotlyjs()
-
-
-def warnings_for(records: list[Record], run: dict | None) -> list[str]:
-    """What makes these numbers less comparable, each with what to do about it."""
-    run = run or {}
-    out: list[str] = []
-    placements = {r.cpu.placement for r in records}
-    if "unpinned" in placements:
-        out.append("Some points ran unpinned: on VMs whose idle vCPUs halt, results are bimodal. "
-                   "Pin both sides (--cpu 0,1 or 0,0).")
-    if len(placements - {None, "unknown"}) > 1:
-        out.append(f"Points ran under different CPU placements ({', '.join(sorted(p for p in placements if p))}): "
-                   "compare like with like (the tables are split by placement).")
-    for r in records:
-        if r.wait == "spin" and r.cpu.placement == "same-core":
-            out.append("A spinning receiver shared its core with the sender: the two fight for the CPU. "
-                       "Spin only cross-core (--cpu 0,1).")
-            break
-    if (run.get("agent") or {}).get("build_type") not in (None, "Release"):
-        out.append(f"The agent is a {run['agent']['build_type']} build: rebuild it Release "
-                   "(cmake -DCMAKE_BUILD_TYPE=Release) before trusting the numbers.")
-    governor = run.get("governor")
-    if governor and governor != "performance":
-        out.append(f"CPU frequency governor is '{governor}': frequency changes add noise. "
-                   "cpupower frequency-set -g performance (or record it and compare only like with like).")
-    busy_read = (run.get("sysctl") or {}).get("net.core.busy_read")
-    if busy_read == 0:
-        out.append("net.core.busy_read is 0: latency at low publish rates includes the interrupt wake-up "
-                   "(the reference sweep saw large gains with busy_read=50, at the cost of a busy core).")
-    if (run.get("git") or {}).get("dirty"):
-        out.append("The mwperf tree had uncommitted changes: the git sha does not identify the code that measured.")
-    noisy = [r for r in records if r.ok and (p50 := r.stat("p50")) and (r.stat("p99") or 0) > 5 * p50]
-    if noisy:
-        out.append(f"{len(noisy)} point(s) have p99 above 5 x p50 (high variance): run longer (--duration, "
-                   "or --precision for the adaptive stop), pin the CPUs and keep the machine otherwise idle.")
-    flagged = [r for r in records if r.clock is not None and r.clock.flagged]
-    if flagged:
-        out.append(f"{len(flagged)} one-way result(s) measured across two clocks whose offset is known only to more "
-                   "than 10 % of the latency: synchronise the hosts (ptp4l/phc2sys, chrony) or use ping-pong "
-                   "(latency mode, RTT/2), which needs no common clock.")
-    failed = [r for r in records if not r.ok]
-    if failed:
-        out.append(f"{len(failed)} point(s) failed (see the tables for the reasons); they are not plotted.")
-    tools = sorted({r.source.tool for r in records if r.source is not None})
-    if tools:
-        out.append(f"Some points were imported from {', '.join(tools)}: measured elsewhere, with that tool's "
-                   "method; their provenance is not this run's.")
-    return out
-
-
-def _cls(left: bool) -> str:
-    return ' class="l"' if left else ""
-
-
-def _section_html(section: Section, title: bool = True) -> str:
-    out = [(f"<h3>{escape(section.title)}</h3>" if title else "") + "<table><tr>"
-           + "".join(f"<th{_cls(i in section.left)}>{escape(h)}</th>" for i, h in enumerate(section.headers))
-           + "</tr>"]
-    for row in section.rows:
-        if row.failure is None:
-            out.append("<tr>" + "".join(f"<td{_cls(i in section.left)}>{escape(c)}</td>"
-                                        for i, c in enumerate(row.cells)) + "</tr>")
-        else:
-            lead = [c for c in row.cells if c]
-            out.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in lead)
-                       + f'<td class="l failed" colspan="{len(section.headers) - len(lead)}">'
-                       + f"{escape(row.failure)}</td></tr>")
-    out.append("</table>")
-    return "\n".join(out)
-
-
 def _tables_html(records: list[Record], anchors: Anchors | None) -> str:
-    return "\n".join(_section_html(s) for s in build_sections(records, anchors) + summaries(records))
+    return "\n".join(section_html(s) for s in ranges(records) + build_sections(records, anchors) + summaries(records))
 
 
 def _scenario_html(records: list[Record], anchors: Anchors | None) -> str:
@@ -135,7 +46,7 @@ def _scenario_html(records: list[Record], anchors: Anchors | None) -> str:
             "/ alone (above 1: the other flows hurt it). Every publisher and subscriber of every flow is an agent "
             "process of its own. <b>x floor</b>: the flow's one-way p50 over the floor's at its size. The (all) row "
             "adds up the flows measured together.</p>"
-            + "\n".join(_section_html(s) + figure_html(f) for s, f in zip(sections, figures)) + "</section>")
+            + "\n".join(section_html(s) + figure_html(f) for s, f in zip(sections, figures)) + "</section>")
 
 
 def _floor_html(floor: dict | None) -> str:
@@ -149,30 +60,22 @@ def _floor_html(floor: dict | None) -> str:
             "message, and ping-pongs between two processes over a Unix socket, UDP on loopback and shared memory "
             "(futex when the run blocks, a spin when it spins). The tables' <b>x floor</b> is a point's one-way p50 "
             "over the lowest ping-pong p50 here at the same size, placement and wait; <b>% memcpy</b> its Mbit/s "
-            "over memcpy's.</p>" + "\n".join(_section_html(s) for s in floor_sections(floor))
+            "over memcpy's.</p>" + "\n".join(section_html(s) for s in floor_sections(floor))
             + (figure_html(figure) if figure else "") + "</section>")
 
 
-def _headline_html(records: list[Record]) -> str:
-    sections = headline(records)
-    if not sections:
-        return ""
-    return (f'<section id="headline"><h2>Look here first</h2><p class="hint">One row per middleware, QoS and mode: '
-            f"the ranges over the sizes and rates measured. The figures below show each point; hover for exact values."
-            f"</p>{_section_html(sections[0], title=False)}</section>")
-
-
-def figure_html(figure: Figure) -> str:
-    """A figure's div and the script that draws it (plotly.js is loaded once, in the page's head)."""
-    import plotly.io as pio
-
-    config = dict(PLOTLY_CONFIG, toImageButtonOptions=dict(PLOTLY_CONFIG["toImageButtonOptions"],
-                                                           filename=figure.id))
-    return (f'<div class="figure" id="figure-{figure.id}">'
-            + pio.to_html(figure.fig, include_plotlyjs=False, full_html=False, div_id=figure.id, config=config,
-                          default_width="100%", default_height=f"{figure.fig.layout.height or 450}px",
-                          validate=False)
-            + "</div>")
+def _summary(records: list[Record], run: dict | None, warnings: list[str]) -> str:
+    """One line under the title: what was measured, where, when, and the warnings below."""
+    run = run or {}
+    ok = sum(1 for r in records if r.ok)
+    mws = len({r.pair_name for r in records})
+    modes = ", ".join(dict.fromkeys(r.mode for r in records))
+    where = ", ".join(str(v) for v in (run.get("hostname"), run.get("cpu_model"),
+                                       f"{run['vcpus']} vCPUs" if run.get("vcpus") else None, run.get("started"))
+                      if v)
+    text = (f"{len(records)} point(s), {ok} ok, of {mws} middleware(s) ({modes})" + (f"; {where}" if where else "")
+            + (f"; <a href=\"#warnings\">{len(warnings)} warning(s)</a> below" if warnings else "; no warning"))
+    return f'<p class="lead">{text}</p>' if records else ""
 
 
 def _provenance_html(run: dict | None) -> str:
@@ -217,20 +120,18 @@ def render_html(records: list[Record], run: dict | None, title: str,
     """The page. ``script`` replaces plotly.js (the golden test keeps the page without its 4.8 MB);
     ``anchors``: the run's floor (a section of its own, "x floor" in the tables) and baseline."""
     placements = sorted({f"{r.cpu.placement} / wait {r.wait}" for r in records})
+    warnings = warnings_for(records, run)
+    flows, records = records, plain(records)  # a scenario's flows: a section of their own
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
              f"<style>{CSS}</style><script type=\"text/javascript\">{plotly_js() if script is None else script}"
              f"</script></head><body>",
-             f"<h1>{escape(title)}</h1>",
-             f'<section id="provenance"><h2>Provenance</h2>{_provenance_html(run)}'
-             f"<p>CPU placement / wait strategy of the points: {escape(', '.join(placements))}</p></section>",
+             f"<h1>{escape(title)}</h1>", _summary(flows, run, warnings),
+             answer_html(rankings(records, anchors), anchors or Anchors()),
              '<section id="warnings"><h2>Warnings</h2>']
-    warnings = warnings_for(records, run)
     parts += [f'<div class="warn">{escape(w)}</div>' for w in warnings] or ["<p>None.</p>"]
     parts.append("</section>")
-    flows, records = records, plain(records)  # a scenario's flows: a section of their own
-    headline = _headline_html(records)
-    if headline:
-        parts.append(headline)
+    parts.append(f'<section id="provenance"><h2>Provenance</h2>{_provenance_html(run)}'
+                 f"<p>CPU placement / wait strategy of the points: {escape(', '.join(placements))}</p></section>")
     if anchors is not None:
         parts.append(_floor_html(anchors.floor))
     if baseline:
@@ -248,7 +149,7 @@ def render_html(records: list[Record], run: dict | None, title: str,
                          + "\n".join(figure_html(f) for f in mine) + "</section>")
     parts.append(f'<section id="tables"><h2>Tables</h2>{_tables_html(records, anchors)}</section>')
     parts.append(f"<p>{len(flows)} point(s); results.jsonl is the source of truth.</p></body></html>")
-    return "\n".join(parts) + "\n"
+    return "\n".join(p for p in parts if p) + "\n"
 
 
 class HtmlReport(Exporter):

@@ -4,7 +4,8 @@ one column per subscriber, for p50 latency and loss: as two tables in the
 :class:`~mwperf.export.sections.Section` form (text, Markdown, HTML) and as
 one heatmap figure per matrix (report.html, ``interop`` section). The
 diagonal is the points of one middleware on both sides measured alongside
-(same mode, size, rate, QoS, transport and placement). A matrix appears only
+(same mode, size, rate, QoS, transport, security level and placement): a
+secured cell (``--security``) meets only its level's. A matrix appears only
 for points with a cross-vendor cell; a failed cell says so (its reason is in
 the result tables); repetitions are shown as their median."""
 
@@ -43,8 +44,10 @@ class Matrix:
 
 def _group(r: Record) -> tuple:
     """What a matrix holds constant (not the receive path: each side takes its middleware's own)."""
+    security = r.qos("security")
     return (r.mode, r.size, r.rate_hz or 0, r.reliability, r.qos("history"), r.qos("durability"), r.transport,
-            r.cpu.pub, r.cpu.sub, r.wait, r.subscribers)
+            None if security in (None, "none") else f"security {security}", r.cpu.pub, r.cpu.sub, r.wait,
+            r.subscribers)
 
 
 def matrices(records: list[Record]) -> list[Matrix]:
@@ -62,7 +65,7 @@ def matrices(records: list[Record]) -> list[Matrix]:
         names = sorted({n for pair in cells for n in pair if any(p != s and n in (p, s) for p, s in cells)})
         mode, size, rate = group[0], group[1], group[2]
         title = f"{mode}, {format_size(size)}" + (f", {format_rate_hz(rate)} Hz" if rate else "")
-        out.append(Matrix(mode, title, ", ".join(str(v) for v in group[3:7] if v), names, cells))
+        out.append(Matrix(mode, title, ", ".join(str(v) for v in group[3:8] if v), names, cells))
     return out
 
 

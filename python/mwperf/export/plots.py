@@ -16,7 +16,10 @@ from pathlib import Path
 
 from mwperf.errors import UsageError
 from mwperf.extras import need
+from mwperf.export.answer_figures import answer_figures
 from mwperf.export.exporter import Exporter
+from mwperf.export.floor import Anchors
+from mwperf.export.ranking import rankings
 from mwperf.export.figures import WIDTH, Figure, point_figures, run_figures
 from mwperf.results.confined import make_dirs, write_inside
 from mwperf.model.record import Record
@@ -85,12 +88,14 @@ def _draw(figures: list[Figure], paths: list[Path], fmt: str) -> None:
 
 
 class PlotFiles(Exporter):
-    """DIR/plots/ID.svg or .png: the report's figures and the chosen point's."""
+    """DIR/plots/ID.svg or .png: the report's figures (the headline's first) and the chosen point's."""
 
     def __init__(self, fmt: str, point: int | None = None):
         self.name = fmt  # svg or png
         self.point = point
 
     def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
-        figures = run_figures(records) + point_figures(rundir.path, records, self.point)
+        anchors = Anchors.of(rundir.path)
+        figures = (answer_figures(rankings(records, anchors), anchors) + run_figures(records)
+                   + point_figures(rundir.path, records, self.point))
         return write_figures(figures, rundir.path, self.name, PLOTS_DIR)

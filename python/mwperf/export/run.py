@@ -4,8 +4,9 @@ three moments the runner gives (:class:`mwperf.execute.runner.Outputs`;
 
 * after every point, results.csv from every record so far (:func:`after_point`);
 * each point's progress line (:func:`line`: a point's summary, a scenario step's flows);
-* at the end, the tables to the terminal, report.html, what the adaptive stop
-  saved and where it all is (:func:`at_end`).
+* at the end, to the terminal: the headline (with ``verbose``, every table
+  first) and the warnings, then what the adaptive stop saved and where it
+  all is, report.html last (:func:`at_end`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
+from mwperf.display import printable
+from mwperf.export.advice import warnings_for
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
 from mwperf.export.scenario import flows_summary
@@ -34,20 +37,24 @@ def line(records: list[Record]) -> str:
 
 
 def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, fmt: str, out: TextIO,
-           progress: TextIO) -> None:
-    """The tables, report.html, the adaptive stop's saving and where it all is."""
+           progress: TextIO, verbose: bool = False, report_line: bool = True) -> None:
+    """The headline (``verbose``: every table before it) and the warnings, the adaptive stop's saving, and
+    where it all is: the run directory, and report.html last (unless not ``report_line``: a run that goes
+    into a store has it said after the store's line)."""
+    html = None
     if everything:
         out.write("\n")
-        Tables(fmt, out).write(everything, rundir)
+        Tables(fmt, out, verbose=verbose).write(everything, rundir)
+        warnings = warnings_for(everything, rundir.read_run_json())
+        if warnings:
+            out.write("\n" + "".join(printable(f"warning: {w}") + "\n" for w in warnings))
         try:
             (html,) = HtmlReport().write(everything, rundir)
-            out.write(f"\nreport: {html}\n")
         except OSError as exc:
             progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
     saved = adaptive_saving(records)
-    if saved:
-        out.write(f"\n{saved}\n")
-    out.write(f"\nresults: {rundir.path}\n")
+    out.write("\n" + (f"{saved}\n" if saved else "") + f"results: {rundir.path}\n"
+              + (f"report: {html}\n" if html and report_line else ""))
     out.flush()
 
 

@@ -1,9 +1,10 @@
 """Tables across points, in the same :class:`~mwperf.export.sections.Section`
 form as the result tables (so text, Markdown and HTML render them alike):
 
-* the **headline**: one row per middleware, QoS and mode, the ranges of
-  p50 / p99 latency, the best throughput and the worst loss: what to look at
-  first;
+* the **ranges**: one row per middleware, QoS and mode, the ranges of
+  p50 / p99 latency, the best throughput, the worst loss and the CPU (the
+  headline, what to look at first, ranks them at each size:
+  :mod:`mwperf.export.ranking`);
 * **ROS overhead**: ``ros2`` next to the Fast DDS adapter on the Fast DDS
   it runs on (``fastdds-jazzy``, the ROS 2 wheels' 2.14) and ``ros1`` next to
   ``tcp`` at the same mode, size, rate, reliability and placement, with the
@@ -12,6 +13,8 @@ form as the result tables (so text, Markdown and HTML render them alike):
   number of subscribers;
 * **cross-vendor**: p50 and loss as publisher x subscriber matrices
   (:mod:`mwperf.export.interop`);
+* **security**: each DDS Security level against none, as ratios
+  (:mod:`mwperf.export.security`);
 * **threads**: CPU per thread group and side, mwperf's own threads apart
   from the middleware's;
 * **like for like** (:mod:`mwperf.export.like_for_like`): where a mode's
@@ -27,6 +30,7 @@ import statistics
 from typing import Iterable
 
 from mwperf.export.interop import interop
+from mwperf.export.security import security
 from mwperf.export.launches import launch_sections
 from mwperf.export.versions import version_sections
 from mwperf.export.like_for_like import like_for_like
@@ -38,7 +42,7 @@ from mwperf.model.parts import ThreadGroup
 from mwperf.model.record import Record
 from mwperf.units import format_rate_hz, format_size
 
-__all__ = ["headline", "ros_overhead", "fanout", "threads", "summaries", "ROS_PAIRS"]
+__all__ = ["ranges", "ros_overhead", "fanout", "threads", "summaries", "ROS_PAIRS"]
 
 #: (the ROS layer, the bases it may be compared with, the base's transport for
 #: each of the ROS layer's, the middleware whose version both must share): ros2
@@ -73,19 +77,19 @@ def _sizes(records: list[Record]) -> str:
     return format_size(sizes[0]) if len(sizes) == 1 else f"{format_size(sizes[0])}-{format_size(sizes[-1])}"
 
 
-HEADLINE_HEADERS = ["Middleware", "Mode", "QoS", "Points", "Sizes", "p50 (us)", "p99 (us)", "Mbit/s (max)",
+RANGES_HEADERS = ["Middleware", "Mode", "QoS", "Points", "Sizes", "p50 (us)", "p99 (us)", "Mbit/s (max)",
                     "Lost % (max)", "CPU pub/sub (%)", "CPU pub/sub (us/msg)"]
 
 
-def headline(records: list[Record]) -> list[Section]:
+def ranges(records: list[Record]) -> list[Section]:
     """One row per middleware, QoS and mode: ranges over its sizes and rates."""
     groups: dict[tuple, list[Record]] = {}
     for r in records:
         groups.setdefault((r.pair_name, r.mode, section_key(r)), []).append(r)
     if not groups:
         return []
-    section = Section("", "headline", "headline: look here first (ranges over the sizes and rates measured; "
-                                      "latency one-way)", list(HEADLINE_HEADERS), left=(0, 1, 2, 3, 4))
+    section = Section("", "ranges", "ranges: each middleware, QoS and mode over the sizes and rates measured "
+                                    "(latency one-way), and its CPU", list(RANGES_HEADERS), left=(0, 1, 2, 3, 4))
     for (mw, mode, _), members in groups.items():
         ok = [r for r in members if r.ok]
         failed = len(members) - len(ok)
@@ -306,6 +310,7 @@ def threads(records: list[Record]) -> list[Section]:
 
 
 def summaries(records: list[Record]) -> list[Section]:
-    """Every cross-point table the records support (the headline apart)."""
-    return (like_for_like(records) + ros_overhead(records) + interop(records) + fanout(records) + threads(records)
+    """Every cross-point table the records support (the ranges apart)."""
+    return (like_for_like(records) + ros_overhead(records) + interop(records) + security(records)
+            + fanout(records) + threads(records)
             + launch_sections(records) + version_sections(records) + max_rate_sections(records))

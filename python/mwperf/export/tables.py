@@ -14,9 +14,12 @@ from typing import Iterable, TextIO
 from mwperf.display import printable
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
+from mwperf.export.interop import interop
+from mwperf.export.max_rate import max_rate_sections
+from mwperf.export.ranking import headline_sections, ranked
 from mwperf.export.scenario import plain, scenario_sections
 from mwperf.export.sections import Row, Section, section_key
-from mwperf.export.summaries import headline, summaries
+from mwperf.export.summaries import ranges, summaries
 from mwperf.export.terminal import table_text
 from mwperf.model.labels import qos_label, subscribers_label
 from mwperf.model.record import Record
@@ -150,6 +153,8 @@ def _title(mw: str, mode: str, records: list[Record], part: str = "") -> str:
         parts.append(f"table '{'; '.join(sections)}'")
     qos = qos_label(records[0]) if records else ""
     name = f"{mw} {mode}{f' {part}' if part else ''}"
+    if records and records[0].host_pair is not None:
+        name += f" on {records[0].host_pair}"
     return f"{name}{f' ({qos})' if qos else ''} ({'; '.join(p for p in parts if p)})"
 
 
@@ -160,17 +165,19 @@ def build_sections(records: Iterable[Record], anchors: Anchors | None = None) ->
     records = list(records)
     mw_order: dict[str, int] = {}
     qos_order: dict[tuple, int] = {}
+    pair_order: dict[str | None, int] = {}
     groups: dict[tuple, list[Record]] = {}
     for record in records:
         name = record.pair_name  # a cross-vendor pair is a table of its own
         mw_order.setdefault(name, len(mw_order))
         qos = section_key(record)
         qos_order.setdefault((name, qos), len(qos_order))
-        groups.setdefault((name, qos, record.mode), []).append(record)
+        pair_order.setdefault(record.host_pair, len(pair_order))  # sweep --inventory: a table per pair of hosts
+        groups.setdefault((name, qos, record.mode, record.host_pair), []).append(record)
     sections = []
-    for key in sorted(groups, key=lambda k: (mw_order[k[0]], qos_order[(k[0], k[1])], _MODE_ORDER.get(k[2], 9),
-                                              k[2])):
-        mw, _, mode = key
+    for key in sorted(groups, key=lambda k: (pair_order[k[3]], mw_order[k[0]], qos_order[(k[0], k[1])],
+                                              _MODE_ORDER.get(k[2], 9), k[2])):
+        mw, _, mode, _ = key
         members = sorted(groups[key], key=lambda r: (r.size, r.rate_hz or 0, r.demand or 0, r.point))
         for part, headers, row_of, lead in _BUILDERS.get(mode, _BUILDERS["latency"]):
             section = Section(mw, mode, _title(mw, mode, members, part), list(headers) + anchors.headers(mode),
@@ -309,22 +316,32 @@ def format_seconds(seconds: float) -> str:
 
 
 class Tables(Exporter):
-    """The tables on a stream (the terminal), as aligned text or Markdown:
-    the result tables, a scenario's (its flows alone and together), the
-    tables across points the records support (ROS overhead, fan-out,
-    threads) and, last, the headline."""
+    """The tables on a stream (the terminal), as aligned text or Markdown.
 
-    def __init__(self, fmt: str, out: TextIO, headline: bool = True):
+    ``verbose`` (``mwperf report``, ``run --verbose``): the floor, the result tables, a scenario's (its
+    flows alone and together), the tables across points the records support (ROS overhead, fan-out,
+    threads, the ranges) and, last, the headline. Otherwise what answers first: the headline
+    (:mod:`mwperf.export.ranking`), a scenario's tables, the result tables of the points the
+    headline does not rank (burst mode, a search's probes), a search's answer and the cross-vendor
+    matrices."""
+
+    def __init__(self, fmt: str, out: TextIO, headline: bool = True, verbose: bool = True):
         self.name = fmt  # text or md
         self.out = out
         self.headline = headline
+        self.verbose = verbose
 
     def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         anchors = Anchors.of(rundir.path)
         points = plain(records)  # a scenario's flows: the scenario's tables
-        sections = (floor_sections(anchors.floor) + build_sections(points, anchors)
-                    + scenario_sections(records, anchors) + summaries(points))
+        if self.verbose:
+            sections = (floor_sections(anchors.floor) + build_sections(points, anchors)
+                        + scenario_sections(records, anchors) + summaries(points) + ranges(points))
+        else:
+            unranked = [r for r in points if not ranked(r)]
+            sections = (scenario_sections(records, anchors) + build_sections(unranked, anchors)
+                        + max_rate_sections(points) + interop(points))
         if self.headline:
-            sections += headline(points)
+            sections += headline_sections(points, anchors)
         self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
         return []

@@ -34,7 +34,7 @@ from mwperf.hosts import bundles
 from mwperf.hosts.bundles import Bundle, glibc_tuple
 from mwperf.hosts.probe import SCRIPT, HostFacts, parse
 
-__all__ = ["Placed", "ask", "choose", "install", "INSTALL", "PROBE_TIMEOUT_S", "INSTALL_TIMEOUT_S"]
+__all__ = ["Placed", "ask", "choose", "install", "install_command", "INSTALL", "PROBE_TIMEOUT_S", "INSTALL_TIMEOUT_S"]
 
 PROBE_TIMEOUT_S = 60.0
 INSTALL_TIMEOUT_S = 900.0
@@ -147,14 +147,19 @@ def choose(facts: HostFacts, bundle_dir: Path | None,
     return bundle
 
 
+def install_command(directory: str, bundle: Bundle) -> list[str]:
+    """The command that installs ``bundle`` in ``directory`` on a host, the archive on its stdin."""
+    sums = "\n".join(f"{digest}  ./{path}" for path, digest in sorted(bundle.files.items()))
+    return ["sh", "-c", INSTALL, "mwperf-install", directory, bundle.hash, bundle.top, str(len(bundle.files)), sums,
+            bundle.manifest_sha256]
+
+
 def install(facts: HostFacts, bundle: Bundle, options: tuple[str, ...]) -> Placed:
     """The bundle in place on that host: found there (cached) or copied; UsageError naming the host on failure."""
     agent = f"{facts.dir}/{bundle.hash}/mwperf-agent"
     if facts.installed.get(bundle.hash) == bundle.manifest_sha256:
         return Placed(facts, bundle, agent, "cached")
-    sums = "\n".join(f"{digest}  ./{path}" for path, digest in sorted(bundle.files.items()))
-    argv = ssh_argv(facts.target, options, ["sh", "-c", INSTALL, "mwperf-install", facts.dir, bundle.hash, bundle.top,
-                                            str(len(bundle.files)), sums, bundle.manifest_sha256])
+    argv = ssh_argv(facts.target, options, install_command(facts.dir, bundle))
     started = time.monotonic()
     try:
         with open(bundle.path, "rb") as archive:

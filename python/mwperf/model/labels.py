@@ -65,6 +65,7 @@ class PointId(NamedTuple):
     subscribers_as: str
     scenario: ScenarioFlow | None
     others: tuple[str, ...]
+    host_pair: str | None = None  # sweep --inventory: the lab's pair of hosts (pub:sub)
 
     @property
     def label(self) -> str:
@@ -78,7 +79,8 @@ class PointId(NamedTuple):
         extra = "; ".join(p for p in (self.qos, *self.others, self.section) if p)
         text = f"{text} ({extra})" if extra else text
         s = self.scenario
-        return text if s is None else f"{text} [{s[0]}: {s[2]} {s[3]}]"
+        text = text if s is None else f"{text} [{s[0]}: {s[2]} {s[3]}]"
+        return text if self.host_pair is None else f"{text} on {self.host_pair}"
 
 
 def _others(record: Record) -> tuple[str, ...]:
@@ -97,7 +99,8 @@ def point_id(record: Record) -> PointId:
     flow = None if s is None else (s.name, s.hash, s.flow, "together" if s.together else "alone")
     return PointId(record.mw, record.mode, record.size, record.rate_hz, qos_label(record), record.demand,
                    record.subscribers, record.source_section,
-                   record.subscribers_as if record.subscribers > 1 else "processes", flow, _others(record))
+                   record.subscribers_as if record.subscribers > 1 else "processes", flow, _others(record),
+                   record.host_pair)
 
 
 def subscribers_label(counts: Iterable[int], how: str) -> str:

@@ -80,6 +80,7 @@ class PointOutcome:
     phases: dict[str, Any] | None = None  # where the point's time went (mwperf.execute.phases), seconds per phase
     reuse: dict[str, Any] | None = None  # an agent pair's point (mwperf.execute.pair): pair, point, opened_for_bytes
     service: dict[str, Any] | None = None  # the kept service instance that served it (ServiceKeeper.describe)
+    security: dict[str, Any] | None = None  # a secured point's keys and documents (mwperf.execute.keystore.section)
 
 
 def utc_now_iso() -> str:
@@ -173,6 +174,24 @@ def _sub_delivered(sub: dict[str, Any] | None, subs: list[Any], point: TestPoint
 def _config(side: dict[str, Any] | None) -> dict[str, Any] | None:
     config = m.get(side, "adapter_config")
     return config if isinstance(config, dict) else None
+
+
+#: What each side's adapter says it applied (its configuration's ``security_plugins``).
+_ALGORITHMS = ("authentication", "access_control", "cryptography", "transformation", "key_agreement")
+
+
+def _security(section: dict[str, Any] | None, pub_config: dict[str, Any] | None,
+              sub_config: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A secured point's section (its keys and documents, :mod:`mwperf.execute.keystore`) with the
+    algorithms each side's adapter applied (None: the side never said)."""
+    if section is None:
+        return None
+
+    def algorithms(config: dict[str, Any] | None) -> dict[str, str] | None:
+        plugins = config.get("security_plugins") if config is not None else None
+        return {k: str(plugins[k]) for k in _ALGORITHMS if k in plugins} if isinstance(plugins, dict) else None
+
+    return {**section, "algorithms": {"pub": algorithms(pub_config), "sub": algorithms(sub_config)}}
 
 
 def _versions(pub: dict[str, Any] | None, sub: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -311,8 +330,10 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "elapsed_s": m.elapsed_s(pub),
         "phases": _with_bundle(outcome.phases, opts),
         "hosts": _hosts(opts),
+        "host_pair": opts.hosts.name if opts.hosts is not None else None,
         "reuse": outcome.reuse,
         "service": outcome.service,
+        "security": _security(outcome.security, pub_config, sub_config),
         "adaptive": m.adaptive(point.get("precision"), pub, sub, mode),
         "search": None,  # a max-rate search's probe: its search completes it (mwperf.execute.search)
         "launches": None,  # the last repetition of a point: the runner adds the spread over its launches

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Callable, ClassVar, Generic, Mapping, Sequence, TypeVar
 
 __all__ = ["Part", "JsonObject", "json_object", "strings", "interval", "Stats", "Sides", "CpuTime", "ThreadGroup",
-           "Spread", "Fanout", "Subscriber", "Look", "Adaptive", "STAT_KEYS"]
+           "Spread", "Fanout", "Subscriber", "Estimate", "Look", "Adaptive", "STAT_KEYS"]
 
 #: A JSON object as it is in the record (an adapter's configuration, a link's sync, ...).
 JsonObject = Mapping[str, Any]
@@ -201,6 +201,15 @@ class Subscriber(Part):
 
 
 @dataclass(frozen=True)
+class Estimate(Part):
+    """A throughput point's received rate (samples/s) or loss rate at a look: the estimate and its interval."""
+
+    est: float
+    lo: float | None
+    hi: float | None
+
+
+@dataclass(frozen=True)
 class Look(Part):
     """One look of the adaptive stop: the intervals it saw, after how long, on how many samples."""
 
@@ -212,7 +221,10 @@ class Look(Part):
     count: int | None
     needed_s: float | None
     why: Mapping[str, str] | None
+    rate: Estimate | None  # a throughput point's received rate and loss rate
+    loss: Estimate | None
 
+    MADE = {"rate": Estimate.of, "loss": Estimate.of}
 
 
 @dataclass(frozen=True)

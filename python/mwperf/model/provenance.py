@@ -1,18 +1,18 @@
 """Where and how a point ran, typed (parts of a :class:`~mwperf.model.record.Record`):
 the cores, the middleware as the agents ran it, another tool's point, the
 link and the clocks between two hosts, the kept samples, an agent pair's
-point and the service kept across points."""
+point, the service kept across points and a secured point's keys."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from mwperf.model.parts import JsonObject, Part, json_object, strings
+from mwperf.model.parts import JsonObject, Part, Sides, json_object, strings
 
 __all__ = ["Cpu", "ZeroCopy", "Adapter", "Source", "Link", "Clock", "SamplesFile", "Reuse", "Service", "Host",
-           "SAMPLES_DIR", "SAMPLES_FILE_RE", "samples_path"]
+           "Certificate", "Security", "SAMPLES_DIR", "SAMPLES_FILE_RE", "samples_path"]
 
 #: Where a point's latency samples are kept, relative to its run directory.
 SAMPLES_DIR = "samples"
@@ -164,3 +164,33 @@ class Host(Part):
     sysctl: JsonObject
     sync: JsonObject
     bundle: JsonObject
+
+
+@dataclass(frozen=True)
+class Certificate(Part):
+    """A certificate as a record names it: its subject, SHA-256 fingerprint and algorithms (never a key)."""
+
+    subject: str
+    sha256: str
+    key: str
+
+
+def _certificates(value: Any) -> dict[str, Certificate]:
+    made = {str(k): Certificate.of(v) for k, v in value.items()} if isinstance(value, dict) else {}
+    return {k: c for k, c in made.items() if c is not None}
+
+
+@dataclass(frozen=True)
+class Security(Part):
+    """A secured point (``--security``): its level, where its keys came from, the governance's protection kinds,
+    the certificates of its CAs and of each side's identity (by enclave), the algorithms each side applied."""
+
+    level: str
+    keys: str
+    protection: Mapping[str, str]
+    identity_ca: Certificate
+    permissions_ca: Certificate
+    identities: Mapping[str, Certificate]
+    algorithms: Sides[Mapping[str, str] | None]
+    MADE = {"identity_ca": Certificate.of, "permissions_ca": Certificate.of, "identities": _certificates,
+            "algorithms": Sides.of}

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any, Generic, Mapping, TypeVar, cast
 
 from mwperf.model.parts import Adaptive, CpuTime, Fanout, JsonObject, Sides, Stats, Subscriber, ThreadGroup
-from mwperf.model.provenance import Adapter, Clock, Cpu, Host, Link, Reuse, SamplesFile, Service, Source
+from mwperf.model.provenance import Adapter, Clock, Cpu, Host, Link, Reuse, SamplesFile, Security, Service, Source
 from mwperf.model.sections import Launches, Scenario, Search
 from mwperf.table import snapshot
 
@@ -143,11 +143,13 @@ class Record:
     phases: Mapping[str, Any] | None  # seconds per phase; with --hosts, ``bundle``: how each side's came
     reuse: Reuse | None
     service: Service | None
+    security: Security | None
     adaptive: Adaptive | None
     search: Search | None
     launches: Launches | None
     scenario: Scenario | None
     hosts: Sides[Host | None] | None  # with --hosts: each side's host
+    host_pair: str | None  # sweep --inventory: the lab's pair of hosts, ``pub:sub`` (the inventory's names)
 
     @classmethod
     def from_json(cls, r: JsonObject) -> Record:
@@ -174,9 +176,10 @@ class Record:
             discovery_ms=g("discovery_ms"), adapter=Adapter.of(g("adapter")), source=Source.of(g("source")),
             link=Link.of(g("link")), clock=Clock.of(g("clock")), samples_file=SamplesFile.of(g("samples_file")),
             repetition=g("repetition"), point_hash=g("point_key"), elapsed_s=g("elapsed_s"), phases=g("phases"),
-            reuse=Reuse.of(g("reuse")), service=Service.of(g("service")), adaptive=Adaptive.of(g("adaptive")),
-            search=Search.of(g("search")), launches=Launches.of(g("launches")), scenario=Scenario.of(g("scenario")),
-            hosts=None if g("hosts") is None else Sides.of(g("hosts"), Host.of))
+            reuse=Reuse.of(g("reuse")), service=Service.of(g("service")), security=Security.of(g("security")),
+            adaptive=Adaptive.of(g("adaptive")), search=Search.of(g("search")), launches=Launches.of(g("launches")),
+            scenario=Scenario.of(g("scenario")), hosts=None if g("hosts") is None else Sides.of(g("hosts"), Host.of),
+            host_pair=g("host_pair"))
 
     def __repr__(self) -> str:
         return (f"Record(run {self.run_id!r}, point {self.point}: {self.options.get('mw')} {self.options.get('mode')} "

@@ -34,7 +34,7 @@ asked for): :func:`add_missing_options`. So is a field added to version 2
 later (``ADDED_WITHIN_V2``: ``search``, a max-rate probe's section,
 ``launches``, a last repetition's spread, ``cpu_window`` and
 ``cpu_us_per_msg``, not measured then, ``scenario``, a scenario's flow, whose
-records went to scenario.json then): an older record's is blank.
+records went to scenario.json then, ``security``, a secured point's keys): an older record's is blank.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ __all__ = ["upgrade", "current", "blank", "add_missing_options", "OLD_KEY_PREFIX
 
 OLD_KEY_PREFIX = "v1:"
 #: Fields added to version 2 after its first records: blank in a record written before.
-ADDED_WITHIN_V2 = ("search", "launches", "cpu_window", "cpu_us_per_msg", "scenario")
+ADDED_WITHIN_V2 = ("search", "launches", "cpu_window", "cpu_us_per_msg", "scenario", "security")
 _STATS = ("latency_us", "rtt_us", "send_lag_us", "latency_raw_us", "burst_first_us", "burst_last_us")
 
 

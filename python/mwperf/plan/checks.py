@@ -70,7 +70,8 @@ def refused_option(table: OptionTable, given: Mapping[str, tuple], info: Adapter
                 continue
             shown = None if row.kind == "flag" else row.shown(value)
             if not info.honours(row.capability):
-                why = f" ({row.refusal})" if row.refusal else ""
+                reason = info.refusals.get(row.capability) or row.refusal
+                why = f" ({reason})" if reason else ""
                 return Unsupported(row.flag, shown, f"not supported by {info.name}{why}", info.name)
             words = info.choices(row.capability)
             if words and row.argv(value) not in words:

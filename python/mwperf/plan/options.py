@@ -144,6 +144,7 @@ class RunOptions:
     hosts: HostPair | None = None    # --hosts pub=..,sub=..: agents on two real hosts, over ssh
     both_directions: bool = False    # --direction both: every point A->B, then B->A
     reuse_agents: bool = False       # --reuse-agents: consecutive points alike but for pair rows share agents
+    keystore: Path | None = None     # --keystore DIR: the user's DDS Security keystore (else mwperf makes one)
 
     @property
     def table(self) -> OptionTable:
@@ -190,7 +191,7 @@ class RunOptions:
             "out": str(self.out), "point_timeout_ns": self.point_timeout_ns, "agent": self.agent_path,
             "link": None if self.link is None else self.link.name,
             "hosts": None if self.hosts is None else self.hosts.as_dict(), "both_directions": self.both_directions,
-            "reuse_agents": self.reuse_agents,
+            "reuse_agents": self.reuse_agents, "keystore": None if self.keystore is None else str(self.keystore),
         }
 
 
@@ -233,3 +234,4 @@ class RunRequest:
     data: str | None = None
     direction: str | None = None
     out: str | None = None
+    keystore: str | None = None

@@ -332,10 +332,13 @@ def point_hash(opts: RunOptions, point: TestPoint, repetition: int) -> str:
     identifying = {name: value for name, value in point.values if opts.table[name].point_key}
     config = {"mw": point.mw, "mode": point.mode, "repetition": repetition, "cpu": str(opts.cpu),
               "link": opts.link.name if opts.link else None, **identifying}
+    if opts.hosts is not None and opts.hosts.name is not None:  # a lab's pair of hosts (sweep --inventory)
+        config["host_pair"] = opts.hosts.name
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _request(options: Mapping[str, tuple], own: Mapping[str, Any], out: Path, table: OptionTable) -> RunRequest:
+def _request(options: Mapping[str, tuple], own: Mapping[str, Any], out: Path, table: OptionTable,
+             hosts: str | None = None) -> RunRequest:
     values = {}
     for key, items in options.items():
         row = table.by_key(key)
@@ -343,7 +346,7 @@ def _request(options: Mapping[str, tuple], own: Mapping[str, Any], out: Path, ta
             values[row.name] = items
     return RunRequest(values=values, keyed=bool(own.get("keyed")), cpu=own.get("cpu"),
                       point_timeout=own.get("point_timeout"), link=own.get("link"), out=str(out),
-                      reuse_agents=bool(own.get("reuse_agents")))
+                      reuse_agents=bool(own.get("reuse_agents")), hosts=hosts)
 
 
 def _shown_setting(table: OptionTable, settings: Mapping[str, Any], key: str) -> Any:
@@ -364,9 +367,10 @@ def _planned(plan: Plan, error: UsageError, agent_info: AgentInfo, value_of: Cal
 
 def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
            cpu_count: int | None = None, max_points: int | None = None,
-           note: Callable[[str], None] | None = _stderr_note) -> list[PlannedPoint]:
+           note: Callable[[str], None] | None = _stderr_note, hosts: str | None = None) -> list[PlannedPoint]:
     """Every point of the plan, excluded ones removed, each validated; PlanError names the first bad one,
-    or a plan of more than ``max_points`` points (:func:`check_size`)."""
+    or a plan of more than ``max_points`` points (:func:`check_size`). ``hosts``: the points run between
+    two hosts (``pub=USER@HOST,sub=USER@HOST``, as --hosts), validated as such."""
     check_size(plan, max_points, note)
     table = agent_info.table
     options = dict(plan.options)
@@ -379,7 +383,7 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
         own = dict(zip(own_keys, combo))
         table_options = {k: v for k, v in options.items() if k not in CONTROLLER_KEYS}
         try:
-            opts = build_run_options(_request(table_options, own, out, table), agent_info, agent=agent,
+            opts = build_run_options(_request(table_options, own, out, table, hosts), agent_info, agent=agent,
                                      cpu_count=cpu_count, check_out=False, check_points=False)
         except UsageError as exc:
             raise _planned(plan, exc, agent_info, lambda key: ",".join(map(str, options.get(key, ())))) from None

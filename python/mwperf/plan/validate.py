@@ -163,6 +163,10 @@ def _where(request: RunRequest, mws: tuple[str, ...], values: dict[str, tuple],
         if values.get("nic"):
             raise UsageError("--nic", _joined(values["nic"]),
                              f"not with --link {link} (the link has its own interfaces)")
+    secured = [level for level in values.get("security", ()) if level not in (None, "none")]
+    if hosts is not None and secured:
+        raise UsageError("--security", secured[0], "not with --hosts: mwperf keeps the keys on this machine (it "
+                                                   "copies no enclave to other hosts)")
     pair = None
     if hosts is not None:
         if link is not None:
@@ -188,6 +192,16 @@ def _out(text: str | None, check_out: bool) -> Path:
     except OSError as exc:  # a name too long, a directory not searchable
         raise UsageError("--out", str(out), f"not usable: {exc.strerror or exc}") from None
     return out
+
+
+def _keystore(text: str | None, values: dict[str, tuple]) -> Path | None:
+    """--keystore: the user's keystore for the secured points (its layout and governance are checked where the
+    keys are read, :mod:`mwperf.execute.keystore`)."""
+    if text is None:
+        return None
+    if not any(level not in (None, "none") for level in values.get("security", ())):
+        raise UsageError("--keystore", text, "no point is secured (add --security auth, sign or encrypt)")
+    return Path(text).expanduser()
 
 
 def check_point(opts: RunOptions, point: TestPoint) -> None:
@@ -241,10 +255,11 @@ def build_run_options(request: RunRequest, agent_info: AgentInfo, *, agent: str 
         raise UsageError("--reuse-agents", None, f"not with {'--link' if link is not None else '--hosts'}: each "
                                                  "point has a placement of its own there (agents are reused on one "
                                                  "host)")
+    keystore = _keystore(request.keystore, values)
     opts = RunOptions(agent=agent_info, mws=mws, values=values, cpu=parse_cpu(request.cpu, cpu_count),
                       out=_out(request.out, check_out), point_timeout_ns=point_timeout_ns, agent_path=agent,
                       link=link, hosts=hosts, both_directions=request.direction == "both",
-                      reuse_agents=request.reuse_agents)
+                      reuse_agents=request.reuse_agents, keystore=keystore)
     if check_points:
         for point in opts.points():
             check_point(opts, point)

@@ -138,12 +138,15 @@ class HostPair:
     agents: tuple[str, str] | None = None
     #: what each host is (the record's ``hosts``: mwperf.hosts), once asked
     facts: tuple[dict, dict] | None = field(default=None, compare=False, hash=False)
+    #: the pair's name in a lab (``pub:sub``, hosts of an inventory: mwperf.lab), the records' ``host_pair``
+    name: str | None = None
 
     def reversed(self) -> "HostPair":
         """The other direction: publisher and subscriber hosts swapped."""
         return HostPair(self.sub, self.pub, (self.data[1], self.data[0]), self.nic, self.ssh_options, not self.reverse,
                         None if self.agents is None else (self.agents[1], self.agents[0]),
-                        None if self.facts is None else (self.facts[1], self.facts[0]))
+                        None if self.facts is None else (self.facts[1], self.facts[0]),
+                        None if self.name is None else ":".join(reversed(self.name.split(":", 1))))
 
     def as_dict(self) -> dict:
         return {"kind": "ssh", "pub": self.pub, "sub": self.sub, "data": list(self.data), "nic": self.nic,

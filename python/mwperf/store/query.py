@@ -35,9 +35,10 @@ def _in(column: str, values: Sequence | None, where: list[str], params: list) ->
 
 def stored_points(conn: Connection, *, mw: Sequence[str] | None = None, mode: Sequence[str] | None = None,
                   size: Sequence[int] | None = None, rate: Sequence[float] | None = None,
-                  host: Sequence[str] | None = None) -> list[Stored]:
+                  host: Sequence[str] | None = None, host_pair: Sequence[str] | None = None) -> list[Stored]:
     """The stored records (those given: of these middlewares, modes, sizes,
-    rates, hosts), oldest run first, each run's in results.jsonl order."""
+    rates, hosts, a lab's pairs of hosts), oldest run first, each run's in
+    results.jsonl order."""
     where: list[str] = []
     params: list = []
     _in("p.mw", mw, where, params)
@@ -56,7 +57,8 @@ def stored_points(conn: Connection, *, mw: Sequence[str] | None = None, mode: Se
             runs[key] = json.loads(run_json) if run_json else {}
         # a record stored by an older mwperf reads as the current version, as from its run directory
         out.append(Stored(Record.from_json(current(json.loads(record))), key, run_id, hostname, source, runs[key]))
-    return out
+    # host_pair is a column only once a lab's record is stored: filtered here, not in SQL
+    return out if not host_pair else [s for s in out if s.record.host_pair in host_pair]
 
 
 def load_frame(conn: Connection, *, subscribers: bool = False):

@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from conftest import typed_all
-from export.test_html import all_records, parse, plotted_equals_records
+from export.test_html import all_records, every_figure, parse, plotted_equals_records
 from mwperf.cli.main import main
-from mwperf.export.figures import run_figures
 from mwperf.export.html import plotly_js
 
 CHROMIUM = shutil.which("chromium")
@@ -77,6 +76,28 @@ AFTER = """<script>
 </script>"""
 
 
+#: What a reader sees first, read in a 1400 x 900 window once plotly.js has drawn: where the first mode's
+#: rankings and its one-axis figure are, the traces of each headline figure, its legend and plotting area.
+FIRST_SCREEN = """<script>
+(async () => {
+  await new Promise(r => setTimeout(r, 1000));
+  const box = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  const out = {window: [window.innerWidth, window.innerHeight], ranks: box(document.querySelector('#answer .ranks')),
+               figures: {}};
+  for (const gd of document.querySelectorAll('#answer .js-plotly-plot')) {
+    const at = gd.getBoundingClientRect(), size = gd._fullLayout._size;
+    out.figures[gd.id] = {box: box(gd), traces: gd._fullData.map(t => t.name),
+      legend: box(gd.querySelector('.legend')),
+      plot: [at.left + size.l, at.top + size.t, at.left + size.l + size.w, at.top + size.t + size.h]};
+  }
+  const pre = document.createElement('pre');
+  pre.id = 'mwperf-test';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
 def chromium(tmp_path, *args):
     return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
                           capture_output=True, text=True, timeout=180)
@@ -113,21 +134,25 @@ def report(tmp_path_factory):
     return path / "report.html", records
 
 
+def probed(html: Path, tmp: Path, script: str, *args: str) -> tuple[dict, str]:
+    """What ``script`` (added to a copy of the page, before BEFORE) wrote into the DOM, and Chromium's log."""
+    import html as htmllib
+
+    page = html.read_text(encoding="utf-8")
+    probe = tmp / "probe.html"
+    probe.write_text(page.replace("<head>", "<head>" + BEFORE, 1).replace("</body>", script + "</body>", 1),
+                     encoding="utf-8")
+    done = chromium(tmp, *args, "--virtual-time-budget=20000", "--dump-dom", probe.as_uri())
+    assert done.returncode == 0, done.stderr[-2000:]
+    start = done.stdout.index('<pre id="mwperf-test">') + len('<pre id="mwperf-test">')
+    return json.loads(htmllib.unescape(done.stdout[start:done.stdout.index("</pre>", start)])), done.stderr
+
+
 @pytest.fixture(scope="module")
 def rendered(report, tmp_path_factory):
     html, records = report
-    tmp = tmp_path_factory.mktemp("browser")
-    page = html.read_text(encoding="utf-8")
-    probe = tmp / "probe.html"
-    probe.write_text(page.replace("<head>", "<head>" + BEFORE, 1).replace("</body>", AFTER + "</body>", 1),
-                     encoding="utf-8")
-    done = chromium(tmp, "--virtual-time-budget=20000", "--dump-dom", probe.as_uri())
-    assert done.returncode == 0, done.stderr[-2000:]
-    start = done.stdout.index('<pre id="mwperf-test">') + len('<pre id="mwperf-test">')
-    import html as htmllib
-
-    state = json.loads(htmllib.unescape(done.stdout[start:done.stdout.index("</pre>", start)]))
-    return state, done.stderr, records
+    state, log = probed(html, tmp_path_factory.mktemp("browser"), AFTER)
+    return state, log, records
 
 
 def test_loads_without_errors_and_fetches_nothing(rendered, report):
@@ -141,14 +166,63 @@ def test_loads_without_errors_and_fetches_nothing(rendered, report):
 
 def test_every_figure_is_drawn_with_the_values_of_results_jsonl(rendered):
     state, _, records = rendered
-    ids = [f.id for f in run_figures(typed_all(records))] + ["point-histogram", "point-time"]
+    ids = [f.id for f in every_figure(typed_all(records))] + ["point-histogram", "point-time"]
     assert list(state["figures"]) == ids
     for fid, fig in state["figures"].items():
         assert fig["drawn"] > 0, fid
     plotted = {fid: fig["traces"] for fid, fig in state["figures"].items()}
-    assert plotted_equals_records(plotted, records) > 30  # what the browser holds is what results.jsonl says
+    assert plotted_equals_records(plotted, records) > 60  # what the browser holds is what results.jsonl says
     hist = plotted["point-histogram"][0]
     assert len(hist["x"]) == 4000 and hist["x"][1] == (30_000 + 37) / 1000  # the kept samples, in µs
+
+
+def test_the_first_screen_ranks_the_middlewares_and_draws_every_one_on_one_axis(report, tmp_path):
+    """In a 1400 px wide window, the first 900 px hold the first mode's rankings and its figure; each
+    headline figure has a trace of every middleware its mode measured, and its legend is beside the
+    plotting area, never over it."""
+    html, records = report
+    state, _ = probed(html, tmp_path, FIRST_SCREEN, "--window-size=1400,900")
+    assert state["window"][0] >= 1380  # the window's width, less a scroll bar
+    first = state["figures"]["answer-latency"]
+    for left, top, right, bottom in (state["ranks"], first["box"]):
+        assert 0 <= left and 0 <= top and right <= state["window"][0] and bottom <= 900, (left, top, right, bottom)
+    assert list(state["figures"]) == ["answer-latency", "answer-throughput", "answer-rate"]
+    for fid, fig in state["figures"].items():
+        mode = fid.removeprefix("answer-")
+        measured = {r["mw"] for r in records if r["mode"] == mode and r["status"] == "ok"}
+        assert measured and all(any(t == mw or t.startswith(f"{mw} (") for t in fig["traces"]) for mw in measured), (
+            fid, measured, fig["traces"])
+        (l1, t1, r1, b1), (l2, t2, r2, b2) = fig["legend"], fig["plot"]
+        assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (fid, fig["legend"], fig["plot"])  # apart
+
+
+def test_the_first_screen_of_the_quick_plan_holds_its_three_sizes_and_its_figure(tmp_path):
+    """The quick plan's run (every middleware, 14, at three sizes; intervals that leave each place a list of
+    places it cannot be told from, p99 with wide intervals: the widest cells a run has): its three rankings
+    side by side and its one-axis figure within the first 900 px of a 1400 px wide window, every middleware a
+    trace, the legend beside the plotting area and no taller than it (plotly.js scrolls a taller one)."""
+    from export.test_run import MIDDLEWARES, quick_plan_run
+
+    rundir, _ = quick_plan_run(tmp_path / "run")  # its floor; the records: the fixture's udp ones as each
+    udp = {(r["mode"], r["size"]): r for r in all_records() if r["mw"] == "udp" and r["status"] == "ok"}
+    lines = []
+    for i, mw in enumerate(MIDDLEWARES):
+        for mode, rate, size in [(m, None, s) for m in ("latency", "throughput") for s in (32, 1024, 63000)] + [
+                ("rate", hz, s) for s in (32, 1024, 63000) for hz in (100.0, 1000.0)]:
+            raw = {**udp[mode, 1024 if mode == "latency" else 64], "mw": mw, "size": size, "rate_hz": rate,
+                   "point": len(lines), "mbps": 100.0 * (i + 1)}
+            raw["latency_us"] = {**raw["latency_us"], "p50": 20.0 + i, "p50_ci": [17.4 + i, 22.6 + i],
+                                 "p99": 1000.0 + 37 * i, "p99_ci": [600.5 + i, 1900.5 + i]}
+            lines.append(json.dumps(raw) + "\n")
+    (rundir.path / "results.jsonl").write_text("".join(lines))
+    assert main(["report", str(rundir.path)]) == 0
+    state, _ = probed(rundir.path / "report.html", tmp_path, FIRST_SCREEN, "--window-size=1400,900")
+    first = state["figures"]["answer-latency"]
+    for left, top, right, bottom in (state["ranks"], first["box"]):
+        assert 0 <= left and 0 <= top and right <= state["window"][0] and bottom <= 900, (left, top, right, bottom)
+    assert all(any(t.startswith(mw) for t in first["traces"]) for mw in MIDDLEWARES), first["traces"]
+    legend, plot = first["legend"], first["plot"]
+    assert plot[2] <= legend[0] and legend[3] - legend[1] <= plot[3] - plot[1], (legend, plot)  # beside, not taller
 
 
 def test_legend_toggles_and_log_linear_buttons_work(rendered):
@@ -156,7 +230,7 @@ def test_legend_toggles_and_log_linear_buttons_work(rendered):
     lat = state["figures"]["latency-size"]
     assert lat["legend_items"] == 4  # p50, p90, p99, p99.99: one entry each for every panel
     assert lat["buttons"] == ["log y", "linear y"] and lat["y_type"] == ["log", "linear"]
-    assert state["figures"]["throughput-size"]["y_type"] == ["linear", "log"]
+    assert state["figures"]["answer-throughput"]["y_type"] == ["log", "linear"]
     assert all(fig["hidden"] == "legendonly" for fig in state["figures"].values())
     assert all(fig["modebar"] > 0 for fig in state["figures"].values())  # zoom, pan, reset, save as SVG
 
@@ -185,7 +259,7 @@ def test_figure_files_from_the_same_definitions(report, capsys, fmt):
     html, records = report
     assert main(["report", str(html.parent), "--format", fmt]) == 0
     files = capsys.readouterr().out.split()
-    figures = run_figures(typed_all(records))
+    figures = every_figure(typed_all(records))
     assert [Path(f).name for f in files] == [f"{f.id}.{fmt}" for f in figures] + [f"point-histogram.{fmt}",
                                                                                    f"point-time.{fmt}"]
     for f, figure in zip(files, figures):

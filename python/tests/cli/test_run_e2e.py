@@ -61,7 +61,7 @@ def sweep(tmp_path_factory):
     with count_leaving_packets() as leaving:
         done = mwperf("run", "--agent", str(link), "--mw", ",".join(MWS), "--mode", ",".join(MODES),
                       "--rate", "1000", "--size", "64", "--duration", "1s", "--warmup", "200ms",
-                      "--latency-count", "1000", "--out", str(out))
+                      "--latency-count", "1000", "--out", str(out), "--verbose")  # every table: checked below
     return {"done": done, "out": out, "marker": str(link), "leaving": leaving}
 
 
@@ -98,7 +98,7 @@ def test_point(sweep, mw, mode):
         assert r["reliability"] == "best-effort"
     assert r["transport"] == mw
     assert r["qos"] == {"history": None, "durability": None, "instances": None, "async": None, "batch": None,
-                        "congestion": None, "whc_high": None, "receive": None, "nic": None}
+                        "congestion": None, "whc_high": None, "receive": None, "nic": None, "security": None}
     assert isinstance(r["adapter"]["config"], dict) and isinstance(r["adapter"]["sub_config"], dict)
     assert r["mw_rss_kb"]["pub"] >= 0 and r["mw_rss_kb"]["sub"] >= 0
     assert (r["send_lag_us"] is not None) == (mode == "rate")

@@ -51,7 +51,7 @@ def run_once(tmp_path_factory, name, *args):
     out = tmp_path_factory.mktemp(name) / "run"
     before = shm_segments()
     with count_leaving_packets() as leaving:
-        done = mwperf("run", "--agent", agent, *args, "--out", str(out))
+        done = mwperf("run", "--agent", agent, *args, "--out", str(out), "--verbose")  # every table: checked below
     records = written(out) if (out / "results.jsonl").exists() else []
     return {"done": done, "records": records, "leaving": leaving["packets"], "shm_left": leftover_segments(before)}
 
@@ -140,7 +140,8 @@ def test_matrix_point(matrix, mw, mode, reliability):
     # the default receive path: the core's handler on the middleware's own thread (a listener), as ddsperf
     assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0,
                         "async": False if mw == "fastdds" else None, "batch": False if mw == "cyclonedds" else None,
-                        "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
+                        "congestion": None, "whc_high": None, "receive": "listener", "nic": None,
+                        "security": "none" if mw in ("cyclonedds", "fastdds") else None}
     config, sub_config = r["adapter"]["config"], r["adapter"]["sub_config"]
     assert config["reliability"] == reliability and sub_config["reliability"] == reliability
     assert config["history"] == "keep-last:10"

@@ -46,7 +46,7 @@ def test_small_sweep_end_to_end(tmp_path):
     plan = tmp_path / "small.yaml"
     plan.write_text(SMALL)
     out = tmp_path / "run"
-    done = mwperf("sweep", str(plan), "--out", str(out), "--agent", agent, "--format", "md")
+    done = mwperf("sweep", str(plan), "--out", str(out), "--agent", agent, "--format", "md", "--verbose")
     assert done.returncode == 0, done.stderr[-2000:]
     records = written(out)
     assert len(records) == 8

@@ -1,4 +1,4 @@
-"""Tables across points (headline, ROS overhead, fan-out, threads) and the
+"""Tables across points (ranges, ROS overhead, fan-out, threads) and the
 burst tables, on records with the fields of issues 13 and 15
 (fixtures/results-extended.jsonl, made by hand with known answers)."""
 
@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES, check_golden, typed_all
 from edited import changed
 from mwperf.export.like_for_like import like_for_like
-from mwperf.export.summaries import fanout, headline, ros_overhead, summaries, threads
+from mwperf.export.summaries import fanout, ranges, ros_overhead, summaries, threads
 from mwperf.export.tables import build_sections, render_markdown, render_text
 
 
@@ -162,8 +162,8 @@ def test_burst_tables_in_connext_micros_layout():
     assert pub.rows[-1].failure == sub.rows[-1].failure == "FAILED: sub: no result after stop"
 
 
-def test_headline_ranges():
-    (section,) = headline(typed_all(load()))
+def test_ranges():
+    (section,) = ranges(typed_all(load()))
     by = {(r.cells[0], r.cells[1], r.cells[2]): r.cells for r in section.rows}
     assert by[("fastdds", "latency", "reliable, keep-last:10, waitset, udp")][3:8] == [
         "2 ok", "64-1KiB", "40.0-50.0", "120.0-150.0", "98.3"]
@@ -203,6 +203,6 @@ def test_like_for_like_names_each_difference_with_its_rows():
 
 def test_golden():
     records = load()
-    sections = build_sections(typed_all(records)) + summaries(typed_all(records)) + headline(typed_all(records))
+    sections = build_sections(typed_all(records)) + summaries(typed_all(records)) + ranges(typed_all(records))
     check_golden("tables-extended.txt", render_text(sections))
     check_golden("tables-extended.md", render_markdown(sections))

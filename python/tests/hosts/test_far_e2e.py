@@ -5,9 +5,7 @@ bundles/ when missing). The first run copies each bundle, the second finds it (t
 a udp and a cyclonedds point, and Fast DDS on one architecture against Cyclone DDS on the other, all
 samples counted. Timing under emulation means nothing: none is asserted."""
 
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
@@ -16,25 +14,7 @@ from mwperf.results.rundir import read_records
 from mwperf.model.schema import validate_record
 
 # side by side: the lab is namespaces of its own, no timing is asserted (test_place.py)
-CHECKOUT = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.side_by_side, pytest.mark.e2e, pytest.mark.xdist_group("far-hosts")]
-
-
-@pytest.fixture(scope="module")
-def bundles():
-    """Each architecture's real bundle in bundles/ that this controller can drive (mwperf.bundle.find: its agent
-    version and option table), else made as make bundle and make bundle-aarch64 make them."""
-    from mwperf import bundle
-
-    found = {}
-    for arch in ("x86_64", "aarch64"):
-        found[arch] = bundle.find(arch)
-        if found[arch] is None:
-            if arch == "aarch64":
-                subprocess.run([str(CHECKOUT / "scripts" / "install-cross-arm64.sh")], check=True,
-                               capture_output=True)
-            found[arch] = bundle.build(arch, log=lambda *_: None)
-    return found
 
 
 def _run(lab, tmp_path, name: str, *args: str) -> tuple:

@@ -49,7 +49,7 @@ def merge(mode, pub, sub, rate=None, error=None, cpu="0,1"):
 
 
 UDP_QOS = {"history": None, "durability": None, "instances": None, "async": None, "batch": None, "congestion": None,
-           "whc_high": None, "receive": None, "nic": None}
+           "whc_high": None, "receive": None, "nic": None, "security": None}
 
 
 def test_latency_mode():
@@ -187,7 +187,8 @@ def test_dds_record_takes_what_the_agents_report():
     assert r["status"] == "ok"
     assert (r["transport"], r["reliability"]) == ("shm", "best-effort")
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
-                        "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
+                        "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener",
+                        "nic": None, "security": "none"}
     assert r["adapter"]["config"] == dds_config() and r["adapter"]["sub_config"]["topic_in"] == "x"
     # mwperf's own buffers were allocated before the RSS baseline: not the middleware's
     assert r["mw_rss_kb"] == {"pub": 9500 - 1000, "sub": 0}  # floor 0
@@ -213,7 +214,8 @@ def test_failed_dds_point_records_the_request():
     assert r["status"] == "failed"
     assert (r["transport"], r["reliability"]) == ("shm", "best-effort")  # requested
     assert r["qos"] == {"history": "keep-last:1", "durability": "transient-local", "instances": 100000,
-                        "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
+                        "async": True, "batch": None, "congestion": None, "whc_high": None, "receive": "listener",
+                        "nic": None, "security": "none"}
     assert r["adapter"] == {"name": "fastdds", "version": AGENT.adapters["fastdds"].version, "config": None,
                             "sub_config": None, "versions": None, "data_path": None,
                             "zero_copy": {"path": "shm", "source": "adapter"}}  # the transport requested
@@ -221,7 +223,8 @@ def test_failed_dds_point_records_the_request():
     assert (r["transport"], r["reliability"]) == ("shm+udp", "reliable")  # the adapter's defaults
     # the table's defaults where the middleware has the capability, the adapter's own else; null where it has none
     assert r["qos"] == {"history": "keep-last:10", "durability": "volatile", "instances": 0, "async": False,
-                        "batch": None, "congestion": None, "whc_high": None, "receive": "listener", "nic": None}
+                        "batch": None, "congestion": None, "whc_high": None, "receive": "listener",
+                        "nic": None, "security": "none"}
 
 
 def test_failed_point_keeps_what_is_known():

@@ -103,6 +103,8 @@ Description describe() {
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.license = license.c_str();
+  d.security_note =
+      "the RTI Connector wheel has no RTI Security Plugins (only libnddsc, libnddscore, librtiddsconnector)";
   d.notes =
       "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload) over DynamicData: "
       "entities from the Connector's XML, written and taken through the Connext 6.1.2 C API "

@@ -40,6 +40,7 @@
 
 #include "adapters/fastdds/fastcdr_compat.h"
 #include "adapters/fastdds/fastdds_compat.h"
+#include "adapters/fastdds/fastdds_security.h"
 #include "adapters/fastdds/fastdds_shm.h"
 #include "adapters/fastdds/fastdds_type.h"
 #include "core/adapter.h"
@@ -96,6 +97,8 @@ Description describe() {
   d.leftovers = MWPERF_FASTDDS_SHM_LEFTOVERS;
   d.receives = "listener,waitset";
   d.receive = "listener";
+  d.securities = fastdds_security::levels();
+  d.security_note = fastdds_security::note();
   d.notes = "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload, the key's 4 more)";
   return d;
 }
@@ -168,9 +171,17 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       pq.wire_protocol().builtin.metatrafficUnicastLocatorList.push_back(self);
       pq.wire_protocol().default_unicast_locator_list.push_back(self);
     }
+    Enclave enclave;
+    if (secured(cfg.security)) {
+      if (const std::string why = read_enclave(cfg.enclave, &enclave); !why.empty())
+        return fail(Errc::unsupported, kName + ": --enclave: " + why);
+      fastdds_security::listen();
+      fastdds_security::apply(&pq, enclave);
+    }
     auto* factory = dds::DomainParticipantFactory::get_instance();
     participant_ = factory->create_participant(cfg.domain, pq);
-    if (!participant_) return fail(Errc::io, kName + ": cannot create the participant (transport " + transport_ + ")");
+    if (!participant_)
+      return fail(Errc::io, said(kName + ": cannot create the participant (transport " + transport_ + ")"));
     dds::TypeSupport ts(new RawType(cfg.instances > 0, cfg.size));
     if (ts.register_type(participant_) != kOk) return fail(Errc::io, kName + ": cannot register the type");
     const std::string id = std::to_string(cfg.run_id);
@@ -218,7 +229,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     if (!pub || !sub) return fail(Errc::io, kName + ": cannot create publisher/subscriber");
     writer_ = pub->create_datawriter(t_out, wq);
     reader_ = sub->create_datareader(t_in, rq);
-    if (!writer_ || !reader_) return fail(Errc::io, kName + ": cannot create the writer or reader (QoS refused)");
+    if (!writer_ || !reader_)
+      return fail(Errc::io, said(kName + ": cannot create the writer or reader (QoS or permissions refused)"));
     if (receive_ == "waitset") {
       reader_->get_statuscondition().set_enabled_statuses(dds::StatusMask::data_available());
       waitset_.attach_condition(reader_->get_statuscondition());
@@ -239,6 +251,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     j.num("max_blocking_ms", kMaxBlockingMs).num("linger_ms", linger_ns(cfg.role, reliability_) / 1000000);
     j.num("instances", cfg.instances).str("receive", receive_).boolean("async", cfg.async);
     j.str("history_memory_policy", "PREALLOCATED_WITH_REALLOC").str("topic_out", out).str("topic_in", in);
+    j.str("security", secured(cfg.security) ? cfg.security : "none");
+    if (secured(cfg.security)) j.raw("security_plugins", fastdds_security::config(cfg.security, enclave));
     j.num("domain", cfg.domain)
         .str("type",
              cfg.instances > 0 ? "mwperf::msg::dds_::KeyedUInt8MultiArray_" : "std_msgs::msg::dds_::UInt8MultiArray_");
@@ -264,8 +278,8 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
       reader_->get_subscription_matched_status(sm);
       if (pm.current_count >= int32_t(cfg_.subscribers) && sm.current_count > 0) return Errc::ok;
       if (std::chrono::steady_clock::now() >= end)
-        return fail(Errc::timeout, kName + ": no matching peer within " + std::to_string(timeout_ns / 1000000000) +
-                                       " s (writer and echo reader)");
+        return fail(Errc::timeout, said(kName + ": no matching peer within " + std::to_string(timeout_ns / 1000000000) +
+                                        " s (writer and echo reader)"));
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
@@ -354,6 +368,11 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
   }
 
  private:
+  // A failure's reason, with what Fast DDS logged last when the point is secured (a handshake's failure).
+  std::string said(const std::string& reason) const {
+    return secured(cfg_.security) ? fastdds_security::with(reason) : reason;
+  }
+
   AdapterConfig cfg_;
   std::string config_json_, durability_;
   int depth_ = 10;

@@ -44,6 +44,8 @@
 #define MWPERF_FASTDDS_COMPAT_VERSION_ONLY  // the rmw's Fast DDS: its library's name and version (2.x or 3.x)
 #include "adapters/fastdds/fastdds_compat.h"
 #include "adapters/fastdds/fastdds_shm.h"
+#include "adapters/ros2/ament_index.h"
+#include "adapters/ros2/ros2_security.h"
 #include "core/adapter.h"
 #include "util/json.h"
 #include "util/loaded_libs.h"
@@ -75,6 +77,8 @@ Description describe() {
   // rcl loads, and the Fast DDS profile each agent writes (open(), below)
   d.leftovers = MWPERF_FASTDDS_SHM_LEFTOVERS ",/dev/shm/lttng-ust-wait-*,/tmp/mwperf-ros2-*";
   d.receives = d.receive = "waitset";
+  d.securities = ros2_security::levels();
+  d.security_note = ros2_security::note(fastdds_compat::kBuiltVersion);
   d.notes =
       "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
       "before the payload";
@@ -90,62 +94,9 @@ const char* rmw_name() {
   return get != nullptr ? get() : "unknown";
 }
 
-std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (const dirent* e = readdir(d))
-      if (e->d_name[0] != '.') out.push_back(e->d_name);
-    closedir(d);
-  }
-  return out;
-}
-
-// The prefixes an rmw may be installed in: AMENT_PREFIX_PATH's, then the one
-// this adapter was built against.
-std::vector<std::string> ament_prefixes() {
-  std::vector<std::string> out;
-  const char* env = std::getenv("AMENT_PREFIX_PATH");
-  for (std::string rest = env ? env : ""; !rest.empty();) {
-    const size_t colon = rest.find(':');
-    if (colon != 0) out.push_back(rest.substr(0, colon));
-    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
-  }
-  out.push_back(MWPERF_ROS2_PREFIX);
-  return out;
-}
-
-// The prefix whose ament index lists `rmw` as an rmw implementation, or "".
-std::string rmw_prefix(const std::string& rmw) {
-  for (const std::string& p : ament_prefixes())
-    if (access((p + "/share/ament_index/resource_index/rmw_typesupport/" + rmw).c_str(), F_OK) == 0) return p;
-  return "";
-}
-
-// Every rmw implementation the ament indexes list (but the proxy).
-std::string installed_rmws() {
-  std::string out;
-  for (const std::string& p : ament_prefixes()) {
-    const std::string dir = p + "/share/ament_index/resource_index/rmw_typesupport";
-    for (const std::string& name : list_dir(dir))
-      if (name != "rmw_implementation" && out.find(name) == std::string::npos) out += (out.empty() ? "" : ", ") + name;
-  }
-  return out.empty() ? "none" : out;
-}
-
-// <version> of a package, from its package.xml in `prefix`, or "".
-std::string package_version(const std::string& prefix, const std::string& package) {
-  FILE* f = std::fopen((prefix + "/share/" + package + "/package.xml").c_str(), "r");
-  if (f == nullptr) return "";
-  char line[512];
-  std::string version;
-  while (version.empty() && std::fgets(line, sizeof line, f) != nullptr) {
-    const char* open = std::strstr(line, "<version>");
-    const char* close = open ? std::strstr(open, "</version>") : nullptr;
-    if (close != nullptr) version.assign(open + 9, close);
-  }
-  std::fclose(f);
-  return version;
-}
+using ament_index::installed_rmws;
+using ament_index::package_version;
+using ament_index::rmw_prefix;
 
 // The Fast DDS and Fast CDR loaded in the process ("" when none), the wheel's
 // headers' full version when it agrees (loaded_libs.h).
@@ -214,6 +165,8 @@ class Ros2Adapter final : public Adapter {
       return fail(Errc::unsupported, kName + ": --nic " + cfg.nic + ": no IPv4 address on that interface");
     const Errc confined = confine(cfg, ip);
     if (confined != Errc::ok) return confined;
+    if (const std::string why = ros2_security::apply(cfg); !why.empty())
+      return fail(Errc::unsupported, kName + ": " + why);
 
     rcl_init_options_t io = rcl_get_zero_initialized_init_options();
     if (rcl_init_options_init(&io, alloc_) != RCL_RET_OK) return fail(Errc::io, rcl_error("init options"));
@@ -274,6 +227,7 @@ class Ros2Adapter final : public Adapter {
     j.str("history", cfg.keep_all ? "keep-all" : "keep-last:" + std::to_string(depth_));
     linger_ = linger_ns(cfg.role, reliability_);
     j.str("receive", receive_).str("topic_out", out).str("topic_in", in).num("domain", cfg.domain);
+    j.str("security", secured(cfg.security) ? cfg.security : "none");
     j.num("linger_ms", linger_ / 1000000);
     if (rmw_ == "rmw_fastrtps_cpp") j.str("publication_mode", "SYNCHRONOUS");
     j.str("discovery_range", known_ ? "system default (the profile confines it)" : "localhost");
