@@ -23,7 +23,8 @@ from importlib import resources
 from typing import Any
 
 from mwperf.errors import UnitError
-from mwperf.units import format_duration_ns, format_rate_hz, format_size, parse_duration_ns, parse_rate_hz, parse_size
+from mwperf.units import (AboveBound, format_duration_ns, format_rate_hz, format_size, parse_duration_ns,
+                          parse_rate_hz, parse_size)
 
 __all__ = ["Row", "OptionTable", "snapshot", "snapshot_event", "dump_event", "SNAPSHOT_FILE", "MODES"]
 
@@ -120,7 +121,8 @@ class Row:
                     raise ValueError("must not be empty")
                 value = raw
         except UnitError as exc:
-            raise ValueError(str(exc)) from None
+            raise ValueError(f"must be{self._range()}" if isinstance(exc, AboveBound) and self._range()
+                             else str(exc)) from None
         if isinstance(value, (int, float)) and not self._within(value):
             raise ValueError(f"must be{self._range()}")
         return value

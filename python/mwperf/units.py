@@ -18,9 +18,12 @@ Rates (Hz): a positive number, optionally followed by ``k`` (1e3), ``M``
 (1e6) or ``G`` (1e9) and/or ``Hz`` (``100``, ``1k``, ``2.5kHz``, ``10000Hz``).
 Rate multipliers are decimal (1k = 1000 Hz), unlike sizes.
 
-Every parser raises :class:`mwperf.errors.UnitError` (a ValueError) with a
-message that does not repeat the value; the caller prefixes the option and
-the value.
+Every parser has bounds: a value above the most any option takes
+(:data:`MAX_SIZE`, :data:`MAX_DURATION_NS`, :data:`MAX_RATE_HZ`; ``1e308k``,
+``1e300h``) is refused before it is turned into an integer, as is one below
+the least. Every parser raises :class:`mwperf.errors.UnitError` (a ValueError)
+with a message that does not repeat the value; the caller prefixes the option
+and the value.
 """
 
 from __future__ import annotations
@@ -38,7 +41,18 @@ __all__ = [
     "format_size",
     "format_duration_ns",
     "format_rate_hz",
+    "MAX_SIZE",
+    "MAX_DURATION_NS",
+    "MAX_RATE_HZ",
+    "AboveBound",
 ]
+
+#: The largest size any parser returns: 1 TiB (the agent takes messages of at most 1 GiB).
+MAX_SIZE = 1 << 40
+#: The longest duration any parser returns: 2^55 ns, some 417 days (the agent's limit; an int64 holds it).
+MAX_DURATION_NS = 1 << 55
+#: The highest rate any parser returns: 1 THz.
+MAX_RATE_HZ = 1e12
 
 
 _NUMBER = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµ]*)\s*$")
@@ -75,13 +89,25 @@ def _split(text: str) -> tuple[float, str]:
     return number, match.group(2)
 
 
+class AboveBound(UnitError):
+    """A value above the most the parser takes (an option with a range of its own says that range instead)."""
+
+
+def _bounded(number: float, factor: float, most: float, what: str, shown: str) -> float:
+    """``number * factor``, refused (AboveBound) above ``most``: checked on the
+    number before it is multiplied, so no value overflows into infinity."""
+    if number > most / factor:
+        raise AboveBound(f"{what} above {shown}, the most mwperf takes")
+    return number * factor
+
+
 def parse_size(text: str) -> int:
     """Return the size in bytes; must be a positive whole number of bytes."""
     number, unit = _split(text)
     factor = _SIZE_UNITS.get(unit.lower())
     if factor is None:
         raise UnitError(f"unknown size unit '{unit}' (use B, k/KiB, M/MiB, G/GiB)")
-    value = number * factor
+    value = _bounded(number, factor, MAX_SIZE, "size", "1TiB")
     if value <= 0:
         raise UnitError("size must be positive")
     if value != int(value):
@@ -95,9 +121,9 @@ def parse_duration_ns(text: str, *, allow_zero: bool = False) -> int:
     factor = _DURATION_UNITS_NS.get(unit if unit == "µs" else unit.lower())
     if factor is None:
         raise UnitError(f"unknown duration unit '{unit}' (use ns, us, ms, s, m, h)")
-    value = round(number * factor)
     if number < 0:
         raise UnitError("duration must not be negative" if allow_zero else "duration must be positive")
+    value = round(_bounded(number, factor, MAX_DURATION_NS, "duration", "2^55 ns (417 days)"))
     if value == 0 and number != 0:
         raise UnitError("duration is below one nanosecond")
     if value == 0 and not allow_zero:
@@ -114,7 +140,7 @@ def parse_rate_hz(text: str) -> float:
     factor = _RATE_MULTIPLIERS.get(lowered)
     if factor is None:
         raise UnitError(f"unknown rate unit '{unit}' (use Hz, k, M)")
-    value = number * factor
+    value = _bounded(number, factor, MAX_RATE_HZ, "rate", "1 THz")
     if value <= 0:
         raise UnitError("rate must be positive")
     return value

@@ -1,6 +1,7 @@
 import pytest
 
 from mwperf.units import (
+    MAX_DURATION_NS, MAX_RATE_HZ, MAX_SIZE,
     UnitError, format_duration_ns, format_rate_hz, format_size, parse_duration_ns, parse_list,
     parse_rate_hz, parse_size,
 )
@@ -90,3 +91,23 @@ def test_formatters():
     assert format_rate_hz(1000.0) == "1000"
     assert format_rate_hz(2.5) == "2.5"
     assert format_rate_hz(None) == "-"
+
+
+@pytest.mark.parametrize("parse, text, message", [
+    (parse_size, "1e308k", "size above 1TiB"), (parse_size, "1e308GiB", "size above 1TiB"),
+    (parse_size, "1025GiB", "size above 1TiB"), (parse_size, "-1e308k", "positive"),
+    (parse_duration_ns, "1e300h", "duration above"), (parse_duration_ns, "1e300", "duration above"),
+    (parse_duration_ns, "-1e308h", "positive"), (parse_rate_hz, "1e308k", "rate above 1 THz"),
+    (parse_rate_hz, "1e308", "rate above 1 THz"),
+])
+def test_huge_values_are_refused_not_overflowed(parse, text, message):
+    """The issue's probe: 1e308k and 1e300h overflowed into OverflowError
+    (float infinity to integer); the parsers' bounds refuse them first."""
+    with pytest.raises(UnitError, match=message):
+        parse(text)
+
+
+def test_the_bounds_themselves_parse():
+    assert parse_size("1024GiB") == MAX_SIZE
+    assert parse_duration_ns(f"{MAX_DURATION_NS}ns") == MAX_DURATION_NS
+    assert parse_rate_hz("1000G") == MAX_RATE_HZ

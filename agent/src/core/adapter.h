@@ -161,6 +161,24 @@ class Adapter {
   // Errc::timeout: the middleware did not take the message within its own
   // blocking time (a reliable writer whose history is full); nothing was sent.
   virtual Errc send(const uint8_t* data, size_t len) = 0;
+  // Zero-copy sending, where the middleware lends the memory a message goes
+  // out in (a chunk of its shared memory, the buffer its put() takes over):
+  // loan() hands out a writable buffer of len bytes holding `from`'s bytes,
+  // copied there by the middleware's own loan path (the copy any writer into
+  // a loan pays; none where it can reply from the received sample itself);
+  // the caller may change it in place, then publish_loaned() sends it. One
+  // loan at a time, on the thread that sends; every loan is published. The
+  // echo answers this way where can_loan() says so, instead of staging a
+  // copy of its own for send().
+  virtual bool can_loan() const { return false; }
+  virtual Errc loan(const uint8_t* from, size_t len, uint8_t** out) {
+    (void)from, (void)len, (void)out;
+    return fail(Errc::unsupported, "no loans");
+  }
+  virtual Errc publish_loaned(uint8_t* buf, size_t len) {
+    (void)buf, (void)len;
+    return fail(Errc::unsupported, "no loans");
+  }
   // Pull: the next message into *data / *len, valid until the next recv()
   // (writable if the description says writable_data). timeout_ns == 0 polls
   // once; < 0 (only when can_wake()) waits until a message arrives or wake()

@@ -28,8 +28,15 @@ void write_samples(JsonObject& j, const Options& o, const LatencyStats& s, int64
     return;
   }
   const size_t n = s.write_samples(f, divisor);
-  const bool ok = std::fclose(f) == 0;
-  j.unum("samples_written", ok ? n : 0).boolean("samples_time_ordered", true);
+  const bool written = std::ferror(f) == 0;
+  int error = written ? 0 : errno;
+  if (std::fclose(f) != 0 && error == 0) error = errno ? errno : EIO;
+  if (error != 0) {  // a full disk: no samples file rather than a truncated one
+    ::unlink(o.samples_out.c_str());
+    j.str("samples_error", "cannot write " + o.samples_out + ": " + std::strerror(error));
+    return;
+  }
+  j.unum("samples_written", n).boolean("samples_time_ordered", true);
 }
 
 }  // namespace mwperf

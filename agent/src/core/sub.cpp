@@ -59,8 +59,9 @@ class Subscriber final : public Session {
         gate_(*this),
         base_(o.clock == StampClock::realtime ? realtime_base_ns() : 0),
         offset_(o.clock_offset_ns),
-        writable_(ad.description().writable_data) {
-    if (!writable_) echo_.assign(o.size, 0);
+        writable_(ad.description().writable_data),
+        loans_(ad.can_loan()) {
+    if (!writable_ && !loans_) echo_.assign(o.size, 0);
     if (o.check_payload) payload_error_ = payload_.load(o.payload, o.size);
     if (o.mode == Mode::burst) {
       first_.emplace();
@@ -150,11 +151,24 @@ class Subscriber final : public Session {
     }
     if ((h.flags & kFlagPing) && o_.echo) {
       // The ping goes back as a pong: byte 5 (Header::flags) changed, in place
-      // where the adapter's data is its own, else in a copy.
-      uint8_t* out = writable_ ? const_cast<uint8_t*>(data) : echo_.data();
-      if (!writable_) std::memcpy(out, data, len);
-      out[5] = uint8_t((h.flags & ~kFlagPing) | kFlagPong);
-      if (ad_.send(out, len) != Errc::ok) ++echo_errors_;
+      // where the adapter's data is its own; else in the middleware's loan,
+      // which its own path filled (no copy of mwperf's inside a zero-copy
+      // path); else in a copy.
+      const uint8_t pong = uint8_t((h.flags & ~kFlagPing) | kFlagPong);
+      if (!writable_ && loans_) {
+        uint8_t* out = nullptr;
+        Errc e = ad_.loan(data, len, &out);
+        if (e == Errc::ok) {
+          out[5] = pong;
+          e = ad_.publish_loaned(out, len);
+        }
+        if (e != Errc::ok) ++echo_errors_;
+      } else {
+        uint8_t* out = writable_ ? const_cast<uint8_t*>(data) : echo_.data();
+        if (!writable_) std::memcpy(out, data, len);
+        out[5] = pong;
+        if (ad_.send(out, len) != Errc::ok) ++echo_errors_;
+      }
       if (o_.qos.batch) ad_.flush();
     }
     return true;
@@ -314,8 +328,8 @@ class Subscriber final : public Session {
   Monitor monitor_;
   Gate<Subscriber> gate_;
   const int64_t base_, offset_;
-  const bool writable_;
-  std::vector<uint8_t> echo_;                       // the pong, when the data delivered is not ours to change
+  const bool writable_, loans_;
+  std::vector<uint8_t> echo_;  // the pong, when the data delivered is not ours to change and no loan takes it
   std::atomic<uint64_t> received_{0}, missing_{0};  // for the flow's monitor
   std::atomic<int64_t> last_any_{0};
   std::atomic<bool> quit_{false};

@@ -19,12 +19,45 @@
 
 namespace mwperf::harness {
 
-struct Queue {
+// One direction of a test double's link: what was sent, in order.
+template <class T>
+struct BasicQueue {
   std::mutex mu;
   std::condition_variable cv;
-  std::deque<std::vector<uint8_t>> q;
+  std::deque<T> q;
   bool woken = false;
+  void push(T item) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      q.push_back(std::move(item));
+    }
+    cv.notify_one();
+  }
+  // The next item within timeout_ns (< 0: until one comes); false when none came or wake() was called.
+  bool pop(T* out, int64_t timeout_ns) {
+    std::unique_lock<std::mutex> lk(mu);
+    auto ready = [&] { return !q.empty() || woken; };
+    if (timeout_ns < 0)
+      cv.wait(lk, ready);
+    else
+      cv.wait_for(lk, std::chrono::nanoseconds(timeout_ns), ready);
+    if (q.empty()) {
+      woken = false;
+      return false;
+    }
+    *out = std::move(q.front());
+    q.pop_front();
+    return true;
+  }
+  void wake() {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      woken = true;
+    }
+    cv.notify_all();
+  }
 };
+using Queue = BasicQueue<std::vector<uint8_t>>;
 
 // Both directions between one pub and one sub.
 struct Channel {
@@ -90,27 +123,12 @@ class LoopAdapter final : public Adapter {
       ++c_.echoes;
       c_.warm_echoes += warm;
     }
-    {
-      std::lock_guard<std::mutex> lk(out.mu);
-      out.q.emplace_back(data, data + len);
-    }
-    out.cv.notify_one();
+    out.push(std::vector<uint8_t>(data, data + len));
     return Errc::ok;
   }
   Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     Queue& in = role_ == Role::pub ? c_.to_pub : c_.to_sub;
-    std::unique_lock<std::mutex> lk(in.mu);
-    auto ready = [&] { return !in.q.empty() || in.woken; };
-    if (timeout_ns < 0)
-      in.cv.wait(lk, ready);
-    else
-      in.cv.wait_for(lk, std::chrono::nanoseconds(timeout_ns), ready);
-    if (in.q.empty()) {
-      in.woken = false;
-      return Errc::timeout;
-    }
-    buf_ = std::move(in.q.front());
-    in.q.pop_front();
+    if (!in.pop(&buf_, timeout_ns)) return Errc::timeout;
     *data = buf_.data();
     *len = buf_.size();
     return Errc::ok;
@@ -126,14 +144,7 @@ class LoopAdapter final : public Adapter {
     return Errc::ok;
   }
   bool can_wake() const override { return true; }
-  void wake() override {
-    Queue& in = role_ == Role::pub ? c_.to_pub : c_.to_sub;
-    {
-      std::lock_guard<std::mutex> lk(in.mu);
-      in.woken = true;
-    }
-    in.cv.notify_all();
-  }
+  void wake() override { (role_ == Role::pub ? c_.to_pub : c_.to_sub).wake(); }
   void close() override {
     quit_ = true;
     if (thread_.joinable()) thread_.join();
@@ -193,11 +204,11 @@ inline Options options(Mode mode, Role role) {
   return o;
 }
 
-// Runs one point: sub and pub sessions on two threads, the stop as the controller sends it.
-inline Point run_point(Options po, Channel& ch, bool listener = false) {
+// Runs one point over a pair of adapters (publisher's, subscriber's): sub and
+// pub sessions on two threads, the stop as the controller sends it.
+inline Point run_pair(Options po, Adapter& pa, Adapter& sa) {
   Options so = po;
   so.role = Role::sub;
-  LoopAdapter pa(ch, Role::pub, listener), sa(ch, Role::sub, listener);
   AdapterConfig cfg;
   pa.open(cfg);
   sa.open(cfg);
@@ -214,6 +225,12 @@ inline Point run_point(Options po, Channel& ch, bool listener = false) {
   pa.close();
   sa.close();
   return p;
+}
+
+// One point over the channel.
+inline Point run_point(Options po, Channel& ch, bool listener = false) {
+  LoopAdapter pa(ch, Role::pub, listener), sa(ch, Role::sub, listener);
+  return run_pair(po, pa, sa);
 }
 
 }  // namespace mwperf::harness

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cstdio>
 #include <cstdlib>
@@ -46,5 +49,35 @@ TEST(SamplesFile, NeverWritesThroughALinkPlantedInItsPlace) {
   EXPECT_EQ(j.done().find("samples_error"), std::string::npos) << j.done();
   ::unlink(path.c_str());
   ::unlink(victim.c_str());
+  ::rmdir(dir);
+}
+
+// A write that fails part-way (a full disk; here the file size limit, which
+// fails writes past 40 bytes as a full disk does) leaves no truncated samples
+// file behind, and says why.
+TEST(SamplesFile, AFailedWriteLeavesNoTruncatedFile) {
+  char dir[] = "/tmp/mwperf-samples-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/00000.i64";
+  LatencyStats stats(16384);
+  for (int i = 1; i <= 10000; ++i) stats.add(i * 1000);
+  Options o;
+  o.samples_out = path;
+  JsonObject j;
+  struct rlimit before {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  auto old = std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead of the signal
+  struct rlimit small = before;
+  small.rlim_cur = 40;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  write_samples(j, o, stats, 1);
+  ::setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old);
+  const std::string json = j.done();
+  struct stat st {};
+  EXPECT_NE(::lstat(path.c_str(), &st), 0) << "a truncated samples file of " << st.st_size << " bytes is left";
+  EXPECT_NE(json.find("samples_error"), std::string::npos) << json;
+  EXPECT_EQ(json.find("samples_written"), std::string::npos) << json;
+  ::unlink(path.c_str());
   ::rmdir(dir);
 }

@@ -66,7 +66,7 @@ from mwperf.model.labels import PointId, point_id
 from mwperf.model.launches import log_p50s, spread
 from mwperf.model.sections import Launches
 from mwperf.model.record import Record
-from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, read_samples
+from mwperf.results.rundir import RunDir, read_records, read_samples, records_file_problem
 
 __all__ = ["mann_whitney_u", "bootstrap_ratio_ci", "between_launches_p", "compare", "Comparison", "Pairing",
            "Compared", "MIN_SAMPLES", "MIN_REPETITIONS", "UNTESTED"]
@@ -119,8 +119,9 @@ class Run:
 
 def _load(directory: str, warn: Callable[[str], object]) -> Run:
     path = Path(directory)
-    if not (path / RESULTS_JSONL).is_file():
-        raise UsageError("compare", directory, f"no {RESULTS_JSONL} there")
+    problem = records_file_problem(path)
+    if problem:
+        raise UsageError("compare", directory, problem)
     points: dict[PointId, list[Record]] = {}
     for r in read_records(path, warn=warn):
         if r.ok:

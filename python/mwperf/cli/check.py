@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from mwperf.cli.db import CONFIGURED, add_db_option
@@ -40,12 +39,13 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
 
 
 def _from_dirs(dirs: list[str]) -> list[tuple[Record, str | None]]:
-    from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
+    from mwperf.results.rundir import RunDir, read_records, records_file_problem
 
     points = []
     for each in dirs:
-        if not (Path(each) / RESULTS_JSONL).is_file():
-            raise UsageError("check", each, f"no {RESULTS_JSONL} there (not a run directory)")
+        problem = records_file_problem(each)
+        if problem:
+            raise UsageError("check", each, problem)
         host = (RunDir(each).read_run_json() or {}).get("hostname")
         warn = lambda m: print(f"mwperf: warning: {m}", file=sys.stderr)  # noqa: E731
         points += [(r, host) for r in read_records(each, warn=warn)]

@@ -75,13 +75,16 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.db_command is None:
         raise UsageError("db", None, "what: ingest DIR..., info or upgrade (see mwperf db --help)")
     if ns.db_command == "ingest":
+        from mwperf.results.rundir import records_file_problem
+
         url, explicit = resolve(ns.db)
         if url is None and explicit:
             raise UsageError("--db", ns.db, "names no store ('none' is for run and sweep)")
         url = url or str(DEFAULT_STORE)
         for each in ns.dirs:
-            if not Path(each, "results.jsonl").is_file():
-                raise UsageError("db ingest", each, "no results.jsonl there (not a run directory)")
+            problem = records_file_problem(each)
+            if problem:
+                raise UsageError("db ingest", each, problem)
         with opened(url, write=True) as conn:
             from mwperf.store.ingest import ingest_dir
 

@@ -32,11 +32,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
-    from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
+    from mwperf.results.rundir import RunDir, read_records, records_file_problem
 
     path = Path(ns.dir)
-    if not (path / RESULTS_JSONL).is_file():
-        raise UsageError("export", ns.dir, f"no {RESULTS_JSONL} there")
+    problem = records_file_problem(path)
+    if problem:
+        raise UsageError("export", ns.dir, problem)
     records = read_records(path, warn=lambda m: sys.stderr.write(f"{PROG}: warning: {m}\n"))
     exporter: Exporter
     if ns.format == "parquet":

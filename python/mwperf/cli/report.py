@@ -48,13 +48,14 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
     from mwperf.export.html import REPORT_HTML, HtmlReport
     from mwperf.export.plots import PlotFiles
     from mwperf.export.tables import Tables
-    from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records
+    from mwperf.results.rundir import RunDir, read_records, records_file_problem
 
     out = out or sys.stdout
     err = err or sys.stderr
     path = Path(directory)
-    if not (path / RESULTS_JSONL).is_file():
-        raise UsageError("report", directory, f"no {RESULTS_JSONL} there")
+    problem = records_file_problem(path)
+    if problem:
+        raise UsageError("report", directory, problem)
     rundir = RunDir(path)
     usable = records = read_records(path, warn=lambda m: err.write(f"mwperf: warning: {m}\n"))
     try:

@@ -12,7 +12,7 @@ import argparse
 
 from mwperf.cli import hosts, scenario
 from mwperf.cli.common import described_agent, no_agent, run_outputs
-from mwperf.errors import UnitError, UsageError
+from mwperf.errors import StorageError, UnitError, UsageError
 from mwperf.execute.agent import ENV_AGENT
 from mwperf.plan.options import DEFAULT_POINT_TIMEOUT, RunRequest
 from mwperf.plan.validate import build_run_options
@@ -160,10 +160,12 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     check_placement(opts)  # before the run directory is made
     check_keystore([opts])
     store = check_run_store(ns.db, opts.out)  # a store given that cannot be used: now, not after measuring
+    from mwperf.results.confined import make_dirs
+
     try:
-        opts.out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError("--out", str(opts.out), f"cannot create: {exc.strerror or exc}") from None
+        make_dirs(opts.out)  # removed again at exit when the run writes nothing into it (a full disk)
+    except StorageError as exc:
+        raise UsageError("--out", str(opts.out), f"cannot create: {exc.reason}") from None
     with lock.hold(opts.out, force=ns.force, measure=opts.hosts is None, cores=str(opts.cpu), argv=argv) as held:
         outputs = run_outputs(ns.format, verbose=ns.verbose, stored=store is not None)
         return ingest_after_run(store, opts.out, run(opts, agent, argv, outputs=outputs, machine_lock=held.machine,

@@ -19,7 +19,7 @@ import atexit
 import time
 from typing import Any, Callable, TextIO
 
-from mwperf.display import unfiltered
+from mwperf.display import printable, shown, unfiltered
 
 __all__ = ["Progress", "format_eta", "POINT_OVERHEAD_S"]
 
@@ -88,7 +88,7 @@ class Progress:
 
             # the bar's own cursor control reaches the terminal (its labels are printable already)
             console = Console(file=unfiltered(self.stream), highlight=False, markup=False, emoji=False)
-            self._bar = RichProgress(BarColumn(bar_width=BAR_WIDTH), TextColumn("{task.description}"),
+            self._bar = RichProgress(BarColumn(bar_width=BAR_WIDTH), TextColumn("{task.description}", markup=False),
                                      TimeElapsedColumn(), console=console, auto_refresh=False, transient=True)
             self._task = self._bar.add_task("", total=self.total)
             self._bar.start()
@@ -97,7 +97,7 @@ class Progress:
 
     def start(self, label: str) -> None:
         self._started = self.clock()
-        self._label = label
+        self._label = shown(label, 200)  # a plan's text: its escapes and markup never reach the terminal
         if self._live:
             bar = self._rich()
             bar.update(self._task, completed=self.done, description=self._status())
@@ -113,7 +113,7 @@ class Progress:
         self.done += 1
         if self._live:
             bar = self._rich()
-            bar.console.print(f"[{self.done}/{self.total}] {self._label} ... {summary}")
+            bar.console.print(f"[{self.done}/{self.total}] {self._label} ... {printable(summary)}")
             bar.update(self._task, completed=self.done)
             bar.refresh()
             if self.done >= self.total:

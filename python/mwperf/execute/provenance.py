@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mwperf.display import shown_store
 from mwperf.version import __version__
 from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, describe
@@ -126,6 +127,17 @@ def agent_info(agent: str | None) -> tuple[dict, list[dict]]:
     return info, adapters
 
 
+def _without_passwords(argv: list[str]) -> list[str]:
+    """The command line as run.json keeps it (and the report shows it): a store's password left out."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        if arg.startswith("--db="):
+            out[i] = "--db=" + shown_store(arg[5:])
+        elif i and out[i - 1] == "--db":
+            out[i] = shown_store(arg)
+    return out
+
+
 def collect(*, run_id: str, argv: list[str], options: dict, agent: str | None, started: str) -> dict:
     """The run.json document at the start of a run (status 'running')."""
     agent_data, adapters = agent_info(agent)
@@ -135,7 +147,7 @@ def collect(*, run_id: str, argv: list[str], options: dict, agent: str | None, s
         "status": "running",
         "started": started,
         "finished": None,
-        "command": list(argv),
+        "command": _without_passwords(argv),
         "mwperf_version": __version__,
         "git": git_info(),
     }

@@ -150,10 +150,12 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
             progress.flush()
         finally:
             # an unexpected exception on its way up leaves the run "failed"
+            pending = sys.exc_info()[1]
             try:
                 _finish(doc, rundir, "failed" if status == "running" else status, earlier + records)
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
-                progress.write(f"mwperf: warning: {exc}\n")
+                if str(exc) != str(pending):  # the same fault twice (run.json on a full disk) is said once
+                    progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
                 pairs.close()
                 pairs.keeper.stop()

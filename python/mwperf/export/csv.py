@@ -4,7 +4,9 @@ agent's table that has a record field is a column (``qos.batch`` -> ``qos_batch`
 a scenario's flow fills the ``scenario_*`` columns (empty for a plain point).
 
 Nulls are empty cells, booleans ``true``/``false``, floats in Python's
-shortest round-trip form, affinity lists space-separated.
+shortest round-trip form, affinity lists space-separated; a text that a
+spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``,
+a tab or a return: ``=HYPERLINK(...)`` from a record) has a ``'`` before it.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import io
 from pathlib import Path
 from typing import Any, Iterable, TextIO
 
+from mwperf.errors import StorageError
 from mwperf.export.exporter import Exporter
 from mwperf.model.record import Record
-from mwperf.results.rundir import RunDir, write_atomic
+from mwperf.results.rundir import RESULTS_JSONL, RunDir, write_atomic
 from mwperf.table import snapshot
 
 __all__ = ["RESULTS_CSV", "COLUMNS", "write_csv", "to_csv_text", "ResultsCsv"]
@@ -88,6 +91,15 @@ _LAYOUT: list[tuple[str, tuple[str, ...]]] = [
 COLUMNS: list[str] = [name for name, _ in _LAYOUT]
 
 
+#: What a spreadsheet reads as the start of a formula (=HYPERLINK(...), +cmd|..., @SUM, a tab or return first).
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _text(value: str) -> str:
+    """A text cell as a spreadsheet shows it, never as a formula: one starting like one gets a ' first."""
+    return "'" + value if value.startswith(_FORMULA) else value
+
+
 def _cell(value) -> str:
     if value is None:
         return ""
@@ -97,7 +109,7 @@ def _cell(value) -> str:
         return " ".join(str(v) for v in value)
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    return _text(str(value))
 
 
 def _column(records: list[Record], path: tuple[str, ...]) -> list[str]:
@@ -115,7 +127,7 @@ def _column(records: list[Record], path: tuple[str, ...]) -> list[str]:
     if kinds <= {type(None)}:
         return [""] * len(values)
     if kinds == {str}:
-        return values
+        return list(map(_text, values))
     if kinds == {int}:
         return list(map(str, values))
     if kinds == {float}:
@@ -143,5 +155,10 @@ class ResultsCsv(Exporter):
 
     def write(self, records: list[Record], rundir: RunDir) -> list[Path]:
         target = rundir.path / RESULTS_CSV
-        write_atomic(target, to_csv_text(records))
+        try:
+            write_atomic(target, to_csv_text(records))
+        except StorageError as exc:  # results.jsonl holds them: say so, and how to get the table back
+            raise StorageError(target, OSError(exc.errno, f"{exc.reason}; the {len(records)} record(s) are in "
+                                                          f"{RESULTS_JSONL} (mwperf report {rundir.path} writes "
+                                                          f"{RESULTS_CSV} again)")) from None
         return [target]

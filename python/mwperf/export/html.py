@@ -73,7 +73,8 @@ def _summary(records: list[Record], run: dict | None, warnings: list[str]) -> st
     where = ", ".join(str(v) for v in (run.get("hostname"), run.get("cpu_model"),
                                        f"{run['vcpus']} vCPUs" if run.get("vcpus") else None, run.get("started"))
                       if v)
-    text = (f"{len(records)} point(s), {ok} ok, of {mws} middleware(s) ({modes})" + (f"; {where}" if where else "")
+    text = (f"{len(records)} point(s), {ok} ok, of {mws} middleware(s) ({escape(modes)})"
+            + (f"; {escape(where)}" if where else "")  # run.json's text: never markup
             + (f"; <a href=\"#warnings\">{len(warnings)} warning(s)</a> below" if warnings else "; no warning"))
     return f'<p class="lead">{text}</p>' if records else ""
 
@@ -103,15 +104,21 @@ def _provenance_html(run: dict | None) -> str:
                                for k, v in rows) + "</table>"
 
 
+def _fixed(value, digits: int) -> str:
+    """A number of baseline.json (typed on reading: a number or None) as text, '-' when there is none."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
 def _baseline_html(baseline: dict) -> str:
     tcp, udp = baseline.get("tcp") or {}, baseline.get("udp") or {}
-    link = (baseline.get("link") or {}).get("profile", "?")
+    link = (baseline.get("link") or {}).get("profile") or "?"
+    duration = baseline.get("duration_s")
     return (f'<section id="baseline"><h2>Raw link (iperf3)</h2><table>'
             f'<tr><th class="l">link</th><th>TCP Gbit/s</th><th>UDP 65507 B Gbit/s</th><th>UDP lost %</th></tr>'
-            f'<tr><td class="l">{escape(str(link))}</td><td>{tcp.get("gbps", 0):.3f}</td>'
-            f'<td>{udp.get("gbps", 0):.3f}</td><td>{udp.get("lost_percent") or 0:.2f}</td></tr></table>'
-            f'<p>{escape(str(baseline.get("tool", "")))}, {baseline.get("duration_s", "?")} s each, '
-            f'{escape(str(baseline.get("time", "")))}</p></section>')
+            f'<tr><td class="l">{escape(link)}</td><td>{_fixed(tcp.get("gbps"), 3)}</td>'
+            f'<td>{_fixed(udp.get("gbps"), 3)}</td><td>{_fixed(udp.get("lost_percent") or 0, 2)}</td></tr></table>'
+            f'<p>{escape(baseline.get("tool") or "")}, {escape("?" if duration is None else f"{duration:g}")} s each, '
+            f'{escape(baseline.get("time") or "")}</p></section>')
 
 
 def render_html(records: list[Record], run: dict | None, title: str,

@@ -10,6 +10,7 @@ from throughput-mode points (received packets, at the subscriber).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Iterable
@@ -51,6 +52,18 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
 
+#: The longest file name written (a file system takes 255 bytes; the parts come from records).
+MAX_NAME = 160
+
+
+def _file_name(parts: Iterable[str]) -> str:
+    """The table's file name: its parts slugged; a long one cut, with a digest of the whole to keep it apart."""
+    name = "-".join(_slug(p) for p in parts if p)
+    if len(name) > MAX_NAME:
+        name = name[:MAX_NAME - 13].rstrip("-.") + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
+    return name + ".csv"
+
+
 def perftest_tables(records: Iterable[Record]) -> dict[str, str]:
     """{file name: CSV text} for every (mw, QoS, imported table, subscribers, placement, wait) and mode;
     ok points only."""
@@ -68,7 +81,7 @@ def perftest_tables(records: Iterable[Record]) -> dict[str, str]:
         lines = [", ".join(f'"{h}"' for h in header)]
         for r in sorted(members, key=lambda r: (r.size, r.repetition or 0, r.point)):
             lines.append(",".join(row(r)))
-        name = "-".join(p for p in (_slug(mw), _slug(qos), _slug(section), fan, placement, wait, mode) if p) + ".csv"
+        name = _file_name((mw, qos, section, fan, placement, wait, mode))
         files[name] = "\n".join(lines) + "\n"
     return files
 

@@ -8,6 +8,7 @@ A failed point is a row holding its size (and rate) and ``FAILED: reason``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable, TextIO
 
@@ -244,24 +245,32 @@ def render_text(sections: list[Section]) -> str:
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 
 
+#: What Markdown would read as markup in a cell: an HTML tag, comment or autolink (``<`` before a letter,
+#: ``/``, ``!`` or ``?``), an entity (``&`` before a letter or ``#``), a link (``](``, ``][``, ``]:``), code,
+#: a cell's end, a backslash escape; and line breaks (a row is one line).
+_MD_SPECIAL = re.compile(r"<(?=[A-Za-z/!?])|&(?=[A-Za-z#])|\](?=[(\[:])|[`|]|\\(?=[!-/:-@\[-`{-~])|\r\n|[\r\n]")
+
+
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """A text from a run directory as Markdown shows it, never as markup: no raw HTML, no link, one line."""
+    return _MD_SPECIAL.sub(lambda m: " " if m.group() in ("\r\n", "\r", "\n") else "\\" + m.group(), text)
 
 
 def render_markdown(sections: list[Section]) -> str:
     blocks = []
     for section in sections:
         lines = [f"### {_md_escape(section.title)}", ""]
-        lines.append("| " + " | ".join(section.headers) + " |")
+        lines.append("| " + " | ".join(map(_md_escape, section.headers)) + " |")
         lines.append("|" + "|".join("---:" for _ in section.headers) + "|")
         for row in section.rows:
             if row.failure is None:
                 cells = row.cells
             else:
                 lead = [c for c in row.cells if c]
-                cells = lead + [_md_escape(row.failure)] + [""] * (len(row.cells) - len(lead) - 1)
-            lines.append("| " + " | ".join(cells) + " |")
-        notes = [f"* {' '.join(r.cells[:section_lead(section)])}: {_md_escape(r.note)}" for r in section.rows if r.note]
+                cells = lead + [row.failure] + [""] * (len(row.cells) - len(lead) - 1)
+            lines.append("| " + " | ".join(map(_md_escape, cells)) + " |")
+        notes = [f"* {_md_escape(' '.join(r.cells[:section_lead(section)]))}: {_md_escape(r.note)}"
+                 for r in section.rows if r.note]
         blocks.append("\n".join(lines + ([""] + notes if notes else [])))
     return "\n\n".join(blocks) + ("\n" if blocks else "")
 

@@ -26,11 +26,13 @@ import hashlib
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from mwperf.description import AgentInfo
+from mwperf.display import shown
 from mwperf.errors import PlanError, UsageError
 from mwperf.plan.options import RunOptions, RunRequest
 from mwperf.plan.plan_file import load_yaml, read_plan_text
@@ -38,13 +40,18 @@ from mwperf.plan.validate import build_run_options
 from mwperf.units import parse_size
 
 __all__ = ["Flow", "Scenario", "load_scenario", "is_scenario", "flow_options", "MAX_FLOWS", "MAX_PUBLISHERS",
-           "HEADER_BYTES"]
+           "HEADER_BYTES", "MAX_PAYLOAD_FILE_BYTES", "MAX_PAYLOAD_TOTAL_BYTES"]
 
 #: At most this many flows (each is 1 + N + M agent processes at once).
 MAX_FLOWS = 32
 #: The agent's --publishers range (sequence spaces a subscriber tracks).
 MAX_PUBLISHERS = 64
 HEADER_BYTES = 32
+#: The agent loads at most this much of a ``file:`` payload (core/payload.h's kMaxPayloadFileBytes).
+MAX_PAYLOAD_FILE_BYTES = 1 << 30
+#: What a scenario's ``file:`` payloads may load in all, over every agent process that loads one (each
+#: publisher; each subscriber that checks what arrives): a process holds about twice its file while loading.
+MAX_PAYLOAD_TOTAL_BYTES = 2 << 30
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 _OWN = ("name", "publishers", "payload", "check_payload")
 
@@ -94,9 +101,16 @@ def _payload(source: str, where: str, raw: Any, size_text: str, base: Path) -> s
     path = Path(text[5:]).expanduser()
     path = path if path.is_absolute() else base / path
     try:
-        length = os.stat(path).st_size
+        info = os.stat(path)
     except OSError as exc:
         raise PlanError(source, f"{where}.payload", text, f"cannot be read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise PlanError(source, f"{where}.payload", text,
+                        "is a directory, not a file" if stat.S_ISDIR(info.st_mode) else "is not a regular file")
+    length = info.st_size
+    if length > MAX_PAYLOAD_FILE_BYTES:
+        raise PlanError(source, f"{where}.payload", text, f"holds {length} bytes, more than the "
+                        f"{MAX_PAYLOAD_FILE_BYTES} (1 GiB) the agent loads at most")
     chunk = parse_size(size_text) - HEADER_BYTES
     if length < chunk:
         raise PlanError(source, f"{where}.payload", text,
@@ -130,10 +144,13 @@ def _flow(source: str, index: int, raw: Any, base: Path, names: set[str]) -> Flo
                 raise PlanError(source, f"{where}.mode", _text(value), "a flow's mode is rate or burst, by its keys")
             values[str(key).replace("_", "-")] = (_text(value),)
         size = _text(raw.get("size", 1024))
-        parse_size(size)
         publishers = int(_text(raw.get("publishers", 1)))
     except ValueError as exc:
         raise PlanError(source, where, None, str(exc)) from None
+    try:
+        parse_size(size)
+    except ValueError as exc:
+        raise PlanError(source, f"{where}.size", size, str(exc)) from None
     if not 1 <= publishers <= MAX_PUBLISHERS:
         raise PlanError(source, f"{where}.publishers", str(publishers), f"1 to {MAX_PUBLISHERS}")
     payload = _payload(source, where, raw.get("payload", "pattern"), size, base)
@@ -142,6 +159,29 @@ def _flow(source: str, index: int, raw: Any, base: Path, names: set[str]) -> Flo
     if not isinstance(check, bool):
         raise PlanError(source, f"{where}.check_payload", str(check), "expected true or false")
     return Flow(name, publishers, payload, tuple(values.items()), check)
+
+
+def _check_payload_total(source: str, flows: tuple[Flow, ...]) -> None:
+    """PlanError when the flows' ``file:`` payloads would load more than
+    MAX_PAYLOAD_TOTAL_BYTES over every process that loads one."""
+    total = 0
+    for flow in flows:
+        if not flow.payload.startswith("file:"):
+            continue
+        loaders = flow.publishers
+        if flow.check_payload:
+            try:
+                loaders += int(dict(flow.values).get("subscribers", ("1",))[0])
+            except ValueError:
+                loaders += 1  # the option's own check names the value
+        try:
+            total += os.stat(flow.payload[5:]).st_size * loaders
+        except OSError:
+            continue  # gone since it was checked: the agent says so
+    if total > MAX_PAYLOAD_TOTAL_BYTES:
+        raise PlanError(source, "flows", None, f"the file: payloads load {total >> 20} MiB in all (file x publishers, "
+                        f"and x subscribers with check_payload), more than the {MAX_PAYLOAD_TOTAL_BYTES >> 20} MiB "
+                        "a scenario may (each agent holds about twice its file while loading)")
 
 
 def is_scenario(path: str | Path) -> bool:
@@ -165,8 +205,12 @@ def load_scenario(path: str | Path) -> Scenario:
     names: set[str] = set()
     base = Path(path).resolve().parent
     flows = tuple(_flow(source, i, raw, base, names) for i, raw in enumerate(raw_flows))
+    _check_payload_total(source, flows)
     name = doc.get("name", Path(path).stem)
-    return Scenario(str(name), source, flows)
+    if not isinstance(name, str) or not 1 <= len(name) <= 80 or shown(name, 81) != name:
+        raise PlanError(source, "name", shown(str(name)), "1 to 80 characters, no control character (a scenario's "
+                                                          "name is printed)")
+    return Scenario(name, source, flows)
 
 
 def flow_options(scenario: Scenario, flow: Flow, request: RunRequest, agent_info: AgentInfo,

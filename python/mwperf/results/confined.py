@@ -16,11 +16,14 @@ or ``plots -> /somewhere``). Every file mwperf writes into one, and into an
 
 A link where a folder or an appended file should be is refused, naming it;
 every failure is a :class:`~mwperf.errors.StorageError` (one line, exit 2),
-and no temporary file is left behind.
+and no temporary file is left behind. A folder this process made that holds
+no file when it exits (a run that failed before its first file: a full
+disk) is removed again: no empty run directory is left behind.
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import stat
@@ -73,11 +76,50 @@ def _open_dirs(directory: Path | str, parts: tuple[str, ...], create: bool) -> i
     return fd
 
 
+#: The outermost folder each make_dirs made (it did not exist before), removed at exit if it holds no file.
+_MADE: list[Path] = []
+
+
+def _holds_a_file(path: Path) -> bool:
+    try:
+        return any(not entry.is_dir(follow_symlinks=False) or _holds_a_file(Path(entry.path))
+                   for entry in os.scandir(path))
+    except OSError:
+        return True  # cannot tell: left as it is
+
+
+def _remove_unused() -> None:
+    """The folders made by this process that hold no file (only empty folders), removed."""
+    for top in reversed(_MADE):
+        if not top.is_dir() or top.is_symlink() or _holds_a_file(top):
+            continue
+        for below, _, _ in sorted(os.walk(top), key=lambda w: -len(w[0])):
+            try:
+                os.rmdir(below)  # empty folders only: rmdir removes nothing else
+            except OSError:
+                break
+
+
+def _note_made(directory: Path) -> None:
+    """Remember the outermost missing folder of ``directory`` (before it is made)."""
+    missing = None
+    for each in (directory.absolute(), *directory.absolute().parents):
+        if os.path.lexists(each):
+            break
+        missing = each
+    if missing is not None:
+        if not _MADE:
+            atexit.register(_remove_unused)
+        _MADE.append(missing)
+
+
 def make_dirs(directory: Path | str, relative: str = "") -> Path:
     """``directory`` (and its parents) and the folders of ``relative`` below it,
-    none of them a link; StorageError otherwise."""
+    none of them a link; StorageError otherwise. What it makes is removed at
+    exit if no file was written into it."""
     target = Path(directory, relative)
     try:
+        _note_made(Path(directory))
         Path(directory).mkdir(parents=True, exist_ok=True)
         os.close(_open_dirs(directory, Path(relative).parts, create=True))
     except OSError as exc:

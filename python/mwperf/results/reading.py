@@ -4,8 +4,8 @@ Run directories are shared (attached to bug reports, downloaded from CI), so
 everything read from one is checked: files are opened only inside the
 directory (no symlink or ``..`` out of it, regular files only: no device, no
 FIFO that would hang), read up to a bound, and every record is checked
-against the schema of its version (types, finite numbers, a known
-``schema_version``) and upgraded to the current one
+against the schema of its version (types, finite numbers, integers
+within 64 bits, a known ``schema_version``) and upgraded to the current one
 (:mod:`mwperf.model.upgrade`): every reader sees version 2. A bad record
 is skipped with one warning naming its line; nothing read raises.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import struct
 from pathlib import Path
@@ -27,7 +28,7 @@ from mwperf.model.upgrade import add_missing_options, current
 from mwperf.results.strict_json import loads_strict
 
 __all__ = ["read_records", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
-           "open_inside", "UnsafeFile", "read_doc", "RUN_JSON_TYPES", "BASELINE_TYPES",
+           "open_inside", "UnsafeFile", "read_doc", "records_file_problem", "RUN_JSON_TYPES", "BASELINE_TYPES",
            "RESULTS_JSONL", "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON", "LOCK_FILE", "MAX_LINE_BYTES",
            "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
 
@@ -107,6 +108,24 @@ def _record_problem(record: Any) -> str | None:
     return f"{shown(errors[0] if errors else 'does not match the results schema', 160)}{more}"
 
 
+#: A run of 19 digits or more: a number that may not fit 64 bits (checked then on the parsed record).
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _beyond_int64(value: Any, path: str = "") -> str | None:
+    """The path of an integer of ``value`` that no 64-bit integer holds (what
+    the agent counts in), None when there is none."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return path or "(record)" if not _INT64[0] <= value <= _INT64[1] else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _beyond_int64(item, f"{path}.{key}" if path else str(key))
+        if found:
+            return found
+    return None
+
+
 #: Lines already found valid (their digest): a run re-read after each point is checked once.
 _VALID_LINES: set[bytes] = set()
 #: Warnings already given (path, line, message): each bad line is named once per process.
@@ -134,6 +153,26 @@ def _lines(handle, path: str, warn: Warn) -> Iterator[tuple[int, bytes]]:
         if total > MAX_RESULTS_BYTES:
             warn(f"{path}: larger than {MAX_RESULTS_BYTES >> 20} MiB: only the records before line {number} are read")
             return
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def records_file_problem(directory: Path | str, name: str = RESULTS_JSONL) -> str | None:
+    """Why ``directory`` holds no records file to read, in words (``no results.jsonl
+    there``, ``results.jsonl there is a FIFO (named pipe), not a file``); None when it does."""
+    path = os.path.join(str(directory), name)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"{name} there is a link to nothing" if os.path.islink(path) else f"no {name} there"
+    except OSError as exc:
+        return f"{name} there cannot be read: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+    return f"{name} there is {kind}, not a file"
 
 
 def read_records(directory: Path | str, warn: Warn | None = None, name: str = RESULTS_JSONL) -> list[Record]:
@@ -171,6 +210,14 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
                 detail = f" ({exc})" if "JSON allows" in str(exc) or "out of range" in str(exc) else ""
                 say(f"{path}:{number}: not a JSON record{detail}, skipped")
                 continue
+            if _LONG_DIGITS.search(line):
+                try:
+                    beyond = _beyond_int64(record)
+                except RecursionError:
+                    beyond = "(nested too deep)"
+                if beyond:
+                    say(f"{path}:{number}: {shown(beyond, 60)}: an integer beyond 64 bits, skipped")
+                    continue
             if isinstance(record, dict) and record.get("schema_version") == SCHEMA_VERSIONS[-1]:
                 add_missing_options(record)  # written before an option was added to the agent's table
             if digest not in _VALID_LINES:
@@ -211,42 +258,81 @@ def read_samples(directory: Path | str, record: Record) -> list[float] | None:
     return [v / 1000.0 for v in struct.unpack(f"<{n}q", data[:n * 8])]
 
 
-#: run.json: what the report and the runner read, and of what type. A value
-#: of another type is dropped on reading (it would break what reads it).
-RUN_JSON_TYPES: dict[str, tuple] = {
-    **{k: (dict,) for k in ("agent", "sysctl", "git", "imported", "points", "options", "plan_doc", "floor")},
-    **{k: (list,) for k in ("command", "adapters", "resumed")},
-    **{k: (str,) for k in ("status", "started", "finished", "run_id", "mwperf_version", "hostname", "kernel",
-                           "cpu_model", "governor", "governor_note", "clocksource")},
+class _Each:
+    """A type spec for every item of a list (or every value of an object)."""
+
+    def __init__(self, spec: Any):
+        self.spec = spec
+
+
+_STR, _INT, _NUMBER, _BOOL = (str,), (int,), (int, float), (bool,)
+#: run.json: what the report, ls, compare, the store and the runner read, and of what type
+#: (nested: an object's own spec, _Each for a list's items or an object's values). A value of
+#: another type is dropped on reading (it would break what reads it, or reach a page as markup).
+RUN_JSON_TYPES: dict[str, Any] = {
+    **{k: (dict,) for k in ("options", "plan_doc", "floor")},
+    "agent": {k: _STR for k in ("path", "version", "build_type", "compiler")},
+    "git": {"sha": _STR, "dirty": _BOOL},
+    "sysctl": _Each((int, float, str)),  # a value /proc/sys holds that is no number is kept as its text
+    "points": _Each(_INT),
+    "command": _Each(_STR),
+    "resumed": (list,),
+    "adapters": _Each({"name": _STR, "version": _STR, "license": _STR}),
+    "imported": {"tool": _STR, "file": _STR},
+    **{k: _STR for k in ("status", "started", "finished", "run_id", "mwperf_version", "hostname", "kernel",
+                         "cpu_model", "governor", "governor_note", "clocksource", "python", "machine_lock",
+                         "status_note")},
+    **{k: _INT for k in ("vcpus", "schema_version")},
+    "guest_halt_poll_ns": (int, str),
 }
-BASELINE_TYPES: dict[str, tuple] = {"tcp": (dict,), "udp": (dict,), "link": (dict,)}
-_NUMBERS = (int, float)
+#: baseline.json (``mwperf baseline``): every field the report shows.
+BASELINE_TYPES: dict[str, Any] = {
+    "tcp": {"gbps": _NUMBER}, "udp": {"gbps": _NUMBER, "lost_percent": _NUMBER},
+    "link": {"profile": _STR}, "tool": _STR, "time": _STR, "duration_s": _NUMBER,
+}
 
 
-def _shape(doc: Any, types: dict[str, tuple]) -> dict | None:
-    """``doc`` with every known key of the wrong type dropped; None if not an object."""
+def _fits(value: Any, spec: tuple) -> bool:
+    """``value`` is of one of ``spec``'s types (a bool is no number, as in JSON)."""
+    if isinstance(value, bool):
+        return bool in spec
+    return isinstance(value, spec)
+
+
+def _typed(value: Any, spec: Any) -> tuple[bool, Any]:
+    """(kept, value): ``value`` as ``spec`` allows it (None is always allowed)."""
+    if value is None:
+        return True, None
+    if isinstance(spec, tuple):
+        return _fits(value, spec), value
+    if isinstance(spec, _Each):
+        if isinstance(value, list):
+            return True, [v for ok, v in (_typed(item, spec.spec) for item in value) if ok and v is not None]
+        if isinstance(value, dict):
+            return True, {k: v for k, (ok, v) in ((k, _typed(item, spec.spec)) for k, item in value.items()) if ok}
+        return False, None
+    if not isinstance(value, dict):
+        return False, None
+    return True, _shape(value, spec)
+
+
+def _shape(doc: Any, types: dict[str, Any]) -> dict | None:
+    """``doc`` with every known key of the wrong type dropped (recursively); None if not an object."""
     if not isinstance(doc, dict):
         return None
-    out = {k: v for k, v in doc.items() if k not in types or v is None or isinstance(v, types[k])}
-    if isinstance(out.get("command"), list):
-        out["command"] = [a for a in out["command"] if isinstance(a, str)]
-    if isinstance(out.get("adapters"), list):
-        out["adapters"] = [a for a in out["adapters"] if isinstance(a, dict)]
-    if isinstance(out.get("points"), dict):
-        out["points"] = {k: v for k, v in out["points"].items() if isinstance(v, int) and not isinstance(v, bool)}
-    for side in ("tcp", "udp"):
-        if isinstance(out.get(side), dict):
-            out[side] = {k: v for k, v in out[side].items()
-                         if k not in ("gbps", "lost_percent") or v is None
-                         or (isinstance(v, _NUMBERS) and not isinstance(v, bool))}
+    out = {}
+    for key, value in doc.items():
+        kept, value = _typed(value, types[key]) if key in types else (True, value)
+        if kept:
+            out[key] = value
     return out
 
 
 def read_doc(directory: Path | str, name: str, types: dict[str, tuple] | None = None) -> Any:
     """The JSON document ``name`` of the run directory, read as untrusted
     (inside it, a regular file, at most MAX_DOC_BYTES, strict JSON); with
-    ``types``, an object with every known key of the wrong type dropped (see
-    :data:`RUN_JSON_TYPES`). None when it is missing or unusable."""
+    ``types``, an object with every known key of the wrong type dropped, at
+    every depth (see :data:`RUN_JSON_TYPES`). None when it is missing or unusable."""
     try:
         doc = loads_strict(_read_bounded(directory, name, MAX_DOC_BYTES))
     except (OSError, UnsafeFile, ValueError, RecursionError):

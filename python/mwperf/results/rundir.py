@@ -37,7 +37,7 @@ from mwperf.results.confined import TMP_SUFFIX, make_dirs, open_append, refuse_l
 from mwperf.results.reading import (
     BASELINE_JSON, BASELINE_TYPES, LOCK_FILE, MAX_DOC_BYTES, MAX_LINE_BYTES, MAX_RESULTS_BYTES, MAX_SAMPLES,
     RESULTS_JSONL, RUN_JSON, RUN_JSON_TYPES, SAMPLES_DIR, UnsafeFile, lock_owner_alive, open_inside, process_start,
-    read_doc, read_lock, read_records, read_samples, samples_path,
+    read_doc, read_lock, read_records, read_samples, records_file_problem, samples_path,
 )
 from mwperf.model.schema import validate_record
 from mwperf.results.strict_json import loads_strict
@@ -45,7 +45,7 @@ from mwperf.results.strict_json import loads_strict
 __all__ = ["RunDir", "loads_strict", "read_records", "read_samples", "samples_path", "write_atomic", "check_new_dir",
            "open_inside", "UnsafeFile", "read_lock", "lock_owner_alive", "process_start", "shown", "RESULTS_JSONL",
            "RUN_JSON", "SAMPLES_DIR", "BASELINE_JSON", "LOCK_FILE", "read_doc", "MAX_LINE_BYTES",
-           "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES"]
+           "MAX_RESULTS_BYTES", "MAX_DOC_BYTES", "MAX_SAMPLES", "records_file_problem"]
 
 
 # -- writing (every file through mwperf.results.confined: never through a link) ----------------

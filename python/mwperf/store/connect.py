@@ -6,8 +6,17 @@ the parameter style (``?`` is written, psycopg gets ``%s``), the lock that
 serialises two writers' schema changes (PostgreSQL's advisory lock; a
 DuckDB file has one writer process anyway) and how their errors read.
 
+A PostgreSQL store is a URL (``postgresql://USER:PASSWORD@HOST/DB?...``) or
+a libpq keyword string (``host=HOST dbname=DB password=...``); anything else
+is a DuckDB file, but a text that starts as a keyword string does
+(``host=... passwd=...``, a misspelt keyword) is refused, never made into a
+file of that name.
+
 Every failure to reach or open a store is bad input, one line naming the
-store, never its password: an unreachable server, a file that is not a
+store, never its password (in the URL, in its ``?password=`` query, in a
+keyword string: :func:`mwperf.display.shown_store` and
+:func:`~mwperf.display.store_secrets` are the one place that knows them):
+an unreachable server, a URL that cannot be parsed, a file that is not a
 DuckDB database (refused and left as it is, never overwritten), a file
 another process writes.
 """
@@ -19,12 +28,13 @@ import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mwperf.display import is_server_store as is_postgres, shown_store as shown_url, store_secrets as secrets, \
+    unreadable_store_url
 from mwperf.errors import UsageError
 from mwperf.extras import need
 
-__all__ = ["Connection", "connect", "shown_url", "is_postgres", "resolve", "DEFAULT_STORE", "ENV_DB", "OFF"]
+__all__ = ["Connection", "connect", "shown_url", "secrets", "is_postgres", "resolve", "DEFAULT_STORE", "ENV_DB", "OFF"]
 
 #: The environment variable naming the store (as --db).
 ENV_DB = "MWPERF_DB"
@@ -33,23 +43,6 @@ DEFAULT_STORE = Path("results") / "mwperf.duckdb"
 #: --db values that turn the store off for a run.
 OFF = ("none", "off")
 _SCHEMES = ("postgresql", "postgres")
-
-
-def is_postgres(url: str) -> bool:
-    return urlsplit(url).scheme in _SCHEMES
-
-
-def shown_url(url: str) -> str:
-    """The store as it may be printed: a PostgreSQL URL without its password."""
-    if not is_postgres(url):
-        return url
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.split(':', 1)[0]}@{host}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def resolve(option: str | None, run_dir: Path | None = None) -> tuple[str | None, bool]:
@@ -67,9 +60,11 @@ def resolve(option: str | None, run_dir: Path | None = None) -> tuple[str | None
     return (str(DEFAULT_STORE) if DEFAULT_STORE.is_file() else None), False
 
 
-def _one_line(text: object, secret: str | None = None) -> str:
+def _one_line(text: object, hidden: list[str] | tuple[str, ...] = ()) -> str:
     text = " ".join(str(text).split())
-    return text.replace(secret, "***") if secret else text
+    for secret in hidden:
+        text = text.replace(secret, "***")
+    return text
 
 
 class Connection:
@@ -114,8 +109,13 @@ class Connection:
             try:
                 self.raw.execute(f"INSERT INTO {table} ({names}) SELECT "
                                  f"{', '.join(f'c{i}' for i in range(len(columns)))} FROM mwperf_rows")
-            finally:
-                self.raw.unregister("mwperf_rows")
+            except Exception:
+                try:  # in a failed transaction this fails too ("transaction is aborted"): the first error counts
+                    self.raw.unregister("mwperf_rows")
+                except Exception:  # noqa: BLE001
+                    pass
+                raise
+            self.raw.unregister("mwperf_rows")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -141,7 +141,8 @@ class Connection:
         except Exception as exc:
             if not _driver_error(exc):
                 raise
-            raise UsageError("--db", shown_url(self.url), _one_line(exc, _password(self.url))) from None
+            text = _one_line(exc, secrets(self.url))
+            raise UsageError("--db", shown_url(self.url), text if self.postgres else _duckdb_reason(text)) from None
 
     def close(self) -> None:
         try:
@@ -165,13 +166,6 @@ def _driver_error(exc: Exception) -> bool:
     return type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb", "psycopg")
 
 
-def _password(url: str) -> str | None:
-    if not is_postgres(url):
-        return None
-    parts = urlsplit(url)
-    return parts.password or dict(parse_qsl(parts.query)).get("password") or None
-
-
 _NOT_DUCKDB = re.compile(r"not a valid DuckDB database", re.I)
 
 
@@ -193,14 +187,19 @@ def _open_duckdb(url: str, read_only: bool):
     except Exception as exc:  # noqa: BLE001 - every driver error is one line
         if not _driver_error(exc):
             raise
-        text = _one_line(exc)
-        if re.search(r"Could not set lock|Conflicting lock", text):
-            raise UsageError("--db", url, f"in use by another process: {text}") from None
-        if _NOT_DUCKDB.search(text):
-            raise UsageError("--db", url, f"not a DuckDB database, refused and left as it is ({text})") from None
-        if "IOException" in type(exc).__name__ or "Corrupt" in text or "Serialization" in text:
-            raise UsageError("--db", url, f"cannot be read, refused and left as it is ({text})") from None
-        raise UsageError("--db", url, text) from None
+        raise UsageError("--db", url, _duckdb_reason(_one_line(exc), "IOException" in type(exc).__name__)) from None
+
+
+def _duckdb_reason(text: str, io_error: bool = False) -> str:
+    """A DuckDB error in words: the store in use, not a DuckDB file, or one
+    that cannot be read (truncated, damaged): refused, never written to."""
+    if re.search(r"Could not set lock|Conflicting lock", text):
+        return f"in use by another process: {text}"
+    if _NOT_DUCKDB.search(text):
+        return f"not a DuckDB database, refused and left as it is ({text})"
+    if io_error or re.search(r"IO Error|Corrupt|Serialization|Could not read enough bytes", text):
+        return f"cannot be read (truncated or damaged?), refused and left as it is ({text})"
+    return text
 
 
 def _open_postgres(url: str):
@@ -211,7 +210,7 @@ def _open_postgres(url: str):
     except Exception as exc:  # noqa: BLE001 - every driver error is one line
         if not _driver_error(exc):
             raise
-        raise UsageError("--db", shown_url(url), f"cannot connect: {_one_line(exc, _password(url))}") from None
+        raise UsageError("--db", shown_url(url), f"cannot connect: {_one_line(exc, secrets(url))}") from None
 
 
 def connect(url: str, *, read_only: bool = False) -> Connection:
@@ -221,6 +220,9 @@ def connect(url: str, *, read_only: bool = False) -> Connection:
     if "://" in url and not is_postgres(url):
         raise UsageError("--db", shown_url(url), "unknown kind of store: give a DuckDB file path or a "
                                                  "postgresql:// URL")
+    if unreadable_store_url(url):
+        raise UsageError("--db", shown_url(url), "not a URL that can be read (postgresql://USER@HOST[:PORT]/DB; an "
+                                                 "IPv6 address in [brackets])")
     if is_postgres(url):
         return Connection(_open_postgres(url), url, True)
     return Connection(_open_duckdb(url, read_only), url, False)

@@ -15,6 +15,16 @@ ingest is a no-op; changed (a sweep resumed, a run ingested while it was
 still running), the run's rows are replaced by what the directory holds now,
 in one transaction. The run directory stays the truth; the store can always
 be rebuilt from directories.
+
+**The columns are bounded and known.** A record's columns are the fields of
+the record schema (:func:`mwperf.model.schema.load_schema`): a free-form
+section of it (an object the schema does not spell out, such as
+``adapter.config``, ``adapter.versions`` or ``ci_null``) is one column of
+JSON text, never a column per key, so a record of 10,000 configuration keys
+adds no column. A run's columns are :data:`RUN_COLUMNS` (run.json's lists
+and objects as JSON text); the rest of run.json is in ``run_json`` only, so
+keys that differ only in case (``HOSTNAME`` next to ``hostname``, which
+DuckDB cannot tell apart as columns) are stored as they are.
 """
 
 from __future__ import annotations
@@ -22,19 +32,27 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from mwperf.errors import UsageError
 from mwperf.export.frame import points_frame, subscribers_frame
 from mwperf.model.labels import point_id
 from mwperf.model.record import Record
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, shown
+from mwperf.model.schema import load_schema
 from mwperf.store.connect import Connection
 from mwperf.store.schema import Columns, native
 
-__all__ = ["Ingested", "ingest_dir", "run_key"]
+__all__ = ["Ingested", "ingest_dir", "run_key", "RUN_COLUMNS", "sealed"]
+
+#: The columns of ``runs`` that come from run.json (besides the fixed ones), each a path into it; a list or
+#: object there is JSON text.
+RUN_COLUMNS = ("status", "finished", "mwperf_version", "kernel", "cpu_model", "vcpus", "governor", "governor_note",
+               "clocksource", "guest_halt_poll_ns", "python", "machine_lock", "git.sha", "git.dirty", "agent.path",
+               "agent.version", "agent.build_type", "agent.compiler", "sysctl", "adapters", "command", "points")
 
 
 @dataclass
@@ -85,6 +103,47 @@ def _subscriber_counts(records: list[Record]) -> list[int]:
     return [0 if not r.ok else len(r.per_subscriber or ()) or 1 for r in records]
 
 
+@lru_cache(maxsize=1)
+def _record_schema() -> dict:
+    return load_schema()
+
+
+def _node(node: dict, root: dict) -> dict:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return root["$defs"][ref[len("#/$defs/"):]]
+    return node
+
+
+def sealed(value: Any, node: dict | None = None, root: dict | None = None) -> Any:
+    """A record as the store flattens it: every object the schema spells out
+    (its properties, nothing else) stays an object, every free-form one is
+    JSON text (one column); a key the schema does not know is left out (it
+    is in the ``record`` column)."""
+    if root is None:
+        root = node = _record_schema()
+    node = _node(node or {}, root)
+    if isinstance(value, dict):
+        properties = node.get("properties")
+        if not isinstance(properties, dict) or node.get("additionalProperties", True) is not False:
+            return json.dumps(value, sort_keys=True, ensure_ascii=False)
+        return {k: sealed(v, properties[k], root) for k, v in value.items() if k in properties}
+    if isinstance(value, list) and isinstance(node.get("items"), dict):
+        return [sealed(item, node["items"], root) for item in value]
+    return value
+
+
+def _run_row(run: dict) -> dict:
+    """RUN_COLUMNS of run.json (typed on reading): lists and objects as JSON text."""
+    row = {}
+    for name in RUN_COLUMNS:
+        value: Any = run
+        for part in name.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        row[name] = json.dumps(value, sort_keys=True, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+    return row
+
+
 def _rows(frame) -> list[dict]:
     return [{k: native(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
@@ -92,8 +151,6 @@ def _rows(frame) -> list[dict]:
 def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], object] | None = None) -> Ingested:
     """Store the run in ``directory`` (see the module's documentation).
     UsageError when it holds no record."""
-    import pandas as pd
-
     path = Path(directory)
     records = read_records(path, warn=warn)
     if not records:
@@ -102,18 +159,18 @@ def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], ob
     key, digest = run_key(run, records), _digest(run, records)
     run_id, hostname, started = _identity(run, records)
 
-    points = _rows(points_frame(records))
+    flat_records = [replace(r, json=sealed(r.json)) for r in records]  # the frames' columns: bounded, known
+    points = _rows(points_frame(flat_records))
     for seq, (row, record) in enumerate(zip(points, records)):
         row.update(run_key=key, seq=seq, point_label=point_id(record).label,
                    record=json.dumps(record.json, separators=(",", ":"), ensure_ascii=False))
-    subs = _rows(subscribers_frame(records))
+    subs = _rows(subscribers_frame(flat_records))
     seqs = [seq for seq, n in enumerate(_subscriber_counts(records)) for _ in range(n)]
     if len(seqs) != len(subs):  # pragma: no cover - the frame's contract changed
         raise AssertionError("subscribers_frame gave another number of rows than its records have subscribers")
     for row, seq in zip(subs, seqs):
         row.update(run_key=key, seq=seq, sub=row.get("subscriber.index") or 0)
-    flat = _rows(pd.json_normalize([run], sep=".")) if run else [{}]
-    run_row = {**flat[0], "run_key": key, "run_id": run_id, "hostname": hostname, "started": _time(started),
+    run_row = {**_run_row(run), "run_key": key, "run_id": run_id, "hostname": hostname, "started": _time(started),
                "source": str(path.resolve()), "ingested": dt.datetime.now(dt.timezone.utc),
                "records_hash": digest, "points_count": len(records),
                "run_json": json.dumps(run, ensure_ascii=False) if run else None}

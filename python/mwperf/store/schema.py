@@ -4,9 +4,9 @@
   and by which mwperf the store was made;
 * ``runs``: one row per run (``run_key``, its identity, see
   :mod:`mwperf.store.ingest`), where it was ingested from, and run.json:
-  whole (``run_json``) and flattened into columns (``hostname``, ``kernel``,
-  ``cpu_model``, ``governor``, ``mwperf_version``, ``git.sha``,
-  ``agent.build_type``, ...);
+  whole (``run_json``) and its known fields as columns (``hostname``,
+  ``kernel``, ``cpu_model``, ``governor``, ``mwperf_version``, ``git.sha``,
+  ``agent.build_type``, ...: :data:`mwperf.store.ingest.RUN_COLUMNS`);
 * ``points``: one row per record (``run_key``, ``seq``: its line in
   results.jsonl), the record as the loader returned it (``record``, JSON
   text: what ``mwperf.load(db=...)`` reads back) and flattened into columns
@@ -15,14 +15,16 @@
 * ``subscribers``: one row per subscriber of each point (``run_key``,
   ``seq``, ``sub``), the columns of ``mwperf.load(subscribers=True)``.
 
-The fixed columns are created with the tables; every other column is added
-when a value for it is first ingested, typed by its values (BOOLEAN,
+The fixed columns are created with the tables; every other column (a field
+of the record schema, a free-form section of it as one column of JSON text,
+or one of RUN_COLUMNS: a bounded, known set) is added when a value for it is
+first ingested, typed by its values (BOOLEAN,
 BIGINT, DOUBLE PRECISION, TIMESTAMPTZ, TEXT; lists and objects as JSON
 text) and widened when a later value needs it (BIGINT -> DOUBLE PRECISION,
 anything else -> TEXT). So fields a newer record schema adds flow into the
-store without a change here. A field whose name SQL cannot hold (over 63
-bytes, or characters other than letters, digits, ``_`` and ``.``) stays in
-``record`` only.
+store without a change here, and no record adds a column its schema does not
+name. A field whose name SQL cannot hold (over 63 bytes, or characters other
+than letters, digits, ``_`` and ``.``) stays in ``record`` only.
 
 A store of an older version is upgraded on opening (:data:`MIGRATIONS`), one
 of a newer version is refused with the reason, and so is a database whose

@@ -81,7 +81,7 @@ def test_an_unreachable_postgresql_is_one_line_without_the_password(tmp_path, ca
     for args in (["db", "ingest", *series_runs(tmp_path, 1)], ["db", "info"], ["history"]):
         assert main([*args, "--db", UNREACHABLE]) == 2
         line = one_line_error(capsys)
-        assert "--db postgresql://alice@/mwperf?host=%2Fnonexistent-mwperf-socket-dir: cannot connect" in line
+        assert "--db postgresql://alice@/mwperf?host=/nonexistent-mwperf-socket-dir: cannot connect" in line
         assert "s3cret" not in line
 
 
@@ -113,7 +113,7 @@ def test_a_store_with_a_corrupt_block_is_refused_and_left_as_it_is(tmp_path, cap
     capsys.readouterr()
     for args in (["db", "ingest", runs[1]], ["history"]):
         assert main([*args, "--db", str(store)]) == 2
-        assert "cannot be read, refused and left as it is (" in one_line_error(capsys)
+        assert "cannot be read (truncated or damaged?), refused and left as it is (" in one_line_error(capsys)
         assert store.read_bytes() == damaged
 
 

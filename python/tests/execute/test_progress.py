@@ -55,3 +55,20 @@ def test_in_a_pipe_no_cursor_movement_nor_colour():
     bar.finish("ok")
     assert "\x1b" not in out.getvalue() and out.getvalue().count("\n") == 1
 
+
+def test_a_plans_text_on_the_live_bar_is_text_not_markup_nor_terminal_control():
+    """Issue 37: a scenario's name reached the live bar raw: its escape sequences retitled the window,
+    ``[link=...]`` made a clickable OSC 8 link, ``[/oops]`` raised rich's MarkupError and ended the run."""
+    out = FakeTerminal()
+    bar = Progress(out, [1.0, 1.0], clock=lambda: 0.0)
+    bar.start("s [link=https://example.invalid]click[/link] \x1b]0;owned\x07\x1b[31m \u202eevil")
+    bar.finish("ok \x1b[2J")
+    bar.start("t [/oops] [bold]x")
+    bar.finish("ok")
+    text = out.getvalue()
+    assert "\x1b]0;" not in text and "\x1b]8;" not in text and "\x1b[31m" not in text and "\x1b[2J" not in text
+    assert "\u202e" not in text and "\x07" not in text
+    # as text (the console wraps at 80 columns)
+    assert "[1/2] s [link=https://example.invalid]click[/link] \\x1b]0;owned\\x07\\x1b[31m" in text
+    assert "\\u202eevil ... ok \\x1b[2J" in text
+    assert "[2/2] t [/oops] [bold]x ... ok" in text

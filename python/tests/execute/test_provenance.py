@@ -24,6 +24,15 @@ def test_collect_has_every_key(fake_agent):
     json.dumps(doc)
 
 
+def test_run_json_keeps_no_store_password():
+    """Issue 37: the command line in run.json (shown in the report) held --db's password."""
+    argv = ["mwperf", "run", "--db", "postgresql://qa:S3cretPW@db/x?password=S3cretPW",
+            "--db=host=db password=S3cretPW dbname=x", "--out", "password=S3cretPW"]
+    doc = collect(run_id="r", argv=argv, options={}, agent=None, started="x")
+    assert doc["command"] == ["mwperf", "run", "--db", "postgresql://qa@db/x", "--db=host=db dbname=x", "--out",
+                              "password=S3cretPW"]  # only a store's text is a store's
+
+
 def test_collect_without_agent():
     doc = collect(run_id="r", argv=[], options={}, agent=None, started="x")
     assert doc["agent"]["error"] == "agent not found"

@@ -88,6 +88,10 @@ BAD = [
     ("flows:\n - {name: a, rate: 1, history: [keep-all, 'keep-last:1']}\n", "flow 'a': ['keep-all', 'keep-last:1'] is "
      "not a single value"),
     ("flows:\n" + " - {rate: 1}\n" * 10_000, f"flows: 10000: too many flows: at most {MAX_FLOWS}"),
+    # issue 37: a name with escape sequences reached the live progress bar raw
+    ('name: "evil\\e]0;owned\\a\\u202e"\nflows:\n - {name: a, rate: 1}\n',
+     "name: evil\\x1b]0;owned\\x07\\u202e: 1 to 80 characters, no control character"),
+    ("name: [1, 2]\nflows:\n - {name: a, rate: 1}\n", "name: [1, 2]: 1 to 80 characters"),
 ]
 
 
@@ -109,3 +113,44 @@ def test_plan_error_names_the_file(tmp_path):
     with pytest.raises(PlanError) as exc:
         load_scenario(write(tmp_path, "flows: []\n"))
     assert str(tmp_path / "s.yaml") in str(exc.value)
+
+
+PAYLOADS = [
+    # a directory passed validation (its st_size) and failed at agent start, exit 1
+    ("flows:\n - {name: cam, size: 1000, rate: 30, payload: 'file:adir'}\n",
+     "flow 'cam'.payload: file:adir: is a directory, not a file"),
+    # a sparse file of 1 GiB + 1 byte: above what the agent loads (core/payload.h), failed at agent start
+    ("flows:\n - {name: cam, size: 1000, rate: 30, payload: 'file:huge.bin'}\n",
+     f"flow 'cam'.payload: file:huge.bin: holds {(1 << 30) + 1} bytes, more than the 1073741824 (1 GiB)"),
+    # a sparse 1000 MiB file for 3 publishers, and for 2 flows of 1 publisher and 1 checking subscriber:
+    # no total cap let 32 flows x 64 publishers load it (~2 GiB each)
+    ("flows:\n - {name: cam, size: 1000, rate: 30, publishers: 3, payload: 'file:big.bin'}\n",
+     "flows: the file: payloads load 3000 MiB in all"),
+    ("flows:\n - {name: a, size: 1000, rate: 30, payload: 'file:big.bin', check_payload: true}\n"
+     " - {name: b, size: 1000, rate: 30, payload: 'file:big.bin'}\n", "flows: the file: payloads load 3000 MiB in all"),
+    ("flows:\n - {name: a, size: 1e308k, rate: 30}\n", "flow 'a'.size: 1e308k: size above 1TiB"),
+]
+
+
+@pytest.mark.parametrize("text, expected", PAYLOADS, ids=["directory", "above 1 GiB", "total", "total checked",
+                                                           "huge size"])
+def test_payloads_beyond_the_bounds_are_refused_at_validation(tmp_path, monkeypatch, capsys, fake_agent, text,
+                                                              expected):
+    monkeypatch.setenv("MWPERF_AGENT", str(fake_agent))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    for name, size in (("huge.bin", (1 << 30) + 1), ("big.bin", 1000 << 20)):
+        with open(tmp_path / name, "wb") as sparse:
+            sparse.truncate(size)
+    code = main(["run", "--scenario", str(write(tmp_path, text)), "--mw", "udp", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1 and expected in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_payload_within_the_total_loads(tmp_path):
+    with open(tmp_path / "big.bin", "wb") as sparse:
+        sparse.truncate(1000 << 20)
+    scenario = load_scenario(write(tmp_path, "flows:\n - {name: a, size: 1000, rate: 30, publishers: 2, "
+                                             "payload: 'file:big.bin'}\n"))
+    assert scenario.flows[0].publishers == 2

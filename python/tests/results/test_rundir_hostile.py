@@ -233,6 +233,23 @@ def test_a_hostile_baseline_reads_as_what_can_be_used(tmp_path):
         RunDir(run).read_baseline() == {"udp": {"lost_percent": 1.5}}
 
 
+def test_every_field_a_reader_shows_is_typed_at_every_depth(tmp_path):
+    """Issue 37: baseline.json's duration_s (a string of markup reached the page) and the
+    nested fields of run.json were never checked for their type."""
+    run = make_run(tmp_path, [json.dumps(ok_latency())])
+    (run / "baseline.json").write_text(json.dumps({
+        "duration_s": "<img src=x onerror=alert(1)>", "tool": ["iperf3"], "time": 5, "link": {"profile": {}},
+        "tcp": {"gbps": None}, "udp": {"gbps": True, "lost_percent": 0.5}}))
+    assert RunDir(run).read_baseline() == {"link": {}, "tcp": {"gbps": None}, "udp": {"lost_percent": 0.5}}
+    (run / "run.json").write_text(json.dumps({
+        "vcpus": "<b>2</b>", "agent": {"build_type": ["Debug"], "version": "1"}, "git": {"sha": 5, "dirty": "yes"},
+        "adapters": [{"name": 1, "version": "2", "license": {}}, "udp"], "sysctl": {"a": [1], "b": 2},
+        "imported": {"tool": 3, "file": "f"}, "command": ["run", 5], "hostname": 7}))
+    assert RunDir(run).read_run_json() == {
+        "agent": {"version": "1"}, "git": {}, "adapters": [{"version": "2"}], "sysctl": {"b": 2},
+        "imported": {"file": "f"}, "command": ["run"]}
+
+
 def test_run_json_that_says_running_with_no_writer_left_reads_as_killed(tmp_path):
     run = make_run(tmp_path, [json.dumps(ok_latency())])
     (run / "run.json").write_text(json.dumps({"status": "running"}))
@@ -310,3 +327,21 @@ def test_resume_over_corrupted_records_runs_exactly_the_points_without_a_usable_
     records, _ = collect(run)
     assert [r["size"] for r in records] == [32, 64, 128]  # the first kept, the two unusable measured again
     assert records[0] == json.loads(lines[0])
+
+
+@pytest.mark.parametrize("command", [["report", "{}"], ["export", "{}", "--format", "parquet"], ["compare", "{}", "{}"],
+                                     ["db", "ingest", "{}", "--db", "{}/store.duckdb"], ["check", "{}/b.yaml", "{}"]])
+def test_a_results_jsonl_that_is_no_file_is_named_for_what_it_is(tmp_path, capsys, command):
+    """Issue 37: a FIFO results.jsonl was reported as 'no results.jsonl there'."""
+    from mwperf.cli.main import main
+
+    (tmp_path / "b.yaml").write_text('budgets:\n  - p99: "<= 1s"\n')
+    for made, kind in ((lambda p: os.mkfifo(p), "a FIFO (named pipe)"), (lambda p: p.mkdir(), "a directory"),
+                       (lambda p: p.symlink_to(tmp_path / "gone"), None)):
+        target = tmp_path / "results.jsonl"
+        made(target)
+        assert main([part.format(tmp_path) for part in command]) == 2
+        err = capsys.readouterr().err.strip()
+        why = f"results.jsonl there is {kind}, not a file" if kind else "results.jsonl there is a link to nothing"
+        assert err.endswith(f"{tmp_path}: {why}"), err
+        target.rmdir() if target.is_dir() and not target.is_symlink() else target.unlink()

@@ -86,10 +86,17 @@ def test_records_and_provenance_are_columns_for_sql(tmp_path, store_url):
 def test_a_field_the_loader_adds_becomes_a_column_and_types_widen(tmp_path, store_url, monkeypatch):
     """A newer record schema's field flows into the store without a list of fields to edit."""
     from mwperf.model.record import Record
+    from mwperf.model.schema import load_schema
     from mwperf.store import ingest
 
     run = make_run(tmp_path, "results", lines=2)
     real = ingest.read_records
+    newer_schema = load_schema()
+    newer_schema["properties"].update(
+        energy={"type": "object", "additionalProperties": False,
+                "properties": {"joules": {"type": "number"}, "meter": {"type": "string"}}},
+        flag={"type": ["integer", "string"]})
+    monkeypatch.setattr(ingest, "_record_schema", lambda: newer_schema)
 
     def newer(path, warn=None):
         return [Record.from_json({**r.json, "energy": {"joules": [3, 2.5][i % 2], "meter": "rapl"},

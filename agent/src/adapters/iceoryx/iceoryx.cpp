@@ -13,7 +13,8 @@
 // promises); transient-local is the publisher's history, at most
 // MAX_PUBLISHER_HISTORY (16). Beyond these the run is refused, with the limit.
 // A subscriber's data is RouDi's chunk, shared by every subscriber of the
-// publisher: read-only (the core echoes from a copy of its own).
+// publisher: read-only (the core writes its echo into a loaned chunk, the
+// ping copied in once).
 // Receiving: `waitset` (default) on the agent's thread with a user trigger to
 // wake it, `listener` on iceoryx's listener thread, --wait spin polls take().
 #include "iceoryx_hoofs/log/logmanager.hpp"
@@ -205,10 +206,23 @@ class IceoryxAdapter final : public Adapter {
   }
 
   Errc send(const uint8_t* data, size_t len) override {
+    uint8_t* chunk = nullptr;
+    const Errc e = loan(data, len, &chunk);
+    return e == Errc::ok ? publish_loaned(chunk, len) : e;
+  }
+
+  // A chunk of RouDi's memory, `from` copied in: the echo's pong is written
+  // there once (the subscriber's data is read-only, shared by every subscriber).
+  bool can_loan() const override { return true; }
+  Errc loan(const uint8_t* from, size_t len, uint8_t** out) override {
     auto chunk = pub_->loan(uint32_t(len), 8);
     if (chunk.has_error()) return fail(Errc::timeout, "iceoryx: no chunk to loan (the pool is used up)");
-    std::memcpy(chunk.value(), data, len);
-    pub_->publish(chunk.value());
+    std::memcpy(chunk.value(), from, len);
+    *out = static_cast<uint8_t*>(chunk.value());
+    return Errc::ok;
+  }
+  Errc publish_loaned(uint8_t* chunk, size_t) override {
+    pub_->publish(chunk);
     loaned_.fetch_add(1, std::memory_order_relaxed);
     return Errc::ok;
   }

@@ -27,6 +27,12 @@ class ShimAdapter : public Adapter {
 
   Errc wait_matched(int64_t timeout_ns) override { return result(mws_wait_matched(handle_, timeout_ns), "match"); }
   Errc send(const uint8_t* data, size_t len) override { return result(mws_send(handle_, data, len), "send"); }
+  // Both middlewares lend what a message goes out in (mwperf_shim.h: mws_loan).
+  bool can_loan() const override { return true; }
+  Errc loan(const uint8_t* from, size_t len, uint8_t** out) override {
+    return result(mws_loan(handle_, from, len, out), "loan");
+  }
+  Errc publish_loaned(uint8_t* buf, size_t len) override { return result(mws_send_loaned(handle_, buf, len), "send"); }
   Errc recv(const uint8_t** data, size_t* len, int64_t timeout_ns) override {
     const int32_t rc = mws_recv(handle_, data, len, timeout_ns);
     return rc == MWS_TIMEOUT ? Errc::timeout : result(rc, "receive");

@@ -69,6 +69,13 @@ int32_t mws_open(const mws_config* cfg, mws_handle** out);
  * subscriber and our inbound service a publisher. MWS_TIMEOUT when not within timeout. */
 int32_t mws_wait_matched(mws_handle* h, int64_t timeout_ns);
 int32_t mws_send(mws_handle* h, const uint8_t* data, size_t len);
+/* Zero-copy send in two steps: mws_loan gives a writable buffer of len bytes lent by the
+ * middleware (iceoryx2: a slice of the publisher's shared memory; zenoh shm: the SHM
+ * provider's buffer; zenoh tcp: the buffer put() takes over), `from` copied in there; the
+ * caller may change it, then mws_send_loaned(h, *out, len) sends it. One loan at a time:
+ * a loan not sent is dropped by the next mws_loan or mws_close. mws_send is the two in one. */
+int32_t mws_loan(mws_handle* h, const uint8_t* from, size_t len, uint8_t** out);
+int32_t mws_send_loaned(mws_handle* h, uint8_t* buf, size_t len);
 /* Pull receive. timeout_ns == 0 polls once; < 0 waits until a message or mws_wake();
  * > 0 waits at most that long. On MWS_OK (*data, *len) is a view valid until the next
  * mws_recv or mws_close on this handle. A wake makes it return MWS_TIMEOUT. */

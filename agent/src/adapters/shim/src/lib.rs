@@ -200,6 +200,23 @@ pub unsafe extern "C" fn mws_send(h: *mut MwsHandle, data: *const u8, len: usize
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn mws_loan(h: *mut MwsHandle, from: *const u8, len: usize, out: *mut *mut u8) -> i32 {
+    let s = if len == 0 { &[][..] } else { std::slice::from_raw_parts(from, len) };
+    guarded(|| match backend(h).loan(s) {
+        Ok(p) => {
+            *out = p;
+            MWS_OK
+        }
+        Err(e) => ret(Err(e)),
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mws_send_loaned(h: *mut MwsHandle, buf: *mut u8, len: usize) -> i32 {
+    guarded(|| ret(backend(h).send_loaned(buf, len)))
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn mws_recv(h: *mut MwsHandle, data: *mut *const u8, len: *mut usize, timeout_ns: i64) -> i32 {
     guarded(|| match backend(h).recv(timeout_ns) {
         Ok((p, l)) => {

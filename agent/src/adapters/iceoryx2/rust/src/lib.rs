@@ -12,6 +12,7 @@ use iceoryx2::port::update_connections::UpdateConnections;
 use iceoryx2::port::{BackpressureAction, BackpressureInfo, SendError};
 use iceoryx2::prelude::*;
 use iceoryx2::sample::Sample;
+use iceoryx2::sample_mut::SampleMut;
 use iceoryx2::service::port_factory::{event as evpf, publish_subscribe as pspf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -133,6 +134,7 @@ pub struct Iox {
     publisher: Publisher<S, [u8], ()>,
     notifier: Notifier<S>,
     current: Option<Sample<S, [u8], ()>>,
+    loaned: Option<SampleMut<S, [u8], ()>>, // mws_loan's slice until mws_send_loaned
     inbound: Option<Inbound>,
     waker: Arc<IWaker>,
     push: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
@@ -267,6 +269,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
         publisher,
         notifier,
         current: None,
+        loaned: None,
         inbound,
         waker: waker.clone(),
         push,
@@ -305,25 +308,23 @@ impl Backend for Iox {
     }
 
     fn send(&mut self, data: &[u8]) -> Res<()> {
-        if data.len() > self.cfg.max_size {
-            return err(MWS_TOO_BIG, format!("{} B > initial_max_slice_len {}", data.len(), self.cfg.max_size));
+        let s = self.loan_slice(data)?;
+        self.deliver(s)
+    }
+
+    fn loan(&mut self, from: &[u8]) -> Res<*mut u8> {
+        self.loaned = None; // a loan never sent goes back first (max_loaned_samples 1)
+        let mut s = self.loan_slice(from)?;
+        let p = s.payload_mut().as_mut_ptr();
+        self.loaned = Some(s);
+        Ok(p)
+    }
+
+    fn send_loaned(&mut self, buf: *const u8, len: usize) -> Res<()> {
+        match self.loaned.take() {
+            Some(s) if s.payload().as_ptr() == buf && s.payload().len() == len => self.deliver(s),
+            _ => err(MWS_IO, "iceoryx2: send_loaned of a buffer that is not the loan held"),
         }
-        let s = self.publisher.loan_slice_uninit(data.len()).map_err(io("iceoryx2 loan_slice_uninit"))?;
-        let s = s.write_from_slice(data);
-        match s.send() {
-            Ok(_) => {}
-            Err(SendError::UnableToDeliver) => {
-                return err(MWS_TIMEOUT, format!("not delivered within {} ms (the reader's buffer stayed full)", MAX_BLOCKING.as_millis()));
-            }
-            Err(e) => return err(MWS_IO, format!("iceoryx2 send: {e:?}")),
-        }
-        self.sent += 1;
-        // wakes a blocking peer; with no listener (peer spins) it is a no-op
-        if self.out_ev.dynamic_config().number_of_listeners() > 0 {
-            self.notifier.notify().map_err(io("iceoryx2 notify"))?;
-            self.notified.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
     }
 
     fn recv(&mut self, timeout_ns: i64) -> Res<(*const u8, usize)> {
@@ -384,8 +385,37 @@ impl Backend for Iox {
     }
 }
 
+impl Iox {
+    /// A slice of the publisher's shared memory, `data` copied in (iceoryx2's own write).
+    fn loan_slice(&mut self, data: &[u8]) -> Res<SampleMut<S, [u8], ()>> {
+        if data.len() > self.cfg.max_size {
+            return err(MWS_TOO_BIG, format!("{} B > initial_max_slice_len {}", data.len(), self.cfg.max_size));
+        }
+        let s = self.publisher.loan_slice_uninit(data.len()).map_err(io("iceoryx2 loan_slice_uninit"))?;
+        Ok(s.write_from_slice(data))
+    }
+
+    fn deliver(&mut self, s: SampleMut<S, [u8], ()>) -> Res<()> {
+        match s.send() {
+            Ok(_) => {}
+            Err(SendError::UnableToDeliver) => {
+                return err(MWS_TIMEOUT, format!("not delivered within {} ms (the reader's buffer stayed full)", MAX_BLOCKING.as_millis()));
+            }
+            Err(e) => return err(MWS_IO, format!("iceoryx2 send: {e:?}")),
+        }
+        self.sent += 1;
+        // wakes a blocking peer; with no listener (peer spins) it is a no-op
+        if self.out_ev.dynamic_config().number_of_listeners() > 0 {
+            self.notifier.notify().map_err(io("iceoryx2 notify"))?;
+            self.notified.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
 impl Drop for Iox {
     fn drop(&mut self) {
+        self.loaned = None;
         self.current = None;
         if let Some((stop, th)) = self.push.take() {
             stop.store(true, Ordering::Release);

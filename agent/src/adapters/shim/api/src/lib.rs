@@ -61,6 +61,11 @@ pub fn io<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> Error + '_ {
 pub trait Backend {
     fn wait_matched(&mut self, timeout_ns: i64) -> Res<()>;
     fn send(&mut self, data: &[u8]) -> Res<()>;
+    /// A writable buffer of `from.len()` bytes lent by the middleware, `from` copied in;
+    /// held by the backend until send_loaned (or the next loan, or close, drops it).
+    fn loan(&mut self, from: &[u8]) -> Res<*mut u8>;
+    /// Sends the loan held (`buf`, `len`: what loan returned, checked).
+    fn send_loaned(&mut self, buf: *const u8, len: usize) -> Res<()>;
     /// Returns a view valid until the next recv/close.
     fn recv(&mut self, timeout_ns: i64) -> Res<(*const u8, usize)>;
     fn info(&self) -> String;

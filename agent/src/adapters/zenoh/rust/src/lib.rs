@@ -13,7 +13,15 @@ use zenoh::sample::Sample;
 use zenoh::{Config, Session, Wait};
 
 #[cfg(feature = "shm")]
-use zenoh::shm::{BlockOn, GarbageCollect, PosixShmProviderBackend, ShmProvider, ShmProviderBuilder};
+use zenoh::shm::{BlockOn, GarbageCollect, PosixShmProviderBackend, ShmProvider, ShmProviderBuilder, ZShmMut};
+
+/// mws_loan's until mws_send_loaned: the SHM provider's buffer, or (tcp) the Vec put() takes over.
+enum Loan {
+    None,
+    Bytes(Vec<u8>),
+    #[cfg(feature = "shm")]
+    Shm(ZShmMut),
+}
 
 enum Msg {
     S(Sample),
@@ -69,6 +77,7 @@ pub struct Zen {
     rx: Option<Receiver<Msg>>,
     waker: Arc<ZWaker>,
     current: Option<Sample>,
+    loaned: Loan,
     scratch: Vec<u8>,
     released: Arc<AtomicBool>,
     counters: Arc<Counters>,
@@ -218,6 +227,7 @@ pub fn open(cfg: Cfg) -> Res<(Box<dyn Backend>, Arc<dyn Waker>)> {
         rx,
         waker: waker.clone(),
         current: None,
+        loaned: Loan::None,
         released: Arc::new(AtomicBool::new(true)),
         counters,
         #[cfg(feature = "shm")]
@@ -272,43 +282,63 @@ impl Backend for Zen {
     }
 
     fn send(&mut self, data: &[u8]) -> Res<()> {
+        if !self.cfg.borrow || self.cfg.shm {
+            let p = self.loan(data)?;
+            return self.send_loaned(p, data.len());
+        }
+        self.counters.sent.fetch_add(1, Ordering::Relaxed);
+        // zero-copy: zenoh serializes into its batch inside put(); we wait until it
+        // dropped its last reference so the caller's buffer may be reused at once.
+        self.released.store(false, Ordering::Relaxed);
+        let owner = Borrowed { ptr: data.as_ptr(), len: data.len(), released: self.released.clone() };
+        let r = self.publisher.put(bytes::Bytes::from_owner(owner)).wait();
+        let mut spins = 0u64;
+        while !self.released.load(Ordering::Acquire) {
+            spins += 1;
+            if spins > 64 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        if spins > 0 {
+            self.counters.borrow_waits.fetch_add(1, Ordering::Relaxed);
+        }
+        r.map_err(io("zenoh put (borrow)"))
+    }
+
+    fn loan(&mut self, from: &[u8]) -> Res<*mut u8> {
+        self.loaned = Loan::None;
         #[cfg(feature = "shm")]
-        if let Some(p) = &self.shm {
+        if let (Some(p), false) = (&self.shm, from.is_empty()) {
             let mut buf = p
-                .alloc(data.len().max(1))
+                .alloc(from.len())
                 .with_policy::<BlockOn<GarbageCollect>>()
                 .wait()
                 .map_err(io("zenoh shm alloc"))?;
-            buf[..data.len()].copy_from_slice(data);
-            self.counters.sent.fetch_add(1, Ordering::Relaxed);
-            if data.len() == 0 {
-                return self.publisher.put(ZBytes::new()).wait().map_err(io("zenoh put"));
-            }
-            self.counters.shm_tx.fetch_add(1, Ordering::Relaxed);
-            return self.publisher.put(buf).wait().map_err(io("zenoh put (shm)"));
+            buf[..from.len()].copy_from_slice(from);
+            let at = buf.as_mut_ptr();
+            self.loaned = Loan::Shm(buf);
+            return Ok(at);
         }
+        let mut v = from.to_vec();
+        let at = v.as_mut_ptr();
+        self.loaned = Loan::Bytes(v);
+        Ok(at)
+    }
+
+    fn send_loaned(&mut self, buf: *const u8, len: usize) -> Res<()> {
+        let bytes: ZBytes = match std::mem::replace(&mut self.loaned, Loan::None) {
+            Loan::Bytes(v) if v.as_ptr() == buf && v.len() == len => v.into(),
+            #[cfg(feature = "shm")]
+            Loan::Shm(b) if b.as_ptr() == buf && len > 0 => {
+                self.counters.shm_tx.fetch_add(1, Ordering::Relaxed);
+                b.into()
+            }
+            _ => return err(MWS_IO, "zenoh: send_loaned of a buffer that is not the loan held"),
+        };
         self.counters.sent.fetch_add(1, Ordering::Relaxed);
-        if self.cfg.borrow {
-            // zero-copy: zenoh serializes into its batch inside put(); we wait until it
-            // dropped its last reference so the caller's buffer may be reused at once.
-            self.released.store(false, Ordering::Relaxed);
-            let owner = Borrowed { ptr: data.as_ptr(), len: data.len(), released: self.released.clone() };
-            let r = self.publisher.put(bytes::Bytes::from_owner(owner)).wait();
-            let mut spins = 0u64;
-            while !self.released.load(Ordering::Acquire) {
-                spins += 1;
-                if spins > 64 {
-                    std::thread::yield_now();
-                } else {
-                    std::hint::spin_loop();
-                }
-            }
-            if spins > 0 {
-                self.counters.borrow_waits.fetch_add(1, Ordering::Relaxed);
-            }
-            return r.map_err(io("zenoh put (borrow)"));
-        }
-        self.publisher.put(data.to_vec()).wait().map_err(io("zenoh put"))
+        self.publisher.put(bytes).wait().map_err(io("zenoh put"))
     }
 
     fn recv(&mut self, timeout_ns: i64) -> Res<(*const u8, usize)> {
@@ -396,7 +426,7 @@ impl Zen {
 
 impl Drop for Zen {
     fn drop(&mut self) {
-        self.current = None;
+        (self.current, self.loaned) = (None, Loan::None); // a loan not sent goes back before the provider
         self.rx = None; // a callback blocked on a full queue returns (disconnected)
         // undeclare before closing the session so the RX callback is gone
         let _ = self.session.close().wait();
