@@ -90,6 +90,28 @@ void next_sides(const Options& point, std::vector<Options>* readers, std::vector
   }
 }
 
+// One participant of a discovery point (core/discovery.h).
+int discover(Options o) {
+  std::string why;
+  auto ad = make_adapter(o.mw, &why);
+  std::unique_ptr<DiscoveryParticipant> p = ad ? ad->make_participant() : nullptr;
+  if (p == nullptr) {
+    std::fprintf(stderr, "mwperf-agent: --mw: '%s' %s\n", o.mw.c_str(),
+                 ad ? "has no discovery mode in this agent yet (cyclonedds, cyclonedds11 and fastdds have one)"
+                    : ("cannot be loaded: " + why).c_str());
+    return 2;
+  }
+  if (o.discovery.index >= o.discovery.participants) {
+    std::fprintf(stderr, "mwperf-agent: --index: '%u' must be below --participants %u\n", o.discovery.index,
+                 o.discovery.participants);
+    return 2;
+  }
+  o.discovery.run_id = o.run_id;
+  const int code = run_discovery(o.discovery, *p, o.mw.c_str());
+  p.reset();  // before the plugin's adapter
+  return code;
+}
+
 int run(Options o) {
   if (o.key_from_stdin) {  // first: nothing is sent or accepted before the run's key is known
     const std::string e = read_run_key(&o.key);
@@ -230,6 +252,7 @@ int main(int argc, char** argv) {
   if (o.command == "cleanup") return clean_stale();
   if (o.command == "wakeup") return run_wakeup_probe(o);
   if (o.command == "floor") return run_floor(o.floor);  // core/floor.h
+  if (o.command == "discover") return discover(o);
   if (o.command == "clock") return run_clock_probe();
   return run(o);
 }

@@ -119,6 +119,9 @@ def collect(agent: str, tmp: Path) -> dict[str, set[str]]:
                                                                timeout=60).stdout.splitlines()]
     clock = subprocess.run([agent, "clock"], input="x\n", capture_output=True, text=True, timeout=10)
     events += [json.loads(line) for line in clock.stdout.splitlines()]
+    alone = subprocess.run([agent, "discover", "--mw", "cyclonedds", "--participants", "2", "--index", "0",
+                            "--timeout", "1000000"], input="go\nstop\n", capture_output=True, text=True, timeout=30)
+    events += [json.loads(line) for line in alone.stdout.splitlines()]  # a participant alone: incomplete at once
     error = subprocess.run([agent, "run", "--role", "sub", "--mw", "tcp", "--host", "203.0.113.1"],
                            capture_output=True, text=True, timeout=10)
     events += [json.loads(line) for line in error.stdout.splitlines()]

@@ -67,6 +67,11 @@ HOW = {
     "mwperf report results/mine --format svg": "as written",
     "mwperf doctor": "as written",
     "mwperf floor --cpu 0,0 --cpu 0,1 --size 32,1k,63000": "as written",
+    # minutes of points: python/tests/execute/test_discovery.py and cli/test_discovery_cli.py run the command
+    "mwperf discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10": "not run",
+    "mwperf discovery --plan plans/discovery.yaml": "not run",
+    "mwperf discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10 --discovery unicast": "not run",
+    "mwperf discovery --plan plans/discovery.yaml --participants 2,5,10 --topics 1": "not run",
     "mwperf ls results/": "as written",
     "mwperf sweep plans/rate-matrix.yaml --dry-run": "as written",
     "mwperf sweep plans/rate-matrix.yaml --out results/matrix": "interrupted",

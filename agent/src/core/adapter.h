@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/discovery.h"
 #include "core/option_table.h"
 #include "util/errors.h"
 
@@ -213,6 +214,9 @@ class Adapter {
   // Every middleware library in use and its version, as a JSON object (e.g.
   // {"rcl":"9.2.8","rmw_fastrtps_cpp":"8.4.3","fastdds":"2.14.5"}); {} for none.
   virtual std::string versions() const { return "{}"; }
+  // One participant of this middleware for `discover` (core/discovery.h),
+  // nullptr where the adapter has no discovery mode.
+  virtual std::unique_ptr<DiscoveryParticipant> make_participant() const { return nullptr; }
 
   const std::string& last_error() const { return error_; }
   // What is actually in force after open(): the record states these.

@@ -265,6 +265,39 @@ std::vector<OptionRow> make_rows() {
       OptionRow("iterations", K::count, G::measure).range(1, 1e8).by_default("100000").of(Command::floor)
           .says("each measurement: at most this many timed samples")
           .sets([](Options& o, const Value& v) { o.floor.iterations = v.u; }),
+      // -- discovery (`discover`, core/discovery.h) ---------------------------
+      OptionRow("mw", K::text, G::point).needed().of(Command::discover)
+          .says("the middleware (an adapter of `mwperf-agent list` with a discovery mode)")
+          .sets([](Options& o, const Value& v) { o.mw = v.s; }),
+      OptionRow("participants", K::count, G::point).range(2, 1000).needed().of(Command::discover)
+          .says("N: the participants of the point, this one included")
+          .sets([](Options& o, const Value& v) { o.discovery.participants = uint32_t(v.u); }),
+      OptionRow("topics", K::count, G::point).range(1, 1000).by_default("1").of(Command::discover)
+          .says("T: the topics, each with one writer and one reader of every participant")
+          .sets([](Options& o, const Value& v) { o.discovery.topics = uint32_t(v.u); }),
+      OptionRow("index", K::count, G::control).range(0, 999).needed().of(Command::discover)
+          .says("this participant's place, 0 to N-1 (the index its samples carry)")
+          .sets([](Options& o, const Value& v) { o.discovery.index = uint32_t(v.u); }),
+      OptionRow("discovery", K::choice, G::point).among(kDiscoveryProfiles).by_default("unicast")
+          .of(Command::discover)
+          .says("unicast: loopback only, the others named as unicast peers; default: the middleware's own "
+                "defaults (multicast) on --nic; tuned: its scalable settings")
+          .sets([](Options& o, const Value& v) { o.discovery.profile = v.s; }),
+      OptionRow("nic", K::text, G::control).by_default("lo").of(Command::discover)
+          .says("the interface discovery runs on")
+          .sets([](Options& o, const Value& v) { o.discovery.nic = v.s; }),
+      OptionRow("peer", K::text, G::control).by_default("127.0.0.1").of(Command::discover)
+          .says("unicast: the other participants' address")
+          .sets([](Options& o, const Value& v) { o.discovery.peer = v.s; }),
+      OptionRow("server", K::text, G::control).by_default("127.0.0.1").of(Command::discover)
+          .says("tuned, where it is a discovery server (Fast DDS): participant 0's address, where it serves")
+          .sets([](Options& o, const Value& v) { o.discovery.server = v.s; }),
+      OptionRow("domain", K::count, G::control).range(0, 232).by_default("0").of(Command::discover)
+          .says("the DDS domain id")
+          .sets([](Options& o, const Value& v) { o.discovery.domain = uint32_t(v.u); }),
+      OptionRow("timeout", K::ns, G::measure).range(1e6, 3600 * kSecond).by_default("60000000000")
+          .of(Command::discover).says("from `go`: a participant not complete by then reports what it reached")
+          .sets([](Options& o, const Value& v) { o.discovery.timeout_ns = v.i; }),
   };
 }
 // clang-format on

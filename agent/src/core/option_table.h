@@ -47,7 +47,7 @@ const char* to_string(Group g);
 
 // The agent's commands that take options: each row is of one of them (a
 // name may be a row of two commands, with each its own range and default).
-enum class Command { run, wakeup, floor };
+enum class Command { run, wakeup, floor, discover };
 const char* to_string(Command c);
 
 // A parsed value: the member of its kind.

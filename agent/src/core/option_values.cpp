@@ -122,6 +122,8 @@ const char* to_string(Command c) {
       return "wakeup";
     case Command::floor:
       return "floor";
+    case Command::discover:
+      return "discover";
   }
   return "?";
 }

@@ -100,11 +100,11 @@ std::string parse_options(int argc, const char* const* argv, Options* o) {
       return std::string("MWPERF_RUN_ID=") + env + ": must be a 32-bit unsigned integer";
     o->run_id = uint32_t(v.u);
   }
-  static const char* const commands = "run, list, wakeup, floor, version, clock, cleanup";
+  static const char* const commands = "run, list, wakeup, floor, discover, version, clock, cleanup";
   if (argc < 2) return std::string("missing command (") + commands + ")";
   o->command = argv[1];
   const Command* command = nullptr;  // nullptr: a command without options
-  static const Command with_options[] = {Command::run, Command::wakeup, Command::floor};
+  static const Command with_options[] = {Command::run, Command::wakeup, Command::floor, Command::discover};
   for (const Command& c : with_options)
     if (o->command == to_string(c)) command = &c;
   if (command == nullptr && o->command != "list" && o->command != "version" && o->command != "clock" &&

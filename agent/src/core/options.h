@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/adapter.h"
+#include "core/discovery.h"
 #include "core/floor.h"
 #include "core/header.h"
 
@@ -35,7 +36,7 @@ struct OptionRow;
 struct Options {
   Options();
 
-  std::string command;  // run | list | wakeup | floor | version | clock | cleanup
+  std::string command;  // run | list | wakeup | floor | discover | version | clock | cleanup
   Role role = Role::pub;
   std::string mw;
   std::string peer_mw;  // cross-vendor: the subscriber's middleware (the controller starts it)
@@ -96,7 +97,8 @@ struct Options {
   // wakeup probe
   int cpu_a = 0, cpu_b = 1;
   int iterations = 0;
-  FloorOptions floor;  // `floor`
+  FloorOptions floor;          // `floor`
+  DiscoveryOptions discovery;  // `discover`
   // The options given on the command line (row and text), for the refusals.
   std::vector<std::pair<const OptionRow*, std::string>> given;
   // The text given for option `name`, nullptr if it was not given.

@@ -13,7 +13,7 @@
 
 namespace mwperf {
 
-constexpr int kPluginAbi = 2;
+constexpr int kPluginAbi = 4;
 
 struct Plugin {
   int abi;                  // kPluginAbi

@@ -312,3 +312,28 @@ TEST(OptionTable, PublishedAsJson) {
   EXPECT_NE(event.find("\"name\":\"history\",\"kind\":\"history\""), std::string::npos);
   EXPECT_NE(event.find("\"record\":\"qos.batch\""), std::string::npos);
 }
+
+// `discover`: its own rows (N from 2, T from 1, a profile of the three), its
+// defaults, and what it needs.
+TEST(Options, DiscoverRows) {
+  Options o;
+  EXPECT_EQ(parse({"discover", "--mw", "cyclonedds", "--participants", "5", "--index", "4"}, &o), "");
+  EXPECT_EQ(o.discovery.participants, 5u);
+  EXPECT_EQ(o.discovery.index, 4u);
+  EXPECT_EQ(o.discovery.topics, 1u);
+  EXPECT_EQ(o.discovery.profile, "unicast");
+  EXPECT_EQ(o.discovery.nic, "lo");
+  EXPECT_EQ(o.discovery.timeout_ns, 60'000'000'000);
+  o = Options{};
+  EXPECT_EQ(parse({"discover", "--mw", "x", "--participants", "1", "--index", "0"}, &o),
+            "--participants: '1' must be a whole number from 2 to 1000");
+  o = Options{};
+  EXPECT_NE(parse({"discover", "--mw", "x", "--participants", "2", "--index", "0", "--discovery", "gossip"}, &o)
+                .find("--discovery: 'gossip'"),
+            std::string::npos);
+  o = Options{};
+  EXPECT_NE(parse({"discover", "--mw", "x", "--participants", "2"}, &o).find("--index"), std::string::npos);
+  o = Options{};
+  EXPECT_EQ(parse({"discover", "--mw", "x", "--participants", "2", "--index", "0", "--size", "64"}, &o),
+            "--size: unknown option");
+}

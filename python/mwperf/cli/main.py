@@ -18,8 +18,8 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf.version import __version__
-from mwperf.cli import (baseline, bundle, check, compare, completion, db, doctor, export, floor, history, hosts,
-                        imports, lab, ls, max_rate, report, run, sweep)
+from mwperf.cli import (baseline, bundle, check, compare, completion, db, discovery, doctor, export, floor, history,
+                        hosts, imports, lab, ls, max_rate, report, run, sweep)
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable
 from mwperf.errors import AgentError, BadInput
@@ -27,8 +27,8 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, max_rate, floor, hosts, lab, doctor, report, ls, baseline, compare, history, check, db, export,
-            imports, bundle, completion)
+COMMANDS = (run, sweep, max_rate, floor, discovery, hosts, lab, doctor, report, ls, baseline, compare, history, check,
+            db, export, imports, bundle, completion)
 
 EXAMPLES = """examples:
   mwperf run --mw udp,cyclonedds --mode latency --size 32,1k,63000 --duration 5s

@@ -33,7 +33,7 @@ from mwperf.errors import UsageError
 from mwperf.execute.placement import Placement
 from mwperf.plan.where import LinkProfile
 
-__all__ = ["NetnsPair", "stale_namespaces", "remove_stale", "PREFIX"]
+__all__ = ["NetnsPair", "stale_namespaces", "remove_stale", "nft_script", "PREFIX"]
 
 PREFIX = "mwperf-"
 SUBNET = "10.77"
@@ -44,6 +44,14 @@ def _run(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
     if check and done.returncode != 0:
         raise OSError(f"{' '.join(argv)}: {(done.stderr or done.stdout).strip() or f'exit {done.returncode}'}")
     return done
+
+
+def nft_script(ns: str, script: str) -> None:
+    """Loads an nft script in namespace ``ns``; OSError with nft's reason."""
+    done = subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=script, text=True,
+                          capture_output=True, timeout=30)
+    if done.returncode != 0:
+        raise OSError(f"nft in {ns}: {done.stderr.strip()}")
 
 
 def _namespaces() -> list[str]:
@@ -131,13 +139,11 @@ class NetnsPair(Placement):
                      "burst", str(burst), "latency", "50ms")
         if p.loss_pct > 0:
             for ns, dev in ((a, va), (b, vb)):
+                share = int(round(p.loss_pct * 100))  # of 10000; numgen's values are 0-9999, so 100 % is every packet
+                which = "" if share >= 10000 else f"numgen random mod 10000 < {share} "
                 script = (f"table inet mwperf_loss {{\n chain pre {{\n  type filter hook prerouting priority -300;\n"
-                          f"  iifname \"{dev}\" numgen random mod 10000 < {int(round(p.loss_pct * 100))} drop\n"
-                          f" }}\n}}\n")
-                done = subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=script, text=True,
-                                      capture_output=True, timeout=30)
-                if done.returncode != 0:
-                    raise OSError(f"nft in {ns}: {done.stderr.strip()}")
+                          f"  iifname \"{dev}\" {which}drop\n }}\n}}\n")
+                nft_script(ns, script)
 
     def remove(self) -> None:
         for ns in self.ns:

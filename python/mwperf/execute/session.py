@@ -37,7 +37,7 @@ from mwperf.errors import PointFailed
 from mwperf.execute.process import AgentProcess, describe_exit
 
 __all__ = ["Session", "expect_event", "tell", "check_exit", "ready_ports", "reader_slot", "relay_converged",
-           "stop_at", "TICK_S"]
+           "stop_at", "participants_go", "participants_stop", "TICK_S"]
 
 #: How often a wait gives its ``tick`` a turn (relaying ``converged``, cutting a burst).
 TICK_S = 0.1
@@ -89,6 +89,18 @@ def tell(agent: AgentProcess, line: str, close: bool = True) -> None:
         code = agent.wait_exit(time.monotonic() + 1.0)
         how = "closed its input" if code is None else describe_exit(code)
         raise PointFailed(_failure(agent, f"{agent.role}: {how} before '{line.split()[0]}' could be sent"))
+
+
+def participants_go(agents: Sequence[AgentProcess]) -> None:
+    """A discovery point's start (docs/agent-protocol.md, `discover`): `go` to every participant."""
+    for agent in agents:
+        tell(agent, "go", close=False)
+
+
+def participants_stop(agents: Sequence[AgentProcess]) -> None:
+    """A discovery point's end: `stop` to every participant still there (one gone has nothing to stop)."""
+    for agent in agents:
+        agent.send_line("stop")
 
 
 def check_exit(agent: AgentProcess, seconds: float) -> None:

@@ -10,6 +10,7 @@ from conftest import check_golden, described
 from mwperf.cli.max_rate import describe as describe_searches, plan_cells
 from mwperf.errors import PlanError
 from mwperf.execute.search import parse_criterion
+from mwperf.plan.discovery_plan import is_discovery_plan
 from mwperf.plan.scenario import is_scenario
 from mwperf.plan.sweep_plan import expand, load_plan, parse_plan
 from mwperf.cli.sweep import describe
@@ -24,7 +25,7 @@ def points_of(text, **kw):
 
 
 # Scenario files (a list of flows, plan/scenario.py) are tested in test_scenario.py.
-BUNDLED = sorted(p.stem for p in PLANS.glob("*.yaml") if not is_scenario(p))
+BUNDLED = sorted(p.stem for p in PLANS.glob("*.yaml") if not is_scenario(p) and not is_discovery_plan(p))
 
 
 @pytest.mark.parametrize("name", BUNDLED)

@@ -32,7 +32,8 @@ add_custom_command(OUTPUT "${cyclone11_types}/mwperf.c" "${cyclone11_types}/mwpe
           -Wno-implicit-extensibility -o "${cyclone11_types}" "${CMAKE_CURRENT_LIST_DIR}/../cyclonedds/mwperf.idl"
   DEPENDS "${CMAKE_CURRENT_LIST_DIR}/../cyclonedds/mwperf.idl" "${cyclone11_idlc}"
   COMMENT "idlc (Cyclone DDS 11) mwperf.idl")
-mwperf_adapter(cyclonedds11 ../cyclonedds/cyclonedds.cpp "${cyclone11_types}/mwperf.c")
+mwperf_adapter(cyclonedds11 ../cyclonedds/cyclonedds.cpp ../cyclonedds/cyclonedds_discovery.cpp
+               "${cyclone11_types}/mwperf.c")
 target_include_directories(mwperf_adapter_cyclonedds11 SYSTEM BEFORE PRIVATE "${cyclone11_types}"
                            "${MWPERF_CYCLONE11_PREFIX}/include")
 target_link_libraries(mwperf_adapter_cyclonedds11 PUBLIC ${cyclone11_libraries})

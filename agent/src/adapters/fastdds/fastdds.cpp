@@ -44,6 +44,9 @@
 #include "adapters/fastdds/fastdds_shm.h"
 #include "adapters/fastdds/fastdds_type.h"
 #include "core/adapter.h"
+#ifdef MWPERF_FASTDDS_DISCOVERY
+#include "adapters/fastdds/fastdds_discovery.h"
+#endif
 #include "util/json.h"
 #include "util/loaded_libs.h"
 #include "util/serial_drain.h"
@@ -122,6 +125,9 @@ class FastddsAdapter final : public Adapter, public dds::DataReaderListener {
     return v.empty() ? FASTCDR_VERSION_STR : v;
   }
   std::string effective_config() const override { return config_json_; }
+#ifdef MWPERF_FASTDDS_DISCOVERY  // Fast DDS 2.9's build (adapter.cmake)
+  std::unique_ptr<DiscoveryParticipant> make_participant() const override { return make_fastdds_participant(); }
+#endif
 
   Errc open(const AdapterConfig& cfg) override {
     cfg_ = cfg;

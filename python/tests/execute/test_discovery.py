@@ -1,0 +1,76 @@
+"""Discovery points (mwperf.execute.discovery) against ground truth the tests
+set up: the kernel's counters against datagrams the test sends itself, the
+pairs the middleware matched against N x (N-1) x T, and a link that drops
+everything (nftables, 100 % loss) against a point that then matches nothing
+across it. Needs root, ip and nft, and the agent with Cyclone DDS."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import real_agent_path
+from mwperf.execute.discovery import DiscoveryPoint, add_counters, read_counters, run_point
+from mwperf.execute.netns import NetnsPair
+from mwperf.plan.where import parse_link
+
+ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "nft"))
+needs_root = pytest.mark.skipif(not ROOT, reason="needs root, ip and nft")
+pytestmark = pytest.mark.measuring  # namespaces, nftables, the middleware's processes
+
+SEND = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for port, n, size in ((7410, 7, 100), (7411, 5, 300)):
+    for _ in range(n):
+        s.sendto(b"x" * size, (sys.argv[1], port))
+"""
+
+
+@needs_root
+def test_the_counters_count_what_the_test_sent():
+    """7 datagrams of 100 B to a discovery port (even), 5 of 300 B to a data port (odd), a -> b."""
+    with NetnsPair(parse_link("netns")) as pair:
+        for ns, dev in zip(pair.ns, pair.ifname):
+            add_counters(ns, dev)
+        subprocess.run(["ip", "netns", "exec", pair.ns[0], sys.executable, "-c", SEND, pair.addr[1]], check=True,
+                       timeout=30)
+        (udp_a, disc_a), (udp_b, disc_b) = read_counters(pair.ns[0]), read_counters(pair.ns[1])
+    assert disc_a == {"packets": 7, "bytes": 7 * (100 + 28)}  # IPv4 and UDP headers: 28 B
+    assert udp_a == {"packets": 12, "bytes": 7 * 128 + 5 * 328}
+    assert udp_b == disc_b == {"packets": 0, "bytes": 0}  # nothing went b -> a
+
+
+def _agent() -> str:
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet")
+    return str(agent)
+
+
+@pytest.mark.e2e
+@pytest.mark.side_by_side  # loopback, its own run id and domain, no timing asserted
+def test_n_participants_match_n_times_n_minus_1_times_t_pairs():
+    r = run_point(_agent(), DiscoveryPoint("cyclonedds", 3, 2, "unicast", 20_000_000_000), None)
+    assert r["complete"], r
+    assert r["remote_pairs"] == r["pairs_expected"] == 3 * 2 * 2
+    assert r["samples_from"] == 3 * 2 * 2  # what the samples' payload says: every other participant, every topic
+    assert 0 < r["time_to_match_ms"] <= r["time_to_first_sample_ms"]
+    assert r["traffic"] is None and len(r["cpu_ms"]) == len(r["rss_kb"]) == 3
+
+
+@needs_root
+@pytest.mark.e2e
+@pytest.mark.parametrize("spec, across", [("netns", True), ("netns:lossy:100%", False)])
+def test_default_discovery_across_the_link_is_counted_and_a_dropping_link_matches_nothing(spec, across):
+    """Two participants, one per namespace: with the link dropping every packet at the receiver
+    they never match, yet the sender's counters count what left."""
+    r = run_point(_agent(), DiscoveryPoint("cyclonedds", 2, 1, "default", 1_500_000_000), parse_link(spec))
+    assert r["complete"] is across
+    assert r["remote_pairs"] == (2 if across else 0)
+    assert r["samples_from"] == (2 if across else 0)
+    assert r["traffic"]["metatraffic_ports"]["packets"] > 0
+    assert r["traffic"]["udp"]["packets"] >= r["traffic"]["metatraffic_ports"]["packets"]
+    assert "<NetworkInterface name=\"mwa" in r["config"]["xml"] and "AllowMulticast" not in r["config"]["xml"]
