@@ -22,6 +22,7 @@ from mwperf.export.csv import ResultsCsv
 from mwperf.export.html import HtmlReport
 from mwperf.export.scenario import flows_summary
 from mwperf.export.tables import Tables, format_seconds, point_summary
+from mwperf.model.labels import point_id
 from mwperf.model.launches import as_points
 from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
@@ -55,11 +56,20 @@ def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, f
             (html,) = HtmlReport().write(everything, rundir)
         except OSError as exc:
             progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
-    said = [x for x in (launch_summary(everything), adaptive_saving([r for r in records if r.repetition is None]))
-            if x]
+    said = [x for x in (launch_summary(everything), adaptive_saving(_own_stops(records))) if x]
     out.write("\n" + "".join(f"{x}\n" for x in said) + f"results: {rundir.path}\n"
               + (f"report: {html}\n" if html and report_line else ""))
     out.flush()
+
+
+def _own_stops(records: list[Record]) -> list[Record]:
+    """The records whose own adaptive stop is their point's: no launches, or a point of one launch."""
+    launches: dict[tuple[object, ...], int] = {}
+    for r in records:
+        if r.repetition is not None:
+            key = (r.run_id, point_id(r))
+            launches[key] = launches.get(key, 0) + 1
+    return [r for r in records if r.repetition is None or launches[(r.run_id, point_id(r))] == 1]
 
 
 def launch_summary(records: list[Record]) -> str | None:

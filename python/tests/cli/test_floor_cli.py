@@ -68,7 +68,7 @@ def test_mwperf_floor_prints_and_stores_it(tmp_path):
 def test_a_run_measures_its_floor_first_and_no_floor_skips_it(tmp_path):
     common = ["run", "--agent", agent(), "--mw", "udp", "--mode", "latency", "--size", "64", "--duration", "300ms",
               "--warmup", "100ms"]
-    done = mwperf(*common, "--out", str(tmp_path / "with"))
+    done = mwperf(*common, "--verbose", "--out", str(tmp_path / "with"))  # the floor's table: with --verbose
     assert done.returncode == 0, done.stderr
     assert "mwperf: measuring the floor (4 measurements" in done.stderr
     assert "== floor: cross-core 0,1, wait block" in done.stdout and "x floor" in done.stdout
