@@ -16,7 +16,7 @@ from mwperf.hosts.probe import HostFacts
 
 # side by side: the lab is namespaces of its own (no interface, mount or address of the machine's), and no
 # timing is asserted; its tests share one lab, on one worker
-pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("far-hosts")]
+pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("far-hosts-2")]
 
 
 def _facts(**kw) -> HostFacts:

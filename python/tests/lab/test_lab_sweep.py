@@ -14,7 +14,7 @@ from far_fixtures import mwperf
 from mwperf.model.schema import validate_record
 from mwperf.results.rundir import read_records
 
-pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("far-hosts")]
+pytestmark = [pytest.mark.side_by_side, pytest.mark.xdist_group("far-hosts-2")]
 
 PLAN = """\
 mw: udp
