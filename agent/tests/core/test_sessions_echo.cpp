@@ -102,8 +102,9 @@ Trip round_trip(size_t size, bool loans) {
   return {field(rtt, "p50"), field(rtt, "min"), field(p.sub, "echo_errors")};
 }
 
-// What one copy of `size` bytes takes here, now (the median of a few).
-double copy_ns(size_t size) {
+// What one copy of `size` bytes takes here, now: the median of a few, or (`fastest`) the quickest, which a
+// loaded machine does not inflate (a copy preempted half-way once measured 535 us against ~100 us).
+double copy_ns(size_t size, bool fastest = false) {
   std::vector<uint8_t> from(size, 1), to(size, 2);
   std::vector<int64_t> t;
   for (int i = 0; i < 9; ++i) {
@@ -112,6 +113,7 @@ double copy_ns(size_t size) {
     t.push_back(now_ns() - t0);
     from[size_t(i)] = to[size - 1 - size_t(i)];  // used: the copy is not elided
   }
+  if (fastest) return double(*std::min_element(t.begin(), t.end()));
   std::nth_element(t.begin(), t.begin() + 4, t.end());
   return double(t[4]);
 }
@@ -138,7 +140,7 @@ TEST(Echo, ALoanedEchoKeepsTheRoundTripFlatFrom64BTo4MiB) {
 TEST(Echo, ACopiedEchoShowsTheCopyInTheRoundTrip) {
   // The same loop without loans: the echo stages the message in a copy of its
   // own (what the middlewares' echo did before they lent): that copy is seen.
-  const double copy = copy_ns(kLarge);
+  const double copy = copy_ns(kLarge, true);
   const Trip small = round_trip(64, false), large = round_trip(kLarge, false);
   std::printf("copied echo: 4 MiB p50 %.0f ns (64 B: %.0f), min %.0f (%.0f); a copy of 4 MiB: %.0f ns\n", large.p50,
               small.p50, large.min, small.min, copy);

@@ -307,8 +307,10 @@ def point_summary(record: Record) -> str:
     # a launch of a point: its own stop only where it stopped early; the point's headline so far from its launches
     adaptive = record.adaptive
     note = launches_note(record)
-    if not note:  # nothing of the point's yet (its first launch, or its only one): the launch's own, as a point's
-        return text + adaptive_note(record)
+    if not note:  # nothing of the point's yet (its first launch, or its only one): the launch's own, when it looked
+        looked = adaptive is not None and (adaptive.converged_after_s is not None or adaptive.needed_s is not None
+                                           or not (adaptive.needed_note or "no look").startswith("no look"))
+        return text + (adaptive_note(record) if looked else "")
     return (text + (adaptive_note(record) if adaptive is not None and adaptive.converged_after_s is not None else "")
             + f"; point: {note}")
 

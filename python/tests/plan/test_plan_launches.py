@@ -150,5 +150,5 @@ def test_each_launchs_line_and_the_table_show_the_points_headline_from_its_launc
     assert len(lines) == 6 and "point:" not in lines[0]
     assert "point: 2 launches, 50.0 %: p50 [" in lines[1]
     assert "point: 6 launches, 96.9 %: p50 [" in lines[-1] and "±1 % needs" in lines[-1] and "more launches" in lines[-1]
-    assert not any("no look" in line for line in lines)
+    assert not any("no look" in line for line in lines), lines
     assert "6 launches, 96.9 %: p50 [" in captured.out  # the table row's note (--verbose: every table)
