@@ -144,11 +144,10 @@ def test_across_a_namespace_link(tmp_path):
 @pytest.mark.side_by_side
 def test_a_plan_of_pairs_makes_the_matrices(tmp_path):
     """A 2 x 2 sweep, as plans/interop.yaml's 4 x 4 (shorter): every cell of both matrices filled,
-    each from a point whose counts agree (reliable keep-all: keep-last 10 rightly dropped samples once when
-    a loaded machine held the reader back)."""
+    each from a point whose counts agree."""
     plan = tmp_path / "pairs.yaml"
     plan.write_text("mw: [cyclonedds, connext]\npeer_mw: [cyclonedds, connext]\nmode: [latency, rate]\nrate: 1000\n"
-                    "size: 1k\nreliability: reliable\nhistory: keep-all\ntransport: udp\nduration: 1s\nwarmup: 300ms\n")
+                    "size: 1k\nreliability: reliable\nhistory: keep-last:10\ntransport: udp\nduration: 1s\nwarmup: 300ms\n")
     out = tmp_path / "sweep"
     with count_leaving_packets() as leaving:
         done = subprocess.run([sys.executable, "-m", "mwperf", "sweep", str(plan), "--agent",
