@@ -157,9 +157,7 @@ def test_a_plan_of_pairs_makes_the_matrices(tmp_path):
     records = records_of(done, out, points=8)
     assert {(r["mw"], r["peer_mw"] or r["mw"], r["mode"]) for r in records} == {
         (p, s, m) for p in ("cyclonedds", "connext") for s in ("cyclonedds", "connext") for m in ("latency", "rate")}
-    # counts that agree: keep-last 10 may rightly drop when a loaded machine holds a reader back (seen once)
-    assert all(r["received"] + r["lost"] == r["sent"] and r["received"] > 0 for r in records), \
-        [(r["mw"], r["peer_mw"], r["mode"], r["sent"], r["received"], r["lost"]) for r in records]
+    assert all(r["received"] == r["sent"] > 0 for r in records)
     tables = [line for line in done.stdout.splitlines() if line.startswith("== Cross-vendor")]
     assert len(tables) == 4, tables  # p50 and loss, latency and rate
     for name in ("cyclonedds", "connext"):
