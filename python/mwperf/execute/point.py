@@ -35,7 +35,7 @@ from mwperf.execute.netns import NetnsPair
 from mwperf.execute.phases import PhaseClock
 from mwperf.execute.placement import Local, Placement
 from mwperf.execute.services import Service
-from mwperf.execute.session import Session, Tick, relay_converged, stop_at, tell
+from mwperf.execute.session import SAID, Session, Tick, relay_converged, stop_at, tell
 from mwperf.execute.ssh import SshHosts
 from mwperf.interrupts import signals_deferred
 from mwperf.plan.options import RunOptions, TestPoint
@@ -261,6 +261,8 @@ def _run_agents(opts: RunOptions, point: TestPoint, agent: str, timeouts: Resolv
             outcome.subs = results
     except PointFailed as exc:
         outcome.error = str(exc)
+        if "no matching peer" in outcome.error and not SAID.search(outcome.error):
+            outcome.error += session.subscribers_said(SUB_MATCH_MARGIN_NS / 1e9 + 1.0)
         if session.pubs and session.subs and not str(exc).startswith("sub"):
             salvage(session, outcome, timeouts.drain + 1.0)
     except AgentError as exc:

@@ -29,6 +29,7 @@ subscriber whose publisher failed is asked for what it has
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -36,8 +37,11 @@ from typing import Callable, Sequence
 from mwperf.errors import PointFailed
 from mwperf.execute.process import AgentProcess, describe_exit
 
-__all__ = ["Session", "expect_event", "tell", "check_exit", "ready_ports", "reader_slot", "relay_converged",
+__all__ = ["SAID", "Session", "expect_event", "tell", "check_exit", "ready_ports", "reader_slot", "relay_converged",
            "stop_at", "participants_go", "participants_stop", "TICK_S"]
+
+#: A middleware's own words in an agent's error: "; Cyclone said: ..." (core/security.h, LastSaid).
+SAID = re.compile(r"; [A-Z][A-Za-z ]{1,20} said: .*$")
 
 #: How often a wait gives its ``tick`` a turn (relaying ``converged``, cutting a burst).
 TICK_S = 0.1
@@ -278,6 +282,25 @@ class Session:
                 free = next(k for k in range(self.readers) if results[base + k] is None)
                 results[base + reader_slot(event, self.readers, free)] = event
         return results
+
+    def subscribers_said(self, seconds: float) -> str:
+        """After a publisher failed to match: what a subscriber's middleware said of it ("; Cyclone said:
+        ..."), from that subscriber's own error, which its own match timeout brings within ``seconds``
+        (it started first); "" when none says anything. The reason of a secured handshake that fails is
+        often only the side that receives it knows (Cyclone 0.10 refusing Fast DDS's ECDH key)."""
+        deadline = time.monotonic() + seconds
+        for sub in self.subs:
+            while True:
+                try:
+                    event = sub.wait_for({"error"}, deadline)
+                except TimeoutError:
+                    break
+                if event is None or event.get("event") != "error":
+                    break
+                found = SAID.search(str(event.get("error") or ""))
+                if found:
+                    return found.group(0)
+        return ""
 
     def kill(self) -> None:
         """Every agent's process group, gone (in a ``finally``: nothing is left behind)."""

@@ -114,10 +114,30 @@ class Said {
       if (text.size() > (1u << 20)) text.erase(0, text.size() - (64u << 10));
     }
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    std::string line = text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+    // The last entry: from the last line that starts with a time stamp, its continuation lines
+    // (OpenSSL's error queue under a failed handshake) joined to it.
+    size_t start = text.size();
+    while (start > 0) {
+      const size_t nl = text.rfind('\n', start - 1);
+      const size_t from = nl == std::string::npos ? 0 : nl + 1;
+      if (stamped(text, from) || from == 0) {
+        start = from;
+        break;
+      }
+      start = nl;
+    }
+    std::string line = text.substr(start);
+    for (char& c : line)
+      if (c == '\n') c = ' ';
     const size_t thread = line.find("] ");  // "1700000000.123456 [0]   thread: what"
     if (thread != std::string::npos) line.erase(0, line.find_first_not_of(' ', thread + 2));
     return line.size() > 400 ? line.substr(0, 400) : line;
+  }
+  // Whether the line at `at` begins with Cyclone's time stamp ("1700000000.123456 [").
+  static bool stamped(const std::string& text, size_t at) {
+    size_t i = at, digits = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i, ++digits;
+    return digits > 0 && i < text.size() && text[i] == '.';
   }
   // `reason` with what Cyclone said last appended.
   std::string with(const std::string& reason) const {
