@@ -250,8 +250,13 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
 
 
 def plan_doc(plan: Plan, count: int) -> dict:
-    return {"plan": plan.source, "description": plan.description, "points": count,
-            "repetitions": plan.launches,
-            "options": {k: list(v) for k, v in plan.options.items()},
-            "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()}
-                        for r in plan.exclude]}
+    doc = {"plan": plan.source, "description": plan.description, "points": count, "repetitions": plan.launches,
+           **_matrix_doc(plan.options, plan.exclude)}
+    if plan.also:  # the matrices after the main one
+        doc["also"] = [_matrix_doc(m.options, m.exclude) for m in plan.also]
+    return doc
+
+
+def _matrix_doc(options, exclude) -> dict:
+    return {"options": {k: list(v) for k, v in options.items()},
+            "exclude": [{k: sorted(v, key=str) if isinstance(v, set) else v for k, v in r.items()} for r in exclude]}

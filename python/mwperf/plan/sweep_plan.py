@@ -7,7 +7,9 @@ that applies to a point's mode (``rate`` only to rate points, ``demand`` and
 ``burst_gap`` to burst points: the table says which), so a plan expands to
 as many points as it yields; a key that applies to no point of the plan is
 an error, not dropped. ``mw: built`` is every middleware the agent is built
-with; ``exclude`` rules prune points; ``launches`` (``repetitions``: its
+with that honours the plan's options; ``exclude`` rules prune points; ``also``
+lists more matrices, each its own options and exclude rules
+(:mod:`mwperf.plan.matrix`: the quick plan's secured points); ``launches`` (``repetitions``: its
 older name) is how many launches each point is measured as, 6 unless given,
 interleaved across the points, each an equal share of the point's duration
 and warm-up (:mod:`mwperf.plan.launches`); ``max_launches``: up to how many
@@ -46,27 +48,23 @@ from typing import Any, Callable, Mapping
 
 from mwperf.description import AgentInfo
 from mwperf.display import shown
-from mwperf.errors import PlanError, UnitError, Unsupported, UsageError
+from mwperf.errors import PlanError, Unsupported, UsageError
+from mwperf.plan.checks import refused_option
 from mwperf.plan.launches import default_launches, interleaved
+from mwperf.plan.matrix import (ALSO, BUILT, CONTROLLER_KEYS, Matrix, excluded, key_name, normal, option_keys,
+                                parse_also, parse_matrix, settings_of)
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest, TestPoint
 from mwperf.plan.plan_file import load_yaml, read_plan_text
 from mwperf.plan.validate import build_run_options, check_point
 from mwperf.table import OptionTable, snapshot
-from mwperf.units import parse_list, parse_rate_hz, parse_size
 
 __all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_size", "point_hash", "option_keys",
            "MAX_POINTS", "ENV_MAX_POINTS"]
 
-#: The controller's own plan keys (each a value or a list, as the options of the table).
-CONTROLLER_KEYS = ("cpu", "link", "point_timeout", "keyed", "reuse_agents")
-SWEEP_KEYS = ("exclude", "launches", "repetitions", "max_launches", "description", "search")
+#: The plan's own keys (its matrices' are options, :mod:`mwperf.plan.matrix`).
+SWEEP_KEYS = ("launches", "repetitions", "max_launches", "description", "search", ALSO)
 #: A max-rate plan's ``search`` keys (``mwperf max-rate``'s options of the same names).
 SEARCH_KEYS = ("loss", "p99", "step", "bounds")
-#: ``mw: built``: every middleware the agent is built with (its description says which).
-BUILT = "built"
-#: One value even when it has a comma (``cpu: 0,1`` is one placement).
-NO_COMMA_SPLIT = {"cpu", "link"}
-RULE_BOUNDS = {"size_over", "size_under", "rate_over", "rate_under", "offered_gbps_over"}
 MAX_REPETITIONS = 1000
 #: A sweep of more points is refused unless the limit is raised (--max-points, $MWPERF_MAX_POINTS):
 #: at a second a point it runs for hours, at 30 s (rate-matrix.yaml) for days.
@@ -74,16 +72,6 @@ MAX_POINTS = 10_000
 ENV_MAX_POINTS = "MWPERF_MAX_POINTS"
 #: From this many points, the count is printed before the plan is expanded.
 ANNOUNCE_POINTS = 1_000
-
-
-def option_keys(table: OptionTable | None = None) -> tuple[str, ...]:
-    """Every key a plan may set: the table's options of ``mwperf run``, then the controller's."""
-    return tuple(r.key for r in (table or snapshot()).user_rows) + CONTROLLER_KEYS
-
-
-def _flag(key: str) -> bool:
-    row = snapshot().by_key(key)
-    return key == "keyed" or (row is not None and row.kind == "flag")
 
 
 @dataclass(frozen=True)
@@ -96,80 +84,16 @@ class Plan:
     text: str  # the plan as written (saved in the run directory)
     search: Mapping[str, str] | None = None  # a max-rate plan's criterion, as written
     max_launches: int | None = None  # the adaptive stop's most launches a point (None: the launches)
+    also: tuple[Matrix, ...] = ()  # the matrices after the main one (``also:``)
 
     @property
     def launches(self) -> int:
         return self.repetitions or default_launches()
 
-
-def _key_name(key: str) -> str:
-    return key.strip().replace("-", "_")
-
-
-def _values(source: str, key: str, raw: Any) -> tuple:
-    """A plan value or list as a tuple of option strings (bools for flags)."""
-    items = raw if isinstance(raw, list) else [raw]
-    if not items:
-        raise PlanError(source, key, None, "empty list")
-    flag = _flag(_key_name(key))
-    out: list = []
-    for item in items:
-        if isinstance(item, bool):
-            if not flag:
-                raise PlanError(source, key, None, f"{str(item).lower()} is not a value of {key}")
-            out.append(item)
-        elif isinstance(item, (int, float, str)):
-            text = str(item).strip()
-            if flag:
-                raise PlanError(source, key, text, "expected true or false")
-            if _key_name(key) in NO_COMMA_SPLIT:
-                out.append(text)
-            else:
-                try:
-                    out.extend(parse_list(text))
-                except UnitError as exc:
-                    raise PlanError(source, key, text, str(exc)) from None
-        else:
-            raise PlanError(source, key, None, f"{item!r} is not a single value")
-    return tuple(dict.fromkeys(out))
-
-
-def _normal(key: str, value: Any) -> Any:
-    """A value in the form rules and points compare: machine values for the table's options."""
-    row = snapshot().by_key(key)
-    if isinstance(value, bool) or row is None:
-        return value if isinstance(value, bool) else str(value).strip().lower()
-    try:
-        return row.parse(value)
-    except ValueError:
-        return str(value).strip().lower()
-
-
-def _rule(source: str, index: int, raw: Any) -> dict:
-    where = f"exclude[{index}]"
-    if not isinstance(raw, dict) or not raw:
-        raise PlanError(source, where, None, "expected a mapping of conditions, e.g. {offered_gbps_over: 8}")
-    rule: dict[str, Any] = {}
-    for key, value in raw.items():
-        name = _key_name(str(key))
-        if name not in RULE_BOUNDS and name not in option_keys():
-            raise PlanError(source, f"{where}.{key}", None, f"unknown condition (use an option name, "
-                                                            f"{', '.join(sorted(RULE_BOUNDS))})")
-        try:
-            if name in ("size_over", "size_under"):
-                rule[name] = parse_size(str(value))
-            elif name in ("rate_over", "rate_under"):
-                rule[name] = parse_rate_hz(str(value))
-            elif name == "offered_gbps_over":
-                rule[name] = float(value)
-                if rule[name] < 0:
-                    raise ValueError
-            else:
-                rule[name] = {_normal(name, v) for v in _values(source, name, value)}
-        except (UnitError, ValueError, TypeError) as exc:
-            detail = f": {exc}" if isinstance(exc, UnitError) else ""
-            raise PlanError(source, f"{where}.{key}", str(value), f"not a valid bound{detail}") from None
-    return rule
+    @property
+    def matrices(self) -> tuple[Matrix, ...]:
+        """The main matrix (its top-level options and exclude rules), then ``also``'s."""
+        return (Matrix(self.options, self.exclude), *self.also)
 
 
 def parse_plan(text: str, source: str = "plan") -> Plan:
@@ -178,22 +102,16 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
     data = load_yaml(text, source)
     if not isinstance(data, dict):
         raise PlanError(source, None, None, "expected a mapping of mwperf run options (mw: ..., size: ...)")
-    options: dict[str, tuple] = {}
-    exclude: list[dict] = []
     repetitions: int | None = None
     max_launches: int | None = None
     description = None
     search = None
-    spelled: dict[str, str] = {}
-    keys = option_keys()
+    also: tuple[Matrix, ...] = ()
+    own: dict[str, Any] = {}
     for raw_key, value in data.items():
-        key = _key_name(str(raw_key))
-        if key in spelled:  # match-timeout and match_timeout are one key
-            raise PlanError(source, str(raw_key), None, f"the same key as {spelled[key]}: keep one")
-        spelled[key] = str(raw_key)
-        if key == "exclude":
-            rules = value if isinstance(value, list) else [value]
-            exclude = [_rule(source, i, r) for i, r in enumerate(rules)]
+        key = key_name(str(raw_key))
+        if key not in SWEEP_KEYS:
+            own[raw_key] = value
         elif key in ("launches", "repetitions", "max_launches"):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPETITIONS:
                 raise PlanError(source, str(raw_key), str(value), f"must be a whole number from 1 to {MAX_REPETITIONS}")
@@ -209,28 +127,15 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
             if isinstance(value, (dict, list)):
                 raise PlanError(source, "description", None, "expected text")
             description = None if value is None else str(value)
-        elif key in keys:
-            if value is None:
-                raise PlanError(source, str(raw_key), None, "no value")
-            options[key] = _values(source, str(raw_key), value)
         else:
-            raise PlanError(source, str(raw_key), None, f"unknown key (known: {', '.join(keys + SWEEP_KEYS)})")
-    if "mw" not in options:
-        raise PlanError(source, "mw", None, "missing (the middlewares to sweep, e.g. mw: [cyclonedds, fastdds])")
-    for index, rule in enumerate(exclude):
-        for cond, wanted in rule.items():
-            if cond in RULE_BOUNDS:
-                continue
-            planned = {_normal(cond, v) for v in options.get(cond, ())}
-            unknown = sorted(map(str, wanted - planned)) if cond in options else []
-            if cond not in options or unknown:
-                have = ", ".join(map(str, options.get(cond, ()))) or "not set in this plan"
-                raise PlanError(source, f"exclude[{index}].{cond}", ", ".join(unknown) or "this key",
-                                f"not among the plan's values ({have})")
+            also = parse_also(source, value, SWEEP_KEYS)
+    main = parse_matrix(source, own, "", SWEEP_KEYS)
+    if search is not None and also:
+        raise PlanError(source, ALSO, None, "not in a max-rate plan (its searches are one matrix)")
     if max_launches is not None and max_launches < (repetitions or default_launches()):
         raise PlanError(source, "max_launches", str(max_launches),
                         f"fewer than the launches ({repetitions or default_launches()})")
-    return Plan(source, options, tuple(exclude), repetitions, description, text, search, max_launches)
+    return Plan(source, main.options, main.exclude, repetitions, description, text, search, max_launches, also)
 
 
 def _search(source: str, raw: Any) -> dict[str, str]:
@@ -259,14 +164,15 @@ def count_points(plan: Plan) -> int:
     only, so a plan of any size is counted at once."""
     table = snapshot()
     total = 0
-    for mode in plan.options.get("mode", (table["mode"].default,)):
-        product = 1
-        for key, values in plan.options.items():
-            row = table.by_key(key)
-            if key == "mode" or (row is not None and not row.applies(_normal("mode", mode))):
-                continue
-            product *= len(values)
-        total += product
+    for matrix in plan.matrices:
+        for mode in matrix.options.get("mode", (table["mode"].default,)):
+            product = 1
+            for key, values in matrix.options.items():
+                row = table.by_key(key)
+                if key == "mode" or (row is not None and not row.applies(normal("mode", mode))):
+                    continue
+                product *= len(values)
+            total += product
     return total * plan.launches
 
 
@@ -300,43 +206,10 @@ def _stderr_note(text: str) -> None:
     sys.stderr.flush()
 
 
-def _settings(point: TestPoint, own: Mapping[str, Any]) -> dict[str, Any]:
-    """A point as exclude rules see it: plan key -> machine value (the controller's as written)."""
-    settings = {"mw": point.mw, "mode": point.mode, **own}
-    settings.update((name.replace("-", "_"), value) for name, value in point.values if value is not None)
-    return settings
-
-
-def _excluded(rules: tuple[Mapping[str, Any], ...], settings: Mapping[str, Any]) -> bool:
-    size, rate = settings.get("size"), settings.get("rate")
-    for rule in rules:
-        hit = True
-        for cond, want in rule.items():
-            if cond == "size_over":
-                hit = size is not None and size > want
-            elif cond == "size_under":
-                hit = size is not None and size < want
-            elif cond == "rate_over":
-                hit = rate is not None and rate > want
-            elif cond == "rate_under":
-                hit = rate is not None and rate < want
-            elif cond == "offered_gbps_over":
-                hit = rate is not None and size is not None and size * 8 * rate / 1e9 > want
-            else:
-                hit = cond in settings and _normal(cond, settings[cond]) in want if cond in CONTROLLER_KEYS \
-                    else (settings[cond] if cond in settings else _normal(cond, "default")) in want
-                # (a point at its default has no value of its own: a rule naming `default` is about it)
-            if not hit:
-                break
-        if hit:
-            return True
-    return False
-
-
 def _plan_key(option: str | None) -> str:
     """The plan key a run option is set by; an option a plan cannot set
     (``--out``) is about the point as a whole, named by its middleware."""
-    name = _key_name(option[2:]) if option and option.startswith("--") else None
+    name = key_name(option[2:]) if option and option.startswith("--") else None
     if name == "best":
         return "reliability"
     return name if name in option_keys() else "mw"
@@ -372,14 +245,15 @@ def _shown_setting(table: OptionTable, settings: Mapping[str, Any], key: str) ->
     return row.shown(settings[key]) if row is not None and key in settings else settings.get(key)
 
 
-def _planned(plan: Plan, error: UsageError, agent_info: AgentInfo, value_of: Callable[[str], Any]) -> PlanError:
-    """A run option's error as the plan's: the key it is about, and how to exclude it."""
+def _planned(plan: Plan, matrix: Matrix, error: UsageError, agent_info: AgentInfo,
+             value_of: Callable[[str], Any]) -> PlanError:
+    """A run option's error as the plan's: the key it is about (in its matrix), and how to exclude it."""
     key = _plan_key(error.option)
     hint = ""
     if isinstance(error, Unsupported):
         rule = f"size_over: {agent_info.adapters[error.mw].max_size}" if key == "size" else f"{key}: {value_of(key)}"
         hint = f" (exclude it: {{mw: {error.mw}, {rule}}})"
-    return PlanError(plan.source, key, error.value, error.reason + hint)
+    return PlanError(plan.source, matrix.key(key), error.value, error.reason + hint)
 
 
 def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
@@ -391,13 +265,35 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
     ``max_points`` points (:func:`check_size`). ``hosts``: the points run between two hosts
     (``pub=USER@HOST,sub=USER@HOST``, as --hosts), validated as such."""
     check_size(plan, max_points, note)
+    points: list[tuple[RunOptions, TestPoint]] = []
+    seen: set[str] = set()  # the same configuration written twice (1k and 1024, in two matrices) runs once
+    for matrix in plan.matrices:
+        points += _matrix_points(plan, matrix, seen, out=out, agent=agent, agent_info=agent_info,
+                                 cpu_count=cpu_count, hosts=hosts)
+    if not points:
+        raise PlanError(plan.source, "exclude", None, "every point is excluded")
+    return interleaved(points, launches or plan.launches, plan.max_launches, point_hash, numbered=True)
+
+
+def _built(plan: Plan, matrix: Matrix, opts: RunOptions) -> None:
+    """``mw: built`` chose every built middleware when none honours all of the matrix's options: refused."""
+    for name in opts.mws:
+        problem = refused_option(opts.table, opts.values, opts.adapters[name])
+        if problem is not None:
+            raise PlanError(plan.source, matrix.key("mw"), BUILT, f"no middleware built here honours every option "
+                                                                  f"of this matrix ({name}: {problem})")
+
+
+def _matrix_points(plan: Plan, matrix: Matrix, seen: set[str], *, out: Path, agent: str | None, agent_info: AgentInfo,
+                   cpu_count: int | None, hosts: str | None) -> list[tuple[RunOptions, TestPoint]]:
+    """The points of one matrix of the plan, excluded ones removed, each validated; not those in ``seen``."""
     table = agent_info.table
-    options = dict(plan.options)
-    if options.get("mw") == (BUILT,):  # every middleware this agent is built with
-        options["mw"] = tuple(agent_info.adapters)
+    options = dict(matrix.options)
+    built = options.get("mw") == (BUILT,)
+    if built:  # every middleware this agent is built with that honours the matrix's options: the run's choice
+        del options["mw"]
     own_keys = [k for k in CONTROLLER_KEYS if k in options]
     points: list[tuple[RunOptions, TestPoint]] = []
-    seen: set[str] = set()
     for combo in itertools.product(*(options[k] for k in own_keys)):
         own = dict(zip(own_keys, combo))
         table_options = {k: v for k, v in options.items() if k not in CONTROLLER_KEYS}
@@ -405,21 +301,21 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
             opts = build_run_options(_request(table_options, own, out, table, hosts), agent_info, agent=agent,
                                      cpu_count=cpu_count, check_out=False, check_points=False)
         except UsageError as exc:
-            raise _planned(plan, exc, agent_info, lambda key: ",".join(map(str, options.get(key, ())))) from None
+            raise _planned(plan, matrix, exc, agent_info,
+                           lambda key: ",".join(map(str, options.get(key, ())))) from None
+        if built:
+            _built(plan, matrix, opts)
         for point in opts.points():
-            settings = _settings(point, own)
-            if _excluded(plan.exclude, settings):
+            settings = settings_of(point, own)
+            if excluded(matrix.exclude, settings):
                 continue
             try:
                 check_point(opts, point)
             except UsageError as exc:
-                raise _planned(plan, exc, agent_info, partial(_shown_setting, table, settings)) from None
-            # The same configuration written twice (1k and 1024, keyed and instances) runs once.
+                raise _planned(plan, matrix, exc, agent_info, partial(_shown_setting, table, settings)) from None
             ident = point_hash(opts, point, 0)
             if ident in seen:
                 continue
             seen.add(ident)
             points.append((opts, point))
-    if not points:
-        raise PlanError(plan.source, "exclude", None, "every point is excluded")
-    return interleaved(points, launches or plan.launches, plan.max_launches, point_hash, numbered=True)
+    return points

@@ -176,3 +176,16 @@ def test_bad_plan_exits_2_naming_the_key(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith(f"mwperf: error: {plan}: size: 70000: udp carries at most 65507 bytes"), done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_run_json_keeps_every_matrix_of_the_plan():
+    from mwperf.cli.sweep import plan_doc
+    from mwperf.plan.sweep_plan import parse_plan
+
+    plan = parse_plan("mw: udp\nalso:\n  - {mw: built, security: [none, encrypt], exclude: [{security: none}]}\n",
+                      "p.yaml")
+    doc = plan_doc(plan, 4)
+    assert doc["options"] == {"mw": ["udp"]} and doc["exclude"] == []
+    assert doc["also"] == [{"options": {"mw": ["built"], "security": ["none", "encrypt"]},
+                            "exclude": [{"security": ["none"]}]}]
+    assert "also" not in plan_doc(parse_plan("mw: udp\n", "p.yaml"), 1)

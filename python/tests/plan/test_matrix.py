@@ -1,0 +1,88 @@
+"""A plan's matrices (``also:``): the quick plan's secured points, ``mw: built``
+as the built middlewares that honour a matrix's options, and each bad matrix
+refused in one line naming it (exit 2 from the command line)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import described
+from mwperf.errors import PlanError
+from mwperf.plan.sweep_plan import count_points, expand, load_plan, parse_plan
+
+PLANS = Path(__file__).resolve().parents[3] / "plans"
+AGENT = described()
+SECURABLE = {name for name, info in AGENT.adapters.items() if info.honours("security")}
+
+
+def points_of(text, agent_info=AGENT):
+    return expand(parse_plan(text, "p.yaml"), out=Path("results/x"), agent=None, agent_info=agent_info, cpu_count=2)
+
+
+def test_the_quick_plan_has_one_secured_point_per_securable_middleware():
+    assert SECURABLE == {"cyclonedds", "cyclonedds11", "fastdds"}  # the recorded agent (fixtures/agent-list.jsonl)
+    points = expand(load_plan(PLANS / "quick.yaml"), out=Path("r"), agent=None, agent_info=AGENT, cpu_count=2)
+    secured = {(p.point.mw, p.point.mode, p.point.size, p.point.get("transport"))
+               for p in points if p.point.get("security") == "encrypt"}
+    assert secured == {(mw, "latency", 1024, "udp") for mw in SECURABLE}
+    clear = {p.point.mw for p in points if p.point.get("security") == "none" and p.point.get("transport") == "udp"}
+    assert clear == SECURABLE  # the ratio's other side, on the same transport
+    assert {p.point.mw for p in points} == set(AGENT.adapters)  # the main matrix, every built middleware
+    # without those middlewares the secured matrix has fewer points, and the plan still expands
+    fewer = described(only=set(AGENT.adapters) - {"cyclonedds11"})
+    again = expand(load_plan(PLANS / "quick.yaml"), out=Path("r"), agent=None, agent_info=fewer, cpu_count=2)
+    assert {p.point.mw for p in again if p.point.get("security") == "encrypt"} == SECURABLE - {"cyclonedds11"}
+
+
+def test_also_matrices_stand_alone_and_count():
+    text = ("mw: [udp, tcp]\nsize: [32, 1k]\nlaunches: 2\n"
+            "also:\n  - {mw: built, security: [none, encrypt], size: 1k}\n  - {mw: udp, size: 32}\n")
+    plan = parse_plan(text, "p.yaml")
+    points = points_of(text)
+    distinct = [p for p in points if not p.repetition]
+    # the main matrix's 4; 3 middlewares x 2 levels; udp 32 B is the main matrix's point again: run once
+    assert len(distinct) == 4 + 6
+    assert count_points(plan) == (4 + 2 + 1) * 2  # counted before expansion: `built` as one middleware
+    assert {(p.point.mw, p.point.size) for p in distinct if p.point.get("security") is None} == {
+        (mw, size) for mw in ("udp", "tcp") for size in (32, 1024)}
+    assert all(p.point.size == 1024 and p.point.mw in SECURABLE for p in distinct if p.point.get("security"))
+    assert len({p.point_hash for p in points}) == len(points) == 20
+
+
+BAD = [
+    ("mw: udp\nalso: 3\n", "p.yaml: also: expected a list of matrices"),
+    ("mw: udp\nalso: [3]\n", "p.yaml: also[0]: expected a mapping of options"),
+    ("mw: udp\nalso:\n  - {security: encrypt}\n", "p.yaml: also[0].mw: missing"),
+    ("mw: udp\nalso:\n  - {mw: udp, launches: 2}\n", "p.yaml: also[0].launches: a key of the whole plan"),
+    ("mw: udp\nalso:\n  - {mw: udp, sizes: 1k}\n", "p.yaml: also[0].sizes: unknown key"),
+    ("mw: udp\nalso:\n  - {mw: built, security: warp}\n",
+     "p.yaml: also[0].security: warp: choose from none, auth, sign, encrypt"),
+    ("mw: udp\nalso:\n  - {mw: udp, security: encrypt}\n",
+     "p.yaml: also[0].security: encrypt: not supported by udp"),
+    ("mw: udp\nalso:\n  - {mw: built, security: encrypt, congestion: drop}\n",
+     "p.yaml: also[0].mw: built: no middleware built here honours every option of this matrix"),
+    ("mw: udp\nalso:\n  - {mw: udp, exclude: [{size: 1k}]}\n",
+     "p.yaml: also[0].exclude[0].size: this key: not among the plan's values"),
+    ("mw: udp\nmode: rate\nsearch: {loss: 1%}\nalso:\n  - {mw: tcp}\n", "p.yaml: also: not in a max-rate plan"),
+]
+
+
+@pytest.mark.parametrize("text, expected", BAD)
+def test_a_bad_matrix_is_named(text, expected):
+    with pytest.raises(PlanError) as err:
+        points_of(text)
+    message = str(err.value)
+    assert message.startswith(expected), message
+    assert "\n" not in message
+
+
+def test_a_bad_matrix_exits_2_in_one_line(tmp_path):
+    plan = tmp_path / "bad.yaml"
+    plan.write_text("mw: udp\nalso:\n  - {mw: udp, security: encrypt}\n")
+    done = subprocess.run([sys.executable, "-m", "mwperf", "sweep", str(plan), "--dry-run"], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [done.stderr.strip()], done.stderr
+    assert done.stderr.startswith(f"mwperf: error: {plan}: also[0].security: encrypt: not supported by udp")
