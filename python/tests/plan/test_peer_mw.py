@@ -79,3 +79,49 @@ def test_without_peer_mw_every_rtps_middleware_pairs():
     opts = build(peer_mw="cyclonedds")
     assert set(opts.mws) == {n for n, a in DDS.adapters.items() if a.honours("rtps")}
     assert {"cyclonedds", "fastdds", "connext", "ros2"} <= set(opts.mws)
+
+
+def test_a_plan_over_peers_and_levels_keeps_each_level_apart():
+    """peer_mw x security: each cell at each level, both sides secured at its level (the subscriber's agent
+    too), and each level's cells a matrix of their own (the report's interop matrices, from these points)."""
+    from pathlib import Path
+
+    from mwperf.execute import keystore
+    from mwperf.export.interop import matrices
+    from mwperf.plan.sweep_plan import expand, parse_plan
+
+    plan = parse_plan("mw: [cyclonedds, fastdds]\npeer_mw: [cyclonedds, fastdds]\nsecurity: [none, encrypt]\n"
+                      "transport: udp\nsize: 1k\nlaunches: 1\n", "p.yaml")
+    points = expand(plan, out=Path("results/x"), agent=None, agent_info=DDS, cpu_count=2)
+    cells = {(p.point.mw, p.point.get("peer-mw") or p.point.mw, p.point.get("security")) for p in points}
+    assert cells == {(a, b, level) for a in ("cyclonedds", "fastdds") for b in ("cyclonedds", "fastdds")
+                     for level in ("none", "encrypt")}
+    try:
+        for p in points:
+            pub, sub = agent_argv("A", "pub", p.point, p.opts, 0), agent_argv("A", "sub", p.point, p.opts, 0)
+            level = p.point.get("security")
+            for side in (pub, sub):
+                assert (side[side.index("--security") + 1] if "--security" in side else "none") == level
+                assert ("--enclave" in side) == (level == "encrypt")
+    finally:
+        keystore.remove_made()
+    records = [_record(p.point.mw, p.point.get("peer-mw"), p.point.get("security")) for p in points]
+    grouped = matrices(records)
+    assert len(grouped) == 2 and all(len(m.cells) == 4 for m in grouped)
+    assert sorted(m.qos for m in grouped) == ["reliable, keep-last:10, volatile, udp",
+                                              "reliable, keep-last:10, volatile, udp, security encrypt"]
+    for m in grouped:
+        assert len({r.qos("security") for rs in m.cells.values() for r in rs}) == 1
+
+
+def _record(mw, peer, level):
+    import copy
+    import json
+
+    from conftest import FIXTURES, typed
+
+    line = (FIXTURES / "results-extended.jsonl").read_text().splitlines()[2]  # fastdds latency 1 KiB reliable udp
+    r = copy.deepcopy(json.loads(line))
+    r["mw"], r["peer_mw"] = mw, peer
+    r["qos"]["security"] = level
+    return typed(r)
