@@ -1,15 +1,12 @@
 """A plan's matrices (``also:``): the quick plan's secured points, ``mw: built``
-as the built middlewares that honour a matrix's options, and each bad matrix
-refused in one line naming it (exit 2 from the command line)."""
+as the built middlewares that honour a matrix's options, and a bad matrix
+refused in one line naming it, exit 2 (each bad matrix's message: test_sweep_plan.py's BAD)."""
 
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from conftest import described
-from mwperf.errors import PlanError
 from mwperf.plan.sweep_plan import count_points, expand, load_plan, parse_plan
 
 PLANS = Path(__file__).resolve().parents[3] / "plans"
@@ -49,33 +46,6 @@ def test_also_matrices_stand_alone_and_count():
         (mw, size) for mw in ("udp", "tcp") for size in (32, 1024)}
     assert all(p.point.size == 1024 and p.point.mw in SECURABLE for p in distinct if p.point.get("security"))
     assert len({p.point_hash for p in points}) == len(points) == 20
-
-
-BAD = [
-    ("mw: udp\nalso: 3\n", "p.yaml: also: expected a list of matrices"),
-    ("mw: udp\nalso: [3]\n", "p.yaml: also[0]: expected a mapping of options"),
-    ("mw: udp\nalso:\n  - {security: encrypt}\n", "p.yaml: also[0].mw: missing"),
-    ("mw: udp\nalso:\n  - {mw: udp, launches: 2}\n", "p.yaml: also[0].launches: a key of the whole plan"),
-    ("mw: udp\nalso:\n  - {mw: udp, sizes: 1k}\n", "p.yaml: also[0].sizes: unknown key"),
-    ("mw: udp\nalso:\n  - {mw: built, security: warp}\n",
-     "p.yaml: also[0].security: warp: choose from none, auth, sign, encrypt"),
-    ("mw: udp\nalso:\n  - {mw: udp, security: encrypt}\n",
-     "p.yaml: also[0].security: encrypt: not supported by udp"),
-    ("mw: udp\nalso:\n  - {mw: built, security: encrypt, congestion: drop}\n",
-     "p.yaml: also[0].mw: built: no middleware built here honours every option of this matrix"),
-    ("mw: udp\nalso:\n  - {mw: udp, exclude: [{size: 1k}]}\n",
-     "p.yaml: also[0].exclude[0].size: this key: not among the plan's values"),
-    ("mw: udp\nmode: rate\nsearch: {loss: 1%}\nalso:\n  - {mw: tcp}\n", "p.yaml: also: not in a max-rate plan"),
-]
-
-
-@pytest.mark.parametrize("text, expected", BAD)
-def test_a_bad_matrix_is_named(text, expected):
-    with pytest.raises(PlanError) as err:
-        points_of(text)
-    message = str(err.value)
-    assert message.startswith(expected), message
-    assert "\n" not in message
 
 
 def test_a_bad_matrix_exits_2_in_one_line(tmp_path):

@@ -256,6 +256,21 @@ BAD = [
     ("mw: [udp\n", "p.yaml: not valid YAML (line 2)"),
     ("- mw: udp\n", "p.yaml: expected a mapping of mwperf run options"),
     ("mw:\n", "p.yaml: mw: no value"),
+    # a plan's matrices after its main one (also:, plan/matrix.py)
+    ("mw: udp\nalso: 3\n", "p.yaml: also: expected a list of matrices"),
+    ("mw: udp\nalso: [3]\n", "p.yaml: also[0]: expected a mapping of options"),
+    ("mw: udp\nalso:\n  - {security: encrypt}\n", "p.yaml: also[0].mw: missing"),
+    ("mw: udp\nalso:\n  - {mw: udp, launches: 2}\n", "p.yaml: also[0].launches: a key of the whole plan"),
+    ("mw: udp\nalso:\n  - {mw: udp, sizes: 1k}\n", "p.yaml: also[0].sizes: unknown key"),
+    ("mw: udp\nalso:\n  - {mw: built, security: warp}\n",
+     "p.yaml: also[0].security: warp: choose from none, auth, sign, encrypt"),
+    ("mw: udp\nalso:\n  - {mw: udp, security: encrypt}\n",
+     "p.yaml: also[0].security: encrypt: not supported by udp"),
+    ("mw: udp\nalso:\n  - {mw: built, security: encrypt, congestion: drop}\n",
+     "p.yaml: also[0].mw: built: no middleware built here honours every option of this matrix"),
+    ("mw: udp\nalso:\n  - {mw: udp, exclude: [{size: 1k}]}\n",
+     "p.yaml: also[0].exclude[0].size: this key: not among the plan's values"),
+    ("mw: udp\nmode: rate\nsearch: {loss: 1%}\nalso:\n  - {mw: tcp}\n", "p.yaml: also: not in a max-rate plan"),
 ]
 
 
