@@ -47,7 +47,7 @@ from typing import Iterable
 
 from mwperf.execute import keystore, netns, services
 
-__all__ = ["SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
+__all__ = ["SHM_DIR", "PROC_DIR", "OWN_TRACING", "notices", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
            "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files", "shm_patterns"]
 
 SHM_DIR = Path("/dev/shm")
@@ -191,6 +191,32 @@ class Leftovers:
     namespaces: list[str]
     segments: list[str]
     services: list[str]
+
+
+#: What the middlewares' own tracing leaves in every run that loads it (LTTng-UST's wait segments, of ROS 2's
+#: tracing library): removing them is routine, said only when asked (``--verbose``).
+OWN_TRACING = ("lttng-ust-wait-*",)
+
+
+def notices(left: Leftovers, when: str, verbose: bool = False) -> list[str]:
+    """What was removed ``when``, one line a kind; the middlewares' own tracing segments
+    (:data:`OWN_TRACING`) only when ``verbose``."""
+    from mwperf.display import shown
+
+    lines = []
+    if left.namespaces:
+        lines.append(f"mwperf: removed {len(left.namespaces)} namespace(s) left by a crashed run: "
+                     f"{', '.join(left.namespaces)}")
+    if left.services:
+        lines.append(f"mwperf: removed what {len(left.services)} service(s) of a crashed run left: "
+                     f"{', '.join(left.services)}")
+    segments = [name for name in sorted(left.segments)
+                if verbose or not any(fnmatch.fnmatchcase(name, p) for p in OWN_TRACING)]
+    if segments:
+        removed = [shown(name) for name in segments]  # names anyone could have given them
+        lines.append(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
+                     f"{', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}")
+    return lines
 
 
 def clean_leftovers(leftovers: Iterable[str] = (), agent: str | None = None) -> Leftovers:
