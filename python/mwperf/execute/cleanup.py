@@ -47,8 +47,9 @@ from typing import Iterable
 
 from mwperf.execute import keystore, netns, services
 
-__all__ = ["SHM_DIR", "PROC_DIR", "OWN_TRACING", "notices", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files", "shm_patterns"]
+__all__ = ["SHM_DIR", "PROC_DIR", "OWN_TRACING", "notices", "referenced_paths", "stale_segments", "clean_shm",
+           "fastdds_shm_clean", "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files",
+           "shm_patterns"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")

@@ -4,12 +4,13 @@ that still answers "which one for me" for every middleware of the run.
 The rankings are :func:`mwperf.export.ranking.rankings`' (the report's and ``--verbose``'s wide
 tables are :func:`mwperf.export.ranking.headline_sections`); here each mode (a rate mode: each
 publish rate) is a group of columns, one per size, and groups share a table side by side while
-it fits in :data:`WIDTH` columns, at most :data:`TABLES` tables: a row per middleware (in the
-order of its median place), its figures in short form (``19.4/511``: p50/p99 µs; ``82k 1.1%``:
-Mbit/s and lost; ``76.9 0%``: p50 µs and lost), its place and mark (``3≈``: not told apart from
-another middleware there; ``3?``: not known, no interval), the floor's row last. One legend line
-first, for every table; the groups that do not fit are named on a line of their own (the report
-has them), and the first failures' reasons.
+it fits in :data:`WIDTH` columns, as many tables as :data:`LINES` lines hold: a row per
+middleware (in the order of its median place), its figures in short form (``19.4/511``: p50/p99
+µs; ``82k 1.1%``: Mbit/s and lost; ``76.9 0%``: p50 µs and the share of the samples due not
+delivered), its place and mark (``3≈``: not told apart from another middleware there; ``3?``:
+not known, no interval), the floor's row last. One legend line first, for every table; the
+groups that do not fit are named on a line of their own (the report has them), and the first
+failures' reasons.
 """
 
 from __future__ import annotations
@@ -25,16 +26,18 @@ from mwperf.export.terminal import table_text
 from mwperf.model.record import Record
 from mwperf.units import format_rate_hz
 
-__all__ = ["WIDTH", "TABLES", "compact_headline", "short", "lost"]
+__all__ = ["WIDTH", "LINES", "compact_headline", "short", "lost"]
 
 #: The widest line of the headline, in columns (a terminal of 100 columns shows it unwrapped).
 WIDTH = 100
-#: Tables at most: the groups beyond them are named, not shown.
-TABLES = 2
+#: The lines the tables may take (blank lines between them included), the first table always shown: the
+#: groups beyond are named, not shown. The quick plan's two tables of 14 middlewares take 35; the screen's
+#: other lines are the legend, the warnings, where the report is.
+LINES = 36
 #: Failure reasons shown under the tables at most (the report has them all).
 REASONS = 3
 
-LEGEND = "headline: µs one-way; lost: % of the samples sent; 3≈: 3rd, not told apart; 3?: 3rd, no interval"
+LEGEND = "headline: µs one-way; lost: % not received (rate: of due); 3≈: 3rd, not told apart; 3?: no interval"
 _FLOOR = {"latency": "p50", "throughput": "mbps", "rate": "p50"}
 
 
@@ -70,7 +73,7 @@ def lost(share: float | None) -> str:
     if share is None:
         return "-"
     pct = 100 * share
-    if pct == 0:
+    if pct <= 0:
         return "0%"
     if pct < 0.05:
         return "<.1%"
@@ -89,12 +92,14 @@ def _cell(mode: str, entry: Entry) -> str:
         text = f"{short(f['p50'].value)}/{short(f['p99'].value)}"
     elif mode == "throughput":
         text = f"{short(f['mbps'].value)} {lost(f['loss'].value)}"
-    else:
-        text = f"{short(f['p50'].value)} {lost(f['loss'].value)}"
+    else:  # what the ranking is on: the share of the samples due delivered (a sender behind loses none)
+        share = f["delivered"].value
+        text = f"{short(f['p50'].value)} {lost(None if share is None else 1 - share)}"
     return f"{text} {entry.place}{'≈' if entry.same else '?' if entry.unknown else ''}"
 
 
 def _groups(ranked: list[Ranking]) -> list[_Group]:
+    """A group a mode, a rate mode's a publish rate (lowest first), in the rankings' order of modes."""
     groups: dict[tuple, _Group] = {}
     for r in ranked:
         if r.mode == "latency":
@@ -104,7 +109,8 @@ def _groups(ranked: list[Ranking]) -> list[_Group]:
         else:
             title = f"rate {format_rate_hz(r.rate_hz)} Hz: p50 µs, lost"
         groups.setdefault((r.mode, r.rate_hz), _Group(title)).rankings.append(r)
-    return list(groups.values())
+    modes = list(dict.fromkeys(mode for mode, _ in groups))
+    return [groups[k] for k in sorted(groups, key=lambda k: (modes.index(k[0]), k[1] or 0.0))]
 
 
 def _table(groups: list[_Group], anchors: Anchors) -> list[str]:
@@ -150,23 +156,29 @@ def compact_headline(records: list[Record], anchors: Anchors | None = None, widt
             tables[-1].append(group)
         else:
             tables.append([group])
-    shown, left = tables[:TABLES], [g for t in tables[TABLES:] for g in t]
-    blocks, cut = [], []
-    for groups in shown:
+    blocks: list[str] = []
+    cut: list[str] = []
+    left: list[_Group] = []
+    used = -1  # the blank line before each table but the first
+    for groups in tables:
         lines = _table(groups, anchors)
+        if blocks and (left or used + 1 + len(lines) > LINES):
+            left += groups
+            continue
         while _width(lines) > width and len(groups[-1].rankings) > 1:  # a group alone too wide: its last sizes go
             last = groups[-1]
             cut.append(f"{last.title.split(':')[0]} at {size_text(last.rankings[-1].size)}")
             groups = groups[:-1] + [_Group(last.title, last.rankings[:-1])]
             lines = _table(groups, anchors)
         blocks.append("\n".join(lines))
+        used += 1 + len(lines)
     lines = [LEGEND, "\n\n".join(blocks)]
     left_out = cut + [g.title.split(":")[0] for g in left]
     if left_out:
         lines.append(_fit(f"in the report, not here: {', '.join(left_out)}", width))
     failed = [(e, r) for r in ranked for e in r.entries if e.failed is not None]
     for entry, ranking in failed[:REASONS]:
-        lines.append(_fit(f"FAILED {entry.label} {ranking.mode} at {ranking.where}: {entry.failed}", width))
+        lines.append(_fit(f"{entry.label} {ranking.mode} at {ranking.where} FAILED: {entry.failed}", width))
     if len(failed) > REASONS:
         lines.append(f"... and {len(failed) - REASONS} more failed point(s): the report says why")
     return printable("\n".join(lines) + "\n")

@@ -23,14 +23,16 @@ from mwperf.export.advice import warnings_for
 from mwperf.export.csv import ResultsCsv
 from mwperf.export.headline_text import WIDTH
 from mwperf.export.html import HtmlReport
+from mwperf.export.ranking import size_text
 from mwperf.export.scenario import flows_summary
 from mwperf.export.tables import Tables, format_seconds, point_summary
 from mwperf.model.labels import point_id
 from mwperf.model.launches import as_points
 from mwperf.model.record import Record
 from mwperf.results.rundir import RunDir
+from mwperf.units import format_rate_hz
 
-__all__ = ["after_point", "line", "at_end", "adaptive_saving", "launch_summary"]
+__all__ = ["after_point", "line", "at_end", "adaptive_saving", "launch_summary", "samples_errors"]
 
 
 def after_point(records: list[Record], rundir: RunDir) -> list[Path]:
@@ -54,7 +56,7 @@ def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, f
         if not compact:
             out.write("\n")
         Tables(fmt, out, verbose=verbose).write(everything, rundir)
-        warnings = warnings_for(everything, rundir.read_run_json())
+        warnings = warnings_for(everything, rundir.read_run_json()) + samples_errors(everything)
         if warnings:
             out.write("\n" + "".join(printable(_wrapped(f"warning: {w}", compact)) + "\n" for w in warnings))
         try:
@@ -67,6 +69,19 @@ def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, f
     out.write(("" if compact and everything else "\n") + "".join(f"{x}\n" for x in said)
               + (f"report: {html}\n" if html and report_line else ""))
     out.flush()
+
+
+def samples_errors(records: list[Record]) -> list[str]:
+    """A warning a point whose agent could not write its samples file, naming the point and why."""
+    out = []
+    for r in records:
+        if r.samples_error:
+            where = " ".join(x for x in (r.pair_name, r.mode, size_text(r.size),
+                                         f"at {format_rate_hz(r.rate_hz)} Hz" if r.rate_hz else "") if x)
+            launch = "" if r.repetition is None else f", launch {r.repetition + 1}"
+            out.append(f"point {r.point} ({where}{launch}): no samples file ({r.samples_error}); the report's "
+                       "histogram and time series lack it, its figures are whole")
+    return out
 
 
 def _wrapped(text: str, compact: bool) -> str:
@@ -124,7 +139,7 @@ def adaptive_saving(records: list[Record], verbose: bool = True) -> str | None:
     short = [a for _, a, _, _ in adaptive if a.converged_after_s is None]
     needs = sorted(a.needed_s for a in short if a.needed_s is not None)
     if not verbose:
-        return (f"adaptive stop: {converged}/{len(adaptive)} points within their precision, "
+        return (f"adaptive stop: {converged}/{len(adaptive)} points within precision, "
                 f"{format_seconds(full - used)} saved ({pct:.0f} %)"
                 + (f"; others need ~{format_seconds(needs[len(needs) // 2])} (median)" if needs else ""))
     text = (f"adaptive duration: {converged}/{len(adaptive)} points reached their precision; measured "

@@ -303,6 +303,8 @@ def point_summary(record: Record) -> str:
         text = f"ok loop {_fixed(record.loop_rate, 4)}, lost {loss}, latency ave {_us(record.stat('mean'))} us"
     if record.ping_lost:
         text += f"; {record.ping_lost} ping(s) beyond the {record.ping_timeout_s or 1:g} s timeout (censored)"
+    if record.samples_error:
+        text += "; no samples file (warning at the end)"
     if record.repetition is None:
         return text + adaptive_note(record)
     # a launch of a point: its own stop only where it stopped early; the point's headline so far from its launches
@@ -345,9 +347,9 @@ class Tables(Exporter):
     ``verbose`` (``mwperf report``, ``run --verbose``): the floor, the result tables, a scenario's (its
     flows alone and together), the tables across points the records support (ROS overhead, fan-out,
     threads, the ranges) and, last, the headline's wide tables. Otherwise what answers first: a
-    scenario's tables, the result tables of the points the headline does not rank (burst mode, a search's probes), a search's answer and the cross-vendor
-    matrices, then the headline (as text: :mod:`mwperf.export.headline_text`'s one screen; Markdown:
-    :mod:`mwperf.export.ranking`'s tables)."""
+    scenario's tables, the result tables of the points the headline does not rank (burst mode, a
+    search's probes), a search's answer and the cross-vendor matrices, then the headline (as text:
+    :mod:`mwperf.export.headline_text`'s one screen; Markdown: :mod:`mwperf.export.ranking`'s tables)."""
 
     def __init__(self, fmt: str, out: TextIO, headline: bool = True, verbose: bool = True):
         self.name = fmt  # text or md
@@ -369,6 +371,7 @@ class Tables(Exporter):
         if self.headline and not compact:
             sections += headline_sections(points, anchors)
         self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
-        if compact:
-            self.out.write(("\n" if sections else "") + compact_headline(points, anchors))
+        headline = compact_headline(points, anchors) if compact else ""
+        if headline:
+            self.out.write(("\n" if sections else "") + headline)
         return []
