@@ -199,9 +199,13 @@ class Leftovers:
 OWN_TRACING = ("lttng-ust-wait-*",)
 
 
+#: The segments' line names as many as this many columns hold (a terminal of 100 columns shows it on one line).
+NOTICE_WIDTH = 100
+
+
 def notices(left: Leftovers, when: str, verbose: bool = False) -> list[str]:
-    """What was removed ``when``, one line a kind; the middlewares' own tracing segments
-    (:data:`OWN_TRACING`) only when ``verbose``."""
+    """What was removed ``when``, one line a kind (the segments': of at most :data:`NOTICE_WIDTH` columns);
+    the middlewares' own tracing segments (:data:`OWN_TRACING`) only when ``verbose``."""
     from mwperf.display import shown
 
     lines = []
@@ -214,9 +218,14 @@ def notices(left: Leftovers, when: str, verbose: bool = False) -> list[str]:
     segments = [name for name in sorted(left.segments)
                 if verbose or not any(fnmatch.fnmatchcase(name, p) for p in OWN_TRACING)]
     if segments:
-        removed = [shown(name) for name in segments]  # names anyone could have given them
-        lines.append(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
-                     f"{', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}")
+        line = f"mwperf: removed {len(segments)} stale shared-memory segment(s) {when}:"
+        for i, name in enumerate(segments):  # as many names as one line of NOTICE_WIDTH holds
+            more = f" {shown(name)}{',' if i + 1 < len(segments) else ''}"  # names anyone could have given them
+            if len(line) + len(more) + (4 if i + 1 < len(segments) else 0) > NOTICE_WIDTH:
+                line += " ..."
+                break
+            line += more
+        lines.append(line)
     return lines
 
 
