@@ -119,7 +119,7 @@ def sweep_mode(ns: argparse.Namespace, argv: list[str], agent: str, lab: bool) -
                         ("--db", ns.db), ("--inventory", "given" if lab else None)):
         if value is not None:
             raise UsageError(flag, str(value), "not with a discovery plan")
-    given = load_discovery_plan(ns.plan)
+    given = {key.replace("_", "-"): value for key, value in load_discovery_plan(ns.plan).items()}
     if ns.dry_run:
         mws, lists, _ = _checked(given, ns.plan)
         points = [(mw, *combo) for mw in mws for combo in _combos(lists)]
@@ -135,7 +135,8 @@ def _checked(given: dict, plan: str | None):
     except UsageError as exc:
         if plan is None:
             raise
-        raise PlanError(plan, (exc.option or "").lstrip("-") or None, exc.value, exc.reason) from None
+        key = (exc.option or "").lstrip("-").replace("-", "_") or None
+        raise PlanError(plan, key, exc.value, exc.reason) from None
 
 
 def _combos(lists: dict[str, list]) -> list[tuple]:
@@ -168,7 +169,8 @@ def _measure(given: dict, out_dir: str | None, agent: str, argv: list[str], fmt:
         for mw in mws:
             for combo in _combos(lists):
                 values = dict(zip(lists, combo))
-                point = DiscoveryPoint(mw, values["participants"], values["topics"], values["discovery"], timeout)
+                point = DiscoveryPoint(mw, values["participants"], values["topics"], values["discovery"], timeout,
+                                       values["participants-as"])
                 try:
                     record = run_point(agent, point, link)
                 except AgentError as exc:

@@ -26,7 +26,7 @@ __all__ = ["KEYS", "MODE", "is_discovery_plan", "load_discovery_plan"]
 
 #: The mode's name: the agent's ``discover`` command's ``discovery`` row names what it measures.
 MODE = "discovery"
-KEYS = ("mw", "participants", "topics", "discovery", "link", "timeout")
+KEYS = ("mw", "participants", "topics", "discovery", "participants_as", "link", "timeout")
 
 
 def is_discovery_plan(path: str | Path) -> bool:

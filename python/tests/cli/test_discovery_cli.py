@@ -61,7 +61,7 @@ def test_a_discovery_plan_expands(capsys, monkeypatch, fake_agent, tmp_path):
     plan.write_text("mode: discovery\nmw: [cyclonedds, fastdds]\nparticipants: [2, 5]\ntopics: [1, 10]\n")
     assert main(["sweep", str(plan), "--dry-run"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == "8 discovery point(s)" and "fastdds participants=5 topics=10 discovery=unicast" in out
+    assert out[-1] == "8 discovery point(s)" and "fastdds participants=5 topics=10 participants-as=processes discovery=unicast" in out
 
 
 def _agent() -> str:
