@@ -13,7 +13,8 @@
 
 namespace mwperf {
 
-constexpr int kPluginAbi = 4;
+// 5: DiscoveryOptions gained threads, hosted and stride (the adapters read it).
+constexpr int kPluginAbi = 5;
 
 struct Plugin {
   int abi;                  // kPluginAbi
