@@ -98,7 +98,7 @@ int discover(Options o) {
   for (uint32_t k = 0; ad && k < o.discovery.hosted; ++k) ps.push_back(ad->make_participant());
   if (ps.empty() || ps[0] == nullptr) {
     std::fprintf(stderr, "mwperf-agent: --mw: '%s' %s\n", o.mw.c_str(),
-                 ad ? "has no discovery mode in this agent yet (cyclonedds, cyclonedds11 and fastdds have one)"
+                 ad ? ("has no discovery mode: " + std::string(ad->description().discovery_note)).c_str()
                     : ("cannot be loaded: " + why).c_str());
     return 2;
   }

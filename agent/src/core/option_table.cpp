@@ -290,7 +290,7 @@ std::vector<OptionRow> make_rows() {
           .says("threads: the step between the indices of the participants this process hosts")
           .sets([](Options& o, const Value& v) { o.discovery.stride = uint32_t(v.u); }),
       OptionRow("discovery", K::choice, G::point).among(kDiscoveryProfiles).by_default("unicast")
-          .of(Command::discover)
+          .of(Command::discover).gated("discovery", "no discovery participant in this agent")
           .says("unicast: loopback only, the others named as unicast peers; default: the middleware's own "
                 "defaults (multicast) on --nic; tuned: its scalable settings")
           .sets([](Options& o, const Value& v) { o.discovery.profile = v.s; }),

@@ -13,7 +13,8 @@
 
 namespace mwperf {
 
-// 5: DiscoveryOptions gained threads, hosted and stride (the adapters read it).
+// 5: DiscoveryOptions gained threads, hosted and stride (the adapters read it); Description, discoveries and
+// discovery_note.
 constexpr int kPluginAbi = 5;
 
 struct Plugin {

@@ -78,7 +78,7 @@ def test_a_middleware_without_a_discovery_mode_is_refused(capsys, tmp_path):
                            "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2
-    assert len(err.splitlines()) == 1 and "--mw: 'udp' has no discovery mode in this agent yet" in err, err
+    assert len(err.splitlines()) == 1 and "--mw: 'udp' has no discovery mode: no discovery participant in this agent" in err, err
 
 
 @pytest.mark.e2e
