@@ -35,7 +35,7 @@ USER = tuple(r.name for r in ROWS.rows if r.group != "control" and r.name != "mw
 #: run's own options that mean nothing to participants (their values when not given).
 NOT_HERE = {"cpu": None, "hosts": None, "data": None, "direction": None, "keystore": None, "scenario": None,
             "launches": None, "max_launches": None, "reuse_agents": False, "best": False, "keyed": False,
-            "point_timeout": None}
+            "point_timeout": None, "db": None}
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

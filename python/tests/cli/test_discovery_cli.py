@@ -26,6 +26,7 @@ BAD = [
     (RUN, "--participants: required in discovery mode"),
     (RUN + ["--participants", "2", "--size", "1k"], "--size 1k: not in discovery mode"),
     (RUN + ["--participants", "2", "--launches", "3"], "--launches 3: not in discovery mode"),
+    (RUN + ["--participants", "2", "--db", "none"], "--db none: not in discovery mode"),
     (["run", "--mode", "latency,discovery", "--mw", "cyclonedds", "--participants", "2"],
      "--mode latency,discovery: discovery goes alone"),
     (["run", "--mode", "latency", "--mw", "cyclonedds", "--participants", "2"],
