@@ -63,4 +63,4 @@ def run_outputs(fmt: str = "text", out: TextIO | None = None, progress: TextIO |
 
     return Outputs(after_point=run.after_point, line=run.line,
                    at_end=partial(run.at_end, fmt=fmt, out=out or sys.stdout, progress=progress or sys.stderr,
-                                  verbose=verbose, report_line=not stored))
+                                  verbose=verbose, report_line=not stored), verbose=verbose)

@@ -47,8 +47,9 @@ from typing import Iterable
 
 from mwperf.execute import keystore, netns, services
 
-__all__ = ["SHM_DIR", "PROC_DIR", "referenced_paths", "stale_segments", "clean_shm", "fastdds_shm_clean",
-           "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files", "shm_patterns"]
+__all__ = ["SHM_DIR", "PROC_DIR", "OWN_TRACING", "notices", "referenced_paths", "stale_segments", "clean_shm",
+           "fastdds_shm_clean", "agent_clean_stale", "Leftovers", "clean_leftovers", "clean_agent_files",
+           "shm_patterns"]
 
 SHM_DIR = Path("/dev/shm")
 PROC_DIR = Path("/proc")
@@ -191,6 +192,41 @@ class Leftovers:
     namespaces: list[str]
     segments: list[str]
     services: list[str]
+
+
+#: What the middlewares' own tracing leaves in every run that loads it (LTTng-UST's wait segments, of ROS 2's
+#: tracing library): removing them is routine, said only when asked (``--verbose``).
+OWN_TRACING = ("lttng-ust-wait-*",)
+
+
+#: The segments' line names as many as this many columns hold (a terminal of 100 columns shows it on one line).
+NOTICE_WIDTH = 100
+
+
+def notices(left: Leftovers, when: str, verbose: bool = False) -> list[str]:
+    """What was removed ``when``, one line a kind (the segments': of at most :data:`NOTICE_WIDTH` columns);
+    the middlewares' own tracing segments (:data:`OWN_TRACING`) only when ``verbose``."""
+    from mwperf.display import shown
+
+    lines = []
+    if left.namespaces:
+        lines.append(f"mwperf: removed {len(left.namespaces)} namespace(s) left by a crashed run: "
+                     f"{', '.join(left.namespaces)}")
+    if left.services:
+        lines.append(f"mwperf: removed what {len(left.services)} service(s) of a crashed run left: "
+                     f"{', '.join(left.services)}")
+    segments = [name for name in sorted(left.segments)
+                if verbose or not any(fnmatch.fnmatchcase(name, p) for p in OWN_TRACING)]
+    if segments:
+        line = f"mwperf: removed {len(segments)} stale shared-memory segment(s) {when}:"
+        for i, name in enumerate(segments):  # as many names as one line of NOTICE_WIDTH holds
+            more = f" {shown(name)}{',' if i + 1 < len(segments) else ''}"  # names anyone could have given them
+            if len(line) + len(more) + (4 if i + 1 < len(segments) else 0) > NOTICE_WIDTH:
+                line += " ..."
+                break
+            line += more
+        lines.append(line)
+    return lines
 
 
 def clean_leftovers(leftovers: Iterable[str] = (), agent: str | None = None) -> Leftovers:

@@ -23,9 +23,8 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, Sequence, TextIO
 
-from mwperf.display import shown
 from mwperf.execute import keystore, provenance
-from mwperf.execute.cleanup import clean_leftovers
+from mwperf.execute.cleanup import clean_leftovers, notices
 from mwperf.execute.floor import measure_run_floor, skipped
 from mwperf.execute.pair import Pairs
 from mwperf.execute.keeper import ServiceKeeper
@@ -61,6 +60,7 @@ class Outputs:
     after_point: Callable[[list[Record], RunDir], object]
     line: Callable[[list[Record]], str]
     at_end: Callable[[list[Record], list[Record], RunDir], None]
+    verbose: bool = False  # --verbose: routine clean-up said too (execute.cleanup.notices)
 
 
 def run(opts: RunOptions, agent: str, argv: list[str], *, outputs: Outputs, progress: TextIO | None = None,
@@ -124,7 +124,7 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
     progress = progress or sys.stderr
     earlier = list(earlier or [])
     check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
-    _clean_leftovers(progress, "before the run", leftovers, agent)
+    _clean_leftovers(progress, "before the run", leftovers, agent, outputs.verbose)
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     # records planned: a scenario step gives one per flow
     doc.setdefault("points", {})["total"] = len(earlier) + sum(len(job.jobs) if isinstance(job, ScenarioStep) else 1
@@ -170,7 +170,7 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
                 pairs.keeper.stop()
                 keystore.remove_made()  # the keys mwperf made for the run's secured points
                 close_shared_connections()
-                _clean_leftovers(progress, "after the run", leftovers, agent)
+                _clean_leftovers(progress, "after the run", leftovers, agent, outputs.verbose)
 
     everything = earlier + records
     outputs.at_end(everything, records, rundir)
@@ -253,21 +253,15 @@ def _finish(doc: dict, rundir: RunDir, status: str, everything: list[Record]) ->
     rundir.write_run_json(doc)
 
 
-def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...], agent: str) -> None:
+def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...], agent: str,
+                     verbose: bool = False) -> None:
     """Remove what crashed runs left; never fails the run."""
     try:
         left = clean_leftovers(leftovers, agent)
     except (OSError, subprocess.SubprocessError) as exc:  # pragma: no cover - /dev/shm unreadable, no ip tool
         progress.write(f"mwperf: warning: clean-up {when} failed: {exc}\n")
         return
-    if left.namespaces:
-        progress.write(f"mwperf: removed {len(left.namespaces)} namespace(s) left by a crashed run: "
-                       f"{', '.join(left.namespaces)}\n")
-    if left.services:
-        progress.write(f"mwperf: removed what {len(left.services)} service(s) of a crashed run left: "
-                       f"{', '.join(left.services)}\n")
-    if left.segments:
-        removed = [shown(name) for name in sorted(left.segments)]  # names anyone could have given them
-        progress.write(f"mwperf: removed {len(removed)} stale shared-memory segment(s) {when}: "
-                       f"{', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}\n")
+    said = notices(left, when, verbose)
+    if said:
+        progress.write("".join(f"{line}\n" for line in said))
         progress.flush()

@@ -15,6 +15,7 @@ from typing import Iterable, TextIO
 from mwperf.display import printable
 from mwperf.export.exporter import Exporter
 from mwperf.export.floor import Anchors, floor_tables
+from mwperf.export.headline_text import compact_headline
 from mwperf.export.interop import interop
 from mwperf.export.max_rate import max_rate_sections
 from mwperf.export.ranking import headline_sections, ranked
@@ -302,6 +303,8 @@ def point_summary(record: Record) -> str:
         text = f"ok loop {_fixed(record.loop_rate, 4)}, lost {loss}, latency ave {_us(record.stat('mean'))} us"
     if record.ping_lost:
         text += f"; {record.ping_lost} ping(s) beyond the {record.ping_timeout_s or 1:g} s timeout (censored)"
+    if record.samples_error:
+        text += "; no samples file (warning at the end)"
     if record.repetition is None:
         return text + adaptive_note(record)
     # a launch of a point: its own stop only where it stopped early; the point's headline so far from its launches
@@ -343,10 +346,10 @@ class Tables(Exporter):
 
     ``verbose`` (``mwperf report``, ``run --verbose``): the floor, the result tables, a scenario's (its
     flows alone and together), the tables across points the records support (ROS overhead, fan-out,
-    threads, the ranges) and, last, the headline. Otherwise what answers first: the headline
-    (:mod:`mwperf.export.ranking`), a scenario's tables, the result tables of the points the
-    headline does not rank (burst mode, a search's probes), a search's answer and the cross-vendor
-    matrices."""
+    threads, the ranges) and, last, the headline's wide tables. Otherwise what answers first: a
+    scenario's tables, the result tables of the points the headline does not rank (burst mode, a
+    search's probes), a search's answer and the cross-vendor matrices, then the headline (as text:
+    :mod:`mwperf.export.headline_text`'s one screen; Markdown: :mod:`mwperf.export.ranking`'s tables)."""
 
     def __init__(self, fmt: str, out: TextIO, headline: bool = True, verbose: bool = True):
         self.name = fmt  # text or md
@@ -364,7 +367,11 @@ class Tables(Exporter):
             unranked = [r for r in points if not ranked(r)]
             sections = (scenario_sections(records, anchors) + build_sections(unranked, anchors)
                         + max_rate_sections(points) + interop(points))
-        if self.headline:
+        compact = self.headline and not self.verbose and self.name == "text"  # one screen: the compact headline
+        if self.headline and not compact:
             sections += headline_sections(points, anchors)
         self.out.write(printable(render_markdown(sections) if self.name == "md" else render_text(sections)))
+        headline = compact_headline(points, anchors) if compact else ""
+        if headline:
+            self.out.write(("\n" if sections else "") + headline)
         return []

@@ -10,7 +10,7 @@ from typing import Any
 from mwperf.model.provenance import samples_path
 
 __all__ = ["get", "to_int", "stats_us", "cpu_side", "cpu_pct", "cpu_per_msg", "window_s", "threads", "mw_rss",
-           "affinity", "clock_record", "samples_file", "elapsed_s", "adaptive", "Event"]
+           "affinity", "clock_record", "samples_file", "samples_error", "elapsed_s", "adaptive", "Event"]
 
 #: An agent's event (its ``result``, its ``ready``) as it said it: JSON.
 Event = dict[str, Any]
@@ -127,6 +127,15 @@ def samples_file(pub: Event | None, sub: Event | None, mode: str, index: int) ->
     if not isinstance(count, int) or count <= 0:
         return None
     return {"path": samples_path(index), "count": count, "time_ordered": bool(get(side, "samples_time_ordered"))}
+
+
+def samples_error(pub: Event | None, sub: Event | None) -> str | None:
+    """Why an agent could not write the samples file (its ``samples_error``), if one says so."""
+    for side in (pub, sub):
+        error = get(side, "samples_error")
+        if isinstance(error, str) and error:
+            return error
+    return None
 
 
 def elapsed_s(pub: dict[str, Any] | None) -> float | None:

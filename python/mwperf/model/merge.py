@@ -325,6 +325,7 @@ def merge_record(planned: PlannedPoint, outcome: PointOutcome, *, run_id: str, t
         "link": outcome.link,
         "clock": m.clock_record(clock, mode, latency, applied_ns),
         "samples_file": m.samples_file(pub, sub, mode, point.index),
+        "samples_error": m.samples_error(pub, sub),
         "repetition": planned.repetition,
         "point_key": planned.point_hash,
         "elapsed_s": m.elapsed_s(pub),

@@ -1,5 +1,6 @@
 """What run and sweep print at the end (the fake agent's points: the mechanics, not the figures): the
-headline and the report's path last; with --verbose every table before the headline."""
+compact headline and the report's path last; with --verbose every table before the wide headline and
+the run directory."""
 
 import pytest
 
@@ -19,8 +20,9 @@ def test_the_headline_and_the_report_last_every_table_with_verbose(tmp_path, fak
         assert main([*given, "--agent", str(fake_agent), "--no-floor", "--db", "none", "--out", str(out),
                      *verbose]) == 0
         printed[bool(verbose)] = text = capsys.readouterr().out
-        assert text.endswith(f"results: {out}\nreport: {out / 'report.html'}\n")
-    assert "== headline: latency" in printed[False] and "== udp latency (" not in printed[False]
+        assert text.endswith(f"\nreport: {out / 'report.html'}\n") and text.count("report: ") == 1
+        assert (f"\nresults: {out}\nreport: " in text) == bool(verbose)  # without --verbose the report says where
+    assert printed[False].startswith("headline: ") and "\nudp " in printed[False] and "== " not in printed[False]
     assert printed[True].index("== udp latency (") < printed[True].index("== headline: latency")
     assert "== ranges:" in printed[True]  # the tables across points (threads: tests/export/test_run.py)
 
@@ -32,5 +34,5 @@ def test_a_run_into_a_store_says_where_the_report_is_once_and_last(tmp_path, fak
                  "--agent", str(fake_agent), "--no-floor", "--db", str(tmp_path / "store.duckdb"),
                  "--out", str(out)]) == 0
     printed = capsys.readouterr()
-    assert printed.out.endswith(f"results: {out}\n") and "report: " not in printed.out
+    assert "results: " not in printed.out and "report: " not in printed.out
     assert printed.err.endswith(f"store: stored in {tmp_path / 'store.duckdb'}\nreport: {out / 'report.html'}\n")

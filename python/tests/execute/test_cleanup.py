@@ -248,3 +248,30 @@ def test_iceoryx2_files_stay_while_an_agent_runs(tmp_path, argv0, kept):
     (proc / "4242" / "cmdline").write_bytes(argv0.encode() + b"\0run\0--mw\0iceoryx2\0")
     removed = clean_agent_files((str(root),), proc)
     assert root.exists() == kept and (removed == []) == kept
+
+
+def test_the_notices_leave_the_middlewares_own_tracing_segments_to_verbose():
+    from mwperf.execute.cleanup import Leftovers, notices
+
+    only_tracing = Leftovers([], ["lttng-ust-wait-6", "lttng-ust-wait-6-0"], [])
+    assert notices(only_tracing, "after the run") == []
+    assert notices(only_tracing, "after the run", verbose=True) == [
+        "mwperf: removed 2 stale shared-memory segment(s) after the run: lttng-ust-wait-6, lttng-ust-wait-6-0"]
+    other = Leftovers(["mwperf-1-pub"], ["lttng-ust-wait-6", "iox2_x\x1b[31m"], ["roudi"])
+    assert notices(other, "before the run") == [
+        "mwperf: removed 1 namespace(s) left by a crashed run: mwperf-1-pub",
+        "mwperf: removed what 1 service(s) of a crashed run left: roudi",
+        "mwperf: removed 1 stale shared-memory segment(s) before the run: iox2_x\\x1b[31m"]
+
+
+def test_the_segments_notice_is_one_line_of_at_most_100_columns():
+    from mwperf.execute.cleanup import Leftovers, notices
+
+    # what the quick plan's run removed after it on this machine: zenoh's segments of its agents
+    names = ["1919751884.zenoh", "2262580927.zenoh", "2795711348.zenoh", "32223.zenoh", "3270862355.zenoh",
+             "3501.zenoh", "3990.zenoh", "4011.zenoh", "4242.zenoh"]
+    (line,) = notices(Leftovers([], names, []), "after the run")
+    assert line == "mwperf: removed 9 stale shared-memory segment(s) after the run: 1919751884.zenoh, ..."
+    assert len(line) <= 100
+    (one,) = notices(Leftovers([], ["3501.zenoh"], []), "after the run")
+    assert one == "mwperf: removed 1 stale shared-memory segment(s) after the run: 3501.zenoh"

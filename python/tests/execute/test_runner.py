@@ -137,6 +137,25 @@ def test_run_cleans_shared_memory_before_and_after(tmp_path, fake_agent, log, mo
     assert progress.getvalue().count("removed 1 stale shared-memory segment(s)") == 2
 
 
+def test_the_middlewares_own_tracing_segments_removed_are_said_only_with_verbose(tmp_path, fake_agent, log,
+                                                                                   monkeypatch):
+    """LTTng-UST's wait segments (ROS 2's tracing library makes them in every run) go quietly; another
+    stale segment is said, on one line; --verbose says both."""
+    left = Leftovers([], ["lttng-ust-wait-6", "lttng-ust-wait-6-0", "fastrtps_dead"], [])
+    monkeypatch.setattr("mwperf.execute.runner.clean_leftovers", lambda leftovers, agent: left)
+    said = []
+    for verbose in (False, True):
+        progress = io.StringIO()
+        outputs = run_outputs(out=io.StringIO(), progress=progress, verbose=verbose)
+        assert runner.run(options(tmp_path, out=str(tmp_path / f"run{verbose}")), str(fake_agent), ["mwperf"],
+                          outputs=outputs, progress=progress, timeouts=FAST) == 0
+        said.append([line for line in progress.getvalue().splitlines() if "removed" in line])
+    assert said[0] == ["mwperf: removed 1 stale shared-memory segment(s) before the run: fastrtps_dead",
+                       "mwperf: removed 1 stale shared-memory segment(s) after the run: fastrtps_dead"]
+    assert said[1][1] == ("mwperf: removed 3 stale shared-memory segment(s) after the run: fastrtps_dead, "
+                          "lttng-ust-wait-6, ...")  # as many names as 100 columns hold
+
+
 def test_ok_point(tmp_path, fake_agent, log):
     opts = options(tmp_path)
     outcome = run_point(opts, opts.points()[0], str(fake_agent), FAST)

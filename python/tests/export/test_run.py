@@ -1,4 +1,11 @@
-"""What a run shows of its records besides results.jsonl (mwperf.export.run): the adaptive stop's saving."""
+"""What a run shows of its records besides results.jsonl (mwperf.export.run): the end of a run on one screen,
+the adaptive stop's saving."""
+
+import io
+import json
+import re
+
+from rich.cells import cell_len
 
 from conftest import typed
 from mwperf.export.run import adaptive_saving
@@ -19,7 +26,6 @@ def test_the_adaptive_summary_says_what_the_others_would_need():
 
 MIDDLEWARES = ("udp", "tcp", "cyclonedds", "cyclonedds11", "fastdds", "fastdds-jazzy", "fastdds3", "connext",
                "iceoryx", "iceoryx2", "zenoh", "ros1", "ros2", "ros2-kilted")
-SCREEN = (60, 120)  # one screen: lines, and the columns of a table's line (a warning's text may wrap)
 
 
 def quick_plan_run(directory):
@@ -53,27 +59,74 @@ def quick_plan_run(directory):
     return rundir, records
 
 
-def test_the_end_of_a_run_is_one_screen_the_headline_then_where_the_report_is(tmp_path):
-    """The quick plan's run ends with its headline, the warnings and where the report is, on one screen;
-    the floor, each middleware's table and the CPU per thread group only with --verbose."""
-    import io
+def quick_run(directory):
+    """The quick plan's run as it was measured here (plans/quick.yaml, 14 middlewares, 168 points, one
+    launch each): fixtures/quick-run holds its records' headline fields and its floor.json."""
+    import shutil
 
+    from conftest import FIXTURES
+    from mwperf.model.upgrade import blank
+    from mwperf.results.rundir import RunDir
+
+    rundir = RunDir(directory).create()
+    shutil.copy(FIXTURES / "quick-run" / "floor.json", rundir.path / "floor.json")
+    rundir.write_run_json({"sysctl": {"net.core.busy_read": 0}})  # this machine's: a warning the run gave
+    lines = (FIXTURES / "quick-run" / "results.jsonl").read_text().splitlines()
+    return rundir, [typed({**blank(), "subscribers": 1, "subscribers_as": "processes", **json.loads(line)})
+                    for line in lines]
+
+
+SCREEN = (45, 100)  # one screen after the progress lines: lines, columns
+
+
+def test_the_end_of_a_run_is_one_screen_the_headline_then_where_the_report_is(tmp_path):
+    """The quick plan's run ends with its headline, the warnings and where the report is, in at most
+    45 lines (the store's line, said after it, included) of at most 100 columns; the floor, each
+    middleware's table and the CPU per thread group only with --verbose."""
     from mwperf.export.run import at_end
 
-    rundir, records = quick_plan_run(tmp_path / "run")
+    rundir, records = quick_run(tmp_path / "run")
     assert len(records) == 168
     out = io.StringIO()
     at_end(records, records, rundir, fmt="text", out=out, progress=io.StringIO())
     text = out.getvalue()
     lines = text.splitlines()
-    assert len(lines) <= SCREEN[0] and max(len(line) for line in lines if not line.startswith("warning: ")) <= SCREEN[1]
-    assert [line for line in text.splitlines() if line.startswith("== ")] == [
-        line for line in text.splitlines() if line.startswith("== headline: ")] and text.count("== headline: ") == 3
-    assert all(mw in text for mw in MIDDLEWARES)
-    assert text.endswith(f"results: {rundir.path}\nreport: {rundir.path / 'report.html'}\n")
+    assert len(lines) + 1 <= SCREEN[0], text  # + "store: ..." (make run's runs go into results/mwperf.duckdb)
+    assert max(cell_len(line) for line in lines) <= SCREEN[1], text
+    assert lines[0].startswith("headline: ") and "== " not in text and "threads" not in text
+    for mw in MIDDLEWARES:  # every middleware in both tables, a cell with its place in every column
+        rows = [line for line in lines if line.startswith(mw + " ")]
+        assert [len(re.findall(r"(?:\S+/\S+|\S+ \S+%) \d+[≈?]?(?= |$)", row)) for row in rows] == [6, 6], rows
+    # as the run's wide table had them: p50/p99 #1?; 130 Mbit/s, none lost, #1≈; 83.0 µs, 99.9 % delivered, #12?
+    assert re.search(r"^iceoryx +19.4/56.7 1\? ", text, re.M) and re.search(r"^iceoryx .* 130 0% 1≈ ", text, re.M)
+    assert re.search(r"^iceoryx2 .* 83.0 0.1% 12\? ", text, re.M)
+    assert "warning: net.core.busy_read is 0" in text
+    assert text.endswith(f"others need ~50 s (median)\nreport: {rundir.path / 'report.html'}\n")
+    assert text.count("report: ") == 1 and "results: " not in text
     verbose = io.StringIO()
     at_end(records, records, rundir, fmt="text", out=verbose, progress=io.StringIO(), verbose=True)
     every = verbose.getvalue()
-    assert every.startswith("\n== floor: cross-core 0,1") and "== threads: udp " in every
-    assert "== udp latency (" in every and every.count("== headline: ") == 3
-    assert every.endswith(text[text.index("== headline: "):])  # the same end
+    assert every.startswith("\n== floor: cross-core 0,1") and every.count("== headline: ") == 3
+    assert "== udp latency (" in every and "(see adaptive.needed_note)" in every
+    assert every.endswith(f"results: {rundir.path}\nreport: {rundir.path / 'report.html'}\n")
+
+
+def test_the_cpu_per_thread_group_is_for_verbose_alone(tmp_path):
+    from mwperf.export.run import at_end
+
+    rundir, records = quick_plan_run(tmp_path / "run")
+    out, verbose = io.StringIO(), io.StringIO()
+    at_end(records, records, rundir, fmt="text", out=out, progress=io.StringIO())
+    at_end(records, records, rundir, fmt="text", out=verbose, progress=io.StringIO(), verbose=True)
+    assert "== threads: udp " in verbose.getvalue() and "threads" not in out.getvalue()
+    assert max(cell_len(line) for line in out.getvalue().splitlines()) <= SCREEN[1]
+
+
+def test_the_summaries_fit_a_line_unless_verbose():
+    def point(converged, needed=None):
+        return typed({"duration_s": 60.0, "elapsed_s": 2.0 if converged else 60.0,
+                      "adaptive": {"converged_after_s": 2.0 if converged else None, "needed_s": needed}})
+    many = [point(True)] * 5000 + [point(False, 36000.0)] * 4999
+    line = adaptive_saving(many, verbose=False)
+    assert len(line) <= SCREEN[1] and line.startswith("adaptive stop: 5000/9999 points within precision, 80h33m saved (48 %)")
+    assert len(adaptive_saving(many)) > SCREEN[1]  # --verbose: in full
