@@ -94,21 +94,30 @@ void next_sides(const Options& point, std::vector<Options>* readers, std::vector
 int discover(Options o) {
   std::string why;
   auto ad = make_adapter(o.mw, &why);
-  std::unique_ptr<DiscoveryParticipant> p = ad ? ad->make_participant() : nullptr;
-  if (p == nullptr) {
+  std::vector<std::unique_ptr<DiscoveryParticipant>> ps;
+  for (uint32_t k = 0; ad && k < o.discovery.hosted; ++k) ps.push_back(ad->make_participant());
+  if (ps.empty() || ps[0] == nullptr) {
     std::fprintf(stderr, "mwperf-agent: --mw: '%s' %s\n", o.mw.c_str(),
-                 ad ? "has no discovery mode in this agent yet (cyclonedds, cyclonedds11 and fastdds have one)"
+                 ad ? ("has no discovery mode: " + std::string(ad->description().discovery_note)).c_str()
                     : ("cannot be loaded: " + why).c_str());
     return 2;
   }
-  if (o.discovery.index >= o.discovery.participants) {
-    std::fprintf(stderr, "mwperf-agent: --index: '%u' must be below --participants %u\n", o.discovery.index,
-                 o.discovery.participants);
+  const DiscoveryOptions& d = o.discovery;
+  if (uint64_t(d.index) + uint64_t(d.hosted - 1) * d.stride >= d.participants) {
+    std::fprintf(stderr,
+                 "mwperf-agent: --index: '%u' (and --hosted %u every --stride %u) must be below "
+                 "--participants %u\n",
+                 d.index, d.hosted, d.stride, d.participants);
+    return 2;
+  }
+  if (d.hosted > 1 && !d.threads) {
+    std::fprintf(stderr, "mwperf-agent: --hosted: '%u' participants in one process need --participants-as threads\n",
+                 d.hosted);
     return 2;
   }
   o.discovery.run_id = o.run_id;
-  const int code = run_discovery(o.discovery, *p, o.mw.c_str());
-  p.reset();  // before the plugin's adapter
+  const int code = run_discovery(o.discovery, ps, o.mw.c_str());
+  ps.clear();  // before the plugin's adapter
   return code;
 }
 

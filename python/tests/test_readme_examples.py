@@ -67,11 +67,11 @@ HOW = {
     "mwperf report results/mine --format svg": "as written",
     "mwperf doctor": "as written",
     "mwperf floor --cpu 0,0 --cpu 0,1 --size 32,1k,63000": "as written",
-    # minutes of points: python/tests/execute/test_discovery.py and cli/test_discovery_cli.py run the command
-    "mwperf discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10": "not run",
-    "mwperf discovery --plan plans/discovery.yaml": "not run",
-    "mwperf discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10 --discovery unicast": "not run",
-    "mwperf discovery --plan plans/discovery.yaml --participants 2,5,10 --topics 1": "not run",
+    # minutes of points: python/tests/execute/test_discovery.py and cli/test_discovery_cli.py run the mode
+    "mwperf run --mode discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10": "not run",
+    "mwperf sweep plans/discovery.yaml": "not run",
+    "mwperf run --mode discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10 --discovery unicast":
+        "not run",
     "mwperf ls results/": "as written",
     "mwperf sweep plans/rate-matrix.yaml --dry-run": "as written",
     "mwperf sweep plans/rate-matrix.yaml --out results/matrix": "interrupted",
@@ -198,12 +198,18 @@ def test_the_examples_are_read_from_every_page():
 def test_every_run_example_validates():
     """Every ``mwperf run`` of the README, checked as the command line checks
     it, against the recorded agent description; nothing runs."""
+    from mwperf.cli import discovery
     from mwperf.cli.main import build_parser
     from mwperf.cli.run import request
     from mwperf.plan.validate import build_run_options
 
     for command in (c for c in readme_commands() if c.startswith("mwperf run ")):
         ns = build_parser().parse_args(shlex.split(command)[1:])
+        if discovery.wanted(ns):  # discovery mode: its lists as the mode checks them
+            given = {"mw": ns.mw, "link": ns.link, **{n: getattr(ns, f"disc_{discovery.ROWS[n].key}")
+                                                      for n in discovery.USER}}
+            assert discovery.parse_lists(given)[1]["participants"], command
+            continue
         opts = build_run_options(request(ns), described(), agent="mwperf-agent", cpu_count=2)
         assert opts.points(), command
 

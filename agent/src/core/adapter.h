@@ -79,6 +79,10 @@ struct Description {
   // it cannot (the refusal of --security, this adapter's own).
   const char* securities = "";
   const char* security_note = "";
+  // Discovery points (`discover`, core/discovery.h): the profiles its participant has ("" none:
+  // make_participant() is null), or why it has none.
+  const char* discoveries = "";
+  const char* discovery_note = "no discovery participant in this agent (cyclonedds, cyclonedds11 and fastdds have one)";
   const char* notes = "";    // one line for `list` (e.g. what a payload adds on the wire)
   const char* license = "";  // the terms the middleware runs under here, where they are not open source
 

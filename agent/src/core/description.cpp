@@ -13,10 +13,12 @@ const char* Description::capability(const std::string& name) const {
   if (name == "receive") return *receives ? receives : nullptr;
   if (name == "wait") return spin ? "block,spin" : "block";
   if (name == "security") return *securities ? securities : nullptr;
+  if (name == "discovery") return *discoveries ? discoveries : nullptr;
   return listed(honours, name) ? "" : nullptr;
 }
 
 const char* Description::refusal_of(const std::string& name) const {
+  if (name == "discovery") return *discoveries ? "" : discovery_note;
   return name == "security" && !*securities ? security_note : "";
 }
 

@@ -9,7 +9,9 @@
 // participants (the payload says whose: ground truth of the core's, not the middleware's count).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "util/errors.h"
 
@@ -19,11 +21,14 @@ namespace mwperf {
 struct DiscoveryOptions {
   uint32_t participants = 0;  // N, this one included
   uint32_t topics = 0;        // T
-  uint32_t index = 0;         // this participant's place, 0..N-1
-  std::string profile;        // the discovery configuration (DiscoveryParticipant::open)
-  std::string nic;            // the interface discovery uses ("" = lo)
-  std::string peer;           // unicast profiles: the address of the other participants
-  std::string server;         // a discovery server's address (participant 0's)
+  uint32_t index = 0;         // this participant's place, 0..N-1 (the first this process hosts)
+  bool threads = false;       // --participants-as threads: the participants of a side in one process
+  uint32_t hosted = 1;        // the participants this process hosts: index, index + stride, ...
+  uint32_t stride = 1;
+  std::string profile;  // the discovery configuration (DiscoveryParticipant::open)
+  std::string nic;      // the interface discovery uses ("" = lo)
+  std::string peer;     // unicast profiles: the address of the other participants
+  std::string server;   // a discovery server's address (participant 0's)
   uint32_t domain = 0;
   uint32_t run_id = 0;  // names the topics
   int64_t timeout_ns = 0;
@@ -72,10 +77,14 @@ inline std::string discovery_topic(uint32_t run_id, uint32_t t) {
 constexpr const char* kDiscoveryProfiles = "unicast,default,tuned";
 
 // `mwperf-agent discover ...`: `ready`, then at `go` (a line on stdin) opens
-// the participant and emits one `discovered` event once complete or at the
-// timeout; then serves the others until `stop` or EOF. Exit 0; 3 the
-// participant could not be opened (an `error` event first); 4 incomplete
-// at the timeout.
-int run_discovery(const DiscoveryOptions& o, DiscoveryParticipant& p, const char* mw);
+// its participants (o.hosted of them, ps[k] with index o.index + k x o.stride,
+// each opened on a thread of its own, together) and emits one `discovered`
+// event for each once all are complete or at the timeout (a participant of
+// several in one process: the process's CPU and RSS shared out evenly, and
+// the event says so); then serves the others until `stop` or EOF. Exit 0; 3 a
+// participant could not be opened (an `error` event first); 4 incomplete at
+// the timeout.
+int run_discovery(const DiscoveryOptions& o, const std::vector<std::unique_ptr<DiscoveryParticipant>>& ps,
+                  const char* mw);
 
 }  // namespace mwperf

@@ -275,11 +275,22 @@ std::vector<OptionRow> make_rows() {
       OptionRow("topics", K::count, G::point).range(1, 1000).by_default("1").of(Command::discover)
           .says("T: the topics, each with one writer and one reader of every participant")
           .sets([](Options& o, const Value& v) { o.discovery.topics = uint32_t(v.u); }),
-      OptionRow("index", K::count, G::control).range(0, 999).needed().of(Command::discover)
-          .says("this participant's place, 0 to N-1 (the index its samples carry)")
-          .sets([](Options& o, const Value& v) { o.discovery.index = uint32_t(v.u); }),
-      OptionRow("discovery", K::choice, G::point).among(kDiscoveryProfiles).by_default("unicast")
+      OptionRow("participants-as", K::choice, G::point).among("processes,threads").by_default("processes")
           .of(Command::discover)
+          .says("the N participants as N processes (one agent each), or as threads of one agent per side (each its "
+                "own participant of the middleware; CPU and RSS are the process's, shared out)")
+          .sets([](Options& o, const Value& v) { o.discovery.threads = v.s == "threads"; }),
+      OptionRow("index", K::count, G::control).range(0, 999).needed().of(Command::discover)
+          .says("this participant's place, 0 to N-1 (the index its samples carry; with --hosted, the first's)")
+          .sets([](Options& o, const Value& v) { o.discovery.index = uint32_t(v.u); }),
+      OptionRow("hosted", K::count, G::control).range(1, 1000).by_default("1").of(Command::discover)
+          .says("threads: the participants this process hosts, --index and each --stride after it")
+          .sets([](Options& o, const Value& v) { o.discovery.hosted = uint32_t(v.u); }),
+      OptionRow("stride", K::count, G::control).range(1, 1000).by_default("1").of(Command::discover)
+          .says("threads: the step between the indices of the participants this process hosts")
+          .sets([](Options& o, const Value& v) { o.discovery.stride = uint32_t(v.u); }),
+      OptionRow("discovery", K::choice, G::point).among(kDiscoveryProfiles).by_default("unicast")
+          .of(Command::discover).gated("discovery", "no discovery participant in this agent")
           .says("unicast: loopback only, the others named as unicast peers; default: the middleware's own "
                 "defaults (multicast) on --nic; tuned: its scalable settings")
           .sets([](Options& o, const Value& v) { o.discovery.profile = v.s; }),

@@ -13,7 +13,9 @@
 
 namespace mwperf {
 
-constexpr int kPluginAbi = 4;
+// 5: DiscoveryOptions gained threads, hosted and stride (the adapters read it); Description, discoveries and
+// discovery_note.
+constexpr int kPluginAbi = 5;
 
 struct Plugin {
   int abi;                  // kPluginAbi

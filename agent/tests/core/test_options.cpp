@@ -324,6 +324,17 @@ TEST(Options, DiscoverRows) {
   EXPECT_EQ(o.discovery.profile, "unicast");
   EXPECT_EQ(o.discovery.nic, "lo");
   EXPECT_EQ(o.discovery.timeout_ns, 60'000'000'000);
+  EXPECT_FALSE(o.discovery.threads);
+  EXPECT_EQ(o.discovery.hosted, 1u);
+  EXPECT_EQ(o.discovery.stride, 1u);
+  o = Options{};
+  EXPECT_EQ(parse({"discover", "--mw", "x", "--participants", "9", "--index", "1", "--participants-as", "threads",
+                   "--hosted", "4", "--stride", "2"},
+                  &o),
+            "");
+  EXPECT_TRUE(o.discovery.threads);
+  EXPECT_EQ(o.discovery.hosted, 4u);
+  EXPECT_EQ(o.discovery.stride, 2u);
   o = Options{};
   EXPECT_EQ(parse({"discover", "--mw", "x", "--participants", "1", "--index", "0"}, &o),
             "--participants: '1' must be a whole number from 2 to 1000");

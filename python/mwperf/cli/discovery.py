@@ -1,15 +1,18 @@
-"""``mwperf discovery``: discovery as a measured mode. N participants (one
-agent process each) with T topics, each participant one writer and one reader
-on every topic; for every combination of the lists: the time until every
-reader has matched every writer it should and until each has its first
-sample, the pairs the middleware matched (N x (N-1) x T), CPU and RSS per
-participant, and on ``--link netns`` the discovery traffic the kernel counted
-on the link (nftables, packets and bytes). ``--discovery``: ``unicast``
-(loopback, unicast peers, multicast off: what mwperf's points use), ``default``
-(the middleware's own defaults, multicast; a namespace pair only) or
-``tuned`` (its scalable settings: Cyclone DDS's AllowMulticast spdp, on a
-namespace pair only; Fast DDS's Discovery Server, participant 0 serving).
-With ``--out DIR`` the records go to DIR/discovery.jsonl."""
+"""Discovery as a mode of ``mwperf run`` and ``mwperf sweep``
+(``--mode discovery``, a plan with ``mode: discovery``): N participants (the
+agent's ``discover``, docs/guide/discovery.md) with T topics, each
+participant one writer and one reader on every topic; for every combination
+of the lists: the time until every reader has matched every writer it should
+and until each has its first sample, the pairs the middleware matched
+(N x (N-1) x T), CPU and RSS per participant, and on ``--link netns`` the
+discovery traffic the kernel counted on the link (nftables, packets and bytes).
+
+Its options are the agent's ``discover`` rows (``--participants``,
+``--topics``, ``--discovery``, ``--timeout``); ``--mw``, ``--link``, ``--out``,
+``--agent``, ``--format`` and ``--force`` are run's. The records go to the run
+directory's discovery.jsonl (a record kind of its own:
+:mod:`mwperf.export.discovery_report` reads it), the tables to stdout and
+report.html beside them."""
 
 from __future__ import annotations
 
@@ -18,41 +21,59 @@ import json
 import sys
 from pathlib import Path
 
-from mwperf.cli.common import described_agent, no_agent
-from mwperf.errors import AgentError, UnitError, UsageError
-from mwperf.plan.discovery_plan import load_discovery_plan
+from mwperf.errors import AgentError, PlanError, UnitError, UsageError
+from mwperf.plan.discovery_plan import MODE, load_discovery_plan
 from mwperf.table import Row, snapshot
 from mwperf.units import parse_list
 
-__all__ = ["add_parser", "command", "parse_lists"]
+__all__ = ["add_options", "wanted", "run_mode", "sweep_mode", "ROWS", "MODE"]
 
 #: The agent's ``discover`` rows, by name.
 ROWS = snapshot().command("discover")
-RESULTS = "discovery.jsonl"
+#: The ones a user gives (the others are the controller's: index, nic, peer, server, domain).
+USER = tuple(r.name for r in ROWS.rows if r.group != "control" and r.name != "mw")
+#: run's own options that mean nothing to participants (their values when not given).
+NOT_HERE = {"cpu": None, "hosts": None, "data": None, "direction": None, "keystore": None, "scenario": None,
+            "launches": None, "max_launches": None, "reuse_agents": False, "best": False, "keyed": False,
+            "point_timeout": None, "db": None}
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("discovery", help="discovery as participants and topics grow: time to match, to the first "
-                                         "sample, CPU, RSS, traffic on the link", description=__doc__)
-    p.add_argument("--plan", metavar="FILE", help="a discovery plan (plans/discovery.yaml): the lists below from a "
-                                                  "file (the command line's win)")
-    p.add_argument("--mw", metavar="LIST", help="middlewares (cyclonedds, cyclonedds11, fastdds)")
-    p.add_argument("--participants", metavar="LIST", help=ROWS["participants"].help + " (e.g. 2,5,10)")
-    p.add_argument("--topics", metavar="LIST", help=ROWS["topics"].help + " (default: 1)")
-    p.add_argument("--discovery", metavar="LIST",
-                   help=f"{'|'.join(ROWS['discovery'].choices or ())}: {ROWS['discovery'].help} "
-                        f"(default: {ROWS['discovery'].default})")
-    p.add_argument("--link", metavar="netns[:PROFILE]",
-                   help="a namespace pair joined by a veth: the participants alternate between the two, the kernel "
-                        "counts the traffic on the link")
-    p.add_argument("--timeout", metavar="T",
-                   help=f"{ROWS['timeout'].help} (default: {ROWS['timeout'].shown(ROWS['timeout'].default)})")
-    p.add_argument("--out", metavar="DIR", help=f"append the records to DIR/{RESULTS}")
-    p.add_argument("--agent", metavar="PATH", help="mwperf-agent binary")
-    p.add_argument("--format", choices=("text", "md"), default="text", help="table format")
-    p.add_argument("--force", action="store_true",
-                   help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
-    p.set_defaults(func=command)
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The ``discover`` rows as run's options, in a group of their own."""
+    mode = parser._option_string_actions["--mode"]
+    mode.help = f"{mode.help}; {MODE}: N participants (the options of discovery mode), alone"
+    mode.metavar = str(mode.metavar).replace("[,...]", f"|{MODE}[,...]")
+    group = parser.add_argument_group("discovery mode (--mode discovery: N participants, not a pair)")
+    for name in USER:
+        row = ROWS[name]
+        default = "" if row.default is None else f" (default: {row.shown(row.default)})"
+        choices = f"{'|'.join(row.choices)}: " if row.choices else ""
+        group.add_argument(row.flag, dest=f"disc_{row.key}", metavar="LIST" if name != "timeout" else "T",
+                           help=f"{choices}{row.help}{default}".replace("%", "%%"))
+
+
+def wanted(ns: argparse.Namespace) -> bool:
+    """``--mode`` asks for discovery (alone: UsageError when with other modes); the discovery options without
+    it are refused."""
+    try:
+        modes = parse_list(ns.mode) if ns.mode is not None else []
+    except UnitError as exc:
+        raise UsageError("--mode", ns.mode, str(exc)) from None
+    if MODE not in modes:
+        for name in USER:
+            if getattr(ns, f"disc_{ROWS[name].key}", None) is not None:
+                raise UsageError(ROWS[name].flag, getattr(ns, f"disc_{ROWS[name].key}"), "only with --mode discovery")
+        return False
+    if modes != [MODE]:
+        raise UsageError("--mode", ns.mode, "discovery goes alone (its points are participants, not a pair)")
+    for row in snapshot().user_rows:
+        if row.name not in ("mw", "mode") and getattr(ns, row.key, None) not in (None, False):
+            raise UsageError(row.flag, str(getattr(ns, row.key)), "not in discovery mode (N participants, not a "
+                                                                  "pair: --participants, --topics, --discovery)")
+    for key, unset in NOT_HERE.items():
+        if getattr(ns, key, unset) != unset:
+            raise UsageError(f"--{key.replace('_', '-')}", str(getattr(ns, key)), "not in discovery mode")
+    return True
 
 
 def _values(flag: str, row: Row, text: str) -> list:
@@ -66,67 +87,100 @@ def _values(flag: str, row: Row, text: str) -> list:
         raise UsageError(flag, text, str(exc)) from None
 
 
-def parse_lists(ns: argparse.Namespace) -> tuple[list[str], list[int], list[int], list[str], int]:
-    """The lists and the timeout as machine values; UsageError naming the bad one (exit 2)."""
-    plan = load_discovery_plan(ns.plan) if ns.plan is not None else {}
-    defaults = {"topics": "1", "discovery": ROWS["discovery"].default,
-                "timeout": ROWS["timeout"].shown(ROWS["timeout"].default), "link": None}
-    for key in ("mw", "participants", "topics", "discovery", "timeout", "link"):
-        if getattr(ns, key) is None:
-            setattr(ns, key, plan.get(key, defaults.get(key)))
+def parse_lists(given: dict[str, str | None]) -> tuple[list[str], dict[str, list], int]:
+    """The middlewares, the lists of the other ``discover`` rows (by name) and the timeout as machine values;
+    UsageError naming the bad one (exit 2)."""
     for key in ("mw", "participants"):
-        if getattr(ns, key) is None:
-            raise UsageError(f"--{key}", None, "required (or a --plan that names it)")
-    mws = _values("--mw", ROWS["mw"], ns.mw)
-    participants = _values("--participants", ROWS["participants"], ns.participants)
-    topics = _values("--topics", ROWS["topics"], ns.topics)
-    profiles = _values("--discovery", ROWS["discovery"], ns.discovery)
+        if given.get(key) is None:
+            raise UsageError(f"--{key}", None, "required in discovery mode")
+    mws = _values("--mw", ROWS["mw"], str(given["mw"]))
+    lists = {name: _values(ROWS[name].flag, ROWS[name], str(given[name]) if given.get(name) is not None
+                           else ROWS[name].shown(ROWS[name].default)) for name in USER if name != "timeout"}
+    timeout = given.get("timeout") or ROWS["timeout"].shown(ROWS["timeout"].default)
     try:
-        timeout = ROWS["timeout"].parse(ns.timeout)
+        timeout_ns = ROWS["timeout"].parse(timeout)
     except ValueError as exc:
-        raise UsageError("--timeout", ns.timeout, str(exc)) from None
-    if ns.link is None:
-        for profile in profiles:
-            if profile == "default":
-                raise UsageError("--discovery", profile, "multicasts: it runs only on a namespace pair's link "
-                                                         "(--link netns), never on this machine's own network")
-    return mws, participants, topics, profiles, timeout
+        raise UsageError("--timeout", timeout, str(exc)) from None
+    if given.get("link") is None and "default" in lists["discovery"]:
+        raise UsageError("--discovery", "default", "multicasts: it runs only on a namespace pair's link "
+                                                   "(--link netns), never on this machine's own network")
+    return mws, lists, timeout_ns
 
 
-def command(ns: argparse.Namespace, argv: list[str]) -> int:
+def run_mode(ns: argparse.Namespace, argv: list[str], agent: str) -> int:
+    """``mwperf run --mode discovery``."""
+    given = {"mw": ns.mw, "link": ns.link, **{name: getattr(ns, f"disc_{ROWS[name].key}") for name in USER}}
+    return _measure(given, ns.out, agent, argv, ns.format, ns.force)
+
+
+def sweep_mode(ns: argparse.Namespace, argv: list[str], agent: str, lab: bool) -> int:
+    """``mwperf sweep PLAN`` of a discovery plan (:mod:`mwperf.plan.discovery_plan`); ``lab``: a lab was asked."""
+    for flag, value in (("--resume", ns.resume), ("--launches", ns.launches), ("--max-points", ns.max_points),
+                        ("--db", ns.db), ("--inventory", "given" if lab else None)):
+        if value is not None:
+            raise UsageError(flag, str(value), "not with a discovery plan")
+    given = {key.replace("_", "-"): value for key, value in load_discovery_plan(ns.plan).items()}
+    if ns.dry_run:
+        mws, lists, _ = _checked(given, ns.plan)
+        points = [(mw, *combo) for mw in mws for combo in _combos(lists)]
+        sys.stdout.write("".join(f"{mw} {' '.join(f'{k}={v}' for k, v in zip(lists, combo))}\n"
+                                 for mw, *combo in points) + f"{len(points)} discovery point(s)\n")
+        return 0
+    return _measure(given, ns.out, agent, argv, ns.format, ns.force, plan=ns.plan)
+
+
+def _checked(given: dict, plan: str | None):
+    try:
+        return parse_lists(given)
+    except UsageError as exc:
+        if plan is None:
+            raise
+        key = (exc.option or "").lstrip("-").replace("-", "_") or None
+        raise PlanError(plan, key, exc.value, exc.reason) from None
+
+
+def _combos(lists: dict[str, list]) -> list[tuple]:
+    combos: list[tuple] = [()]
+    for values in lists.values():
+        combos = [(*c, v) for c in combos for v in values]
+    return combos
+
+
+def _measure(given: dict, out_dir: str | None, agent: str, argv: list[str], fmt: str, force: bool,
+             plan: str | None = None) -> int:
     from mwperf.execute import lock
     from mwperf.execute.discovery import DiscoveryPoint, run_point
     from mwperf.execute.netns import NetnsPair
-    from mwperf.export.discovery import discovery_sections
+    from mwperf.export.discovery_report import RESULTS, all_sections, discovery_report
     from mwperf.export.tables import render_markdown, render_text
+    from mwperf.plan.validate import default_out
     from mwperf.plan.where import parse_link
+    from mwperf.results.rundir import check_new_dir
 
-    mws, participants, topics, profiles, timeout = parse_lists(ns)
-    link = parse_link(ns.link) if ns.link is not None else None
+    mws, lists, timeout = _checked(given, plan)
+    link = parse_link(given["link"]) if given.get("link") is not None else None
     if link is not None:
         NetnsPair.check_possible(link)
-    found = described_agent(ns.agent)
-    if found is None:
-        return no_agent()
-    out = Path(ns.out) if ns.out is not None else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+    out = check_new_dir(Path(out_dir) if out_dir else default_out())
+    if (out / RESULTS).exists():
+        raise UsageError("--out", str(out), f"already holds {RESULTS} (choose a new directory)")
     records = []
-    with lock.measuring(force=ns.force, argv=argv):
+    with lock.hold(out, force=force, argv=argv):
         for mw in mws:
-            for profile in profiles:
-                for n in participants:
-                    for t in topics:
-                        point = DiscoveryPoint(mw, n, t, profile, timeout)
-                        try:
-                            record = run_point(found[0], point, link)
-                        except AgentError as exc:
-                            record = {"mw": mw, "discovery": profile, "participants": n, "topics": t,
-                                      "link": link.as_dict() if link else None, "error": str(exc)}
-                        records.append(record)
-                        if out is not None:
-                            with open(out / RESULTS, "a", encoding="utf-8") as f:
-                                f.write(json.dumps(record) + "\n")
-    sections = discovery_sections(records)
-    sys.stdout.write(render_markdown(sections) if ns.format == "md" else render_text(sections))
+            for combo in _combos(lists):
+                values = dict(zip(lists, combo))
+                point = DiscoveryPoint(mw, values["participants"], values["topics"], values["discovery"], timeout,
+                                       values["participants-as"])
+                try:
+                    record = run_point(agent, point, link)
+                except AgentError as exc:
+                    record = {"mw": mw, "mode": MODE, **values, "link": link.as_dict() if link else None,
+                              "error": str(exc)}
+                records.append(record)
+                with open(out / RESULTS, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(record) + "\n")
+        report = discovery_report(records, out, f"mwperf discovery {out.name}")
+    sections = all_sections(records)
+    sys.stdout.write(render_markdown(sections) if fmt == "md" else render_text(sections))
+    sys.stdout.write(f"report: {report}\n")
     return 0 if all(r.get("complete") for r in records) else 1

@@ -18,7 +18,7 @@ import sys
 from typing import NoReturn, Sequence
 
 from mwperf.version import __version__
-from mwperf.cli import (baseline, bundle, check, compare, completion, db, discovery, doctor, export, floor, history,
+from mwperf.cli import (baseline, bundle, check, compare, completion, db, doctor, export, floor, history,
                         hosts, imports, lab, ls, max_rate, report, run, sweep)
 from mwperf.cli.common import PROG
 from mwperf.display import PrintableStream, printable
@@ -27,7 +27,7 @@ from mwperf.errors import AgentError, BadInput
 __all__ = ["main", "build_parser"]
 
 #: In the order ``mwperf --help`` lists them.
-COMMANDS = (run, sweep, max_rate, floor, discovery, hosts, lab, doctor, report, ls, baseline, compare, history, check,
+COMMANDS = (run, sweep, max_rate, floor, hosts, lab, doctor, report, ls, baseline, compare, history, check,
             db, export, imports, bundle, completion)
 
 EXAMPLES = """examples:

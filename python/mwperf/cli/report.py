@@ -37,6 +37,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     report.set_defaults(func=command)
 
 
+def discovery_run(path: Path) -> bool:
+    """A run directory of discovery mode: discovery.jsonl and no results.jsonl."""
+    from mwperf.export.discovery_report import RESULTS
+    from mwperf.results.rundir import RESULTS_JSONL
+
+    return (path / RESULTS).is_file() and not (path / RESULTS_JSONL).exists()
+
+
+def discovery_report_again(path: Path, fmt: str, out: TextIO, err: TextIO) -> int:
+    """A discovery run's tables and report.html again from its discovery.jsonl."""
+    from mwperf.export.discovery_report import all_sections, discovery_report, read_discovery
+    from mwperf.export.tables import render_markdown, render_text
+
+    if fmt not in ("text", "md"):
+        raise UsageError("--format", fmt, "a discovery run has tables only (text or md)")
+    records = read_discovery(path, lambda m: err.write(f"mwperf: warning: {m}\n"))
+    sections = all_sections(records)
+    out.write(render_markdown(sections) if fmt == "md" else render_text(sections))
+    err.write(f"report: {discovery_report(records, path, f'mwperf discovery {path.name}')}\n")
+    return 0
+
+
 def command(ns: argparse.Namespace, argv: list[str]) -> int:
     pairs = None if ns.host_pair is None else [p.strip() for p in ns.host_pair.split(",") if p.strip()]
     return report(ns.dir, ns.format, point=ns.point, db=ns.db, host_pairs=pairs)
@@ -53,6 +75,8 @@ def report(directory: str, fmt: str = "text", out: TextIO | None = None, err: Te
     out = out or sys.stdout
     err = err or sys.stderr
     path = Path(directory)
+    if discovery_run(path):
+        return discovery_report_again(path, fmt, out, err)
     problem = records_file_problem(path)
     if problem:
         raise UsageError("report", directory, problem)

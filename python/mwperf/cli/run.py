@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from mwperf.cli import hosts, scenario
+from mwperf.cli import discovery, hosts, scenario
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.errors import StorageError, UnitError, UsageError
 from mwperf.execute.agent import ENV_AGENT
@@ -67,6 +67,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                      "(an option applies to the modes its help names).")
     add_run_options(run)
     scenario.add_arguments(run)  # mwperf run's alone (max-rate shares the options above)
+    discovery.add_options(run)
     run.set_defaults(func=command)
 
 
@@ -158,9 +159,12 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import run
 
+    measures_discovery = discovery.wanted(ns)  # bad input first
     found = described_agent(ns.agent)
     if found is None:
         return no_agent()
+    if measures_discovery:
+        return discovery.run_mode(ns, argv, found[0])
     if ns.scenario:
         for flag, given in (("--launches", ns.launches), ("--max-launches", ns.max_launches)):
             if given is not None:

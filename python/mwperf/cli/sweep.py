@@ -18,12 +18,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from mwperf.cli import sweep_lab
+from mwperf.cli import discovery, sweep_lab
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import START_UP_SAID, format_eta, start_up_s
 from mwperf.plan.options import PlannedPoint
+from mwperf.plan.discovery_plan import is_discovery_plan
 from mwperf.plan.validate import default_out
 from mwperf.plan.sweep_plan import Plan, expand, load_plan
 from mwperf.execute import lock
@@ -72,6 +73,10 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         raise UsageError("sweep", None, "give a PLAN.yaml, or --resume DIR (not both)")
     if ns.resume is not None and (ns.out or ns.dry_run or ns.launches):
         raise UsageError("--resume", ns.resume, "goes alone (the directory and its saved plan say everything)")
+    if ns.plan is not None and is_discovery_plan(ns.plan):  # mode: discovery
+        found = described_agent(ns.agent)
+        lab_asked = sweep_lab.check(ns) is not None
+        return no_agent() if found is None else discovery.sweep_mode(ns, argv, found[0], lab_asked)
     _check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
     lab = sweep_lab.check(ns)
     if lab is not None and ns.launches is not None:

@@ -6,6 +6,11 @@ T x N with its own) and when it had a sample from each of the N-1 others (the
 payload names the writer: the core's own count), its CPU and RSS. The point's
 times run from the first ``go`` to the last participant's.
 
+With ``participants_as`` threads, one agent process (one per namespace of a
+pair) hosts all the participants of its side, each its own participant of
+the middleware opened on a thread of its own: N of 50 to 100 on a small
+machine; CPU and RSS per participant are then the process's shared out.
+
 On loopback only the ``unicast`` discovery runs (the others multicast). With
 ``--link netns`` the participants alternate between the pair's two
 namespaces, each middleware may use its own default discovery (multicast on
@@ -52,6 +57,7 @@ class DiscoveryPoint:
     topics: int
     discovery: str  # the agent's --discovery profile
     timeout_ns: int
+    participants_as: str = "processes"  # or threads: one agent per side hosts that side's participants
 
 
 def add_counters(ns: str, dev: str) -> None:
@@ -86,11 +92,15 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
     run_id = random.randrange(1, 1 << 31)
     domain = 1 + run_id % 200  # away from domain 0, where other DDS processes of the machine may be
     parts: list[AgentProcess] = []
+    hosted: list[int] = []  # the participants each process hosts
     try:
-        for i in range(point.participants):
+        for i, count, stride in _processes(point, pair is not None):
             values: dict[str, Any] = {"mw": point.mw, "participants": point.participants, "topics": point.topics,
                                       "index": i, "discovery": point.discovery, "domain": domain,
                                       "timeout": point.timeout_ns}
+            if point.participants_as == "threads":
+                values.update({"participants-as": "threads", "hosted": count, "stride": stride})
+            hosted.append(count)
             prefix: list[str] = []
             if pair is not None:
                 side = i % 2
@@ -108,7 +118,8 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
                 subprocess.run(["ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", dev], check=True, timeout=30)
         participants_go(parts)
         deadline = time.monotonic() + point.timeout_ns / 1e9 + 10
-        events = [_expect(p, "discovered", deadline - time.monotonic()) for p in parts]
+        events = [_expect(p, "discovered", deadline - time.monotonic()) for p, count in zip(parts, hosted)
+                  for _ in range(count)]
         traffic = None
         if pair is not None:
             counted = [read_counters(ns) for ns in pair.ns]
@@ -121,6 +132,15 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
         for p in parts:
             p.kill()
     return summarise(point, events, traffic, pair.as_dict() if pair is not None else None, codes)
+
+
+def _processes(point: DiscoveryPoint, two_sides: bool) -> list[tuple[int, int, int]]:
+    """(first index, participants hosted, stride) of each agent process: one participant each, or with threads
+    one process per side (the participants alternate between the sides as processes do)."""
+    n = point.participants
+    if point.participants_as != "threads":
+        return [(i, 1, 1) for i in range(n)]
+    return [(0, (n + 1) // 2, 2), (1, n // 2, 2)] if two_sides else [(0, n, 1)]
 
 
 def _expect(p: AgentProcess, kind: str, seconds: float) -> dict:
@@ -148,7 +168,7 @@ def summarise(point: DiscoveryPoint, events: list[dict], traffic: dict | None, l
     matched = sum(e["matched_writers"] for e in events)
     return {
         "mw": point.mw, "version": events[0]["version"], "mode": "discovery", "participants": n, "topics": t,
-        "participants_as": "processes", "discovery": point.discovery, "config": events[0]["config"],
+        "participants_as": point.participants_as, "discovery": point.discovery, "config": events[0]["config"],
         "link": link, "complete": all(e["complete"] for e in events),
         "time_to_match_ms": until("matched_ns"), "time_to_first_sample_ms": until("first_sample_ns"),
         # The middleware's count includes each reader's own participant's writer (every DDS matches local endpoints).

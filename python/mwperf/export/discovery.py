@@ -35,14 +35,16 @@ def _row(r: dict) -> Row:
 def _title(r: dict) -> str:
     link = r.get("link")
     where = f"netns:{link['profile']}, participants alternating between the two namespaces" if link else "loopback"
-    return f"discovery: {r['mw']} {r.get('version', '')}, {r['discovery']} discovery ({where})"
+    threads = ", participants as threads of one process per side" if r.get("participants_as") == "threads" else ""
+    return f"discovery: {r['mw']} {r.get('version', '')}, {r['discovery']} discovery ({where}){threads}"
 
 
 def discovery_sections(records: list[dict]) -> list[Section]:
-    """One section per (mw, discovery configuration, link), rows in N, T order."""
+    """One section per (mw, discovery configuration, link, participants as processes or threads), rows in N, T
+    order."""
     groups: dict[tuple, list[dict]] = {}
     for r in records:
-        groups.setdefault((r["mw"], r["discovery"], str(r.get("link"))), []).append(r)
+        groups.setdefault((r["mw"], r["discovery"], str(r.get("link")), str(r.get("participants_as"))), []).append(r)
     return [Section(rows[0]["mw"], "discovery", _title(rows[0]), HEADERS,
                     [_row(r) for r in sorted(rows, key=lambda r: (r["participants"], r["topics"]))])
             for rows in groups.values()]

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from conftest import real_agent_path
+from mwperf.errors import AgentError
 from mwperf.execute.discovery import DiscoveryPoint, add_counters, read_counters, run_point
 from mwperf.execute.netns import NetnsPair
 from mwperf.plan.where import parse_link
@@ -74,3 +75,17 @@ def test_default_discovery_across_the_link_is_counted_and_a_dropping_link_matche
     assert r["traffic"]["metatraffic_ports"]["packets"] > 0
     assert r["traffic"]["udp"]["packets"] >= r["traffic"]["metatraffic_ports"]["packets"]
     assert "<NetworkInterface name=\"mwa" in r["config"]["xml"] and "AllowMulticast" not in r["config"]["xml"]
+
+
+@pytest.mark.e2e
+@pytest.mark.side_by_side  # loopback, its own run id and domain, no timing asserted
+def test_participants_as_threads_of_one_process_match_as_processes_do():
+    """Four Fast DDS participants in one agent process, intraprocess delivery off: every pair matched, every
+    sample seen, one process (its CPU and RSS shared out evenly); Cyclone DDS refused with the reason."""
+    r = run_point(_agent(), DiscoveryPoint("fastdds", 4, 1, "unicast", 20_000_000_000, "threads"), None)
+    assert r["complete"] and r["participants_as"] == "threads", r
+    assert r["remote_pairs"] == r["pairs_expected"] == 4 * 3 and r["samples_from"] == 4 * 3
+    assert len(set(r["rss_kb"])) == 1 and len(r["exit_codes"]) == 1  # one process hosted the four
+    assert r["config"]["intraprocess_delivery"] == "off"
+    with pytest.raises(AgentError, match="one instance of a domain per process"):
+        run_point(_agent(), DiscoveryPoint("cyclonedds", 2, 1, "unicast", 5_000_000_000, "threads"), None)

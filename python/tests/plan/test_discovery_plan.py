@@ -1,5 +1,5 @@
-"""Discovery plans (mwperf.plan.discovery_plan): the bundled one, and a bad
-one names its key."""
+"""Discovery plans (mwperf.plan.discovery_plan: a sweep plan with ``mode:
+discovery``): the bundled one, and a bad one names its key."""
 
 from pathlib import Path
 
@@ -19,9 +19,10 @@ def test_the_bundled_plan():
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("discovery:\n  peers: [2]\n", "discovery.peers: not a key of a discovery plan"),
-    ("discovery:\n  topics: []\n", "discovery.topics: []: expected a value or a list of values"),
-    ("discovery: [2]\n", "a discovery plan is one mapping"),
+    ("mode: discovery\npeers: [2]\n", "peers: not a key of a discovery plan"),
+    ("mode: discovery\ntopics: []\n", "topics: []: expected a value or a list of values"),
+    ("mode: [latency, discovery]\n", "discovery goes in a plan of its own"),
+    ("[2]\n", "a plan is a mapping"),
 ])
 def test_bad_plans_name_the_key(tmp_path, text, expected):
     path = tmp_path / "d.yaml"

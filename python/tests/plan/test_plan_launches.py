@@ -105,9 +105,9 @@ def test_the_adaptive_stop_adds_launches_while_the_interval_is_wider_than_asked(
     text = capsys.readouterr().out
     if spread:
         assert head["reached"] is False and head["more_launches"] > 0 and head["precision"] == 0.01
-        assert "launches: 0 of 1 points' intervals within ±1 %" in text and "would need" in text
+        assert "launches: 0/1 points within ±1 %" in text and "would need" in text
     else:
-        assert head["reached"] is True and "launches: 1 of 1 points' intervals within ±1 %" in text
+        assert head["reached"] is True and "launches: 1/1 points within ±1 %" in text
 
 
 def test_sweep_launches_overrides_the_plans_and_resume_follows_it(six, tmp_path, monkeypatch, fake_agent, capsys):

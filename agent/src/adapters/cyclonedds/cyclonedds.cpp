@@ -62,6 +62,7 @@ Description describe() {
   d.receive = "listener";
   d.securities = cyclone_security::plugins().empty() ? "" : kSecurityLevels;
   d.security_note = cyclone_security::note();
+  d.discoveries = kDiscoveryProfiles;
   d.notes = "std_msgs::msg::dds_::UInt8MultiArray_ (ROS 2's type; 16 B of CDR before the payload, the key's 4 more)";
   return d;
 }

@@ -44,6 +44,12 @@ class CycloneParticipant final : public DiscoveryParticipant {
     if (o.profile != "unicast" && o.nic == "lo")
       return fail(Errc::unsupported, name_ + ": --discovery " + o.profile +
                                          " multicasts: it runs on a namespace pair's link (--link netns), not on lo");
+    if (o.hosted > 1)  // dds_create_domain takes a domain id once per process
+      return fail(Errc::unsupported,
+                  name_ +
+                      ": --participants-as threads: Cyclone DDS has one instance of a domain per process, so "
+                      "participants of one process share its discovery (matched locally, never on the "
+                      "network): run them as processes");
     xml_ = xml_of(o);
     domain_ = dds_create_domain(o.domain, xml_.c_str());
     if (domain_ < 0) return fail(Errc::io, name_ + ": create domain: " + dds_strretcode(domain_));

@@ -8,6 +8,7 @@
 // --server (unicast, no multicast at all), every other participant is its client.
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastrtps/utils/IPLocator.h>
+#include <fastrtps/xmlparser/XMLProfileManager.h>
 #include <fastdds/dds/domain/DomainParticipant.hpp>
 #include <fastdds/dds/domain/DomainParticipantFactory.hpp>
 #include <fastdds/dds/publisher/DataWriter.hpp>
@@ -18,6 +19,7 @@
 #include <fastdds/dds/topic/TypeSupport.hpp>
 
 #include <cstring>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -44,11 +46,22 @@ class FastddsParticipant final : public DiscoveryParticipant {
     if (o.profile == "default" && o.nic == "lo")
       return fail(Errc::unsupported, "fastdds: --discovery " + o.profile +
                                          " multicasts: it runs on a namespace pair's link (--link netns), not on lo");
+    JsonObject j;
+    if (o.hosted > 1) {
+      // Participants of one process would otherwise hand each other discovery and data in memory
+      // (intraprocess delivery, on by default): off, they talk over UDP as processes do.
+      static std::once_flag once;
+      std::call_once(once, [] {
+        eprosima::fastrtps::LibrarySettingsAttributes lib;
+        lib.intraprocess_delivery = eprosima::fastrtps::INTRAPROCESS_OFF;
+        eprosima::fastrtps::xmlparser::XMLProfileManager::library_settings(lib);
+      });
+      j.str("intraprocess_delivery", "off");
+    }
     dds::DomainParticipantQos pq = dds::PARTICIPANT_QOS_DEFAULT;
     pq.name("mwperf-discovery");
     pq.transport().use_builtin_transports = false;
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
-    JsonObject j;
     j.str("transports", "udpv4 (shared memory off)");
     if (o.profile != "tuned") j.str("discovery", "simple");
     if (o.profile == "unicast") {

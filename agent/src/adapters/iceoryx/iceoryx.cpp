@@ -64,6 +64,7 @@ Description describe() {
   d.max_subscribers = iox::MAX_SUBSCRIBERS_PER_PUBLISHER;
   d.writable_data = false;  // RouDi's chunk, shared by every subscriber
   d.size_note = "the largest chunk of RouDi's memory pools (roudi.toml, next to the agent)";
+  d.discovery_note = "no discovery participant yet (RouDi's service registry is iceoryx's discovery to measure)";
   d.notes =
       "zero-copy chunks of a RouDi-managed shared memory; queue depth at most 256 (keep-all: that queue, "
       "reliable only), transient-local history at most 16";

@@ -133,6 +133,8 @@ Description describe() {
   d.service = "rosmaster";
   d.max_readers_per_process = 1;
   d.readers_note = "roscpp is one node per process; its subscribers of a topic share one connection";
+  d.discovery_note =
+      "no discovery participant yet (rosmaster's registration and lookup is ROS 1's discovery to measure)";
   d.notes =
       "std_msgs/UInt8MultiArray on the wire: 12 B (empty layout, data_offset, length) before the payload; "
       "keep-last:N is roscpp's queue_size, keep-all an unbounded queue, transient-local a latched topic";

@@ -79,6 +79,9 @@ Description describe() {
   d.receives = d.receive = "waitset";
   d.securities = ros2_security::levels();
   d.security_note = ros2_security::note(fastdds_compat::kBuiltVersion);
+  d.discovery_note =
+      "no discovery participant yet (ROS 2 Jazzy's discovery range, ROS_AUTOMATIC_DISCOVERY_RANGE, is the setting to "
+      "measure)";
   d.notes =
       "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
       "before the payload";

@@ -36,6 +36,9 @@ Description describe() {
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.writable_data = d.concurrent_recv = false;
+  d.discovery_note =
+      "no discovery participant yet: peer-to-peer (scouting off, explicit endpoints) and through a router (the zenoh "
+      "crate opens a session in router mode in-process: no zenohd needed) are still to be built";
   d.notes = "raw bytes as the payload of a put on key mwperf/<run>/data; express (no batching) unless --batch";
   return d;
 }
