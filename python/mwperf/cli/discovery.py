@@ -21,12 +21,20 @@ import json
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING, Mapping, TextIO
+
 from mwperf.errors import AgentError, PlanError, UnitError, UsageError
 from mwperf.plan.discovery_plan import MODE, load_discovery_plan
+from mwperf.plan.where import LinkProfile, parse_link
+
+if TYPE_CHECKING:
+    from mwperf.execute.discovery import DiscoveryPoint
+    from mwperf.plan.sweep_plan import Plan
 from mwperf.table import Row, snapshot
 from mwperf.units import parse_list
 
-__all__ = ["add_options", "wanted", "run_mode", "sweep_mode", "ROWS", "MODE"]
+__all__ = ["add_options", "wanted", "run_mode", "sweep_mode", "planned", "dry_run", "sweep_points", "check_links", "measure",
+           "ROWS", "MODE"]
 
 #: The agent's ``discover`` rows, by name.
 ROWS = snapshot().command("discover")
@@ -119,24 +127,48 @@ def sweep_mode(ns: argparse.Namespace, argv: list[str], agent: str, lab: bool) -
                         ("--db", ns.db), ("--inventory", "given" if lab else None)):
         if value is not None:
             raise UsageError(flag, str(value), "not with a discovery plan")
-    given = {key.replace("_", "-"): value for key, value in load_discovery_plan(ns.plan).items()}
+    given = _given(load_discovery_plan(ns.plan))
     if ns.dry_run:
-        mws, lists, _ = _checked(given, ns.plan)
-        points = [(mw, *combo) for mw in mws for combo in _combos(lists)]
-        sys.stdout.write("".join(f"{mw} {' '.join(f'{k}={v}' for k, v in zip(lists, combo))}\n"
-                                 for mw, *combo in points) + f"{len(points)} discovery point(s)\n")
+        sys.stdout.write(dry_run(planned(given, ns.plan)[0]))
         return 0
     return _measure(given, ns.out, agent, argv, ns.format, ns.force, plan=ns.plan)
 
 
-def _checked(given: dict, plan: str | None):
+def _given(options: Mapping[str, str]) -> dict[str, str]:
+    """A plan's discovery options by their command-line names."""
+    return {key.replace("_", "-"): value for key, value in options.items()}
+
+
+def planned(given: dict, plan: str | None = None, where: str = "") -> tuple[list[DiscoveryPoint], LinkProfile | None]:
+    """Every point of the lists ``given`` (every combination, for each middleware) and the link; bad input
+    names its option (UsageError) or, of a ``plan``, its key (PlanError; ``where``: inside ``also[i]``)."""
+    from mwperf.execute.discovery import DiscoveryPoint
+
     try:
-        return parse_lists(given)
+        mws, lists, timeout = parse_lists(given)
+        link = parse_link(given["link"]) if given.get("link") is not None else None
     except UsageError as exc:
         if plan is None:
             raise
         key = (exc.option or "").lstrip("-").replace("-", "_") or None
-        raise PlanError(plan, key, exc.value, exc.reason) from None
+        raise PlanError(plan, f"{where}.{key}" if where and key else where or key, exc.value, exc.reason) from None
+    points = [DiscoveryPoint(mw, values["participants"], values["topics"], values["discovery"], timeout,
+                             values["participants-as"])
+              for mw in mws for values in (dict(zip(lists, combo)) for combo in _combos(lists))]
+    return points, link
+
+
+def dry_run(points: list[DiscoveryPoint]) -> str:
+    """The points, one a line, then their count."""
+    return "".join(f"{p.mw} participants={p.participants} topics={p.topics} participants-as={p.participants_as} "
+                   f"discovery={p.discovery}\n" for p in points) + f"{len(points)} discovery point(s)\n"
+
+
+def sweep_points(plan: Plan) -> list[tuple[DiscoveryPoint, LinkProfile | None]]:
+    """A sweep plan's discovery points (its ``also`` list's discovery matrices), validated; PlanError naming
+    ``also[i].key``."""
+    return [(point, link) for matrix in plan.discovery
+            for points, link in (planned(_given(matrix.options), plan.source, matrix.where),) for point in points]
 
 
 def _combos(lists: dict[str, list]) -> list[tuple]:
@@ -146,39 +178,67 @@ def _combos(lists: dict[str, list]) -> list[tuple]:
     return combos
 
 
+def point_key(mw: str, participants: int, topics: int, discovery: str, participants_as: str | None,
+              link: dict | None) -> tuple:
+    """What identifies a discovery point (a record of discovery.jsonl is done: ``--resume`` skips its point)."""
+    return mw, participants, topics, discovery, participants_as or "processes", (link or {}).get("profile")
+
+
+def check_links(points: list[tuple[DiscoveryPoint, LinkProfile | None]]) -> None:
+    """UsageError when a point's namespace pair cannot be made here (before anything is measured)."""
+    from mwperf.execute.netns import NetnsPair
+
+    for link in dict.fromkeys(link for _, link in points if link is not None):
+        NetnsPair.check_possible(link)
+
+
+def measure(points: list[tuple[DiscoveryPoint, LinkProfile | None]], agent: str, out: Path,
+            progress: TextIO | None = None) -> list[dict]:
+    """Each point not yet in ``out``'s discovery.jsonl (any record of it: a failed point was measured) in
+    turn, its record appended there the moment it is measured (``progress``: a line each); the records
+    measured. The caller holds the machine lock."""
+    from mwperf.execute.discovery import run_point
+    from mwperf.export.discovery_report import RESULTS, read_discovery
+
+    check_links(points)
+    done = {point_key(r["mw"], r["participants"], r["topics"], r["discovery"], r.get("participants_as"),
+                      r.get("link")) for r in read_discovery(out, lambda m: None)}
+    records = []
+    for point, link in points:
+        where = link.as_dict() if link else None
+        if point_key(point.mw, point.participants, point.topics, point.discovery, point.participants_as,
+                     where) in done:
+            continue
+        if progress is not None:
+            progress.write(f"discovery: {point.mw} N={point.participants} T={point.topics} {point.discovery} ...\n")
+            progress.flush()
+        try:
+            record = run_point(agent, point, link)
+        except AgentError as exc:
+            record = {"mw": point.mw, "mode": MODE, "participants": point.participants, "topics": point.topics,
+                      "discovery": point.discovery, "participants_as": point.participants_as, "link": where,
+                      "error": str(exc)}
+        records.append(record)
+        with open(out / RESULTS, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+    return records
+
+
 def _measure(given: dict, out_dir: str | None, agent: str, argv: list[str], fmt: str, force: bool,
              plan: str | None = None) -> int:
     from mwperf.execute import lock
-    from mwperf.execute.discovery import DiscoveryPoint, run_point
-    from mwperf.execute.netns import NetnsPair
     from mwperf.export.discovery_report import RESULTS, all_sections, discovery_report
     from mwperf.export.tables import render_markdown, render_text
     from mwperf.plan.validate import default_out
-    from mwperf.plan.where import parse_link
     from mwperf.results.rundir import check_new_dir
 
-    mws, lists, timeout = _checked(given, plan)
-    link = parse_link(given["link"]) if given.get("link") is not None else None
-    if link is not None:
-        NetnsPair.check_possible(link)
+    points, link = planned(given, plan)
+    check_links([(point, link) for point in points])
     out = check_new_dir(Path(out_dir) if out_dir else default_out())
     if (out / RESULTS).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS} (choose a new directory)")
-    records = []
     with lock.hold(out, force=force, argv=argv):
-        for mw in mws:
-            for combo in _combos(lists):
-                values = dict(zip(lists, combo))
-                point = DiscoveryPoint(mw, values["participants"], values["topics"], values["discovery"], timeout,
-                                       values["participants-as"])
-                try:
-                    record = run_point(agent, point, link)
-                except AgentError as exc:
-                    record = {"mw": mw, "mode": MODE, **values, "link": link.as_dict() if link else None,
-                              "error": str(exc)}
-                records.append(record)
-                with open(out / RESULTS, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(record) + "\n")
+        records = measure([(point, link) for point in points], agent, out)
         report = discovery_report(records, out, f"mwperf discovery {out.name}")
     sections = all_sections(records)
     sys.stdout.write(render_markdown(sections) if fmt == "md" else render_text(sections))

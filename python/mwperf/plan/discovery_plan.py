@@ -10,23 +10,44 @@ discovery``), e.g. plans/discovery.yaml::
     link: netns
 
 Each key is ``mwperf run --mode discovery``'s option of the same name (a list
-or one value); its points are every combination. Discovery goes in a plan of
+or one value); its points are every combination. Discovery goes in a matrix of
 its own: its points are participants, not a pair, and share no axis but
-``mw`` with the other modes."""
+``mw`` with the other modes. A sweep plan may hold one or more such matrices in
+its ``also`` list (an entry with ``mode: discovery``: the quick plan's
+discovery point), measured after its other points into the same run
+directory's discovery.jsonl."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 from mwperf.errors import PlanError
 from mwperf.plan.plan_file import load_yaml, read_plan_text
 
-__all__ = ["KEYS", "MODE", "is_discovery_plan", "load_discovery_plan"]
+__all__ = ["KEYS", "MODE", "DiscoveryMatrix", "is_discovery_plan", "is_discovery_matrix", "load_discovery_plan",
+           "discovery_options"]
 
 #: The mode's name: the agent's ``discover`` command's ``discovery`` row names what it measures.
 MODE = "discovery"
 KEYS = ("mw", "participants", "topics", "discovery", "participants_as", "link", "timeout")
+
+
+@dataclass(frozen=True)
+class DiscoveryMatrix:
+    """A discovery matrix of a sweep plan's ``also`` list: its options as command-line text (keys as the
+    plan writes them, lists comma-separated) and where it is (``also[i]``, what an error names)."""
+
+    options: Mapping[str, str]
+    where: str
+
+
+def is_discovery_matrix(item: Any) -> bool:
+    """An ``also`` entry whose ``mode`` is or holds discovery."""
+    modes = item.get("mode") if isinstance(item, dict) else None
+    return MODE in (modes if isinstance(modes, list) else [modes])
 
 
 def is_discovery_plan(path: str | Path) -> bool:
@@ -42,18 +63,29 @@ def load_discovery_plan(path: str | Path) -> dict[str, str]:
     doc = load_yaml(read_plan_text(path, source), source)
     if not isinstance(doc, dict):
         raise PlanError(source, None, None, "a plan is a mapping of mwperf run's options")
+    return discovery_options(source, doc)
+
+
+def discovery_options(source: str, doc: Mapping, where: str = "") -> dict[str, str]:
+    """A discovery matrix's options as command-line text (lists comma-separated); PlanError naming the key
+    (inside ``where``, ``also[i]``, when it is not the plan's top level)."""
+    def at(key: str) -> str:
+        return f"{where}.{key}" if where else key
+
     modes = doc.get("mode")
     if (modes if isinstance(modes, list) else [modes]) != [MODE]:
-        raise PlanError(source, "mode", str(modes), "discovery goes in a plan of its own (its points are "
-                                                    "participants, not a pair): mode: discovery")
+        raise PlanError(source, at("mode"), str(modes), f"discovery goes in a {'matrix' if where else 'plan'} of "
+                                                        "its own (its points are participants, not a pair): "
+                                                        "mode: discovery")
     options = {}
     for key, value in doc.items():
-        if key in ("mode", "description"):
+        if key == "mode" or (key == "description" and not where):
             continue
         if key not in KEYS:
-            raise PlanError(source, key, None, f"not a key of a discovery plan ({', '.join(KEYS)})")
+            raise PlanError(source, at(str(key)), None, f"not a key of a discovery {'matrix' if where else 'plan'} "
+                                                        f"({', '.join(KEYS)})")
         items = value if isinstance(value, list) else [value]
         if not items or any(isinstance(v, (dict, list)) or v is None for v in items):
-            raise PlanError(source, key, str(value), "expected a value or a list of values")
+            raise PlanError(source, at(key), str(value), "expected a value or a list of values")
         options[key] = ",".join(str(v) for v in items)
     return options

@@ -16,7 +16,8 @@ quick plan's secured points next to its main sweep::
 option of its matrix (a middleware not built here is not in it, as one that
 cannot be secured is not in a secured matrix); a matrix no built middleware
 can run is refused. An error in the ``also`` list names the matrix
-(``also[0].security``).
+(``also[0].security``). An ``also`` entry with ``mode: discovery`` is a
+discovery matrix (:mod:`mwperf.plan.discovery_plan`: participants, not a pair).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from mwperf.errors import PlanError, UnitError
+from mwperf.plan.discovery_plan import DiscoveryMatrix, discovery_options, is_discovery_matrix
 from mwperf.table import snapshot
 from mwperf.units import parse_list, parse_rate_hz, parse_size
 
@@ -174,18 +176,22 @@ def parse_matrix(source: str, data: Mapping, where: str = "", plan_keys: tuple[s
     return Matrix(options, tuple(exclude), where)
 
 
-def parse_also(source: str, raw: Any, plan_keys: tuple[str, ...]) -> tuple[Matrix, ...]:
-    """The ``also`` list: matrices after the main one, each a mapping of its own."""
+def parse_also(source: str, raw: Any, plan_keys: tuple[str, ...]) -> tuple[tuple[Matrix, ...],
+                                                                           tuple[DiscoveryMatrix, ...]]:
+    """The ``also`` list: matrices after the main one, each a mapping of its own; the discovery ones apart."""
     if not isinstance(raw, list) or not raw:
         raise PlanError(source, ALSO, None, "expected a list of matrices (each a mapping of options, e.g. "
                                             "- {mw: built, security: encrypt})")
-    out = []
+    out, discovery = [], []
     for index, item in enumerate(raw):
         where = f"{ALSO}[{index}]"
         if not isinstance(item, dict) or not item:
             raise PlanError(source, where, None, "expected a mapping of options (mw: ..., size: ...)")
-        out.append(parse_matrix(source, item, where, plan_keys))
-    return tuple(out)
+        if is_discovery_matrix(item):
+            discovery.append(DiscoveryMatrix(discovery_options(source, item, where), where))
+        else:
+            out.append(parse_matrix(source, item, where, plan_keys))
+    return tuple(out), tuple(discovery)
 
 
 def settings_of(point, own: Mapping[str, Any]) -> dict[str, Any]:

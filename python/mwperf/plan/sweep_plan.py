@@ -9,7 +9,8 @@ as many points as it yields; a key that applies to no point of the plan is
 an error, not dropped. ``mw: built`` is every middleware the agent is built
 with that honours the plan's options; ``exclude`` rules prune points; ``also``
 lists more matrices, each its own options and exclude rules
-(:mod:`mwperf.plan.matrix`: the quick plan's secured points); ``launches`` (``repetitions``: its
+(:mod:`mwperf.plan.matrix`: the quick plan's secured points; one with
+``mode: discovery`` is a discovery matrix, measured after the others); ``launches`` (``repetitions``: its
 older name) is how many launches each point is measured as, 6 unless given,
 interleaved across the points, each an equal share of the point's duration
 and warm-up (:mod:`mwperf.plan.launches`); ``max_launches``: up to how many
@@ -50,6 +51,7 @@ from mwperf.description import AgentInfo
 from mwperf.display import shown
 from mwperf.errors import PlanError, Unsupported, UsageError
 from mwperf.plan.checks import refused_option
+from mwperf.plan.discovery_plan import DiscoveryMatrix
 from mwperf.plan.launches import default_launches, interleaved
 from mwperf.plan.matrix import (ALSO, BUILT, CONTROLLER_KEYS, Matrix, excluded, key_name, normal, option_keys,
                                 parse_also, parse_matrix, settings_of)
@@ -85,6 +87,7 @@ class Plan:
     search: Mapping[str, str] | None = None  # a max-rate plan's criterion, as written
     max_launches: int | None = None  # the adaptive stop's most launches a point (None: the launches)
     also: tuple[Matrix, ...] = ()  # the matrices after the main one (``also:``)
+    discovery: tuple[DiscoveryMatrix, ...] = ()  # ``also``'s discovery matrices (measured after the others)
 
     @property
     def launches(self) -> int:
@@ -107,6 +110,7 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
     description = None
     search = None
     also: tuple[Matrix, ...] = ()
+    discovery: tuple[DiscoveryMatrix, ...] = ()
     own: dict[str, Any] = {}
     for raw_key, value in data.items():
         key = key_name(str(raw_key))
@@ -128,14 +132,15 @@ def parse_plan(text: str, source: str = "plan") -> Plan:
                 raise PlanError(source, "description", None, "expected text")
             description = None if value is None else str(value)
         else:
-            also = parse_also(source, value, SWEEP_KEYS)
+            also, discovery = parse_also(source, value, SWEEP_KEYS)
     main = parse_matrix(source, own, "", SWEEP_KEYS)
-    if search is not None and also:
+    if search is not None and (also or discovery):
         raise PlanError(source, ALSO, None, "not in a max-rate plan (its searches are one matrix)")
     if max_launches is not None and max_launches < (repetitions or default_launches()):
         raise PlanError(source, "max_launches", str(max_launches),
                         f"fewer than the launches ({repetitions or default_launches()})")
-    return Plan(source, main.options, main.exclude, repetitions, description, text, search, max_launches, also)
+    return Plan(source, main.options, main.exclude, repetitions, description, text, search, max_launches, also,
+                discovery)
 
 
 def _search(source: str, raw: Any) -> dict[str, str]:
