@@ -7,6 +7,11 @@ The plan is saved as ``DIR/plan.yaml``; each record carries its point key, so
 ``mwperf sweep --resume DIR`` expands the saved plan again and runs only the
 points whose key is not in results.jsonl yet (a point that failed was
 measured and recorded: it is not run again).
+
+The plan's discovery matrices (``also`` entries with ``mode: discovery``) are
+measured after its other points, under the same machine lock, into the run
+directory's discovery.jsonl (:func:`mwperf.cli.discovery.measure`; ``--resume``
+skips those already there); report.html has their section.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mwperf.cli import discovery, sweep_lab
 from mwperf.cli.common import described_agent, no_agent, run_outputs
@@ -33,6 +38,9 @@ from mwperf.results.confined import refuse_link
 from mwperf.results.rundir import (RESULTS_JSONL, RunDir, UnsafeFile, check_new_dir, open_inside, read_records,
                                    write_atomic)
 from mwperf.model.upgrade import OLD_KEY_PREFIX
+
+if TYPE_CHECKING:
+    from mwperf.execute.runner import Outputs
 
 __all__ = ["PLAN_FILE", "add_parser", "command", "describe", "plan_doc"]
 
@@ -79,6 +87,8 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return no_agent() if found is None else discovery.sweep_mode(ns, argv, found[0], lab_asked)
     _check(ns.plan, ns.resume)  # bad input is named before anything else is looked at
     lab = sweep_lab.check(ns)
+    if lab is not None and ns.plan is not None and load_plan(ns.plan).discovery:
+        raise PlanError(ns.plan, load_plan(ns.plan).discovery[0].where, None, "a discovery matrix is not for a lab")
     if lab is not None and ns.launches is not None:
         raise UsageError("--launches", str(ns.launches), "not with a lab: give the plan its launches")
     found = described_agent(ns.agent)
@@ -169,6 +179,8 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
     """PlanError for a plan that does not parse, UsageError for a directory that holds no sweep."""
     if plan_path is not None and load_plan(plan_path).search is not None:
         raise PlanError(plan_path, "search", None, f"a max-rate plan: run it with mwperf max-rate {plan_path}")
+    if plan_path is not None:
+        discovery.sweep_points(load_plan(plan_path))  # its discovery matrices checked as a discovery plan's
     if resume_dir is None:
         return
     if ((RunDir(resume_dir).read_run_json() or {}).get("command") or [None, None])[1:2] == ["max-rate"]:
@@ -186,9 +198,11 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
 
 def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO,
             max_points: int | None = None, launches: int | None = None) -> int:
-    points = expand(_with_launches(load_plan(plan_path), launches), out=default_out(), agent=agent,
-                    agent_info=agent_info, max_points=max_points)
-    out.write(describe(points))
+    plan = load_plan(plan_path)
+    points = expand(_with_launches(plan, launches), out=default_out(), agent=agent, agent_info=agent_info,
+                    max_points=max_points)
+    found = discovery.sweep_points(plan)
+    out.write(describe(points) + (discovery.dry_run([p for p, _ in found]) if found else ""))
     return 0
 
 
@@ -206,6 +220,8 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
     points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points)
     check_placement(*(p.opts for p in points))  # before the run directory is made
+    found = discovery.sweep_points(plan)
+    discovery.check_links(found)
     with lock.hold(out, force=force, argv=argv) as held:
         if (out / RESULTS_JSONL).exists():  # another sweep began there meanwhile
             raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")
@@ -213,9 +229,10 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
         doc = provenance.collect(run_id=out.name, argv=argv, options=plan_doc(plan, len(points)), agent=agent,
                                  started=utc_now_iso())
         doc["machine_lock"] = held.machine
-        outputs = run_outputs(fmt, verbose=verbose, stored=stored)
-        return execute(points, RunDir(out), agent, doc, outputs=outputs,
+        outputs, measured = _then_discovery(run_outputs(fmt, verbose=verbose, stored=stored), found, agent, doc)
+        code = execute(points, RunDir(out), agent, doc, outputs=outputs,
                        leftovers=agent_info.leftovers, floor=floor)
+        return _with_discovery_code(code, measured)
 
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
@@ -249,9 +266,33 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
                                           "machine_lock": machine_lock})
     if not todo:
         print(f"mwperf: {run_dir}: all {len(points)} points are there; nothing to resume")
-    outputs = run_outputs(fmt, verbose=verbose, stored=stored)
-    return execute(todo, rundir, agent, doc, outputs=outputs, earlier=earlier,
+    found = discovery.sweep_points(plan)
+    discovery.check_links(found)
+    outputs, measured = _then_discovery(run_outputs(fmt, verbose=verbose, stored=stored), found, agent, doc)
+    code = execute(todo, rundir, agent, doc, outputs=outputs, earlier=earlier,
                    leftovers=agent_info.leftovers, floor=floor)
+    return _with_discovery_code(code, measured)
+
+
+def _then_discovery(outputs: Outputs, found: list, agent: str, doc: dict) -> tuple[Outputs, list[dict]]:
+    """``outputs`` whose end measures the plan's discovery points first (those not in discovery.jsonl yet),
+    when the other points ran to completion (still under the run's lock), then says it all (report.html
+    with their section); the list their records go to."""
+    measured: list[dict] = []
+    if not found:
+        return outputs, measured
+
+    def at_end(everything: list, records: list, rundir: RunDir) -> None:
+        if doc.get("status") == "complete":
+            measured.extend(discovery.measure(found, agent, rundir.path, progress=sys.stderr))
+        outputs.at_end(everything, records, rundir)
+
+    return dataclasses.replace(outputs, at_end=at_end), measured
+
+
+def _with_discovery_code(code: int, measured: list[dict]) -> int:
+    """The sweep's exit code, 1 when a discovery point did not complete."""
+    return 1 if code == 0 and not all(r.get("complete") for r in measured) else code
 
 
 def plan_doc(plan: Plan, count: int) -> dict:
@@ -259,6 +300,8 @@ def plan_doc(plan: Plan, count: int) -> dict:
            **_matrix_doc(plan.options, plan.exclude)}
     if plan.also:  # the matrices after the main one
         doc["also"] = [_matrix_doc(m.options, m.exclude) for m in plan.also]
+    if plan.discovery:
+        doc["discovery"] = [dict(m.options) for m in plan.discovery]
     return doc
 
 

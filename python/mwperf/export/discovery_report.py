@@ -5,7 +5,10 @@ row per middleware, discovery configuration, T and link, a column per N;
 the traffic the kernel counted on the link the same way; then each
 configuration's own table (:mod:`mwperf.export.discovery`: pairs, CPU and RSS
 per participant, packets and bytes). report.html of a discovery run is this
-section; ``mwperf report DIR`` writes it again from discovery.jsonl.
+section; ``mwperf report DIR`` writes it again from discovery.jsonl. A sweep
+whose plan has discovery matrices has both files: its report.html has this
+section after the others (:func:`html_section`), its terminal a line a point
+(:func:`compact_lines`).
 
 discovery.jsonl is read as untrusted input (a run directory travels): read
 inside the directory, bounded, every record checked for the fields and
@@ -27,7 +30,7 @@ from mwperf.results.reading import MAX_RESULTS_BYTES, UnsafeFile, open_inside
 from mwperf.results.rundir import write_atomic
 
 __all__ = ["RESULTS", "REPORT", "read_discovery", "record_problem", "vs_n_sections", "discovery_sections",
-           "all_sections", "render_page", "discovery_report"]
+           "all_sections", "html_section", "compact_lines", "render_page", "discovery_report"]
 
 RESULTS = "discovery.jsonl"
 REPORT = "report.html"
@@ -143,6 +146,36 @@ def all_sections(records: list[dict]) -> list[Section]:
     return vs_n_sections(records) + discovery_sections(records)
 
 
+def html_section(records: list[dict]) -> str:
+    """The report's discovery section: every table, then their notes."""
+    parts = ['<section id="discovery"><h2>Discovery</h2>']
+    sections = all_sections(records)
+    parts += [section_html(s) for s in sections]
+    for s in sections:
+        notes = sorted({row.note for row in s.rows if row.note})
+        parts += [f'<p class="hint">{escape(n)}</p>' for n in notes]
+    return "\n".join(parts + ["</section>"])
+
+
+def compact_lines(records: list[dict], most: int = 2, width: int = 100) -> list[str]:
+    """The points as the end of a sweep says them: a line per configuration (N, T, discovery, link), its
+    middlewares' times side by side; at most ``most`` lines of ``width`` columns, else one line for all
+    (the tables are report.html's)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        form = r.get("participants_as") or "processes"
+        key = (r["participants"], r["topics"], r["discovery"], _link(r), "" if form == "processes" else f" {form}")
+        groups.setdefault(key, []).append(r)
+    lines = []
+    for (n, t, discovery, link, form), rs in groups.items():
+        said = [f"{r['mw']} failed" if "error" in r else f"{r['mw']} {_times(r).replace(' / ', '/')}" for r in rs]
+        lines.append(f"discovery N={n} T={t} {discovery} {link}{form}, ms to match / 1st sample: {', '.join(said)}")
+    if len(lines) > most or any(len(line) > width for line in lines):
+        done = sum(1 for r in records if r.get("complete"))
+        return [f"discovery: {len(records)} points, {done} complete (their tables: report.html)"]
+    return lines
+
+
 def render_page(records: list[dict], title: str) -> str:
     """report.html of a discovery run: its tables, no script."""
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
@@ -150,13 +183,7 @@ def render_page(records: list[dict], title: str) -> str:
              f"<p class=\"lead\">{len(records)} discovery point(s): N participants, T topics each; times from the "
              "first participant's go to the last one matched (every reader every writer it should) and sampled "
              "(a sample from every other participant on every topic).</p>",
-             '<section id="discovery"><h2>Discovery</h2>']
-    sections = all_sections(records)
-    parts += [section_html(s) for s in sections]
-    for s in sections:
-        notes = sorted({row.note for row in s.rows if row.note})
-        parts += [f'<p class="hint">{escape(n)}</p>' for n in notes]
-    parts.append(f"</section><p>{RESULTS} is the source of truth.</p></body></html>")
+             f"{html_section(records)}<p>{RESULTS} is the source of truth.</p></body></html>"]
     return "\n".join(parts) + "\n"
 
 

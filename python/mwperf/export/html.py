@@ -10,12 +10,14 @@ hide it, log/linear buttons) and the tables.
 
 from __future__ import annotations
 
+import sys
 from html import escape
 from pathlib import Path
 from typing import Sequence
 
 from mwperf.export.advice import warnings_for
 from mwperf.export.answer import answer_html
+from mwperf.export.discovery_report import html_section, read_discovery
 from mwperf.export.exporter import Exporter
 from mwperf.export.figures import SECTIONS, Figure, point_figures, run_figures
 from mwperf.export.floor import Anchors, floor_figure
@@ -123,9 +125,10 @@ def _baseline_html(baseline: dict) -> str:
 
 def render_html(records: list[Record], run: dict | None, title: str,
                 extra_figures: Sequence[Figure] = (), baseline: dict | None = None, *, script: str | None = None,
-                anchors: Anchors | None = None) -> str:
+                anchors: Anchors | None = None, discovery: Sequence[dict] = ()) -> str:
     """The page. ``script`` replaces plotly.js (the golden test keeps the page without its 4.8 MB);
-    ``anchors``: the run's floor (a section of its own, "x floor" in the tables) and baseline."""
+    ``anchors``: the run's floor (a section of its own, "x floor" in the tables) and baseline;
+    ``discovery``: the run's discovery records (its plan's discovery matrices), a section of their own."""
     placements = sorted({f"{r.cpu.placement} / wait {r.wait}" for r in records})
     warnings = warnings_for(records, run)
     flows, records = records, plain(records)  # a scenario's flows: a section of their own
@@ -154,9 +157,15 @@ def render_html(records: list[Record], run: dict | None, title: str,
                          '<p class="hint">Hover a point for its value and samples; drag to zoom, double-click to '
                          "reset; click a legend entry to hide it; the camera saves the figure as SVG.</p>"
                          + "\n".join(figure_html(f) for f in mine) + "</section>")
+    if discovery:
+        parts.append(html_section(list(discovery)))
     parts.append(f'<section id="tables"><h2>Tables</h2>{_tables_html(records, anchors)}</section>')
     parts.append(f"<p>{len(flows)} point(s); results.jsonl is the source of truth.</p></body></html>")
     return "\n".join(p for p in parts if p) + "\n"
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"mwperf: warning: {message}\n")
 
 
 class HtmlReport(Exporter):
@@ -172,7 +181,8 @@ class HtmlReport(Exporter):
         anchors = Anchors.of(rundir.path)
         html = render_html(records, rundir.read_run_json(), f"mwperf run {rundir.path.name}",
                            point_figures(rundir.path, records, self.point) + self.history,
-                           baseline=rundir.read_baseline(), anchors=anchors)
+                           baseline=rundir.read_baseline(), anchors=anchors,
+                           discovery=read_discovery(rundir.path, _warn))
         target = rundir.path / REPORT_HTML
         write_atomic(target, html)
         return [target]

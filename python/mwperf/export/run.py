@@ -9,7 +9,8 @@ three moments the runner gives (:class:`mwperf.execute.runner.Outputs`;
   reached the precision asked and what the others would need
   (:func:`launch_summary`), what a point's own adaptive stop saved (each one line of
   at most 100 columns; ``verbose``: in full) and where it all is: report.html last
-  (:func:`at_end`; the run directory only where there is no report, or with ``verbose``).
+  (:func:`at_end`; the run directory only where there is no report, or with ``verbose``); a sweep's
+  discovery points (discovery.jsonl) a line each before them (``verbose``, md: their tables).
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from typing import TextIO
 from mwperf.display import printable
 from mwperf.export.advice import warnings_for
 from mwperf.export.csv import ResultsCsv
+from mwperf.export.discovery_report import all_sections, compact_lines, read_discovery
 from mwperf.export.headline_text import WIDTH
 from mwperf.export.html import HtmlReport
 from mwperf.export.ranking import size_text
 from mwperf.export.scenario import flows_summary
-from mwperf.export.tables import Tables, format_seconds, point_summary
+from mwperf.export.tables import Tables, format_seconds, point_summary, render_markdown, render_text
 from mwperf.model.labels import point_id
 from mwperf.model.launches import as_points
 from mwperf.model.record import Record
@@ -63,7 +65,11 @@ def at_end(everything: list[Record], records: list[Record], rundir: RunDir, *, f
             (html,) = HtmlReport().write(everything, rundir)
         except OSError as exc:
             progress.write(f"mwperf: warning: cannot write report.html: {exc.strerror or exc}\n")
-    said = [x for x in (launch_summary(everything, verbose), adaptive_saving(_own_stops(records), verbose)) if x]
+    found = read_discovery(rundir.path, lambda m: progress.write(f"mwperf: warning: {m}\n"))
+    if found and not compact:
+        out.write("\n" + (render_markdown if fmt == "md" else render_text)(all_sections(found)))
+    said = (compact_lines(found) if compact else []) + [
+        x for x in (launch_summary(everything, verbose), adaptive_saving(_own_stops(records), verbose)) if x]
     if html is None or verbose:  # the report's path says where the results are
         said.append(f"results: {rundir.path}")
     out.write(("" if compact and everything else "\n") + "".join(f"{x}\n" for x in said)
