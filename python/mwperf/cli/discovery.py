@@ -20,26 +20,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-from typing import TYPE_CHECKING, Mapping, TextIO
-
-from mwperf.errors import AgentError, PlanError, UnitError, UsageError
-from mwperf.plan.discovery_plan import MODE, load_discovery_plan
-from mwperf.plan.where import LinkProfile, parse_link
+from mwperf.errors import AgentError, UnitError, UsageError
+from mwperf.plan.discovery_plan import MODE, ROWS, USER, checked_lists, given_of, load_discovery_plan
+from mwperf.table import snapshot
+from mwperf.units import parse_list
 
 if TYPE_CHECKING:
     from mwperf.execute.discovery import DiscoveryPoint
     from mwperf.plan.sweep_plan import Plan
-from mwperf.table import Row, snapshot
-from mwperf.units import parse_list
+    from mwperf.plan.where import LinkProfile
 
 __all__ = ["add_options", "wanted", "run_mode", "sweep_mode", "planned", "dry_run", "sweep_points", "check_links", "measure",
            "ROWS", "MODE"]
 
-#: The agent's ``discover`` rows, by name.
-ROWS = snapshot().command("discover")
-#: The ones a user gives (the others are the controller's: index, nic, peer, server, domain).
-USER = tuple(r.name for r in ROWS.rows if r.group != "control" and r.name != "mw")
 #: run's own options that mean nothing to participants (their values when not given).
 NOT_HERE = {"cpu": None, "hosts": None, "data": None, "direction": None, "keystore": None, "scenario": None,
             "launches": None, "max_launches": None, "reuse_agents": False, "best": False, "keyed": False,
@@ -84,37 +79,6 @@ def wanted(ns: argparse.Namespace) -> bool:
     return True
 
 
-def _values(flag: str, row: Row, text: str) -> list:
-    try:
-        items = parse_list(text)
-    except UnitError as exc:
-        raise UsageError(flag, text, str(exc)) from None
-    try:
-        return list(dict.fromkeys(row.parse(item) for item in items))
-    except ValueError as exc:
-        raise UsageError(flag, text, str(exc)) from None
-
-
-def parse_lists(given: dict[str, str | None]) -> tuple[list[str], dict[str, list], int]:
-    """The middlewares, the lists of the other ``discover`` rows (by name) and the timeout as machine values;
-    UsageError naming the bad one (exit 2)."""
-    for key in ("mw", "participants"):
-        if given.get(key) is None:
-            raise UsageError(f"--{key}", None, "required in discovery mode")
-    mws = _values("--mw", ROWS["mw"], str(given["mw"]))
-    lists = {name: _values(ROWS[name].flag, ROWS[name], str(given[name]) if given.get(name) is not None
-                           else ROWS[name].shown(ROWS[name].default)) for name in USER if name != "timeout"}
-    timeout = given.get("timeout") or ROWS["timeout"].shown(ROWS["timeout"].default)
-    try:
-        timeout_ns = ROWS["timeout"].parse(timeout)
-    except ValueError as exc:
-        raise UsageError("--timeout", timeout, str(exc)) from None
-    if given.get("link") is None and "default" in lists["discovery"]:
-        raise UsageError("--discovery", "default", "multicasts: it runs only on a namespace pair's link "
-                                                   "(--link netns), never on this machine's own network")
-    return mws, lists, timeout_ns
-
-
 def run_mode(ns: argparse.Namespace, argv: list[str], agent: str) -> int:
     """``mwperf run --mode discovery``."""
     given = {"mw": ns.mw, "link": ns.link, **{name: getattr(ns, f"disc_{ROWS[name].key}") for name in USER}}
@@ -127,16 +91,11 @@ def sweep_mode(ns: argparse.Namespace, argv: list[str], agent: str, lab: bool) -
                         ("--db", ns.db), ("--inventory", "given" if lab else None)):
         if value is not None:
             raise UsageError(flag, str(value), "not with a discovery plan")
-    given = _given(load_discovery_plan(ns.plan))
+    given = given_of(load_discovery_plan(ns.plan))
     if ns.dry_run:
         sys.stdout.write(dry_run(planned(given, ns.plan)[0]))
         return 0
     return _measure(given, ns.out, agent, argv, ns.format, ns.force, plan=ns.plan)
-
-
-def _given(options: Mapping[str, str]) -> dict[str, str]:
-    """A plan's discovery options by their command-line names."""
-    return {key.replace("_", "-"): value for key, value in options.items()}
 
 
 def planned(given: dict, plan: str | None = None, where: str = "") -> tuple[list[DiscoveryPoint], LinkProfile | None]:
@@ -144,14 +103,7 @@ def planned(given: dict, plan: str | None = None, where: str = "") -> tuple[list
     names its option (UsageError) or, of a ``plan``, its key (PlanError; ``where``: inside ``also[i]``)."""
     from mwperf.execute.discovery import DiscoveryPoint
 
-    try:
-        mws, lists, timeout = parse_lists(given)
-        link = parse_link(given["link"]) if given.get("link") is not None else None
-    except UsageError as exc:
-        if plan is None:
-            raise
-        key = (exc.option or "").lstrip("-").replace("-", "_") or None
-        raise PlanError(plan, f"{where}.{key}" if where and key else where or key, exc.value, exc.reason) from None
+    mws, lists, timeout, link = checked_lists(given, plan, where)
     points = [DiscoveryPoint(mw, values["participants"], values["topics"], values["discovery"], timeout,
                              values["participants-as"])
               for mw in mws for values in (dict(zip(lists, combo)) for combo in _combos(lists))]
@@ -168,7 +120,7 @@ def sweep_points(plan: Plan) -> list[tuple[DiscoveryPoint, LinkProfile | None]]:
     """A sweep plan's discovery points (its ``also`` list's discovery matrices), validated; PlanError naming
     ``also[i].key``."""
     return [(point, link) for matrix in plan.discovery
-            for points, link in (planned(_given(matrix.options), plan.source, matrix.where),) for point in points]
+            for points, link in (planned(given_of(matrix.options), plan.source, matrix.where),) for point in points]
 
 
 def _combos(lists: dict[str, list]) -> list[tuple]:

@@ -179,8 +179,6 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
     """PlanError for a plan that does not parse, UsageError for a directory that holds no sweep."""
     if plan_path is not None and load_plan(plan_path).search is not None:
         raise PlanError(plan_path, "search", None, f"a max-rate plan: run it with mwperf max-rate {plan_path}")
-    if plan_path is not None:
-        discovery.sweep_points(load_plan(plan_path))  # its discovery matrices checked as a discovery plan's
     if resume_dir is None:
         return
     if ((RunDir(resume_dir).read_run_json() or {}).get("command") or [None, None])[1:2] == ["max-rate"]:

@@ -24,14 +24,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from mwperf.errors import PlanError
+from mwperf.errors import PlanError, UnitError, UsageError
 from mwperf.plan.plan_file import load_yaml, read_plan_text
+from mwperf.plan.where import LinkProfile, parse_link
+from mwperf.table import Row, snapshot
+from mwperf.units import parse_list
 
 __all__ = ["KEYS", "MODE", "DiscoveryMatrix", "is_discovery_plan", "is_discovery_matrix", "load_discovery_plan",
-           "discovery_options"]
+           "discovery_options", "ROWS", "USER", "parse_lists", "checked_lists", "given_of"]
 
 #: The mode's name: the agent's ``discover`` command's ``discovery`` row names what it measures.
 MODE = "discovery"
+#: The agent's ``discover`` rows, by name.
+ROWS = snapshot().command("discover")
+#: The ones a user gives (the others are the controller's: index, nic, peer, server, domain).
+USER = tuple(r.name for r in ROWS.rows if r.group != "control" and r.name != "mw")
 KEYS = ("mw", "participants", "topics", "discovery", "participants_as", "link", "timeout")
 
 
@@ -89,3 +96,54 @@ def discovery_options(source: str, doc: Mapping, where: str = "") -> dict[str, s
             raise PlanError(source, at(key), str(value), "expected a value or a list of values")
         options[key] = ",".join(str(v) for v in items)
     return options
+
+
+def _values(flag: str, row: Row, text: str) -> list:
+    try:
+        items = parse_list(text)
+    except UnitError as exc:
+        raise UsageError(flag, text, str(exc)) from None
+    try:
+        return list(dict.fromkeys(row.parse(item) for item in items))
+    except ValueError as exc:
+        raise UsageError(flag, text, str(exc)) from None
+
+
+def parse_lists(given: dict[str, str | None]) -> tuple[list[str], dict[str, list], int]:
+    """The middlewares, the lists of the other ``discover`` rows (by name) and the timeout as machine values;
+    UsageError naming the bad one (exit 2)."""
+    for key in ("mw", "participants"):
+        if given.get(key) is None:
+            raise UsageError(f"--{key}", None, "required in discovery mode")
+    mws = _values("--mw", ROWS["mw"], str(given["mw"]))
+    lists = {name: _values(ROWS[name].flag, ROWS[name], str(given[name]) if given.get(name) is not None
+                           else ROWS[name].shown(ROWS[name].default)) for name in USER if name != "timeout"}
+    timeout = given.get("timeout") or ROWS["timeout"].shown(ROWS["timeout"].default)
+    try:
+        timeout_ns = ROWS["timeout"].parse(timeout)
+    except ValueError as exc:
+        raise UsageError("--timeout", timeout, str(exc)) from None
+    if given.get("link") is None and "default" in lists["discovery"]:
+        raise UsageError("--discovery", "default", "multicasts: it runs only on a namespace pair's link "
+                                                   "(--link netns), never on this machine's own network")
+    return mws, lists, timeout_ns
+
+
+def given_of(options: Mapping[str, str]) -> dict[str, str]:
+    """A plan's discovery options by their command-line names (``participants-as``)."""
+    return {key.replace("_", "-"): value for key, value in options.items()}
+
+
+def checked_lists(given: dict, plan: str | None = None,
+                  where: str = "") -> tuple[list[str], dict[str, list], int, LinkProfile | None]:
+    """:func:`parse_lists` and the link; bad input names its option (UsageError) or, of a ``plan``, its key
+    (PlanError; ``where``: inside ``also[i]``)."""
+    try:
+        mws, lists, timeout = parse_lists(given)
+        link = parse_link(given["link"]) if given.get("link") is not None else None
+    except UsageError as exc:
+        if plan is None:
+            raise
+        key = (exc.option or "").lstrip("-").replace("-", "_") or None
+        raise PlanError(plan, f"{where}.{key}" if where and key else where or key, exc.value, exc.reason) from None
+    return mws, lists, timeout, link

@@ -51,7 +51,7 @@ from mwperf.description import AgentInfo
 from mwperf.display import shown
 from mwperf.errors import PlanError, Unsupported, UsageError
 from mwperf.plan.checks import refused_option
-from mwperf.plan.discovery_plan import DiscoveryMatrix
+from mwperf.plan.discovery_plan import DiscoveryMatrix, checked_lists, given_of
 from mwperf.plan.launches import default_launches, interleaved
 from mwperf.plan.matrix import (ALSO, BUILT, CONTROLLER_KEYS, Matrix, excluded, key_name, normal, option_keys,
                                 parse_also, parse_matrix, settings_of)
@@ -277,6 +277,8 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
                                  cpu_count=cpu_count, hosts=hosts)
     if not points:
         raise PlanError(plan.source, "exclude", None, "every point is excluded")
+    for discovery in plan.discovery:  # measured after the others (mwperf.cli.discovery): checked as these are
+        checked_lists(given_of(discovery.options), plan.source, discovery.where)
     return interleaved(points, launches or plan.launches, plan.max_launches, point_hash, numbered=True)
 
 
