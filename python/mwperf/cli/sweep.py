@@ -281,9 +281,11 @@ def _then_discovery(outputs: Outputs, found: list, agent: str, doc: dict) -> tup
         return outputs, measured
 
     def at_end(everything: list, records: list, rundir: RunDir) -> None:
-        if doc.get("status") == "complete":
-            measured.extend(discovery.measure(found, agent, rundir.path, progress=sys.stderr))
-        outputs.at_end(everything, records, rundir)
+        try:
+            if doc.get("status") == "complete":
+                measured.extend(discovery.measure(found, agent, rundir.path, progress=sys.stderr))
+        finally:  # a point the agent refuses (exit 2) or an interrupt: what was measured is said all the same
+            outputs.at_end(everything, records, rundir)
 
     return dataclasses.replace(outputs, at_end=at_end), measured
 

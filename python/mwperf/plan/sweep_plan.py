@@ -278,7 +278,10 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
     if not points:
         raise PlanError(plan.source, "exclude", None, "every point is excluded")
     for discovery in plan.discovery:  # measured after the others (mwperf.cli.discovery): checked as these are
-        checked_lists(given_of(discovery.options), plan.source, discovery.where)
+        mws = checked_lists(given_of(discovery.options), plan.source, discovery.where)[0]
+        for mw in (mw for mw in mws if mw not in agent_info.adapters):
+            raise PlanError(plan.source, f"{discovery.where}.mw", mw, "not built here (built: "
+                                                                      f"{', '.join(sorted(agent_info.adapters))})")
     return interleaved(points, launches or plan.launches, plan.max_launches, point_hash, numbered=True)
 
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import described
 from mwperf.plan.sweep_plan import count_points, expand, load_plan, parse_plan
 
@@ -48,11 +50,33 @@ def test_also_matrices_stand_alone_and_count():
     assert len({p.point_hash for p in points}) == len(points) == 20
 
 
-def test_a_bad_matrix_exits_2_in_one_line(tmp_path):
+@pytest.mark.parametrize("matrix, expected", [
+    ("{mw: udp, security: encrypt}", "also[0].security: encrypt: not supported by udp"),
+    ("{mode: discovery, mw: cyclonedds, participants: 0}", "also[0].participants: 0:"),
+])
+def test_a_bad_matrix_exits_2_in_one_line(tmp_path, matrix, expected):
     plan = tmp_path / "bad.yaml"
-    plan.write_text("mw: udp\nalso:\n  - {mw: udp, security: encrypt}\n")
+    plan.write_text(f"mw: udp\nalso:\n  - {matrix}\n")
     done = subprocess.run([sys.executable, "-m", "mwperf", "sweep", str(plan), "--dry-run"], capture_output=True,
                           text=True, timeout=60, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [done.stderr.strip()], done.stderr
-    assert done.stderr.startswith(f"mwperf: error: {plan}: also[0].security: encrypt: not supported by udp")
+    assert done.stderr.startswith(f"mwperf: error: {plan}: {expected}")
+
+
+def test_the_quick_plan_has_one_discovery_point_per_middleware_after_its_others():
+    plan = load_plan(PLANS / "quick.yaml")
+    (found,) = plan.discovery
+    assert found.where == "also[1]" and dict(found.options) == {
+        "mw": "cyclonedds,fastdds", "participants": "5", "topics": "1", "discovery": "unicast", "timeout": "10s"}
+    assert len(plan.also) == 1 and count_points(plan) == (12 + 2) * 3  # `built` as one middleware; no participants
+    expand(plan, out=Path("r"), agent=None, agent_info=AGENT, cpu_count=2)  # accepted, validated whole
+
+
+def test_discovery_matrices_stand_apart_from_the_others():
+    plan = parse_plan("mw: udp\nalso:\n  - {mw: tcp}\n  - mode: discovery\n    mw: [cyclonedds, fastdds]\n"
+                      "    participants: [2, 5]\n    participants_as: threads\n", "p.yaml")
+    assert [m.where for m in plan.also] == ["also[0]"] and [m.where for m in plan.discovery] == ["also[1]"]
+    assert dict(plan.discovery[0].options) == {"mw": "cyclonedds,fastdds", "participants": "2,5",
+                                               "participants_as": "threads"}
+    assert {p.point.mw for p in points_of(plan.text)} == {"udp", "tcp"}

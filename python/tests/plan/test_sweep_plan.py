@@ -271,6 +271,23 @@ BAD = [
     ("mw: udp\nalso:\n  - {mw: udp, exclude: [{size: 1k}]}\n",
      "p.yaml: also[0].exclude[0].size: this key: not among the plan's values"),
     ("mw: udp\nmode: rate\nsearch: {loss: 1%}\nalso:\n  - {mw: tcp}\n", "p.yaml: also: not in a max-rate plan"),
+    # a discovery matrix in also (mode: discovery, plan/discovery_plan.py): a discovery plan's own checks
+    ("mw: udp\nalso:\n  - {mode: [latency, discovery], mw: cyclonedds}\n",
+     "p.yaml: also[0].mode: ['latency', 'discovery']: discovery goes in a matrix of its own"),
+    ("mw: udp\nalso:\n  - {mode: discovery, mw: cyclonedds, participants: 2, size: 1k}\n",
+     "p.yaml: also[0].size: not a key of a discovery matrix"),
+    ("mw: udp\nalso:\n  - {mode: discovery, mw: cyclonedds}\n", "p.yaml: also[0].participants: required"),
+    ("mw: udp\nalso:\n  - {mode: discovery, mw: cyclonedds, participants: 2, discovery: gossip}\n",
+     "p.yaml: also[0].discovery: gossip: choose from"),
+    ("mw: udp\nalso:\n  - {mode: discovery, mw: cyclonedds, participants: 2, discovery: default}\n",
+     "p.yaml: also[0].discovery: default: multicasts: it runs only on a namespace pair's link"),
+    ("mw: udp\nalso:\n  - {mode: discovery, mw: cyclonedds, participants: 2, timeout: soon}\n",
+     "p.yaml: also[0].timeout: soon:"),
+    ("mw: udp\nalso:\n  - {mode: discovery, mw: cyclonedds, participants: 2, link: wifi}\n",
+     "p.yaml: also[0].link: wifi: unknown link kind"),
+    ("mw: udp\nalso:\n  - {mode: discovery, mw: nosuch, participants: 2}\n", "p.yaml: also[0].mw: nosuch:"),
+    ("mw: udp\nmode: rate\nsearch: {loss: 1%}\nalso:\n  - {mode: discovery, mw: cyclonedds, participants: 2}\n",
+     "p.yaml: also: not in a max-rate plan"),
 ]
 
 
