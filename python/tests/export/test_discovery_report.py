@@ -60,3 +60,19 @@ def test_a_discovery_jsonl_that_leads_outside_is_not_read(tmp_path):
     (run / RESULTS).symlink_to(outside)
     warnings: list[str] = []
     assert read_discovery(run, warnings.append) == [] and "leads outside the run directory" in warnings[0]
+
+
+def test_the_end_of_a_sweep_says_its_discovery_points_a_line_a_configuration():
+    from mwperf.export.discovery_report import compact_lines
+
+    two = [record("cyclonedds", "tuned", 2, 1, 7.0), record("fastdds", "tuned", 2, 1, 456.0),
+           record("ros2", "default", 5, 1, 186.0, complete=False, time_to_first_sample_ms=None, link=None),
+           {"mw": "zenoh", "discovery": "default", "participants": 5, "topics": 1, "link": None,
+            "error": "participant 0: cannot create the participant"}]
+    assert compact_lines(two) == [
+        "discovery N=2 T=1 tuned netns:none, ms to match / 1st sample: cyclonedds 7/108, fastdds 456/556",
+        "discovery N=5 T=1 default loopback, ms to match / 1st sample: ros2 186/- (incomplete), zenoh failed"]
+    # more configurations than two lines, or a line over 100 columns: one line for all (report.html has them)
+    assert compact_lines(RECORDS) == ["discovery: 9 points, 7 complete (their tables: report.html)"]
+    wide = [record(f"middleware{i}", "default", 2, 1, 1.0) for i in range(5)]
+    assert compact_lines(wide) == ["discovery: 5 points, 5 complete (their tables: report.html)"]

@@ -61,7 +61,9 @@ def quick_plan_run(directory):
 
 def quick_run(directory):
     """The quick plan's run as it was measured here (plans/quick.yaml, 14 middlewares, 168 points, one
-    launch each): fixtures/quick-run holds its records' headline fields and its floor.json."""
+    launch each): fixtures/quick-run holds its records' headline fields and its floor.json; its
+    discovery.jsonl, the plan's discovery points (Cyclone DDS and Fast DDS, 5 participants, unicast on
+    loopback) as measured here with mwperf run --mode discovery."""
     import shutil
 
     from conftest import FIXTURES
@@ -70,6 +72,7 @@ def quick_run(directory):
 
     rundir = RunDir(directory).create()
     shutil.copy(FIXTURES / "quick-run" / "floor.json", rundir.path / "floor.json")
+    shutil.copy(FIXTURES / "quick-run" / "discovery.jsonl", rundir.path / "discovery.jsonl")
     rundir.write_run_json({"sysctl": {"net.core.busy_read": 0}})  # this machine's: a warning the run gave
     lines = (FIXTURES / "quick-run" / "results.jsonl").read_text().splitlines()
     return rundir, [typed({**blank(), "subscribers": 1, "subscribers_as": "processes", **json.loads(line)})
@@ -101,6 +104,9 @@ def test_the_end_of_a_run_is_one_screen_the_headline_then_where_the_report_is(tm
     assert re.search(r"^iceoryx +19.4/56.7 1\? ", text, re.M) and re.search(r"^iceoryx .* 130 0% 1≈ ", text, re.M)
     assert re.search(r"^iceoryx2 .* 83.0 0.1% 12\? ", text, re.M)
     assert "warning: net.core.busy_read is 0" in text
+    # the discovery points: one line for the two middlewares at the same N, T and discovery
+    assert "\ndiscovery N=5 T=1 unicast loopback, ms to match / 1st sample: cyclonedds 113/123, fastdds 18/97\n" \
+        in text
     assert text.endswith(f"others need ~50 s (median)\nreport: {rundir.path / 'report.html'}\n")
     assert text.count("report: ") == 1 and "results: " not in text
     verbose = io.StringIO()
@@ -108,6 +114,7 @@ def test_the_end_of_a_run_is_one_screen_the_headline_then_where_the_report_is(tm
     every = verbose.getvalue()
     assert every.startswith("\n== floor: cross-core 0,1") and every.count("== headline: ") == 3
     assert "== udp latency (" in every and "(see adaptive.needed_note)" in every
+    assert "== discovery: cyclonedds 0.10.2, unicast discovery (loopback) ==" in every
     assert every.endswith(f"results: {rundir.path}\nreport: {rundir.path / 'report.html'}\n")
 
 
