@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from mwperf.plan.sweep_plan import Plan
     from mwperf.plan.where import LinkProfile
 
-__all__ = ["add_options", "wanted", "run_mode", "sweep_mode", "planned", "dry_run", "sweep_points", "check_links", "measure",
-           "ROWS", "MODE"]
+__all__ = ["add_options", "wanted", "run_mode", "sweep_mode", "planned", "dry_run", "sweep_points", "check_links",
+           "measure", "ROWS", "MODE"]
 
 #: run's own options that mean nothing to participants (their values when not given).
 NOT_HERE = {"cpu": None, "hosts": None, "data": None, "direction": None, "keystore": None, "scenario": None,
