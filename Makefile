@@ -57,15 +57,10 @@ link:
 run: setup
 	$(MWPERF) sweep $(PLAN)
 
-# All three parts at once: the measuring tests (test-apart, one at a time) at the
-# machine's normal priority, the agent's tests, the docs and the side-by-side tests
-# under `nice -n 19`, so that they only take the CPU time the measuring ones leave
-# (those mostly wait on their points: about half a core); test-apart's log is shown
-# when it ends (whole when it failed).
 test: setup
 	@scripts/check-format.sh
-	$(MAKE) --no-print-directory -j3 BESIDE="nice -n 19" APART_LOG=$(AGENT_BUILD)/test-apart.log \
-	  test-agent-docs test-side test-apart
+	$(MAKE) --no-print-directory -j2 test-agent-docs test-side
+	$(MAKE) --no-print-directory test-apart
 
 # What can run side by side does, all at once: the agent's tests (the core's
 # unit tests, JOBS at a time, then the adapters' one at a time: they mostly
@@ -76,32 +71,28 @@ test: setup
 # otherwise (marker `measuring`: namespaces, nftables, RouDi, timing) runs one
 # at a time after.
 JOBS ?= $(shell nproc)
-BESIDE ?=
-APART_LOG ?=
 SIDE_JOBS ?= $(shell n=$$(nproc); echo $$(( 2 * n < 4 ? 2 * n : 4 )))
 
 # (their logs apart: the Python tests' progress is shown meanwhile)
 test-unit:
 	@log=$(AGENT_BUILD)/test-unit.log; \
-	if $(BESIDE) ctest --test-dir $(AGENT_BUILD) --output-on-failure -j $(JOBS) -L unit > $$log 2>&1; \
+	if ctest --test-dir $(AGENT_BUILD) --output-on-failure -j $(JOBS) -L unit > $$log 2>&1; \
 	then grep -E "tests passed|Total Test time" $$log; else cat $$log; exit 1; fi
 
 test-agent: test-unit
 	@log=$(AGENT_BUILD)/test-adapters.log; \
-	if $(BESIDE) ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit > $$log 2>&1; \
+	if ctest --test-dir $(AGENT_BUILD) --output-on-failure -LE unit > $$log 2>&1; \
 	then grep -E "tests passed|Total Test time" $$log; else cat $$log; exit 1; fi
 
 # The documentation site and the lint after the agent's tests, still beside the side-by-side part
 test-agent-docs: test-agent
-	@$(BESIDE) $(MAKE) --no-print-directory docs lint
+	@$(MAKE) --no-print-directory docs lint
 
 test-side:
-	$(BESIDE) $(PY) -m pytest python/tests -q -m "not measuring or side_by_side" -n $(SIDE_JOBS) --dist loadgroup
+	$(PY) -m pytest python/tests -q -m "not measuring or side_by_side" -n $(SIDE_JOBS) --dist loadgroup
 
 test-apart:
-	@if [ -z "$(APART_LOG)" ]; then $(PY) -m pytest python/tests -q -m "measuring and not side_by_side"; \
-	elif $(PY) -m pytest python/tests -q -m "measuring and not side_by_side" > $(APART_LOG) 2>&1; \
-	then echo "test-apart: $$(tail -1 $(APART_LOG))"; else cat $(APART_LOG); exit 1; fi
+	$(PY) -m pytest python/tests -q -m "measuring and not side_by_side"
 
 test-python: test-side
 	$(MAKE) --no-print-directory test-apart

@@ -204,8 +204,9 @@ NOTICE_WIDTH = 100
 
 
 def notices(left: Leftovers, when: str, verbose: bool = False) -> list[str]:
-    """What was removed ``when``, one line a kind (the segments': of at most :data:`NOTICE_WIDTH` columns);
-    the middlewares' own tracing segments (:data:`OWN_TRACING`) only when ``verbose``."""
+    """What was removed ``when``, one line a kind (the segments': of at most :data:`NOTICE_WIDTH` columns, the
+    shortest names first, but every name when ``verbose``); the middlewares' own tracing segments
+    (:data:`OWN_TRACING`) only when ``verbose``."""
     from mwperf.display import shown
 
     lines = []
@@ -217,11 +218,13 @@ def notices(left: Leftovers, when: str, verbose: bool = False) -> list[str]:
                      f"{', '.join(left.services)}")
     segments = [name for name in sorted(left.segments)
                 if verbose or not any(fnmatch.fnmatchcase(name, p) for p in OWN_TRACING)]
+    if not verbose:  # the shortest first: as many as one line holds
+        segments.sort(key=len)
     if segments:
         line = f"mwperf: removed {len(segments)} stale shared-memory segment(s) {when}:"
-        for i, name in enumerate(segments):  # as many names as one line of NOTICE_WIDTH holds
+        for i, name in enumerate(segments):  # with --verbose every name, else those one line of NOTICE_WIDTH holds
             more = f" {shown(name)}{',' if i + 1 < len(segments) else ''}"  # names anyone could have given them
-            if len(line) + len(more) + (4 if i + 1 < len(segments) else 0) > NOTICE_WIDTH:
+            if not verbose and len(line) + len(more) + (4 if i + 1 < len(segments) else 0) > NOTICE_WIDTH:
                 line += " ..."
                 break
             line += more

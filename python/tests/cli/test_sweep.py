@@ -144,7 +144,7 @@ def test_a_point_that_cannot_reach_its_precision_says_what_it_would_need(tmp_pat
             ci = stats.get(f"{q}_ci")
             assert ci is None or stats["min"] <= ci[0] <= stats[q] <= ci[1] <= stats["max"], (q, stats)
     assert done.stderr.count("+-0.01% not reached") == 3, done.stderr
-    assert "adaptive duration: 0/3 points reached their precision" in done.stdout
+    assert "adaptive stop: 0/3 points within precision" in done.stdout  # its full sentence: --verbose
 
 
 def test_dry_run_prints_points_and_count(tmp_path):

@@ -205,11 +205,11 @@ def test_what_a_killed_run_left_the_next_run_removes(tmp_path):
     assert {k.split()[0] for k in left} == {"shm", "sem"}, left  # what a killed Connext leaves
     assert xml_files() - files
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--agent", agent(), "--mw", "udp", "--duration",
-                           "200ms", "--warmup", "100ms", "--out", str(tmp_path / "next")], capture_output=True,
+                           "200ms", "--warmup", "100ms", "--verbose", "--out", str(tmp_path / "next")], capture_output=True,
                           text=True, env=dict(os.environ), timeout=120)
     assert done.returncode == 0, done.stderr
     assert not (connext_sysv() & left) and not (xml_files() - files)
-    assert "connext: sem 0x" in done.stderr  # the run says what it removed
+    assert "connext: sem 0x" in done.stderr  # the run says what it removed (--verbose: every name)
 
 
 def refusal(*args):

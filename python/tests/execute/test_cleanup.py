@@ -271,7 +271,9 @@ def test_the_segments_notice_is_one_line_of_at_most_100_columns():
     names = ["1919751884.zenoh", "2262580927.zenoh", "2795711348.zenoh", "32223.zenoh", "3270862355.zenoh",
              "3501.zenoh", "3990.zenoh", "4011.zenoh", "4242.zenoh"]
     (line,) = notices(Leftovers([], names, []), "after the run")
-    assert line == "mwperf: removed 9 stale shared-memory segment(s) after the run: 1919751884.zenoh, ..."
+    assert line == "mwperf: removed 9 stale shared-memory segment(s) after the run: 3501.zenoh, 3990.zenoh, ..."
     assert len(line) <= 100
+    (every,) = notices(Leftovers([], names, []), "after the run", verbose=True)
+    assert every.endswith(": " + ", ".join(names))
     (one,) = notices(Leftovers([], ["3501.zenoh"], []), "after the run")
     assert one == "mwperf: removed 1 stale shared-memory segment(s) after the run: 3501.zenoh"
