@@ -200,6 +200,7 @@ def test_every_run_example_validates():
     it, against the recorded agent description; nothing runs."""
     from mwperf.cli import discovery
     from mwperf.cli.main import build_parser
+    from mwperf.plan.discovery_plan import parse_lists
     from mwperf.cli.run import request
     from mwperf.plan.validate import build_run_options
 
@@ -208,7 +209,7 @@ def test_every_run_example_validates():
         if discovery.wanted(ns):  # discovery mode: its lists as the mode checks them
             given = {"mw": ns.mw, "link": ns.link, **{n: getattr(ns, f"disc_{discovery.ROWS[n].key}")
                                                       for n in discovery.USER}}
-            assert discovery.parse_lists(given)[1]["participants"], command
+            assert parse_lists(given)[1]["participants"], command
             continue
         opts = build_run_options(request(ns), described(), agent="mwperf-agent", cpu_count=2)
         assert opts.points(), command

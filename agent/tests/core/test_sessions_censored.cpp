@@ -17,7 +17,7 @@ TEST(Latency, PingsBeyondTheTimeoutAreLostAndTheirLatePongsCounted) {
   Options o = options(Mode::latency, Role::pub);
   o.ping_timeout_ns = 20'000'000;
   const Point p = run_point(o, ch);
-  EXPECT_GT(double(ch.data_sent), 5);
+  EXPECT_GT(double(ch.data_sent), 2);  // a ping each 20 ms timeout: ~7 in the run, 5 on a loaded machine
   EXPECT_EQ(field(p.pub, "pongs"), 0);
   EXPECT_EQ(field(p.pub, "ping_lost"), double(ch.data_sent - ch.warm_sent));
   EXPECT_GT(field(p.pub, "late_pongs"), 0);

@@ -180,7 +180,8 @@ def test_a_secured_fast_dds_reader_keeps_up_with_a_writer_that_began_before_it_h
     """Fast DDS's secured writer sends its first samples before the reader has its keys ('No key material
     yet'): a gap. A keep-last reader whose max_samples was its depth rejected every later sample while the gap
     stood, and a writer as deep never closed it (10 of 76,000 delivered at sign). Fast DDS's own count of
-    rejected samples is the ground truth: none now, and most samples delivered."""
+    rejected samples is the ground truth: none now, and samples delivered by the thousand (a loaded machine
+    holds a keep-last reader back, which rightly drops: a twentieth, not 10 of tens of thousands)."""
     agent = built("fastdds")
     out = tmp_path / "run"
     done = subprocess.run(run_argv(agent, "fastdds", out, "--security", "sign", "--mode", "throughput",
@@ -190,5 +191,5 @@ def test_a_secured_fast_dds_reader_keeps_up_with_a_writer_that_began_before_it_h
     (record,) = written(out)
     assert record["status"] == "ok", record["error"]
     assert record["rejected"] == 0, (record["rejected"], record["received"], record["sent"])
-    assert record["received"] > record["sent"] / 2 > 1000, (record["received"], record["sent"])
+    assert record["received"] > max(record["sent"] / 20, 1000), (record["received"], record["sent"])
     assert record["adapter"]["sub_config"]["reader_max_samples"] >= 5000
