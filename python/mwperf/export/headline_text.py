@@ -15,6 +15,7 @@ failures' reasons.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -113,7 +114,7 @@ def _groups(ranked: list[Ranking]) -> list[_Group]:
     return [groups[k] for k in sorted(groups, key=lambda k: (modes.index(k[0]), k[1] or 0.0))]
 
 
-def _table(groups: list[_Group], anchors: Anchors) -> list[str]:
+def _table(groups: list[_Group], anchors: Anchors, named: dict[str, str]) -> list[str]:
     """A group line (each group's title over its columns), the sizes, a row per middleware, the floor."""
     columns = [(g, r) for g in groups for r in g.rankings]
     rows: dict[str, dict[int, Entry]] = {}
@@ -121,8 +122,8 @@ def _table(groups: list[_Group], anchors: Anchors) -> list[str]:
         for entry in ranking.entries:
             rows.setdefault(entry.label, {})[i] = entry
     order = sorted(rows, key=lambda label: (statistics.median(e.place for e in rows[label].values()), label))
-    cells = [[label] + [_cell(r.mode, rows[label][i]) if i in rows[label] else "-"
-                        for i, (_, r) in enumerate(columns)] for label in order]
+    cells = [[named[label]] + [_cell(r.mode, rows[label][i]) if i in rows[label] else "-"
+                               for i, (_, r) in enumerate(columns)] for label in order]
     floors = [floor_value(anchors, r) for _, r in columns]
     if any(v is not None for v in floors):
         cells.append(["floor"] + [short(v) for v in floors])
@@ -140,6 +141,31 @@ def _table(groups: list[_Group], anchors: Anchors) -> list[str]:
     return [line, header, *body]
 
 
+LABEL = re.compile(r"^(\S+) \((.*)\)$")
+
+
+def short_labels(labels: list[str]) -> dict[str, str]:
+    """Each row's label without what every row of its middleware shares: a middleware in rows that differ
+    (``fastdds (reliable, keep-last:10, listener, udp, security encrypt)`` beside ``fastdds (..., shm+udp)``)
+    is named by what tells them apart (``fastdds udp encrypt``; ``security`` said by its level alone); a
+    middleware whose short labels would meet keeps its full ones."""
+    split: dict[str, tuple[str, list[str]]] = {}
+    for label in labels:
+        found = LABEL.match(label)
+        split[label] = (found.group(1), found.group(2).split(", ")) if found else (label, [])
+    by_mw: dict[str, list[str]] = {}
+    for label, (mw, _) in split.items():
+        by_mw.setdefault(mw, []).append(label)
+    named: dict[str, str] = {}
+    for mw, mine in by_mw.items():
+        common = set.intersection(*(set(split[label][1]) for label in mine))
+        short = {label: " ".join([mw, *(q.removeprefix("security ") for q in split[label][1]
+                                        if q not in common)])
+                 for label in mine}
+        named.update(short if len(set(short.values())) == len(mine) else {label: label for label in mine})
+    return named
+
+
 def _width(lines: list[str]) -> int:
     return max(len(x) for x in lines)
 
@@ -150,9 +176,11 @@ def compact_headline(records: list[Record], anchors: Anchors | None = None, widt
     ranked = rankings(records, anchors)
     if not ranked:
         return ""
+    named = short_labels(sorted({e.label for r in ranked for e in r.entries}))  # told apart across every table
+    ranked, apart = _one_point_rows(ranked)
     tables: list[list[_Group]] = []
     for group in _groups(ranked):
-        if tables and _width(_table(tables[-1] + [group], anchors)) <= width:
+        if tables and _width(_table(tables[-1] + [group], anchors, named)) <= width:
             tables[-1].append(group)
         else:
             tables.append([group])
@@ -161,7 +189,7 @@ def compact_headline(records: list[Record], anchors: Anchors | None = None, widt
     left: list[_Group] = []
     used = -1  # the blank line before each table but the first
     for groups in tables:
-        lines = _table(groups, anchors)
+        lines = _table(groups, anchors, named)
         if blocks and (left or used + 1 + len(lines) > LINES):
             left += groups
             continue
@@ -169,10 +197,13 @@ def compact_headline(records: list[Record], anchors: Anchors | None = None, widt
             last = groups[-1]
             cut.append(f"{last.title.split(':')[0]} at {size_text(last.rankings[-1].size)}")
             groups = groups[:-1] + [_Group(last.title, last.rankings[:-1])]
-            lines = _table(groups, anchors)
+            lines = _table(groups, anchors, named)
         blocks.append("\n".join(lines))
         used += 1 + len(lines)
     lines = [LEGEND, "\n\n".join(blocks)]
+    for ranking in apart:  # a side matrix's rows (the quick plan's secured points), on a line of their own
+        lines += _wrap(f"also {ranking.mode} at {ranking.where}: "
+                       + ", ".join(f"{named[e.label]} {_cell(ranking.mode, e)}" for e in ranking.entries), width)
     left_out = cut + [g.title.split(":")[0] for g in left]
     if left_out:
         lines.append(_fit(f"in the report, not here: {', '.join(left_out)}", width))
@@ -182,6 +213,34 @@ def compact_headline(records: list[Record], anchors: Anchors | None = None, widt
     if len(failed) > REASONS:
         lines.append(f"... and {len(failed) - REASONS} more failed point(s): the report says why")
     return printable("\n".join(lines) + "\n")
+
+
+def _one_point_rows(ranked: list[Ranking]) -> tuple[list[Ranking], list[Ranking]]:
+    """The rankings without the rows of one point each when there are several columns (a side matrix's, e.g.
+    the quick plan's secured points at 1 KiB), and those rows by ranking (their places kept)."""
+    seen: dict[str, int] = {}
+    for r in ranked:
+        for e in r.entries:
+            seen[e.label] = seen.get(e.label, 0) + 1
+    if len(ranked) < 3:
+        return ranked, []
+    lone = {label for label, n in seen.items() if n == 1}
+    kept = [dataclasses.replace(r, entries=[e for e in r.entries if e.label not in lone]) for r in ranked]
+    apart = [dataclasses.replace(r, entries=[e for e in r.entries if e.label in lone]) for r in ranked]
+    return [r for r in kept if r.entries], [r for r in apart if r.entries]
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of ``width`` at most, broken after commas, the next lines indented."""
+    lines, line = [], ""
+    for part in text.split(", "):
+        piece = part if not line else f"{line}, {part}"
+        if line and len(piece) > width:
+            lines.append(line + ",")
+            line = "  " + part
+        else:
+            line = piece
+    return lines + [_fit(line, width)]
 
 
 def _fit(text: str, width: int) -> str:

@@ -60,3 +60,16 @@ def test_a_rate_cell_says_the_share_of_the_due_samples_not_delivered():
     due = [typed({**record("a", "rate", rate=100.0, p50=30.0, ci=[29.0, 31.0]).json, "received": 990,
                   "scheduled": 1000, "loss_rate": 0.0})]
     assert "30.0 1.0% 1" in compact_headline(due)  # sent 990 of the 1000 due, lost none of them
+
+
+def test_rows_of_one_middleware_are_named_by_what_tells_them_apart():
+    from mwperf.export.headline_text import short_labels
+
+    q = "reliable, keep-last:10, listener"
+    labels = ["iceoryx", f"cyclonedds ({q}, udp)", f"cyclonedds ({q}, udp, security encrypt)", f"fastdds ({q}, shm+udp)",
+              f"fastdds ({q}, udp)", f"fastdds ({q}, udp, security encrypt)", "fastdds3"]
+    assert list(short_labels(labels).values()) == ["iceoryx", "cyclonedds", "cyclonedds encrypt", "fastdds shm+udp",
+                                                   "fastdds udp", "fastdds udp encrypt", "fastdds3"]
+    # two labels that would meet keep their full names
+    same = [f"zenoh ({q}, a b)", f"zenoh ({q}, a, b)"]
+    assert short_labels(same) == {label: label for label in same}
