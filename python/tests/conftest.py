@@ -83,6 +83,14 @@ def real_agent_path() -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
+def built_agent() -> str:
+    """The built agent's path, or the test skipped saying it is not built."""
+    agent = real_agent_path()
+    if agent is None:
+        pytest.skip("the agent binary is not built yet")
+    return str(agent)
+
+
 def agent_with(mw: str = "udp") -> str:
     """The built agent's path, when it is built with `mw`; else the test is skipped."""
     import pytest

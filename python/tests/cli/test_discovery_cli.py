@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from conftest import real_agent_path
+from conftest import built_agent
 from mwperf.cli.main import main
 
 RUN = ["run", "--mode", "discovery", "--mw", "cyclonedds"]
@@ -65,17 +65,10 @@ def test_a_discovery_plan_expands(capsys, monkeypatch, fake_agent, tmp_path):
     assert out[-1] == "8 discovery point(s)" and "fastdds participants=5 topics=10 participants-as=processes discovery=unicast" in out
 
 
-def _agent() -> str:
-    agent = real_agent_path()
-    if agent is None:
-        pytest.skip("the agent binary is not built yet")
-    return str(agent)
-
-
 @pytest.mark.e2e
 @pytest.mark.side_by_side  # the agent refuses before any participant opens
 def test_a_middleware_without_a_discovery_mode_is_refused(capsys, tmp_path):
-    code = main(RUN[:3] + ["--agent", _agent(), "--mw", "udp", "--participants", "2", "--force",
+    code = main(RUN[:3] + ["--agent", built_agent(), "--mw", "udp", "--participants", "2", "--force",
                            "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2
@@ -86,7 +79,7 @@ def test_a_middleware_without_a_discovery_mode_is_refused(capsys, tmp_path):
 @pytest.mark.side_by_side  # loopback, its own run id and domain, no timing asserted
 def test_run_in_discovery_mode_writes_its_records_tables_and_report(capsys, tmp_path):
     out = tmp_path / "out"
-    code = main(RUN + ["--agent", _agent(), "--participants", "2", "--topics", "2", "--force", "--out", str(out)])
+    code = main(RUN + ["--agent", built_agent(), "--participants", "2", "--topics", "2", "--force", "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0, printed
     (record,) = [json.loads(line) for line in (out / "discovery.jsonl").read_text().splitlines()]

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import real_agent_path
+from conftest import built_agent
 from mwperf.errors import AgentError
 from mwperf.execute.discovery import DiscoveryPoint, add_counters, read_counters, run_point
 from mwperf.execute.netns import NetnsPair
@@ -44,17 +44,10 @@ def test_the_counters_count_what_the_test_sent():
     assert udp_b == disc_b == {"packets": 0, "bytes": 0}  # nothing went b -> a
 
 
-def _agent() -> str:
-    agent = real_agent_path()
-    if agent is None:
-        pytest.skip("the agent binary is not built yet")
-    return str(agent)
-
-
 @pytest.mark.e2e
 @pytest.mark.side_by_side  # loopback, its own run id and domain, no timing asserted
 def test_n_participants_match_n_times_n_minus_1_times_t_pairs():
-    r = run_point(_agent(), DiscoveryPoint("cyclonedds", 3, 2, "unicast", 20_000_000_000), None)
+    r = run_point(built_agent(), DiscoveryPoint("cyclonedds", 3, 2, "unicast", 20_000_000_000), None)
     assert r["complete"], r
     assert r["remote_pairs"] == r["pairs_expected"] == 3 * 2 * 2
     assert r["samples_from"] == 3 * 2 * 2  # what the samples' payload says: every other participant, every topic
@@ -68,7 +61,7 @@ def test_n_participants_match_n_times_n_minus_1_times_t_pairs():
 def test_default_discovery_across_the_link_is_counted_and_a_dropping_link_matches_nothing(spec, across):
     """Two participants, one per namespace: with the link dropping every packet at the receiver
     they never match, yet the sender's counters count what left."""
-    r = run_point(_agent(), DiscoveryPoint("cyclonedds", 2, 1, "default", 1_500_000_000), parse_link(spec))
+    r = run_point(built_agent(), DiscoveryPoint("cyclonedds", 2, 1, "default", 1_500_000_000), parse_link(spec))
     assert r["complete"] is across
     assert r["remote_pairs"] == (2 if across else 0)
     assert r["samples_from"] == (2 if across else 0)
@@ -82,10 +75,10 @@ def test_default_discovery_across_the_link_is_counted_and_a_dropping_link_matche
 def test_participants_as_threads_of_one_process_match_as_processes_do():
     """Four Fast DDS participants in one agent process, intraprocess delivery off: every pair matched, every
     sample seen, one process (its CPU and RSS shared out evenly); Cyclone DDS refused with the reason."""
-    r = run_point(_agent(), DiscoveryPoint("fastdds", 4, 1, "unicast", 20_000_000_000, "threads"), None)
+    r = run_point(built_agent(), DiscoveryPoint("fastdds", 4, 1, "unicast", 20_000_000_000, "threads"), None)
     assert r["complete"] and r["participants_as"] == "threads", r
     assert r["remote_pairs"] == r["pairs_expected"] == 4 * 3 and r["samples_from"] == 4 * 3
     assert len(set(r["rss_kb"])) == 1 and len(r["exit_codes"]) == 1  # one process hosted the four
     assert r["config"]["intraprocess_delivery"] == "off"
     with pytest.raises(AgentError, match="one instance of a domain per process"):
-        run_point(_agent(), DiscoveryPoint("cyclonedds", 2, 1, "unicast", 5_000_000_000, "threads"), None)
+        run_point(built_agent(), DiscoveryPoint("cyclonedds", 2, 1, "unicast", 5_000_000_000, "threads"), None)
