@@ -102,6 +102,19 @@ Trip round_trip(size_t size, bool loans) {
   return {field(rtt, "p50"), field(rtt, "min"), field(p.sub, "echo_errors")};
 }
 
+// The quickest of three launches: the receiver spins to each message's due time, and a loaded machine (the
+// controller's tests run beside these) preempts a spinning thread for whole milliseconds: one launch's p50 at
+// 64 KiB once read 633 us against 438 us at 64 B with equal minima. Preemption only ever adds time, so the
+// quickest launch is the one that shows what the echo itself costs; a copy on the echo path is in every launch.
+Trip quickest_of_three(size_t size, bool loans) {
+  Trip best = round_trip(size, loans);
+  for (int i = 0; i < 2; ++i) {
+    const Trip t = round_trip(size, loans);
+    best = {std::min(best.p50, t.p50), std::min(best.min, t.min), std::max(best.echo_errors, t.echo_errors)};
+  }
+  return best;
+}
+
 // What one copy of `size` bytes takes here, now: the median of a few, or (`fastest`) the quickest, which a
 // loaded machine does not inflate (a copy preempted half-way once measured 535 us against ~100 us).
 double copy_ns(size_t size, bool fastest = false) {
@@ -124,11 +137,11 @@ constexpr size_t kLarge = 4u << 20;
 
 TEST(Echo, ALoanedEchoKeepsTheRoundTripFlatFrom64BTo4MiB) {
   const double copy = copy_ns(kLarge);
-  const Trip small = round_trip(64, true);
+  const Trip small = quickest_of_three(64, true);
   EXPECT_EQ(small.echo_errors, 0);
   EXPECT_GE(small.min, 2 * kHopNs);  // both hops are in it
   for (const size_t size : {size_t(64) << 10, size_t(1) << 20, kLarge}) {
-    const Trip t = round_trip(size, true);
+    const Trip t = quickest_of_three(size, true);
     std::printf("loaned echo: %zu B p50 %.0f ns (64 B: %.0f), min %.0f (%.0f); a copy of 4 MiB: %.0f ns\n", size, t.p50,
                 small.p50, t.min, small.min, copy);
     EXPECT_EQ(t.echo_errors, 0);
@@ -141,7 +154,7 @@ TEST(Echo, ACopiedEchoShowsTheCopyInTheRoundTrip) {
   // The same loop without loans: the echo stages the message in a copy of its
   // own (what the middlewares' echo did before they lent): that copy is seen.
   const double copy = copy_ns(kLarge, true);
-  const Trip small = round_trip(64, false), large = round_trip(kLarge, false);
+  const Trip small = quickest_of_three(64, false), large = quickest_of_three(kLarge, false);
   std::printf("copied echo: 4 MiB p50 %.0f ns (64 B: %.0f), min %.0f (%.0f); a copy of 4 MiB: %.0f ns\n", large.p50,
               small.p50, large.min, small.min, copy);
   EXPECT_GE(large.min - small.min, copy / 2);
