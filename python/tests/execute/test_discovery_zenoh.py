@@ -1,12 +1,20 @@
 """zenoh's discovery participant (agent/src/adapters/zenoh/zenoh_discovery.cpp) in discovery points
 (mwperf.execute.discovery), against ground truth the tests set up: the pairs N x (N-1) x T, every other
-participant's index in the samples each reader took."""
+participant's index in the samples each reader took, and (across a namespace pair) the kernel's
+counters of what crossed the link: TCP, and no UDP at all with scouting off."""
+
+import os
+import shutil
 
 import pytest
 
 from conftest import agent_with
 from mwperf.execute.discovery import DiscoveryPoint, run_point
+from mwperf.execute.netns import SUBNET
+from mwperf.plan.where import parse_link
 
+ROOT = os.geteuid() == 0 and all(shutil.which(t) for t in ("ip", "nft"))
+needs_root = pytest.mark.skipif(not ROOT, reason="needs root, ip and nft")
 pytestmark = pytest.mark.measuring  # the middleware's processes
 
 
@@ -34,3 +42,16 @@ def test_through_a_router_as_threads_of_one_process():
     assert r["remote_pairs"] == r["pairs_expected"] == 4 * 3 and r["samples_from"] == 4 * 3
     assert len(r["exit_codes"]) == 1  # one process hosted the four
     assert r["config"]["mode"].startswith("router") and r["config"]["router"].startswith("tcp/127.0.0.1:")
+
+
+@needs_root
+@pytest.mark.e2e
+def test_through_a_router_across_a_namespace_pair_is_tcp_only():
+    """Participant 0 (the router) and 2 in one namespace, 1 in the other, scouting off: every pair matched
+    through the router's TCP sessions, and the kernel counted TCP on the link and not one UDP datagram."""
+    r = run_point(agent_with("zenoh"), DiscoveryPoint("zenoh", 3, 1, "tuned", 20_000_000_000), parse_link("netns"))
+    assert r["complete"], r
+    assert r["remote_pairs"] == r["pairs_expected"] == 3 * 2 and r["samples_from"] == 3 * 2
+    assert r["config"]["router"].startswith(f"tcp/{SUBNET}.")  # the first namespace's address
+    assert r["traffic"]["tcp"]["packets"] > 0
+    assert r["traffic"]["udp"] == {"packets": 0, "bytes": 0}
