@@ -79,7 +79,8 @@ def read_counters(ns: str) -> tuple[dict, dict, dict]:
         raise OSError(f"nft in {ns}: {done.stderr.strip()}")
     counters = [item["rule"]["expr"] for item in json.loads(done.stdout)["nftables"] if "rule" in item]
     found = [next(e["counter"] for e in expr if "counter" in e) for expr in counters]
-    return tuple({"packets": f["packets"], "bytes": f["bytes"]} for f in found[:3])
+    udp, meta, tcp = ({"packets": f["packets"], "bytes": f["bytes"]} for f in found[:3])
+    return udp, meta, tcp
 
 
 def run_point(agent: str, point: DiscoveryPoint, link: LinkProfile | None) -> dict:
