@@ -22,6 +22,9 @@
 // scouting delay, 500 ms, for them; and the router sleeps that delay at start
 // with scouting off too: 0 there): the core times the matches as zenoh
 // reports them.
+// Participants as threads of one process (o.hosted > 1) are allowed: zenoh's
+// sessions share only its thread pools, each has its own routing tables and
+// transports, so they reach each other over their TCP links as processes do.
 // matched(): zenoh counts no matched writers per subscriber; it is the count of
 // writer liveliness tokens zenoh's liveliness reports alive on the topics (T x N,
 // the participant's own included).
