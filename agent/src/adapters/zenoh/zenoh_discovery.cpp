@@ -15,9 +15,9 @@
 // Every participant's address: on lo 127.0.0.1; on a namespace pair its nic's,
 // for those of its own side (the controller alternates the participants between
 // the sides: index parity), --peer for the others'. The ports come from the run
-// id (below 32768, away from the kernel's ephemeral ports). Connecting retries
-// every 50 ms at first (zenoh's 1 s would time the retry, not discovery: all
-// participants open at once and a listener may not be up yet), and opening a
+// id (base_port). Connecting retries every 50 ms at first (zenoh's 1 s would
+// time the retry, not discovery: all participants open at once and a listener
+// may not be up yet), and opening a
 // session does not wait for its connections (zenoh's open would wait up to its
 // scouting delay, 500 ms, for them; and the router sleeps that delay at start
 // with scouting off too: 0 there): the core times the matches as zenoh
@@ -40,10 +40,14 @@
 namespace mwperf {
 namespace {
 
-constexpr uint32_t kPortsPerRun = 250;  // participants a unicast run may have
+// The run's ports: N consecutive ones from a base the run id picks in [20000, 32700), below the
+// kernel's ephemeral ports (32768-60999), so that two runs at once rarely overlap.
+constexpr uint32_t kFirstPort = 20000, kPorts = 12700;
 constexpr const char* kRetry = "{period_init_ms:50,period_max_ms:1000,period_increase_factor:2}";
 
-uint16_t base_port(uint32_t run_id) { return uint16_t(20000 + (run_id % 50) * kPortsPerRun); }
+uint16_t base_port(uint32_t run_id, uint32_t participants) {
+  return uint16_t(kFirstPort + run_id % (kPorts - participants));
+}
 
 std::string endpoint(const std::string& addr, uint32_t port) { return "tcp/" + addr + ":" + std::to_string(port); }
 
@@ -62,12 +66,9 @@ class ZenohParticipant final : public DiscoveryParticipant {
       return fail(Errc::unsupported,
                   "zenoh: --discovery default scouts over multicast: it runs on a namespace pair's link (--link "
                   "netns), not on lo");
-    if (o.profile == "unicast" && o.participants > kPortsPerRun)
-      return fail(Errc::unsupported, "zenoh: --discovery unicast takes at most " + std::to_string(kPortsPerRun) +
-                                         " participants (a port each from the run's range)");
     const std::string self = o.nic == "lo" ? "127.0.0.1" : interface_ipv4(o.nic);
     if (self.empty()) return fail(Errc::unsupported, "zenoh: --nic " + o.nic + " has no IPv4 address");
-    const uint16_t base = base_port(o.run_id);
+    const uint16_t base = base_port(o.run_id, o.participants);
     std::string kv;
     JsonObject j;
     auto set = [&kv](const std::string& k, const std::string& v) { kv += k + "=" + v + ";"; };
