@@ -43,7 +43,7 @@ function(mwperf_ros2_on_wheels name prefix installer)
     return()
   endif()
   string(MAKE_C_IDENTIFIER ${name} cname)
-  mwperf_adapter(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ros2.cpp)
+  mwperf_adapter(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ros2.cpp ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ros2_discovery.cpp)
   # Before the system's (Debian's Fast DDS 2.9 headers).
   target_include_directories(mwperf_adapter_${name} SYSTEM BEFORE PRIVATE ${includes})
   target_link_libraries(mwperf_adapter_${name} PUBLIC ${libraries} ${CMAKE_DL_LIBS})
