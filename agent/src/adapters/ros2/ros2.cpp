@@ -331,7 +331,7 @@ class Ros2Adapter final : public Adapter {
            1);
     ros2_profile::Confinement c;
     c.ip = ip;
-    c.peer = cfg.peer;
+    c.peers = {cfg.peer};
     c.shm = transport_ != "udp";
     c.udp = transport_ != "shm";
     c.whitelist = !cfg.isolated;

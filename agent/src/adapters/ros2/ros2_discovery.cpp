@@ -111,7 +111,9 @@ class Ros2Participant final : public DiscoveryParticipant {
                                                : "udpv4 (FASTDDS_BUILTIN_TRANSPORTS=UDPv4: shared memory off)");
     j.str("multicast", o.profile == "default" ? "SPDP 239.255.0.1 on every interface (Fast DDS's default)" : "none");
     if (o.profile == "unicast")
-      j.str("interface_whitelist", ip).str("initial_peer", o.peer).unum("max_initial_peers_range", o.participants + 10);
+      j.str("interface_whitelist", ip)
+          .str("initial_peers", ip != o.peer ? o.peer + "," + ip : ip)
+          .unum("max_initial_peers_range", o.participants + 10);
     if (o.hosted > 1) j.str("intraprocess_delivery", "off");
     j.str("fastdds_profile", s.xml).str("message_type", "std_msgs/msg/UInt8MultiArray");
     j.str("qos", "reliable, transient-local; writers keep-last 1, readers keep-all");
@@ -180,7 +182,8 @@ class Ros2Participant final : public DiscoveryParticipant {
     c.intraprocess_off = o.hosted > 1;  // else the participants of one process match in memory
     if (o.profile == "unicast") {
       c.ip = ip;
-      c.peer = o.peer;
+      c.peers = {o.peer};
+      if (ip != o.peer) c.peers.push_back(ip);  // the participants on this side of a link, too
       c.peers_range = o.participants + 10;
     } else if (!c.intraprocess_off) {
       shared().xml.clear();

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "adapters/fastdds/fastdds_shm.h"
 
@@ -20,11 +21,11 @@ namespace mwperf {
 namespace ros2_profile {
 
 struct Confinement {
-  std::string ip;    // where the UDP transport listens ("" with no participant profile)
-  std::string peer;  // the initial peer
+  std::string ip;                  // where the UDP transport listens ("" with no participant profile)
+  std::vector<std::string> peers;  // the initial peers
   bool udp = true, shm = false;
   bool whitelist = true;          // UDPv4 on `ip` only (a pair that is isolated listens everywhere)
-  uint32_t peers_range = 32;      // participant ids tried on the initial peer
+  uint32_t peers_range = 32;      // participant ids tried on each initial peer
   size_t size = 0;                // the sample size the shared memory is sized for
   bool intraprocess_off = false;  // participants of one process talk over their transports
 };
@@ -36,9 +37,8 @@ inline std::string xml(const Confinement& c) {
       "<dds xmlns=\"http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles\">";
   if (c.intraprocess_off)
     x += "<library_settings><intraprocess_delivery>OFF</intraprocess_delivery></library_settings>";
-  x += "<profiles>";
-  if (c.ip.empty()) return x + "</profiles></dds>\n";
-  x += "<transport_descriptors>";
+  if (c.ip.empty()) return x + "</dds>\n";
+  x += "<profiles><transport_descriptors>";
   if (c.udp)
     x += "<transport_descriptor><transport_id>mwperf_udp</transport_id><type>UDPv4</type>"
          "<sendBufferSize>4194304</sendBufferSize><receiveBufferSize>4194304</receiveBufferSize>"
@@ -57,13 +57,12 @@ inline std::string xml(const Confinement& c) {
   if (c.shm) x += "<transport_id>mwperf_shm</transport_id>";
   if (c.udp) x += "<transport_id>mwperf_udp</transport_id>";
   x += "</userTransports>";
-  if (c.udp)
-    x += "<builtin><metatrafficUnicastLocatorList><locator><udpv4><address>" + c.ip +
-         "</address></udpv4></locator></metatrafficUnicastLocatorList><initialPeersList><locator><udpv4><address>" +
-         c.peer +
-         "</address></udpv4></locator></initialPeersList></builtin>"
-         "<defaultUnicastLocatorList><locator><udpv4><address>" +
-         c.ip + "</address></udpv4></locator></defaultUnicastLocatorList>";
+  if (!c.udp) return x + "</rtps></participant></profiles></dds>\n";
+  x += "<builtin><metatrafficUnicastLocatorList><locator><udpv4><address>" + c.ip +
+       "</address></udpv4></locator></metatrafficUnicastLocatorList><initialPeersList>";
+  for (const std::string& peer : c.peers) x += "<locator><udpv4><address>" + peer + "</address></udpv4></locator>";
+  x += "</initialPeersList></builtin><defaultUnicastLocatorList><locator><udpv4><address>" + c.ip +
+       "</address></udpv4></locator></defaultUnicastLocatorList>";
   return x + "</rtps></participant></profiles></dds>\n";
 }
 
