@@ -20,6 +20,8 @@
 // (rmw_cyclonedds_cpp): CYCLONEDDS_URI on the interface, multicast off, unicast
 // peer. Any other installed rmw: ROS 2's own rmw-independent confinement
 // (automatic discovery range LOCALHOST) on one host; refused across a link.
+//
+// Discovery points (`mwperf-agent discover`): ros2_discovery.cpp's participant.
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -22,8 +22,8 @@ function(mwperf_wheel_rpath prefix)
   endforeach()
 endfunction()
 
-# mwperf_ros2_on_wheels(NAME PREFIX INSTALLER): the ros2 adapter's source (ros2.cpp,
-# here) as adapter NAME on the wheels in PREFIX (INSTALLER installs them). No rmw
+# mwperf_ros2_on_wheels(NAME PREFIX INSTALLER): the ros2 adapter's source (ros2.cpp
+# and its discovery participant, ros2_discovery.cpp, here) as adapter NAME on the wheels in PREFIX (INSTALLER installs them). No rmw
 # implementation is linked: rcl brings the one it loads (RMW_IMPLEMENTATION).
 # Its unit tests are a binary of their own (mwperf_apart): the wheels' Fast DDS
 # must never share a process with another's; the CPython stand-ins exported.
