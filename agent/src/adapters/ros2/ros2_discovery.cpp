@@ -5,8 +5,9 @@
 // topics /mwperf_disc_<run>_<t>. Profiles, as ROS 2 users set them (the
 // record's config says which):
 // - unicast: the Fast DDS XML profile the ros2 adapter confines its pairs with
-//   (UDPv4 on the interface's address only, the peer address as initial peer
-//   for participant ids 0..N+9, no multicast); rcl's range SYSTEM_DEFAULT
+//   (UDPv4 on 127.0.0.1 only, or in a namespace of a pair on its interfaces;
+//   the peer address and this side's as initial peers for participant ids
+//   0..N+9, no multicast); rcl's range SYSTEM_DEFAULT
 //   leaves discovery to that profile.
 // - default: what a ROS 2 Jazzy node does when nothing is set: automatic
 //   discovery range SUBNET (SPDP multicast on every interface), on the namespace
@@ -111,7 +112,7 @@ class Ros2Participant final : public DiscoveryParticipant {
                                                : "udpv4 (FASTDDS_BUILTIN_TRANSPORTS=UDPv4: shared memory off)");
     j.str("multicast", o.profile == "default" ? "SPDP 239.255.0.1 on every interface (Fast DDS's default)" : "none");
     if (o.profile == "unicast")
-      j.str("interface_whitelist", ip)
+      j.str("interface_whitelist", ip == "127.0.0.1" ? ip : "none (the namespace confines it)")
           .str("initial_peers", ip != o.peer ? o.peer + "," + ip : ip)
           .unum("max_initial_peers_range", o.participants + 10);
     if (o.hosted > 1) j.str("intraprocess_delivery", "off");
@@ -185,6 +186,9 @@ class Ros2Participant final : public DiscoveryParticipant {
       c.peers = {o.peer};
       if (ip != o.peer) c.peers.push_back(ip);  // the participants on this side of a link, too
       c.peers_range = o.participants + 10;
+      // Fast DDS 3.2 opens no UDP socket when the whitelist names a veth inside a network namespace (as 2.9
+      // does: the fastdds adapter): there the namespace confines the traffic.
+      c.whitelist = ip == "127.0.0.1";
     } else if (!c.intraprocess_off) {
       shared().xml.clear();
       return "";  // the rmw's and Fast DDS's own settings, nothing of ours
