@@ -53,12 +53,15 @@ def test_ros2_participants_as_threads_are_one_process_and_loopback_refuses_multi
 @pytest.mark.skipif(not ROOT, reason="needs root, ip and nft")
 @pytest.mark.measuring  # a namespace pair and its nftables counters
 @pytest.mark.e2e
-def test_jazzys_default_discovery_crosses_the_link_and_is_counted():
-    """Three participants over a namespace pair (two on one side, one on the other), ROS 2 Jazzy's own
-    default: every pair matched, SPDP multicast on the link, and the kernel counted the discovery."""
-    r = run_point(agent_with("ros2"), DiscoveryPoint("ros2", 3, 1, "default", TIMEOUT_NS), parse_link("netns"))
+@pytest.mark.parametrize("mw, profile, discovery_range", [("ros2", "default", "SUBNET"),
+                                                          ("ros2-kilted", "unicast", "SYSTEM_DEFAULT")])
+def test_discovery_across_a_namespace_pair_matches_every_pair_and_is_counted(mw, profile, discovery_range):
+    """Three participants over a namespace pair (two on one side, one on the other): ROS 2 Jazzy's own default
+    (SPDP multicast on the link), and Kilted's unicast profile (its Fast DDS 3.2 with a veth whitelisted opened
+    no socket there): every pair matched, and the kernel counted the discovery and the samples."""
+    r = run_point(agent_with(mw), DiscoveryPoint(mw, 3, 1, profile, TIMEOUT_NS), parse_link("netns"))
     assert r["complete"], r
     assert r["remote_pairs"] == r["pairs_expected"] == 3 * 2 and r["samples_from"] == 3 * 2
-    assert r["config"]["discovery_range"] == "SUBNET" and r["config"]["fastdds_profile"] == ""
+    assert r["config"]["discovery_range"].startswith(discovery_range)
     assert r["traffic"]["metatraffic_ports"]["packets"] > 0
     assert r["traffic"]["udp"]["packets"] > r["traffic"]["metatraffic_ports"]["packets"]  # the samples, too
