@@ -20,6 +20,8 @@
 // (rmw_cyclonedds_cpp): CYCLONEDDS_URI on the interface, multicast off, unicast
 // peer. Any other installed rmw: ROS 2's own rmw-independent confinement
 // (automatic discovery range LOCALHOST) on one host; refused across a link.
+//
+// Discovery points (`mwperf-agent discover`): ros2_discovery.cpp's participant.
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -45,6 +47,8 @@
 #include "adapters/fastdds/fastdds_compat.h"
 #include "adapters/fastdds/fastdds_shm.h"
 #include "adapters/ros2/ament_index.h"
+#include "adapters/ros2/ros2_discovery.h"
+#include "adapters/ros2/ros2_profile.h"
 #include "adapters/ros2/ros2_security.h"
 #include "core/adapter.h"
 #include "util/json.h"
@@ -79,9 +83,7 @@ Description describe() {
   d.receives = d.receive = "waitset";
   d.securities = ros2_security::levels();
   d.security_note = ros2_security::note(fastdds_compat::kBuiltVersion);
-  d.discovery_note =
-      "no discovery participant yet (ROS 2 Jazzy's discovery range, ROS_AUTOMATIC_DISCOVERY_RANGE, is the setting to "
-      "measure)";
+  d.discoveries = kDiscoveryProfiles;  // ros2_discovery.cpp: mwperf's profile, SUBNET, LOCALHOST + static peers
   d.notes =
       "std_msgs/msg/UInt8MultiArray: 16 B of CDR (encapsulation, empty layout, data_offset, length) "
       "before the payload";
@@ -143,6 +145,9 @@ class Ros2Adapter final : public Adapter {
     return j.done();
   }
   std::string effective_config() const override { return config_json_; }
+  std::unique_ptr<DiscoveryParticipant> make_participant() const override {
+    return make_ros2_participant(kName, version(), rmw_name());
+  }
 
   Errc open(const AdapterConfig& cfg) override {
     transport_ = cfg.transport.empty() ? "shm+udp" : cfg.transport;
@@ -312,12 +317,7 @@ class Ros2Adapter final : public Adapter {
       teardown(rcl_context_fini(&context_));
       inited_ = false;
     }
-    if (!profile_.empty()) {
-      std::remove(profile_.c_str());
-      profile_.clear();
-    }
-    if (profile_fd_ >= 0) ::close(profile_fd_);
-    profile_fd_ = -1;
+    ros2_profile::remove(&profile_, &profile_fd_);
   }
 
  private:
@@ -331,48 +331,16 @@ class Ros2Adapter final : public Adapter {
             cfg.peer + "\"/></Peers></Discovery></Domain></CycloneDDS>")
                .c_str(),
            1);
-    const bool shm = transport_ != "udp", udp = transport_ != "shm";
-    std::string xml =
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        "<dds xmlns=\"http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles\"><profiles><transport_descriptors>";
-    if (udp)
-      xml +=
-          "<transport_descriptor><transport_id>mwperf_udp</transport_id><type>UDPv4</type>"
-          "<sendBufferSize>4194304</sendBufferSize><receiveBufferSize>4194304</receiveBufferSize>"
-          "<maxInitialPeersRange>32</maxInitialPeersRange>" +
-          std::string(cfg.isolated ? "" : "<interfaceWhiteList><address>" + ip + "</address></interfaceWhiteList>") +
-          "</transport_descriptor>";
-    // Shared memory: the same explicit segment and message size as the fastdds
-    // and fastdds-jazzy adapters set (fastdds_shm.h), never rmw_fastrtps's default.
-    if (shm)
-      xml += "<transport_descriptor><transport_id>mwperf_shm</transport_id><type>SHM</type><segment_size>" +
-             std::to_string(fastdds_shm_segment_size(cfg.size)) + "</segment_size><maxMessageSize>" +
-             std::to_string(fastdds_shm_max_message_size(cfg.size)) + "</maxMessageSize></transport_descriptor>";
-    xml +=
-        "</transport_descriptors><participant profile_name=\"mwperf\" is_default_profile=\"true\"><rtps>"
-        "<useBuiltinTransports>false</useBuiltinTransports><userTransports>";
-    if (shm) xml += "<transport_id>mwperf_shm</transport_id>";
-    if (udp) xml += "<transport_id>mwperf_udp</transport_id>";
-    xml += "</userTransports>";
-    if (udp)
-      xml += "<builtin><metatrafficUnicastLocatorList><locator><udpv4><address>" + ip +
-             "</address></udpv4></locator></metatrafficUnicastLocatorList><initialPeersList><locator><udpv4><address>" +
-             cfg.peer +
-             "</address></udpv4></locator></initialPeersList></builtin>"
-             "<defaultUnicastLocatorList><locator><udpv4><address>" +
-             ip + "</address></udpv4></locator></defaultUnicastLocatorList>";
-    xml += "</rtps></participant></profiles></dds>\n";
-    char path[] = "/tmp/mwperf-ros2-XXXXXX";
-    // Held open until close(): the clean-up keeps what a live process holds (/proc/*/fd).
-    const int fd = mkostemp(path, O_CLOEXEC);
-    if (fd < 0) return fail(Errc::io, errno_text((kName + ": the Fast DDS profile").c_str()));
-    const bool written = ::write(fd, xml.data(), xml.size()) == ssize_t(xml.size());
-    profile_fd_ = fd;
-    profile_ = path;
-    if (!written) return fail(Errc::io, kName + ": cannot write the Fast DDS profile " + profile_);
-    // Fast DDS 2.x reads FASTRTPS_DEFAULT_PROFILES_FILE (3.x the FASTDDS_ one).
-    setenv("FASTRTPS_DEFAULT_PROFILES_FILE", path, 1);
-    setenv("FASTDDS_DEFAULT_PROFILES_FILE", path, 1);
+    ros2_profile::Confinement c;
+    c.ip = ip;
+    c.peers = {cfg.peer};
+    c.shm = transport_ != "udp";
+    c.udp = transport_ != "shm";
+    c.whitelist = !cfg.isolated;
+    c.size = cfg.size;
+    const std::string xml = ros2_profile::xml(c);
+    if (const std::string why = ros2_profile::write(xml, &profile_, &profile_fd_); !why.empty())
+      return fail(Errc::io, kName + ": " + why);
     unsetenv("ROS_AUTOMATIC_DISCOVERY_RANGE");
     unsetenv("ROS_LOCALHOST_ONLY");
     unsetenv("RMW_FASTRTPS_USE_QOS_FROM_XML");

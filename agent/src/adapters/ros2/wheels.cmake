@@ -22,8 +22,8 @@ function(mwperf_wheel_rpath prefix)
   endforeach()
 endfunction()
 
-# mwperf_ros2_on_wheels(NAME PREFIX INSTALLER): the ros2 adapter's source (ros2.cpp,
-# here) as adapter NAME on the wheels in PREFIX (INSTALLER installs them). No rmw
+# mwperf_ros2_on_wheels(NAME PREFIX INSTALLER): the ros2 adapter's source (ros2.cpp
+# and its discovery participant, ros2_discovery.cpp, here) as adapter NAME on the wheels in PREFIX (INSTALLER installs them). No rmw
 # implementation is linked: rcl brings the one it loads (RMW_IMPLEMENTATION).
 # Its unit tests are a binary of their own (mwperf_apart): the wheels' Fast DDS
 # must never share a process with another's; the CPython stand-ins exported.
@@ -43,7 +43,7 @@ function(mwperf_ros2_on_wheels name prefix installer)
     return()
   endif()
   string(MAKE_C_IDENTIFIER ${name} cname)
-  mwperf_adapter(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ros2.cpp)
+  mwperf_adapter(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ros2.cpp ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ros2_discovery.cpp)
   # Before the system's (Debian's Fast DDS 2.9 headers).
   target_include_directories(mwperf_adapter_${name} SYSTEM BEFORE PRIVATE ${includes})
   target_link_libraries(mwperf_adapter_${name} PUBLIC ${libraries} ${CMAKE_DL_LIBS})
