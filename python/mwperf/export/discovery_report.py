@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mwperf.display import shown
-from mwperf.export.discovery import discovery_sections
+from mwperf.export.discovery import discovery_sections, link_counts
 from mwperf.export.page import CSS, section_html
 from mwperf.export.sections import Row, Section
 from mwperf.results.reading import MAX_RESULTS_BYTES, UnsafeFile, open_inside
@@ -63,6 +63,9 @@ def record_problem(r: Any) -> str | None:
     if traffic is not None and not all(isinstance(traffic.get(k), dict) and all(
             isinstance(traffic[k].get(u), int) for u in ("packets", "bytes")) for k in ("udp", "metatraffic_ports")):
         return "traffic: not packets and bytes of udp and metatraffic_ports"
+    if traffic is not None and "tcp" in traffic and not (isinstance(traffic["tcp"], dict) and all(
+            isinstance(traffic["tcp"].get(u), int) for u in ("packets", "bytes"))):
+        return "traffic: tcp not packets and bytes"
     return None
 
 
@@ -128,7 +131,7 @@ def vs_n_sections(records: list[dict]) -> list[Section]:
     head = ["Middleware", "Discovery", "T", "Link", "Participants as"]
     times = Section("", "discovery", "discovery: time to match / to the first sample (ms) vs N participants",
                     head + [f"N={n}" for n in ns], left=left)
-    traffic = Section("", "discovery", "discovery: traffic on the link vs N (packets / kB, counted by nftables)",
+    traffic = Section("", "discovery", "discovery: traffic on the link vs N (UDP and TCP packets / kB, counted by nftables)",
                       head + [f"N={n}" for n in ns], left=left)
     for key in sorted(groups, key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
         at = groups[key]
@@ -136,8 +139,8 @@ def vs_n_sections(records: list[dict]) -> list[Section]:
         times.rows.append(Row(cells + [_times(at.get(n)) for n in ns]))
         if any(r["traffic"] for r in at.values()):
             traffic.rows.append(Row(cells + [
-                f"{at[n]['traffic']['udp']['packets']} / {at[n]['traffic']['udp']['bytes'] / 1000:.0f}"
-                if n in at and at[n]["traffic"] else "" for n in ns]))
+                "{} / {:.0f}".format(*link_counts(at[n]["traffic"])[:2]) if n in at and at[n]["traffic"] else ""
+                for n in ns]))
     return [times] + ([traffic] if traffic.rows else [])
 
 

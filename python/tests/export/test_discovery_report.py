@@ -28,6 +28,9 @@ RECORDS = [record("cyclonedds", "default", n, 1, 2.5 * n * n) for n in (2, 5, 20
     record("fastdds", "default", 5, 10, 186.0, complete=False, time_to_first_sample_ms=None),
     record("fastdds", "default", 50, 1, 2999.0, participants_as="threads"),
     record("fastdds", "tuned", 2, 1, 456.0, link=None, traffic=None),
+    record("zenoh", "tuned", 5, 1, 17.0, traffic={"udp": {"packets": 3, "bytes": 500},
+                                                   "metatraffic_ports": {"packets": 0, "bytes": 0},
+                                                   "tcp": {"packets": 70, "bytes": 6900}}),
     {"mw": "fastdds", "discovery": "tuned", "participants": 20, "topics": 1, "link": LINK,
      "error": "participant 0: fastdds: cannot create the participant"},
 ]
@@ -73,6 +76,6 @@ def test_the_end_of_a_sweep_says_its_discovery_points_a_line_a_configuration():
         "discovery N=2 T=1 tuned netns:none, ms to match / 1st sample: cyclonedds 7/108, fastdds 456/556",
         "discovery N=5 T=1 default loopback, ms to match / 1st sample: ros2 186/- (incomplete), zenoh failed"]
     # more configurations than two lines, or a line over 100 columns: one line for all (report.html has them)
-    assert compact_lines(RECORDS) == ["discovery: 9 points, 7 complete (their tables: report.html)"]
+    assert compact_lines(RECORDS) == ["discovery: 10 points, 8 complete (their tables: report.html)"]
     wide = [record(f"middleware{i}", "default", 2, 1, 1.0) for i in range(5)]
     assert compact_lines(wide) == ["discovery: 5 points, 5 complete (their tables: report.html)"]

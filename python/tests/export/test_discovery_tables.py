@@ -21,7 +21,11 @@ def record(n: int, t: int, **kw) -> dict:
 RECORDS = [record(4, 1), record(2, 1), record(2, 10, complete=False, time_to_first_sample_ms=None),
            {"mw": "cyclonedds", "discovery": "default", "participants": 8, "topics": 1, "link": LINK,
             "error": "participant 3: cyclonedds: create participant: Error"},
-           record(2, 1, mw="fastdds", version="2.9.1", discovery="unicast", link=None, traffic=None)]
+           record(2, 1, mw="fastdds", version="2.9.1", discovery="unicast", link=None, traffic=None),
+           # Zenoh through a router: its TCP sessions counted with the UDP (none there), and on their own
+           record(4, 1, mw="zenoh", version="1.10.2", discovery="tuned",
+                  traffic={"udp": {"packets": 0, "bytes": 0}, "metatraffic_ports": {"packets": 0, "bytes": 0},
+                           "tcp": {"packets": 70, "bytes": 6900}})]
 
 
 def test_discovery_tables_golden():
