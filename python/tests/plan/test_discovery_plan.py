@@ -14,8 +14,11 @@ PLANS = Path(__file__).resolve().parents[3] / "plans"
 def test_the_bundled_plan():
     assert is_discovery_plan(PLANS / "discovery.yaml") and not is_discovery_plan(PLANS / "quick.yaml")
     assert load_discovery_plan(PLANS / "discovery.yaml") == {
-        "mw": "cyclonedds,fastdds", "discovery": "default,tuned", "participants": "2,5,10,20", "topics": "1,10",
-        "link": "netns", "timeout": "60s"}
+        "mw": "cyclonedds,fastdds,zenoh,ros2", "discovery": "default,tuned", "participants": "2,5,10,20",
+        "topics": "1,10", "link": "netns", "timeout": "60s"}
+    assert load_discovery_plan(PLANS / "discovery-wifi.yaml") == {
+        "mw": "cyclonedds,fastdds,zenoh,ros2", "discovery": "default,tuned", "participants": "5,10,20",
+        "topics": "1", "link": "netns:wifi", "timeout": "60s"}
 
 
 @pytest.mark.parametrize("text, expected", [
