@@ -139,9 +139,13 @@ def vs_n_sections(records: list[dict]) -> list[Section]:
         times.rows.append(Row(cells + [_times(at.get(n)) for n in ns]))
         if any(r["traffic"] for r in at.values()):
             traffic.rows.append(Row(cells + [
-                "{} / {:.0f}".format(*link_counts(at[n]["traffic"])[:2]) if n in at and at[n]["traffic"] else ""
-                for n in ns]))
+                _packets_kb(at[n]["traffic"]) if n in at and at[n]["traffic"] else "" for n in ns]))
     return [times] + ([traffic] if traffic.rows else [])
+
+
+def _packets_kb(traffic: dict) -> str:
+    packets, size, _ = link_counts(traffic)
+    return f"{packets} / {size / 1000:.0f}"
 
 
 def all_sections(records: list[dict]) -> list[Section]:
