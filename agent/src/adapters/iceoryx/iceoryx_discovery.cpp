@@ -63,17 +63,17 @@ class IceoryxParticipant final : public DiscoveryParticipant {
                                          ": a publisher serves at most " +
                                          std::to_string(iox::MAX_SUBSCRIBERS_PER_PUBLISHER) + " subscribers");
     if (uint64_t(o.participants) * o.topics > iox::MAX_PUBLISHERS)
-      return fail(Errc::unsupported, "iceoryx: --participants x --topics " +
-                                         std::to_string(uint64_t(o.participants) * o.topics) + ": RouDi holds at most " +
-                                         std::to_string(iox::MAX_PUBLISHERS) + " publishers");
+      return fail(Errc::unsupported,
+                  "iceoryx: --participants x --topics " + std::to_string(uint64_t(o.participants) * o.topics) +
+                      ": RouDi holds at most " + std::to_string(iox::MAX_PUBLISHERS) + " publishers");
     iox::log::LogManager::GetLogManager().SetDefaultLogLevel(iox::log::LogLevel::kWarn);
     runtime_ = "mwperf-iox-disc-" + std::to_string(o.run_id) + "-" + std::to_string(o.index);
     // Registers with RouDi (the controller has started it); iceoryx aborts after 60 s without one.
     iox::runtime::PoshRuntime::initRuntime(iox::RuntimeName_t(iox::cxx::TruncateToCapacity, runtime_));
-    registry_.emplace(iox::capro::ServiceDescription{iox::SERVICE_DISCOVERY_SERVICE_NAME,
-                                                     iox::SERVICE_DISCOVERY_INSTANCE_NAME,
-                                                     iox::SERVICE_DISCOVERY_EVENT_NAME},
-                      iox::popo::SubscriberOptions{1U, 1U, iox::NodeName_t("mwperf registry"), true});
+    registry_.emplace(
+        iox::capro::ServiceDescription{iox::SERVICE_DISCOVERY_SERVICE_NAME, iox::SERVICE_DISCOVERY_INSTANCE_NAME,
+                                       iox::SERVICE_DISCOVERY_EVENT_NAME},
+        iox::popo::SubscriberOptions{1U, 1U, iox::NodeName_t("mwperf registry"), true});
     queue_ = std::min<uint64_t>(o.participants, iox::MAX_SUBSCRIBER_QUEUE_CAPACITY);
     iox::popo::PublisherOptions po;
     po.historyCapacity = 1;
