@@ -82,7 +82,8 @@ struct Description {
   // Discovery points (`discover`, core/discovery.h): the profiles its participant has ("" none:
   // make_participant() is null), or why it has none.
   const char* discoveries = "";
-  const char* discovery_note = "no discovery participant in this agent (cyclonedds, cyclonedds11 and fastdds have one)";
+  const char* discovery_note =
+      "no discovery participant in this agent (cyclonedds, cyclonedds11, fastdds, iceoryx and ros1 have one)";
   const char* notes = "";    // one line for `list` (e.g. what a payload adds on the wire)
   const char* license = "";  // the terms the middleware runs under here, where they are not open source
 
