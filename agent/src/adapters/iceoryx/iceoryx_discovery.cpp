@@ -8,10 +8,9 @@
 //
 // Topic t is the service {discovery_topic(run, t), "mwperf", "discovery"}: a
 // publisher with a history of 1 (its one sample, kept for late subscribers:
-// transient-local) and a subscriber asking for that history. matched() is what
-// RouDi says: for each subscriber it reports SUBSCRIBED (connected), the
-// publishers RouDi's service registry counts on its service (the registry
-// RouDi publishes, read here as iceoryx's ServiceDiscovery reads it), own one
+// transient-local; written before it is offered: see open()) and a subscriber asking for that history. matched() is
+// what RouDi says: for each subscriber it reports SUBSCRIBED (connected), the publishers RouDi's service registry
+// counts on its service (the registry RouDi publishes, read here as iceoryx's ServiceDiscovery reads it), own one
 // included, as RouDi connects a subscriber to its own runtime's publishers.
 #include "iceoryx_hoofs/log/logmanager.hpp"
 #include "iceoryx_posh/internal/roudi/service_registry.hpp"
@@ -28,6 +27,7 @@
 #include <cstring>
 #include <deque>
 #include <optional>
+#include <vector>
 
 #include "adapters/iceoryx/iceoryx_discovery.h"
 #include "util/json.h"
@@ -77,10 +77,17 @@ class IceoryxParticipant final : public DiscoveryParticipant {
     queue_ = std::min<uint64_t>(o.participants, iox::MAX_SUBSCRIBER_QUEUE_CAPACITY);
     iox::popo::PublisherOptions po;
     po.historyCapacity = 1;
+    // Written before it is offered, so into the history alone: in iceoryx 2.0.3 a publish delivers to the
+    // connected queues and then, the lock let go in between, adds to the history
+    // (ChunkDistributor::deliverToAllStoredQueues), so a subscriber connected in that gap gets the sample
+    // neither way (seen here when offered on creation: 1 to 3 of 3800 at N = 20, T = 10 in 3 runs of 12, never
+    // arriving; none in 20 runs so). The offer after the write costs ~25 ms there (RouDi handles it later).
+    po.offerOnCreate = false;
     iox::popo::SubscriberOptions so;
     so.queueCapacity = queue_;
     so.historyRequest = 1;
     so.requiresPublisherHistorySupport = true;
+    publishers_.assign(o.topics, 0);
     for (uint32_t t = 0; t < o.topics; ++t) {
       services_.push_back(topic_service(o.run_id, t));
       pubs_.emplace_back(services_.back(), po);
@@ -89,20 +96,27 @@ class IceoryxParticipant final : public DiscoveryParticipant {
       if (chunk.has_error()) return fail(Errc::io, "iceoryx: no chunk to loan for topic " + std::to_string(t));
       std::memcpy(chunk.value(), &o.index, 4);
       pubs_.back().publish(chunk.value());
+      pubs_.back().offer();
     }
     return Errc::ok;
   }
 
   uint64_t matched() override {
-    registry_->take().and_then([this](auto& sample) { latest_.emplace(std::move(sample)); });
-    if (!latest_) return 0;
+    // The registry's newest sample, its counts of our topics copied out and the chunk given back at once: RouDi
+    // publishes each change into a chunk of its own, and subscribers that kept theirs would leave it none.
+    registry_->take().and_then([this](auto& sample) {
+      for (size_t t = 0; t < services_.size(); ++t) {
+        const iox::capro::ServiceDescription& s = services_[t];
+        publishers_[t] = 0;
+        sample->find(s.getServiceIDString(), s.getInstanceIDString(), s.getEventIDString(),
+                     [this, t](const iox::roudi::ServiceRegistry::ServiceDescriptionEntry& e) {
+                       publishers_[t] += e.publisherCount;
+                     });
+      }
+    });
     uint64_t n = 0;
-    for (size_t t = 0; t < subs_.size(); ++t) {
-      if (subs_[t].getSubscriptionState() != iox::SubscribeState::SUBSCRIBED) continue;
-      const iox::capro::ServiceDescription& s = services_[t];
-      (*latest_)->find(s.getServiceIDString(), s.getInstanceIDString(), s.getEventIDString(),
-                       [&n](const iox::roudi::ServiceRegistry::ServiceDescriptionEntry& e) { n += e.publisherCount; });
-    }
+    for (size_t t = 0; t < subs_.size(); ++t)
+      if (subs_[t].getSubscriptionState() == iox::SubscribeState::SUBSCRIBED) n += publishers_[t];
     return n;
   }
 
@@ -130,7 +144,7 @@ class IceoryxParticipant final : public DiscoveryParticipant {
   }
   std::string version() const override { return ICEORYX_LATEST_RELEASE_VERSION; }
   void close() override {
-    latest_.reset();
+    publishers_.clear();
     registry_.reset();
     subs_.clear();
     pubs_.clear();
@@ -144,7 +158,7 @@ class IceoryxParticipant final : public DiscoveryParticipant {
   std::deque<iox::popo::UntypedPublisher> pubs_;  // ports are neither copied nor moved: a deque keeps them in place
   std::deque<iox::popo::UntypedSubscriber> subs_;
   std::optional<iox::popo::Subscriber<iox::roudi::ServiceRegistry>> registry_;
-  std::optional<iox::popo::Sample<const iox::roudi::ServiceRegistry>> latest_;
+  std::vector<uint64_t> publishers_;  // of each topic, as the registry last counted them
 };
 
 }  // namespace
