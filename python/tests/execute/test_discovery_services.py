@@ -21,8 +21,10 @@ N, T = 3, 2
 
 
 def left_behind(before: set[str]) -> list[str]:
-    """What a daemon of ours or its participants left: processes, segments, files."""
-    files = glob.glob("/tmp/mwperf-rosmaster.*") + glob.glob("/tmp/mwperf-roudi.*") + glob.glob("/tmp/mwperf-iox-*")
+    """What a daemon of ours or its participants left: processes, segments, files (a master's home is named
+    after the controller that started it, this process)."""
+    files = (glob.glob(f"/tmp/mwperf-rosmaster.{os.getpid()}.*") + glob.glob("/tmp/mwperf-roudi.*") +
+             glob.glob("/tmp/mwperf-iox-*"))
     return (pids_with_cmdline("iox-roudi") + pids_with_cmdline("rosmaster --core") +
             pids_with_cmdline("discover --mw") + leftover_segments(before) + files)
 
