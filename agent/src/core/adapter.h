@@ -83,7 +83,7 @@ struct Description {
   // make_participant() is null), or why it has none.
   const char* discoveries = "";
   const char* discovery_note =
-      "no discovery participant in this agent (cyclonedds, cyclonedds11, fastdds, iceoryx and ros1 have one)";
+      "no discovery participant in this agent (cyclonedds, cyclonedds11, fastdds, iceoryx, ros1 and zenoh have one)";
   const char* notes = "";    // one line for `list` (e.g. what a payload adds on the wire)
   const char* license = "";  // the terms the middleware runs under here, where they are not open source
 

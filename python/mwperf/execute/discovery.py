@@ -21,7 +21,9 @@ standard port mapping are the even ones, user data the odd ones: Fast DDS keeps
 them apart, while Cyclone DDS's default single socket takes its user data on
 the even port too), read once every participant has reported, before any is
 stopped. Every participant's one sample per topic crosses too, so ``udp`` is
-discovery plus N x (N-1) x T small samples and their acknowledgments.
+discovery plus N x (N-1) x T small samples and their acknowledgments. ``tcp``
+counts the TCP packets likewise: zenoh discovers over its TCP sessions (its
+scouting alone is UDP multicast), so do a router's clients.
 """
 
 from __future__ import annotations
@@ -70,23 +72,24 @@ class DiscoveryPoint:
 
 
 def add_counters(ns: str, dev: str) -> None:
-    """nftables counters in namespace ``ns`` on what leaves through ``dev``: all UDP, and UDP to even ports."""
+    """nftables counters in namespace ``ns`` on what leaves through ``dev``: all UDP, UDP to even ports, all TCP."""
     script = (f"table inet {COUNTER_TABLE} {{\n chain out {{\n  type filter hook postrouting priority 0;\n"
               f"  oifname \"{dev}\" meta l4proto udp counter\n"
-              f"  oifname \"{dev}\" udp dport & 1 == 0 counter\n }}\n}}\n")
+              f"  oifname \"{dev}\" udp dport & 1 == 0 counter\n"
+              f"  oifname \"{dev}\" meta l4proto tcp counter\n }}\n}}\n")
     nft_script(ns, script)
 
 
-def read_counters(ns: str) -> tuple[dict, dict]:
-    """(all UDP, discovery) counters of namespace ``ns``: ``{"packets": P, "bytes": B}`` each."""
+def read_counters(ns: str) -> tuple[dict, dict, dict]:
+    """(all UDP, discovery, all TCP) counters of namespace ``ns``: ``{"packets": P, "bytes": B}`` each."""
     done = subprocess.run(["ip", "netns", "exec", ns, "nft", "-j", "list", "table", "inet", COUNTER_TABLE],
                           capture_output=True, text=True, timeout=30)
     if done.returncode != 0:
         raise OSError(f"nft in {ns}: {done.stderr.strip()}")
     counters = [item["rule"]["expr"] for item in json.loads(done.stdout)["nftables"] if "rule" in item]
     found = [next(e["counter"] for e in expr if "counter" in e) for expr in counters]
-    return ({"packets": found[0]["packets"], "bytes": found[0]["bytes"]},
-            {"packets": found[1]["packets"], "bytes": found[1]["bytes"]})
+    udp, meta, tcp = ({"packets": f["packets"], "bytes": f["bytes"]} for f in found[:3])
+    return udp, meta, tcp
 
 
 def run_point(agent: str, point: DiscoveryPoint, link: LinkProfile | None) -> dict:
@@ -139,7 +142,7 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None, service: Ser
         if pair is not None:
             counted = [read_counters(ns) for ns in pair.ns]
             traffic = {key: {unit: sum(c[k][unit] for c in counted) for unit in ("packets", "bytes")}
-                       for k, key in enumerate(("udp", "metatraffic_ports"))}
+                       for k, key in enumerate(("udp", "metatraffic_ports", "tcp"))}
     finally:
         participants_stop(parts)
         end = time.monotonic() + EXIT_TIMEOUT_S  # one deadline for all: then the rest are killed (None)

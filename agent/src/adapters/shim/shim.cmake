@@ -49,19 +49,27 @@ string(REPLACE ";" "," shim_features "${shim_features}")
 # A change of features rebuilds the library (the file below changes, the command depends on it).
 file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt.in" "${shim_features}\n")
 configure_file("${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt.in" "${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt" COPYONLY)
-set(shim_lib "${MWPERF_CARGO_TARGET_DIR}/release/libmwperf_shim.a")
+# The library cargo makes in the shared target folder is copied into this build folder, and only when its bytes
+# changed (a BYPRODUCT: Ninja re-checks its time): another checkout's cargo build there (another branch's shim)
+# never makes this one's plugins relink, nor a `cmake --build` with nothing changed (the bundle's does) rewrite a
+# plugin that a running agent or ldd is reading.
+set(shim_built "${MWPERF_CARGO_TARGET_DIR}/release/libmwperf_shim.a")
+set(shim_lib "${CMAKE_CURRENT_BINARY_DIR}/libmwperf_shim.a")
+set(shim_stamp "${CMAKE_CURRENT_BINARY_DIR}/shim_cargo.stamp")
 file(GLOB_RECURSE shim_sources CONFIGURE_DEPENDS "${shim_dir}/*.rs" "${shim_dir}/*Cargo.toml"
      "${CMAKE_CURRENT_SOURCE_DIR}/src/adapters/*/rust/*.rs" "${CMAKE_CURRENT_SOURCE_DIR}/src/adapters/*/rust/Cargo.toml")
-add_custom_command(OUTPUT "${shim_lib}"
+add_custom_command(OUTPUT "${shim_stamp}"
+  BYPRODUCTS "${shim_lib}"
   COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${MWPERF_CARGO_TARGET_DIR}"
           ${MWPERF_CARGO} build --release --locked --quiet --manifest-path "${shim_dir}/Cargo.toml"
           --features "${shim_features}"
-  COMMAND ${CMAKE_COMMAND} -E touch "${shim_lib}"  # cargo leaves an unchanged library's time alone
+  COMMAND ${CMAKE_COMMAND} -E copy_if_different "${shim_built}" "${shim_lib}"
+  COMMAND ${CMAKE_COMMAND} -E touch "${shim_stamp}"
   DEPENDS ${shim_sources} "${CMAKE_CURRENT_SOURCE_DIR}/Cargo.toml" "${CMAKE_CURRENT_SOURCE_DIR}/Cargo.lock"
           "${CMAKE_CURRENT_BINARY_DIR}/shim_features.txt"
   COMMENT "cargo build src/adapters/shim (${shim_features})"
   USES_TERMINAL)
-add_custom_target(mwperf_shim_cargo DEPENDS "${shim_lib}")
+add_custom_target(mwperf_shim_cargo DEPENDS "${shim_stamp}")
 add_library(mwperf_shim STATIC IMPORTED GLOBAL)
 set_target_properties(mwperf_shim PROPERTIES IMPORTED_LOCATION "${shim_lib}")
 target_include_directories(mwperf_shim INTERFACE "${shim_dir}/include")

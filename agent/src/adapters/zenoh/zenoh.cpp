@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "adapters/shim/shim_adapter.h"
+#include "adapters/zenoh/zenoh_discovery.h"
 #include "util/socket_util.h"
 
 namespace mwperf {
@@ -36,9 +37,7 @@ Description describe() {
   d.receives = "listener,waitset";
   d.receive = "listener";
   d.writable_data = d.concurrent_recv = false;
-  d.discovery_note =
-      "no discovery participant yet: peer-to-peer (scouting off, explicit endpoints) and through a router (the zenoh "
-      "crate opens a session in router mode in-process: no zenohd needed) are still to be built";
+  d.discoveries = kDiscoveryProfiles;  // zenoh_discovery.cpp: unicast (peers, a mesh), default, tuned (a router)
   d.notes = "raw bytes as the payload of a put on key mwperf/<run>/data; express (no batching) unless --batch";
   return d;
 }
@@ -63,6 +62,7 @@ class ZenohAdapter final : public ShimAdapter {
   }
   std::string version() const override { return mws_version(MWS_MW_ZENOH); }
   uint16_t bound_port() const override { return port_; }
+  std::unique_ptr<DiscoveryParticipant> make_participant() const override { return make_zenoh_participant(); }
 
   Errc open(const AdapterConfig& cfg) override {
     transport_ = cfg.transport.empty() ? "tcp" : cfg.transport;

@@ -98,6 +98,19 @@ int64_t mws_iceoryx2_cleanup(uint32_t run_id);
  * live segments hold an advisory lock). No-op without MWS_FEATURE_ZENOH_SHM. */
 void mws_zenoh_cleanup_orphaned_shm(void);
 
+/* zenoh's participant of a discovery point (core/discovery.h; adapters/zenoh/rust/src/discovery.rs):
+ * a session opened with `config` ("key=json5value;..." applied on zenoh's defaults, in order),
+ * one writer and one reader on each of `topics` topics of run `run_id`, the writer's one sample
+ * carrying `index`. mws_disc_matched: the writers' liveliness tokens zenoh reports alive on this
+ * participant's topics, summed (its own included). mws_disc_take: seen(ctx, topic, index the
+ * sample carries) for each sample arrived since the last call. MWS_UNSUPPORTED without zenoh. */
+typedef struct MwsDisc mws_disc; /* opaque */
+typedef void (*mws_disc_seen)(void* ctx, uint32_t topic, uint32_t from);
+int32_t mws_disc_open(const char* config, uint32_t run_id, uint32_t topics, uint32_t index, mws_disc** out);
+uint64_t mws_disc_matched(mws_disc* d);
+void mws_disc_take(mws_disc* d, mws_disc_seen seen, void* ctx);
+void mws_disc_close(mws_disc* d); /* NULL is fine */
+
 #ifdef __cplusplus
 }
 #endif

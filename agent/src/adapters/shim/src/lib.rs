@@ -296,3 +296,61 @@ pub extern "C" fn mws_zenoh_cleanup_orphaned_shm() {
     #[cfg(feature = "zenoh-shm")]
     let _ = catch_unwind(mwperf_zenoh::cleanup_orphaned_shm);
 }
+
+/// zenoh's participant of a discovery point (mwperf_zenoh::discovery; include/mwperf_shim.h).
+#[cfg(feature = "zenoh")]
+pub type MwsDisc = mwperf_zenoh::discovery::Disc;
+#[cfg(not(feature = "zenoh"))]
+pub struct MwsDisc;
+
+#[no_mangle]
+pub unsafe extern "C" fn mws_disc_open(config: *const c_char, run_id: u32, topics: u32, index: u32, out: *mut *mut MwsDisc) -> i32 {
+    guarded(|| {
+        if config.is_null() || out.is_null() {
+            set_error("mws_disc_open: NULL argument");
+            return MWS_IO;
+        }
+        *out = std::ptr::null_mut();
+        #[cfg(feature = "zenoh")]
+        {
+            match mwperf_zenoh::discovery::open(&CStr::from_ptr(config).to_string_lossy(), run_id, topics, index) {
+                Ok(d) => {
+                    *out = Box::into_raw(d);
+                    MWS_OK
+                }
+                Err(e) => ret(Err(e)),
+            }
+        }
+        #[cfg(not(feature = "zenoh"))]
+        {
+            let _ = (run_id, topics, index);
+            ret(err(MWS_UNSUPPORTED, "zenoh not compiled into mwperf_shim"))
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mws_disc_matched(d: *mut MwsDisc) -> u64 {
+    #[cfg(feature = "zenoh")]
+    return catch_unwind(AssertUnwindSafe(|| (*d).matched())).unwrap_or(0);
+    #[cfg(not(feature = "zenoh"))]
+    {
+        let _ = d;
+        0
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mws_disc_take(d: *mut MwsDisc, seen: extern "C" fn(*mut c_void, u32, u32), ctx: *mut c_void) {
+    #[cfg(feature = "zenoh")]
+    let _ = catch_unwind(AssertUnwindSafe(|| (*d).take(|t, from| seen(ctx, t, from))));
+    #[cfg(not(feature = "zenoh"))]
+    let _ = (d, seen, ctx);
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mws_disc_close(d: *mut MwsDisc) {
+    if !d.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(d))));
+    }
+}

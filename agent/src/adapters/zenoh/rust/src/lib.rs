@@ -1,4 +1,5 @@
 //! zenoh backend: peer mode, no scouting, explicit tcp/<address>:<port> endpoints only.
+pub mod discovery; // the discovery mode's participant
 use mwperf_shim_api::*;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -22,7 +23,6 @@ enum Loan {
     #[cfg(feature = "shm")]
     Shm(ZShmMut),
 }
-
 enum Msg {
     S(Sample),
     Wake,
