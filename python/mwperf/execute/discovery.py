@@ -35,9 +35,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from mwperf.errors import AgentError, PointFailed, UsageError
+from mwperf.errors import AgentError, PointFailed, ServiceError, UsageError
+from mwperf.execute import services
+from mwperf.execute.agent import describe
 from mwperf.execute.netns import NetnsPair, nft_script
+from mwperf.execute.placement import Local
 from mwperf.execute.process import AgentProcess
+from mwperf.execute.services import Service
 from mwperf.execute.session import expect_event, participants_go, participants_stop
 from mwperf.plan.where import LinkProfile
 from mwperf.table import snapshot
@@ -60,6 +64,11 @@ class DiscoveryPoint:
     discovery: str  # the agent's --discovery profile
     timeout_ns: int
     participants_as: str = "processes"  # or threads: one agent per side hosts that side's participants
+
+    @property
+    def index(self) -> int:
+        """What a service names its files after (services.py: a rosmaster's home): one point at a time."""
+        return 0
 
 
 def add_counters(ns: str, dev: str) -> None:
@@ -84,14 +93,20 @@ def read_counters(ns: str) -> tuple[dict, dict, dict]:
 
 
 def run_point(agent: str, point: DiscoveryPoint, link: LinkProfile | None) -> dict:
-    """One discovery point: its record (:func:`summarise`), the namespaces and processes gone after it."""
-    if link is None:
-        return _run(agent, point, None)
-    with NetnsPair(link) as pair:
-        return _run(agent, point, pair)
+    """One discovery point: its record (:func:`summarise`), the namespaces and processes gone after it. On
+    this host, the adapter's declared service (iceoryx's RouDi, ROS 1's rosmaster: services.py) runs for the
+    point, started before the participants and stopped after them; on a link the participants refuse."""
+    if link is not None:
+        with NetnsPair(link) as pair:
+            return _run(agent, point, pair, Service(Local(), point))
+    try:
+        with services.running(describe(agent).adapters.get(point.mw), Local(), point) as service:
+            return _run(agent, point, None, service)
+    except ServiceError as exc:
+        raise AgentError(str(exc)) from None
 
 
-def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
+def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None, service: Service) -> dict:
     run_id = random.randrange(1, 1 << 31)
     domain = 1 + run_id % 200  # away from domain 0, where other DDS processes of the machine may be
     parts: list[AgentProcess] = []
@@ -110,7 +125,7 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None) -> dict:
                 values.update(nic=pair.ifname[side], peer=pair.addr[1 - side], server=pair.addr[0])
                 prefix = pair.exec_prefix("pub" if side == 0 else "sub")
             parts.append(AgentProcess(prefix + [agent, *snapshot().argv("discover", values)], f"participant {i}",
-                                      env={"MWPERF_RUN_ID": str(run_id)}))
+                                      env={"MWPERF_RUN_ID": str(run_id), **service.agent_env("pub")}))
         for p in parts:
             _expect(p, "ready", READY_TIMEOUT_S)
         if pair is not None:

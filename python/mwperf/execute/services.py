@@ -30,14 +30,24 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import ClassVar, Iterator
+from typing import ClassVar, Iterator, Protocol
 
 from mwperf.description import AdapterInfo
 from mwperf.errors import ServiceError
 from mwperf.execute.placement import Local, Placement
-from mwperf.plan.options import TestPoint
 
-__all__ = ["Service", "SERVICES", "register", "running", "clean_stale", "RouDi", "RosMaster", "started"]
+__all__ = ["Served", "Service", "SERVICES", "register", "running", "clean_stale", "RouDi", "RosMaster", "started"]
+
+
+class Served(Protocol):
+    """What a service reads of its point (a pair's TestPoint, a discovery point): the middleware, and the
+    index it names its files after."""
+
+    @property
+    def mw(self) -> str: ...
+
+    @property
+    def index(self) -> int: ...
 
 
 class Service:
@@ -47,7 +57,7 @@ class Service:
     #: The name the agent's adapter description uses (``service``).
     name: ClassVar[str] = ""
 
-    def __init__(self, placement: Placement, point: TestPoint, info: AdapterInfo | None = None):
+    def __init__(self, placement: Placement, point: Served, info: AdapterInfo | None = None):
         self.placement = placement  # runs the service where a role runs (placement.command)
         self.point = point
         self.info = info            # the adapter's description (service_config)
@@ -83,7 +93,7 @@ def register(cls: type[Service]) -> type[Service]:
 
 
 @contextlib.contextmanager
-def running(info: AdapterInfo | None, placement: Placement, point: TestPoint) -> Iterator[Service]:
+def running(info: AdapterInfo | None, placement: Placement, point: Served) -> Iterator[Service]:
     """The point's service, started, and always stopped at the end of the block."""
     if info is None or info.service is None:
         yield Service(placement, point)
@@ -95,7 +105,7 @@ def running(info: AdapterInfo | None, placement: Placement, point: TestPoint) ->
         service.stop()
 
 
-def started(info: AdapterInfo, placement: Placement, point: TestPoint) -> Service:
+def started(info: AdapterInfo, placement: Placement, point: Served) -> Service:
     """A service started (stopped again if its start fails), the caller's to stop."""
     cls = SERVICES.get(info.service) if info.service is not None else None
     if cls is None:

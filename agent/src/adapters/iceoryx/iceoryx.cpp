@@ -37,6 +37,7 @@
 #include <optional>
 #include <thread>
 
+#include "adapters/iceoryx/iceoryx_discovery.h"
 #include "core/adapter.h"
 #include "util/json.h"
 #include "util/serial_drain.h"
@@ -64,7 +65,9 @@ Description describe() {
   d.max_subscribers = iox::MAX_SUBSCRIBERS_PER_PUBLISHER;
   d.writable_data = false;  // RouDi's chunk, shared by every subscriber
   d.size_note = "the largest chunk of RouDi's memory pools (roudi.toml, next to the agent)";
-  d.discovery_note = "no discovery participant yet (RouDi's service registry is iceoryx's discovery to measure)";
+  // RouDi's service registry on this host: the one-host profile (no link: shared memory; no threads: one runtime
+  // per process).
+  d.discoveries = "unicast";
   d.notes =
       "zero-copy chunks of a RouDi-managed shared memory; queue depth at most 256 (keep-all: that queue, "
       "reliable only), transient-local history at most 16";
@@ -106,6 +109,7 @@ class IceoryxAdapter final : public Adapter {
     return j.unum("sent", sent).unum("received", taken).done();
   }
   std::string effective_config() const override { return config_json_; }
+  std::unique_ptr<DiscoveryParticipant> make_participant() const override { return make_iceoryx_participant(); }
 
   Errc open(const AdapterConfig& cfg) override {
     transport_ = "shm";

@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/ros1/ros1_discovery.h"
 #include "core/adapter.h"
 #include "util/json.h"
 #include "util/socket_util.h"
@@ -133,8 +134,7 @@ Description describe() {
   d.service = "rosmaster";
   d.max_readers_per_process = 1;
   d.readers_note = "roscpp is one node per process; its subscribers of a topic share one connection";
-  d.discovery_note =
-      "no discovery participant yet (rosmaster's registration and lookup is ROS 1's discovery to measure)";
+  d.discoveries = "unicast";  // the rosmaster on 127.0.0.1 (ros1_discovery.cpp)
   d.notes =
       "std_msgs/UInt8MultiArray on the wire: 12 B (empty layout, data_offset, length) before the payload; "
       "keep-last:N is roscpp's queue_size, keep-all an unbounded queue, transient-local a latched topic";
@@ -169,6 +169,7 @@ class Ros1Adapter final : public Adapter {
   }
   std::string versions() const override { return JsonObject().str("roscpp", version().substr(7)).done(); }
   std::string effective_config() const override { return config_json_; }
+  std::unique_ptr<DiscoveryParticipant> make_participant() const override { return make_ros1_participant(); }
 
   Errc open(const AdapterConfig& cfg) override {
     role_ = cfg.role;
