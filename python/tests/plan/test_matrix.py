@@ -68,7 +68,8 @@ def test_the_quick_plan_has_one_discovery_point_per_middleware_after_its_others(
     plan = load_plan(PLANS / "quick.yaml")
     (found,) = plan.discovery
     assert found.where == "also[1]" and dict(found.options) == {
-        "mw": "cyclonedds,fastdds", "participants": "5", "topics": "1", "discovery": "unicast", "timeout": "10s"}
+        "mw": "cyclonedds,fastdds,zenoh,ros2,iceoryx,ros1", "participants": "5", "topics": "1",
+        "discovery": "unicast", "timeout": "10s"}
     assert len(plan.also) == 1 and count_points(plan) == (12 + 2) * 3  # `built` as one middleware; no participants
     expand(plan, out=Path("r"), agent=None, agent_info=AGENT, cpu_count=2)  # accepted, validated whole
 
