@@ -70,6 +70,11 @@ HOW = {
     # minutes of points: python/tests/execute/test_discovery.py and cli/test_discovery_cli.py run the mode
     "mwperf run --mode discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10": "not run",
     "mwperf sweep plans/discovery.yaml": "not run",
+    "mwperf sweep plans/discovery-wifi.yaml": "not run",
+    # execute/test_discovery_ros2.py runs ROS 2's participants, on loopback and on a namespace pair
+    "mwperf run --mode discovery --mw ros2 --participants 2,5,10,20 --topics 1,10 --discovery unicast": "not run",
+    "mwperf run --mode discovery --mw ros2 --participants 2,5,10,20 --topics 1,10 --discovery unicast,default,tuned "
+    "--link netns": "not run",
     "mwperf run --mode discovery --mw cyclonedds,fastdds --participants 2,5,10,20 --topics 1,10 --discovery unicast":
         "not run",
     "mwperf ls results/": "as written",

@@ -131,7 +131,8 @@ def vs_n_sections(records: list[dict]) -> list[Section]:
     head = ["Middleware", "Discovery", "T", "Link", "Participants as"]
     times = Section("", "discovery", "discovery: time to match / to the first sample (ms) vs N participants",
                     head + [f"N={n}" for n in ns], left=left)
-    traffic = Section("", "discovery", "discovery: traffic on the link vs N (UDP and TCP packets / kB, counted by nftables)",
+    traffic = Section("", "discovery",
+                      "discovery: traffic on the link vs N (UDP and TCP packets / kB, counted by nftables)",
                       head + [f"N={n}" for n in ns], left=left)
     for key in sorted(groups, key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
         at = groups[key]
