@@ -48,7 +48,8 @@ def test_history_finds_a_link_slowed_from_run_7_and_nothing_before(tmp_path):
         pytest.skip("the agent binary is not built yet (agent/build/mwperf-agent)")
     store = str(tmp_path / "store.duckdb")
     point = ("--agent", str(agent), "--mw", "udp", "--mode", "rate", "--rate", "1000", "--size", "1k",
-             "--duration", "500ms", "--warmup", "200ms", "--cpu", "0,1")
+             "--duration", "500ms", "--warmup", "200ms", "--cpu", "0,1",
+             "--no-floor")  # history reads no floor
     # One run kept out of the store first: the first of a series on this VM has been seen at twice the
     # p50 of the next ones (96 vs 50 us, cold caches and a first namespace), a change history rightly
     # finds at run 2 but not one this test sets up.
