@@ -149,10 +149,21 @@ def measure(points: list[tuple[DiscoveryPoint, LinkProfile | None]], agent: str,
     """Each point not yet in ``out``'s discovery.jsonl (any record of it: a failed point was measured) in
     turn, its record appended there the moment it is measured (``progress``: a line each); the records
     measured. The caller holds the machine lock."""
+    from mwperf.execute.agent import describe
+    from mwperf.execute.runner import clean_and_say
+
+    check_links(points)
+    try:
+        return _measure_points(points, agent, out, progress)
+    finally:  # what the participants left (zenoh's segments, ROS 2's tracing library's) goes now, not next run
+        clean_and_say(progress or sys.stderr, "after the discovery points", describe(agent).leftovers, agent)
+
+
+def _measure_points(points: list[tuple[DiscoveryPoint, LinkProfile | None]], agent: str, out: Path,
+                    progress: TextIO | None) -> list[dict]:
     from mwperf.execute.discovery import run_point
     from mwperf.export.discovery_report import RESULTS, read_discovery
 
-    check_links(points)
     done = {point_key(r["mw"], r["participants"], r["topics"], r["discovery"], r.get("participants_as"),
                       r.get("link")) for r in read_discovery(out, lambda m: None)}
     records = []

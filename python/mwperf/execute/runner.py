@@ -124,7 +124,7 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
     progress = progress or sys.stderr
     earlier = list(earlier or [])
     check_placement(*(job.opts for job in jobs))  # a placement that cannot be made here: before anything runs
-    _clean_leftovers(progress, "before the run", leftovers, agent, outputs.verbose)
+    clean_and_say(progress, "before the run", leftovers, agent, outputs.verbose)
     rundir.create(samples=True)  # a full or read-only disk: StorageError, one line
     # records planned: a scenario step gives one per flow
     doc.setdefault("points", {})["total"] = len(earlier) + sum(len(job.jobs) if isinstance(job, ScenarioStep) else 1
@@ -170,7 +170,7 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
                 pairs.keeper.stop()
                 keystore.remove_made()  # the keys mwperf made for the run's secured points
                 close_shared_connections()
-                _clean_leftovers(progress, "after the run", leftovers, agent, outputs.verbose)
+                clean_and_say(progress, "after the run", leftovers, agent, outputs.verbose)
 
     everything = earlier + records
     outputs.at_end(everything, records, rundir)
@@ -253,7 +253,7 @@ def _finish(doc: dict, rundir: RunDir, status: str, everything: list[Record]) ->
     rundir.write_run_json(doc)
 
 
-def _clean_leftovers(progress: TextIO, when: str, leftovers: tuple[str, ...], agent: str,
+def clean_and_say(progress: TextIO, when: str, leftovers: tuple[str, ...], agent: str,
                      verbose: bool = False) -> None:
     """Remove what crashed runs left; never fails the run."""
     try:
