@@ -18,6 +18,7 @@ refused in one line, exit 2, before anything runs."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -144,6 +145,32 @@ def test_the_payload_on_the_wire_is_in_clear_signed_or_nowhere_by_level(tmp_path
     for path in out.rglob("*"):
         if path.is_file():
             assert b"PRIVATE KEY" not in path.read_bytes(), path
+
+
+@pytest.mark.side_by_side
+@pytest.mark.parametrize("level", ["none", "encrypt"])
+def test_a_payload_the_test_wrote_is_on_the_wire_in_clear_or_nowhere(tmp_path, level):
+    # the bytes set by the test, not by the agent: a scenario flow's payload file (one chunk: every sample
+    # carries all of it), its subscriber comparing every body with it
+    agent = built("cyclonedds")
+    if (why := wire.available()) is not None:
+        pytest.skip(why)
+    body = random.Random(45).randbytes(1024 - 32)
+    (tmp_path / "body.bin").write_bytes(body)
+    (tmp_path / "flows.yaml").write_text("flows:\n  - {name: f, size: 1024, rate: 500, payload: file:body.bin, "
+                                         "check_payload: true}\n")
+    out = tmp_path / "run"
+    seen = wire.captured([sys.executable, "-m", "mwperf", "run", "--agent", agent, "--mw", "cyclonedds",
+                          "--scenario", str(tmp_path / "flows.yaml"), "--no-solo", "--security", level, *SHORT[:4],
+                          "--no-floor", "--out", str(out)], body[300:556], out)
+    assert seen.returncode == 0, seen.stderr[-3000:]
+    (record,) = written(out)
+    assert record["status"] == "ok" and record["received"] > 100, record["error"]
+    assert seen.dropped == 0 and seen.largest >= 1024
+    if level == "none":
+        assert seen.with_needle >= record["received"]
+    else:
+        assert seen.with_needle == 0 and record["security"]["level"] == "encrypt"
 
 
 def signed_keystore(tmp_path: Path, document: str, name: str = "users") -> Path:
