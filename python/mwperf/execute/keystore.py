@@ -130,7 +130,13 @@ class Keystore:
     def _signed(self, document: Path, ca: Path) -> bytes:
         """A signed document of the keystore, verified against ``ca`` (UsageError naming it when not)."""
         try:
+            size = document.stat().st_size
+            if size > 4 * governance.MAX_BYTES:  # S/MIME of a document the parser would refuse anyway
+                raise self._refused(f"{self._name(document)}: {size} bytes, more than a signed document of at "
+                                    f"most {governance.MAX_BYTES} bytes")
             return pki.smime_content(document, ca)
+        except OSError as exc:
+            raise self._refused(f"{self._name(document)}: {exc.strerror or exc}") from None
         except pki.PkiError as exc:
             raise self._refused(f"{self._name(document)} does not verify against {self._name(ca)} ({exc})") \
                 from None

@@ -162,3 +162,13 @@ def test_what_is_not_a_keystore_is_refused_with_the_reason(tmp_path, made):
     pki.smime_sign(other, forged / "enclaves" / "governance.xml", forged / "enclaves" / "governance.p7s")
     with pytest.raises(UsageError, match="governance.p7s does not verify against public/permissions_ca.cert.pem"):
         keystore.open_keystore(str(forged))
+
+
+def test_a_huge_signed_governance_is_refused_unread(tmp_path, made):
+    users = _copy(made("encrypt"), tmp_path / "ks")
+    huge = users / "enclaves" / "governance.p7s"
+    huge.unlink()
+    with huge.open("wb") as f:
+        f.truncate(5 << 20)
+    with pytest.raises(UsageError, match=r"enclaves/governance.p7s: 5242880 bytes, more than a signed document"):
+        keystore.open_keystore(str(users))
