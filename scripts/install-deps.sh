@@ -16,6 +16,7 @@ pkgs=(
   libroscpp-dev libstd-msgs-dev python3-rosmaster             # ROS 1 adapter and its master
   sockperf iperf3                                             # the baselines in bench/
   iproute2 nftables util-linux procps git                     # placement, namespaces, provenance
+  tcpdump                                                     # the DDS Security tests read the wire
   openssh-client openssh-server                               # --hosts over ssh, and its test
   qemu-user-static                                            # the --hosts tests' aarch64 host, emulated
   chromium                                                    # the report's browser test; draws the SVG/PNG figure files (kaleido)

@@ -249,6 +249,7 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
             far=None) -> int:
     from mwperf.cli.db import check_run_store, ingest_after_run
     from mwperf.execute import lock, provenance
+    from mwperf.execute.keystore import check_keystore
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import clean_far, execute
     from mwperf.execute.ssh import close_shared_connections
@@ -259,6 +260,7 @@ def _search(ns: argparse.Namespace, argv: list[str], cells: list[PlannedPoint], 
     out = Path(ns.out) if ns.out else cells[0].opts.out if source is None else default_out()
     cells = [replace(c, opts=replace(c.opts, out=out)) for c in cells]
     check_placement(*(c.opts for c in cells))
+    check_keystore([c.opts for c in cells])  # a user's keystore gives each cell's level, before anything runs
     store = check_run_store(ns.db, out)
     try:
         out.mkdir(parents=True, exist_ok=True)

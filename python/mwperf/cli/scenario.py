@@ -69,6 +69,7 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
     from mwperf.execute import lock, provenance
     from mwperf.execute.cleanup import clean_leftovers
     from mwperf.execute.floor import measure_run_floor, skipped
+    from mwperf.execute.keystore import check_keystore
     from mwperf.execute.point import check_placement
     from mwperf.execute.runner import execute
     from mwperf.results.rundir import RunDir
@@ -86,6 +87,7 @@ def command(ns: argparse.Namespace, argv: list[str], request: RunRequest, found:
         flows = [replace(f, hosts=pair) for f in flows]
     points = plan_jobs(scenario, flows)
     check_placement(*flows)
+    check_keystore(flows)  # a user's keystore gives each flow's level, before anything runs
     store = check_run_store(ns.db, first.out)
     try:
         first.out.mkdir(parents=True, exist_ok=True)

@@ -25,13 +25,26 @@ The levels (``--security``), as mwperf's governance documents say them:
 mwperf protects at the submessage level (``metadata_protection_kind``),
 which every secured middleware here applies, and leaves the RTPS message and
 the payload alone (``rtps_protection_kind``, ``data_protection_kind`` NONE);
-the record names each kind (:meth:`Keystore.protection`).
+the record names each kind (:meth:`Keystore.protection`) and the rule it
+read them from (:meth:`Keystore.rule`).
+
+A user's keystore is read as its middleware reads it (the documents as XML,
+:mod:`mwperf.execute.governance`): the governance rule that applies to the
+point's domain and topics gives the level, and a point is refused (one line
+naming the file, the rule and the kinds, exit 2) unless it is the level asked
+for: ``sign`` needs SIGN (or ENCRYPT) on the RTPS message, the submessage or
+the payload, ``encrypt`` ENCRYPT, and a stronger level than the one asked
+for is refused too (the record would say sign of what measured encryption).
+Each enclave is checked as its side's agent reads it: its governance.p7s
+gives the same rule, its CAs are the keystore's, its permissions.p7s
+(signed by its permissions CA) grants its certificate's subject, now, the
+publish and subscribe of the point's topics.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -40,12 +53,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from mwperf.errors import UsageError
-from mwperf.execute import pki
+from mwperf.execute import governance, pki
+from mwperf.execute.governance import LEVEL_KIND, TOPICS, DocumentError, governance_xml, level_of, permissions_xml
 from mwperf.plan.options import RunOptions, TestPoint
+from mwperf.table import snapshot
 
 __all__ = ["LEVELS", "Keystore", "open_keystore", "made_keystore", "remove_made", "clean_stale", "enclave_name",
            "governance_xml", "permissions_xml", "level_of", "ENCLAVE_FILES", "PREFIX", "secured", "for_point",
-           "enclave_args", "section", "check_keystore"]
+           "enclave_args", "section", "check_keystore", "read_rule", "point_domain", "GOVERNANCE"]
 
 LEVELS = ("none", "auth", "sign", "encrypt")
 #: What an enclave's folder holds (SROS2's names), every one of them needed.
@@ -53,11 +68,20 @@ ENCLAVE_FILES = ("identity_ca.cert.pem", "cert.pem", "key.pem", "permissions_ca.
                  "permissions.p7s")
 #: The made keystores' folder: PREFIX<pid>- in the temporary directory.
 PREFIX = "mwperf-keys-"
-#: The DDS domains every document covers (the specification's, which Cyclone DDS checks: 0 to 230).
-DOMAINS = (0, 230)
 VALID_DAYS = 30
-_KINDS = ("discovery", "liveliness", "rtps", "metadata", "data")
-_LEVEL_KIND = {"auth": "NONE", "sign": "SIGN", "encrypt": "ENCRYPT"}
+#: The keystore's governance, as SROS2 lays it out (each enclave's governance.p7s is a link to it).
+GOVERNANCE = "enclaves/governance.p7s"
+#: What a level needs of the kinds on the data's path, said in a refusal.
+_NEEDS = {"sign": "sign needs SIGN or ENCRYPT (or their _WITH_ORIGIN_AUTHENTICATION) on the RTPS message (rtps), "
+                  "the submessage (metadata) or the payload (data)",
+          "encrypt": "encrypt needs ENCRYPT (or ENCRYPT_WITH_ORIGIN_AUTHENTICATION) on the RTPS message (rtps), "
+                     "the submessage (metadata) or the payload (data)"}
+_RANK = {level: i for i, level in enumerate(LEVELS)}
+
+
+def point_domain() -> int:
+    """The DDS domain of a topic point: the agent's --domain default (its option table), which mwperf keeps."""
+    return int(snapshot()["domain"].default)
 
 
 def enclave_name(role: str, index: int = 0) -> str:
@@ -65,81 +89,26 @@ def enclave_name(role: str, index: int = 0) -> str:
     return "/mwperf/pub" if role == "pub" else "/mwperf/sub" if index == 0 else f"/mwperf/sub{index}"
 
 
-def governance_xml(level: str) -> str:
-    """mwperf's domain governance for ``level`` (the OMG DDS Security 1.1 format, section 9.4.1.2)."""
-    kind = _LEVEL_KIND[level]
-    protected = "false" if level == "auth" else "true"
-    return f"""<?xml version="1.0" encoding="UTF-8"?>
-<dds xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-     xsi:noNamespaceSchemaLocation="http://www.omg.org/spec/DDS-SECURITY/20170901/omg_shared_ca_governance.xsd">
-  <domain_access_rules>
-    <domain_rule>
-      <domains><id_range><min>{DOMAINS[0]}</min><max>{DOMAINS[1]}</max></id_range></domains>
-      <allow_unauthenticated_participants>false</allow_unauthenticated_participants>
-      <enable_join_access_control>true</enable_join_access_control>
-      <discovery_protection_kind>{kind}</discovery_protection_kind>
-      <liveliness_protection_kind>{kind}</liveliness_protection_kind>
-      <rtps_protection_kind>NONE</rtps_protection_kind>
-      <topic_access_rules>
-        <topic_rule>
-          <topic_expression>*</topic_expression>
-          <enable_discovery_protection>{protected}</enable_discovery_protection>
-          <enable_liveliness_protection>{protected}</enable_liveliness_protection>
-          <enable_read_access_control>true</enable_read_access_control>
-          <enable_write_access_control>true</enable_write_access_control>
-          <metadata_protection_kind>{kind}</metadata_protection_kind>
-          <data_protection_kind>NONE</data_protection_kind>
-        </topic_rule>
-      </topic_access_rules>
-    </domain_rule>
-  </domain_access_rules>
-</dds>
-"""
+def read_rule(document: bytes, domain: int) -> governance.Rule:
+    """The rule of a governance document that applies to a point's topics in ``domain`` (its data topic's;
+    its echo topic's gives the same kinds, or DocumentError)."""
+    root = governance.parse(document)
+    data = governance.rule_for(root, domain, TOPICS["data"])
+    echo = governance.rule_for(root, domain, TOPICS["echo"])
+    if echo.kinds != data.kinds:
+        raise DocumentError(f"{TOPICS['data']} has {data} ({_said(data.kinds)}), {TOPICS['echo']} {echo} "
+                            f"({_said(echo.kinds)}): a point's two topics protected alike, or not measured")
+    return data
 
 
-def permissions_xml(subject_name: str, not_before: datetime, not_after: datetime) -> str:
-    """The permissions of one identity (section 9.4.1.3): join every domain mwperf uses, publish and
-    subscribe every topic in every partition, nothing else."""
-    stamp = "%Y-%m-%dT%H:%M:%S"
-    return f"""<?xml version="1.0" encoding="UTF-8"?>
-<dds xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-     xsi:noNamespaceSchemaLocation="http://www.omg.org/spec/DDS-SECURITY/20170901/omg_shared_ca_permissions.xsd">
-  <permissions>
-    <grant name="{_xml(subject_name)}">
-      <subject_name>{_xml(subject_name)}</subject_name>
-      <validity><not_before>{not_before.strftime(stamp)}</not_before><not_after>{not_after.strftime(stamp)}</not_after></validity>
-      <allow_rule>
-        <domains><id_range><min>{DOMAINS[0]}</min><max>{DOMAINS[1]}</max></id_range></domains>
-        <publish><topics><topic>*</topic></topics><partitions><partition>*</partition></partitions></publish>
-        <subscribe><topics><topic>*</topic></topics><partitions><partition>*</partition></partitions></subscribe>
-      </allow_rule>
-      <default>DENY</default>
-    </grant>
-  </permissions>
-</dds>
-"""
+def _said(kinds: dict[str, str]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in kinds.items())
 
 
-def _xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def _kinds(governance: str) -> dict[str, str]:
-    """The protection kinds of a governance document's first domain rule and its first topic rule."""
-    out = {}
-    for kind in _KINDS:
-        found = re.search(rf"<{kind}_protection_kind>\s*([A-Z_]+)\s*<", governance)
-        out[kind] = found.group(1) if found else "NONE"
-    return out
-
-
-def level_of(kinds: dict[str, str]) -> str:
-    """The level a governance's kinds amount to for the data: encrypt when the RTPS message, the submessage or
-    the payload is encrypted, sign when one is signed, else auth."""
-    data = [kinds.get(k, "NONE") for k in ("rtps", "metadata", "data")]
-    if any(k.startswith("ENCRYPT") for k in data):
-        return "encrypt"
-    return "sign" if any(k.startswith("SIGN") for k in data) else "auth"
+def _needs(role: str) -> list[tuple[str, governance.Topic]]:
+    """What a side's agent does with the point's topics (each writes one and reads the other)."""
+    out, back = ("data", "echo") if role == "pub" else ("echo", "data")
+    return [("publish", TOPICS[out]), ("subscribe", TOPICS[back])]
 
 
 @dataclass
@@ -149,28 +118,70 @@ class Keystore:
     path: Path
     made: bool = False
     ca: pki.Authority | None = None  # a made keystore's CA (its key stays in private/)
-    _governance: str | None = field(default=None, repr=False)
+    given: str | None = None  # a user's keystore: as --keystore named it
+    _rule: governance.Rule | None = field(default=None, repr=False)
+    _checked: set[str] = field(default_factory=set, repr=False)  # a user's enclaves checked
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def enclaves(self) -> Path:
         return self.path / "enclaves"
 
-    def governance(self) -> str:
-        """The governance document's text, its signature checked against the keystore's permissions CA."""
-        if self._governance is None:
-            self._governance = pki.smime_text(self.enclaves / "governance.p7s",
-                                              self.path / "public" / "permissions_ca.cert.pem")
-        return self._governance
+    def _signed(self, document: Path, ca: Path) -> bytes:
+        """A signed document of the keystore, verified against ``ca`` (UsageError naming it when not)."""
+        try:
+            size = document.stat().st_size
+            if size > 4 * governance.MAX_BYTES:  # S/MIME of a document the parser would refuse anyway
+                raise self._refused(f"{self._name(document)}: {size} bytes, more than a signed document of at "
+                                    f"most {governance.MAX_BYTES} bytes")
+            return pki.smime_content(document, ca)
+        except OSError as exc:
+            raise self._refused(f"{self._name(document)}: {exc.strerror or exc}") from None
+        except pki.PkiError as exc:
+            raise self._refused(f"{self._name(document)} does not verify against {self._name(ca)} ({exc})") \
+                from None
+
+    def _rule_of(self, document: Path, ca: Path) -> governance.Rule:
+        try:
+            return read_rule(self._signed(document, ca), point_domain())
+        except DocumentError as exc:
+            raise self._refused(f"{self._name(document)}: {exc}") from None
+
+    def _name(self, path: Path) -> str:
+        """A file of the keystore as a refusal names it: its path in the keystore."""
+        return os.path.relpath(path, self.path) if path.is_relative_to(self.path) else str(path)
+
+    def _refused(self, reason: str) -> UsageError:
+        return UsageError("--keystore", self.given or str(self.path), reason)
+
+    def rule(self) -> governance.Rule:
+        """The governance's rule for the point's topics in its domain, and the kinds it gives (UsageError
+        naming the rule or the element when the document cannot be read or says nothing for them)."""
+        if self._rule is None:
+            self._rule = self._rule_of(self.path / GOVERNANCE, self.path / "public" / "permissions_ca.cert.pem")
+        return self._rule
 
     def protection(self) -> dict[str, str]:
-        """Each protection kind the governance sets: discovery, liveliness, rtps (the RTPS message),
+        """Each protection kind the governance's rule sets: discovery, liveliness, rtps (the RTPS message),
         metadata (the submessage), data (the payload)."""
-        return _kinds(self.governance())
+        return dict(self.rule().kinds)
 
     @property
     def level(self) -> str:
         return level_of(self.protection())
+
+    def check(self, level: str) -> None:
+        """UsageError (``--security LEVEL``: the file, the rule and its kinds) unless the governance's
+        rule gives exactly ``level``: a weaker one would measure less than it says, a stronger one more."""
+        got = self.level
+        if got == level:
+            return
+        rule = self.rule()
+        said = f"{self.path / GOVERNANCE} {rule}: {_said(rule.kinds)}"
+        if _RANK[got] < _RANK[level]:
+            raise UsageError("--security", level, f"{said}: {_NEEDS[level]}; this rule is the {got} level")
+        raise UsageError("--security", level, f"{said}: is the {got} level, more than {level}: --security {got} "
+                                              f"with --keystore {self.given or self.path}")
 
     def enclave(self, name: str) -> Path:
         """The folder of enclave ``name`` (made first in a made keystore); UsageError when a user's lacks it."""
@@ -178,12 +189,41 @@ class Keystore:
         with self._lock:
             if self.made and not (folder / "permissions.p7s").exists():
                 self._make_enclave(name, folder)
-        missing = [f for f in ENCLAVE_FILES if not (folder / f).is_file()]
-        if missing:
-            raise UsageError("--keystore", str(self.path),
-                             f"no enclave {name} ({'no ' + ', '.join(missing)} in {folder}; "
+        wrong = [_wrong(f, why) for f in ENCLAVE_FILES if (why := _not_a_file(folder / f)) is not None]
+        if wrong:
+            raise UsageError("--keystore", self.given or str(self.path),
+                             f"no enclave {name} ({', '.join(wrong)} in {folder}; "
                              f"`ros2 security create_enclave {self.path} {name}` makes one)")
+        if not self.made:
+            with self._lock:
+                if name not in self._checked:
+                    self._check_enclave(name, folder)
+                    self._checked.add(name)
         return folder
+
+    def _check_enclave(self, name: str, folder: Path) -> None:
+        """A user's enclave as its side's agent reads it (see the module)."""
+        public = self.path / "public"
+        for trusted in ("identity_ca.cert.pem", "permissions_ca.cert.pem"):
+            try:
+                same = pki.fingerprint(folder / trusted) == pki.fingerprint(public / trusted)
+            except pki.PkiError as exc:
+                raise self._refused(str(exc)) from None
+            if not same:
+                raise self._refused(f"enclave {name}'s {trusted} is not public/{trusted} (the record names the "
+                                    f"keystore's)")
+        ca = folder / "permissions_ca.cert.pem"
+        own = self._rule_of(folder / "governance.p7s", ca)
+        if own != self.rule():
+            raise self._refused(f"enclave {name}'s governance.p7s has {own} ({_said(own.kinds)}), {GOVERNANCE} "
+                                f"{self.rule()} ({_said(self.rule().kinds)}): its agent would run by another")
+        document = folder / "permissions.p7s"
+        try:
+            root = governance.parse(self._signed(document, ca))
+            governance.check_grant(root, pki.subject(folder / "cert.pem"), point_domain(),
+                                   _needs("pub" if name == enclave_name("pub") else "sub"))
+        except (DocumentError, pki.PkiError) as exc:
+            raise self._refused(f"{self._name(document)}: {exc}") from None
 
     def _make_enclave(self, name: str, folder: Path) -> None:
         assert self.ca is not None
@@ -211,6 +251,7 @@ class Keystore:
             "level": self.level,
             "keys": "made by mwperf (removed after the run)" if self.made else f"keystore {self.path}",
             "protection": self.protection(),
+            "governance": {"document": GOVERNANCE, **self.rule().as_dict()},
             "identity_ca": cert(public / "identity_ca.cert.pem"),
             "permissions_ca": cert(public / "permissions_ca.cert.pem"),
             "identities": {name: cert(self.enclaves / name.lstrip("/") / "cert.pem") for name in names},
@@ -222,24 +263,45 @@ def _link(link: Path, target: Path) -> None:
         link.symlink_to(os.path.relpath(target, link.parent))
 
 
-def open_keystore(text: str) -> Keystore:
-    """The user's keystore (``--keystore DIR``), checked: SROS2's layout, a governance signed by its
-    permissions CA. UsageError naming what is wrong (its enclaves are checked as a point needs them)."""
-    path = Path(text).expanduser()
+def _not_a_file(path: Path) -> str | None:
+    """None for a regular file (through its links), else what it is: missing, a symlink loop, ..."""
+    try:
+        os.path.realpath(path, strict=True)
+        return None if path.is_file() else "is not a regular file"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"is in a symlink loop ({exc.filename})"
+        return "is a dangling symlink" if os.path.islink(path) else "is missing"
+
+
+def _wrong(name: str, why: str) -> str:
+    return f"no {name}" if why == "is missing" else f"{name} {why}"
+
+
+def _real(text: str) -> Path:
+    """The keystore's directory, every link followed (UsageError naming a symlink loop, a missing path)."""
+    try:
+        path = Path(os.path.realpath(Path(text).expanduser(), strict=True))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UsageError("--keystore", text, f"a symlink loop ({exc.filename}: {exc.strerror})") from None
+        raise UsageError("--keystore", text, f"not a directory ({exc.strerror})") from None
     if not path.is_dir():
         raise UsageError("--keystore", text, "not a directory")
-    for need in ("public/identity_ca.cert.pem", "public/permissions_ca.cert.pem", "enclaves/governance.p7s"):
-        if not (path / need).is_file():
-            raise UsageError("--keystore", text, f"not a keystore in SROS2's layout (no {need}; "
+    return path
+
+
+def open_keystore(text: str) -> Keystore:
+    """The user's keystore (``--keystore DIR``), checked: SROS2's layout, a governance signed by its
+    permissions CA with a rule for the point's topics. UsageError naming what is wrong (its level is
+    checked against the point's, :meth:`Keystore.check`, its enclaves as a point needs them)."""
+    path = _real(text)
+    for need in ("public/identity_ca.cert.pem", "public/permissions_ca.cert.pem", GOVERNANCE):
+        if (why := _not_a_file(path / need)) is not None:
+            raise UsageError("--keystore", text, f"not a keystore in SROS2's layout ({_wrong(need, why)}; "
                                                  f"`ros2 security create_keystore {text}` makes one)")
-    store = Keystore(path.resolve())
-    try:
-        store.governance()
-    except pki.PkiError as exc:
-        raise UsageError("--keystore", text, f"enclaves/governance.p7s does not verify against "
-                                             f"public/permissions_ca.cert.pem ({exc})") from None
-    if "<domain_access_rules>" not in store.governance():
-        raise UsageError("--keystore", text, "enclaves/governance.p7s holds no domain governance")
+    store = Keystore(path, given=text)
+    store.rule()
     return store
 
 
@@ -276,7 +338,9 @@ class _Made:
         ca = pki.Authority(path / "public" / "ca.cert.pem", path / "private" / "ca.key.pem")
         (path / "enclaves" / "governance.xml").write_text(governance_xml(level))
         pki.smime_sign(ca, path / "enclaves" / "governance.xml", path / "enclaves" / "governance.p7s")
-        return Keystore(path, made=True, ca=ca)
+        store = Keystore(path, made=True, ca=ca)
+        store.check(level)  # read back as a user's is: its rule for the point's topics gives the level
+        return store
 
     def remove(self) -> None:
         with self.lock:
@@ -290,7 +354,7 @@ _MADE = _Made()
 
 def made_keystore(level: str) -> Keystore:
     """This run's keystore for ``level`` (auth, sign, encrypt), made at first use."""
-    if level not in _LEVEL_KIND:
+    if level not in LEVEL_KIND:
         raise ValueError(f"no keystore for security level {level!r}")
     return _MADE.get(level)
 
@@ -324,7 +388,7 @@ _OPENED: dict[Path, Keystore] = {}
 def secured(point: TestPoint) -> str | None:
     """The point's DDS Security level, None when it has none."""
     level = point.get("security")
-    return level if level in _LEVEL_KIND else None
+    return level if level in LEVEL_KIND else None
 
 
 def for_point(opts: RunOptions, point: TestPoint) -> Keystore | None:
@@ -334,7 +398,7 @@ def for_point(opts: RunOptions, point: TestPoint) -> Keystore | None:
         return None
     if opts.keystore is None:
         return made_keystore(level)
-    path = opts.keystore.resolve()
+    path = _real(str(opts.keystore))
     if path not in _OPENED:
         _OPENED[path] = open_keystore(str(opts.keystore))
     return _OPENED[path]
@@ -370,10 +434,6 @@ def check_keystore(options: list[RunOptions]) -> None:
             store = for_point(opts, point)
             if level is None or store is None:
                 continue
-            if store.level != level:
-                kinds = ", ".join(f"{k} {v}" for k, v in store.protection().items())
-                raise UsageError("--security", level,
-                                 f"the keystore's governance ({kinds}) is the {store.level} level: "
-                                 f"--security {store.level} with --keystore {opts.keystore}")
+            store.check(level)
             for name in _names(point):
                 store.enclave(name)

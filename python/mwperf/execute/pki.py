@@ -24,7 +24,7 @@ from pathlib import Path
 
 from mwperf.errors import MwperfError
 
-__all__ = ["PkiError", "Authority", "make_authority", "issue", "smime_sign", "smime_text",
+__all__ = ["PkiError", "Authority", "make_authority", "issue", "smime_sign", "smime_content", "smime_text",
            "fingerprint", "subject", "key_algorithm", "openssl_version", "KEY_ALGORITHM"]
 
 #: What every key made here is.
@@ -98,11 +98,15 @@ def smime_sign(ca: Authority, document: Path, out: Path) -> None:
              "-signer", str(ca.cert), "-inkey", str(ca.key))
 
 
+def smime_content(signed: Path, ca_cert: Path) -> bytes:
+    """The document an S/MIME-signed file holds, as it was signed, its signature checked against
+    ``ca_cert``; PkiError when it does not verify (another signer, a changed text, not S/MIME)."""
+    return _openssl("smime", "-verify", "-text", "-in", str(signed), "-CAfile", str(ca_cert))
+
+
 def smime_text(signed: Path, ca_cert: Path) -> str:
-    """The text of an S/MIME-signed document, its signature checked against ``ca_cert``;
-    PkiError when it does not verify (another signer, a changed text, not S/MIME)."""
-    return _openssl("smime", "-verify", "-text", "-in", str(signed), "-CAfile", str(ca_cert)).decode(
-        errors="replace")
+    """:func:`smime_content` as text (an undecodable byte replaced)."""
+    return smime_content(signed, ca_cert).decode(errors="replace")
 
 
 def _der(cert: Path) -> bytes:

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 from mwperf.model.parts import JsonObject, Part, Sides, json_object, strings
 
 __all__ = ["Cpu", "ZeroCopy", "Adapter", "Source", "Link", "Clock", "SamplesFile", "Reuse", "Service", "Host",
-           "Certificate", "Security", "SAMPLES_DIR", "SAMPLES_FILE_RE", "samples_path"]
+           "Certificate", "GovernanceRule", "Security", "SAMPLES_DIR", "SAMPLES_FILE_RE", "samples_path"]
 
 #: Where a point's latency samples are kept, relative to its run directory.
 SAMPLES_DIR = "samples"
@@ -181,9 +181,23 @@ def _certificates(value: Any) -> dict[str, Certificate]:
 
 
 @dataclass(frozen=True)
+class GovernanceRule(Part):
+    """Where a secured point's protection kinds were read: the governance document, the domain, the domain
+    rule (1 = the first) and its topic rule that apply to the point's topics."""
+
+    document: str
+    domain: int
+    domain_rule: int
+    domains: str
+    topic_rule: int
+    topic_expression: str
+
+
+@dataclass(frozen=True)
 class Security(Part):
-    """A secured point (``--security``): its level, where its keys came from, the governance's protection kinds,
-    the certificates of its CAs and of each side's identity (by enclave), the algorithms each side applied."""
+    """A secured point (``--security``): its level, where its keys came from, the governance's protection kinds
+    and the rule they came from (None in a record from before it was read as XML), the certificates of its CAs
+    and of each side's identity (by enclave), the algorithms each side applied."""
 
     level: str
     keys: str
@@ -192,5 +206,6 @@ class Security(Part):
     permissions_ca: Certificate
     identities: Mapping[str, Certificate]
     algorithms: Sides[Mapping[str, str] | None]
+    governance: GovernanceRule | None = None
     MADE = {"identity_ca": Certificate.of, "permissions_ca": Certificate.of, "identities": _certificates,
-            "algorithms": Sides.of}
+            "algorithms": Sides.of, "governance": GovernanceRule.of}

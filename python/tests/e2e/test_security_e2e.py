@@ -1,7 +1,12 @@
-"""DDS Security end to end (issue 39). Ground truth on the wire: an
-encrypt-level point's UDP datagrams, read by a packet socket in a network
-namespace of the point's own (python/tests/wire.py), never hold a stretch of
-the payload's known pattern, while a none-level point's do. A side whose
+"""DDS Security end to end (issues 39, 45). Ground truth on the wire: the
+UDP datagrams of a point, captured by tcpdump in a network namespace of the
+point's own (python/tests/wire.py), hold a 256-byte stretch of the payload's
+known pattern in clear at none, in clear inside signed submessages at sign
+(the truth of sign: signed, not hidden), and never at encrypt, on Cyclone DDS
+and Fast DDS. A keystore whose governance protects nothing (ENCRYPT only in
+an XML comment) is refused for encrypt, naming the file, the rule and the
+kinds; at the level it is (auth) its point's wire carries the payload in
+clear, which is why. A side whose
 certificate another CA signed fails the point with the middleware's own
 reason; a secured cross-vendor cell that cannot match fails with the
 middlewares' reason within the match timeout, and one that can delivers
@@ -13,9 +18,13 @@ refused in one line, exit 2, before anything runs."""
 from __future__ import annotations
 
 import os
+import random
 import re
+import shutil
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -28,8 +37,9 @@ from mwperf.model.schema import validate_record
 from test_cross_vendor import agent as built  # the built agent, or a skip naming the middleware missing
 
 SHORT = ("--duration", "1s", "--warmup", "200ms", "--no-floor", "--size", "1k")
-#: 64 bytes of the payload's pattern (byte i of a message is i mod 256): in every none-level data datagram.
-NEEDLE = bytes(range(100, 164))
+#: 256 bytes of the payload's pattern (byte i of a message is i mod 256, from byte 32 on: the agent's core,
+#: payload.cpp): bytes 256 to 511 of every 1 KiB sample, in every none-level data datagram.
+NEEDLE = bytes(range(256))
 FINGERPRINT = re.compile(r"^([0-9A-F]{2}:){31}[0-9A-F]{2}$")
 
 
@@ -88,39 +98,218 @@ def test_a_keystore_of_another_level_is_refused(tmp_path):
 
 # -- on the wire ---------------------------------------------------------------------------------
 
-@pytest.mark.side_by_side
-@pytest.mark.parametrize("mw,level", [("cyclonedds", "none"), ("cyclonedds", "encrypt"), ("fastdds", "none"),
-                                      ("fastdds", "encrypt")])
-def test_encrypted_datagrams_never_carry_the_payload(tmp_path, mw, level):
+def on_the_wire(tmp_path: Path, mw: str, level: str, *args: str) -> tuple[wire.Capture, dict, Path]:
     agent = built(mw)
     if (why := wire.available()) is not None:
         pytest.skip(why)
     out, tmp = tmp_path / "run", tmp_path / "tmp"
     tmp.mkdir()
-    seen = wire.captured(run_argv(agent, mw, out, "--security", level), NEEDLE, out,
+    seen = wire.captured(run_argv(agent, mw, out, "--security", level, *args), NEEDLE, out,
                          env={**os.environ, "TMPDIR": str(tmp)})
     assert seen.returncode == 0, seen.stderr[-3000:]
     (record,) = written(out)
     assert record["status"] == "ok", record["error"]
     validate_record(record)
+    assert seen.dropped == 0  # every datagram the kernel carried was read
     assert record["received"] > 100 and seen.datagrams >= record["received"]
     assert seen.largest >= 1024  # a whole sample in a datagram: the pattern could be seen if it were there
+    assert keys_left(tmp) == []  # the keys mwperf made are removed after the run
+    return seen, record, out
+
+
+@pytest.mark.side_by_side
+@pytest.mark.parametrize("level", ["none", "sign", "encrypt"])
+@pytest.mark.parametrize("mw", ["cyclonedds", "fastdds"])
+def test_the_payload_on_the_wire_is_in_clear_signed_or_nowhere_by_level(tmp_path, mw, level):
+    seen, record, out = on_the_wire(tmp_path, mw, level)
     if level == "none":
         assert record["security"] is None
         assert seen.with_needle >= record["received"]  # every sample, in clear
+        assert seen.signed_needle == seen.encrypted == 0
         return
-    assert seen.with_needle == 0
     section = record["security"]
-    assert section["level"] == "encrypt" and section["protection"]["metadata"] == "ENCRYPT"
+    kind = level.upper()
+    assert section["level"] == level and section["protection"]["metadata"] == kind
+    assert section["governance"] == {"document": "enclaves/governance.p7s", "domain": 0, "domain_rule": 1,
+                                     "domains": "0-230", "topic_rule": 1, "topic_expression": "*"}
     assert section["keys"].startswith("made by mwperf")
     assert set(section["identities"]) == {"/mwperf/pub", "/mwperf/sub"}
     assert all(FINGERPRINT.match(c["sha256"]) for c in [section["identity_ca"], *section["identities"].values()])
-    assert section["algorithms"]["pub"]["transformation"] == "AES-256-GCM"
-    assert record["adapter"]["config"]["security"] == "encrypt"
-    assert keys_left(tmp) == []  # the keys mwperf made are removed after the run
+    assert section["algorithms"]["pub"]["transformation"] == ("AES-256-GCM" if level == "encrypt" else "AES-256-GMAC")
+    assert record["adapter"]["config"]["security"] == level
+    if level == "sign":  # every sample in clear, each inside a signed submessage (SEC_PREFIX ... SEC_POSTFIX);
+        # what is encrypted there is the key exchange (its volatile secure endpoints are encrypted at every level)
+        assert seen.signed_needle == seen.with_needle >= record["received"]
+    else:
+        assert seen.with_needle == 0 and seen.encrypted >= record["received"]
     for path in out.rglob("*"):
         if path.is_file():
             assert b"PRIVATE KEY" not in path.read_bytes(), path
+
+
+@pytest.mark.side_by_side
+@pytest.mark.parametrize("level", ["none", "encrypt"])
+def test_a_payload_the_test_wrote_is_on_the_wire_in_clear_or_nowhere(tmp_path, level):
+    # the bytes set by the test, not by the agent: a scenario flow's payload file (one chunk: every sample
+    # carries all of it), its subscriber comparing every body with it
+    agent = built("cyclonedds")
+    if (why := wire.available()) is not None:
+        pytest.skip(why)
+    body = random.Random(45).randbytes(1024 - 32)
+    (tmp_path / "body.bin").write_bytes(body)
+    (tmp_path / "flows.yaml").write_text("flows:\n  - {name: f, size: 1024, rate: 500, payload: file:body.bin, "
+                                         "check_payload: true}\n")
+    out = tmp_path / "run"
+    seen = wire.captured([sys.executable, "-m", "mwperf", "run", "--agent", agent, "--mw", "cyclonedds",
+                          "--scenario", str(tmp_path / "flows.yaml"), "--no-solo", "--security", level, *SHORT[:4],
+                          "--no-floor", "--out", str(out)], body[300:556], out)
+    assert seen.returncode == 0, seen.stderr[-3000:]
+    (record,) = written(out)
+    assert record["status"] == "ok" and record["received"] > 100, record["error"]
+    assert seen.dropped == 0 and seen.largest >= 1024
+    if level == "none":
+        assert seen.with_needle >= record["received"]
+    else:
+        assert seen.with_needle == 0 and record["security"]["level"] == "encrypt"
+
+
+def signed_keystore(tmp_path: Path, document: str, name: str = "users") -> Path:
+    """A keystore of mwperf's layout (both enclaves) whose governance is ``document``, signed by its CA."""
+    source = keystore.made_keystore("auth")
+    try:
+        for enclave in ("/mwperf/pub", "/mwperf/sub"):
+            source.enclave(enclave)
+        path = tmp_path / name
+        shutil.copytree(source.path, path, symlinks=True)  # the enclaves' links to the governance: its copy's
+    finally:
+        keystore.remove_made()
+    (path / "enclaves" / "governance.xml").write_text(document)
+    (path / "enclaves" / "governance.p7s").unlink()
+    ca = pki.Authority(path / "public" / "ca.cert.pem", path / "private" / "ca.key.pem")
+    pki.smime_sign(ca, path / "enclaves" / "governance.xml", path / "enclaves" / "governance.p7s")
+    return path
+
+
+#: The issue's governance: every kind NONE, and ENCRYPT said only in a comment before them (today's reading
+#: took the first textual match).
+HOSTILE = keystore.governance_xml("auth").replace("<domain_rule>", """<domain_rule>
+      <!-- <rtps_protection_kind>ENCRYPT</rtps_protection_kind>
+           <metadata_protection_kind>ENCRYPT</metadata_protection_kind>
+           <data_protection_kind>ENCRYPT</data_protection_kind> -->""", 1)
+
+
+#: Every command that runs points with --keystore, as each is given one (a scenario, a max-rate search).
+COMMANDS = {"run": ["run"], "scenario": ["run", "--scenario", "{dir}/one.yaml", "--no-solo"],
+            "max-rate": ["max-rate", "--loss", "1%"]}
+
+
+def refused(tmp_path: Path, command: str, *args: str) -> str:
+    """The one line a command refused ``args`` with (exit 2, nothing written)."""
+    (tmp_path / "one.yaml").write_text("flows:\n  - name: one\n    size: 1024\n    rate: 100\n")
+    words = [w.format(dir=tmp_path) for w in COMMANDS[command]]
+    done = mwperf(*words, "--agent", built("cyclonedds"), "--mw", "cyclonedds", "--duration", "1s", "--no-floor",
+                  *args, "--out", str(tmp_path / "run"))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and not (tmp_path / "run").exists()
+    return done.stderr.strip()
+
+
+@pytest.mark.side_by_side  # the real agent describes itself
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_keystore_whose_encrypt_is_a_comment_is_refused_for_encrypt(tmp_path, command):
+    users = signed_keystore(tmp_path, HOSTILE)
+    line = refused(tmp_path, command, "--security", "encrypt", "--keystore", str(users))
+    assert line.startswith("mwperf: error: --security encrypt: ")
+    assert f"{users}/enclaves/governance.p7s" in line  # the file,
+    assert "domain_rule 1 (domains 0-230), topic_rule 1 (topic_expression '*')" in line  # the rule,
+    assert "rtps NONE, metadata NONE, data NONE" in line  # the kinds
+    assert "encrypt needs ENCRYPT" in line
+
+
+@pytest.mark.side_by_side
+def test_the_keystore_whose_encrypt_is_a_comment_carries_the_payload_in_clear(tmp_path):
+    # why it is refused: at the level it is, its point's samples cross the wire in clear, unsigned
+    users = signed_keystore(tmp_path, HOSTILE)
+    seen, record, _ = on_the_wire(tmp_path, "cyclonedds", "auth", "--keystore", str(users))
+    assert seen.with_needle >= record["received"] and seen.signed_needle == 0  # in clear, not even signed
+    assert record["security"]["level"] == "auth" and record["security"]["keys"] == f"keystore {users}"
+    assert set(record["security"]["protection"].values()) == {"NONE"}
+
+
+def sign_into(users: Path, text: str, signed: Path) -> None:
+    """``text`` signed by the keystore's CA as ``signed`` (a link there replaced by a file)."""
+    signed.with_suffix(".xml").write_text(text)
+    signed.unlink(missing_ok=True)
+    pki.smime_sign(pki.Authority(users / "public" / "ca.cert.pem", users / "private" / "ca.key.pem"),
+                   signed.with_suffix(".xml"), signed)
+
+
+def _enclave_governance(users: Path, tmp_path: Path) -> Path:
+    # the keystore's governance encrypts, the one the subscriber's agent would read protects nothing
+    sign_into(users, HOSTILE, users / "enclaves" / "mwperf" / "sub" / "governance.p7s")
+    return users
+
+
+def _permissions(users: Path, tmp_path: Path, *, expired: bool = False) -> Path:
+    now = datetime.now(timezone.utc)
+    start, end = (datetime(2020, 1, 1), datetime(2020, 2, 1)) if expired else (now - timedelta(days=1),
+                                                                                now + timedelta(days=1))
+    text = keystore.permissions_xml("CN=/mwperf/sub", start, end)
+    if not expired:  # the subscriber may publish another topic only (it echoes on rt/mwperf_echo_<run id>)
+        text = text.replace("<publish><topics><topic>*</topic>", "<publish><topics><topic>rt/other</topic>")
+    sign_into(users, text, users / "enclaves" / "mwperf" / "sub" / "permissions.p7s")
+    return users
+
+
+def _other_ca(users: Path, tmp_path: Path) -> Path:
+    (tmp_path / "other").mkdir()
+    other = pki.make_authority(tmp_path / "other", "another CA", 1)
+    trusted = users / "enclaves" / "mwperf" / "pub" / "identity_ca.cert.pem"
+    trusted.unlink()
+    shutil.copyfile(other.cert, trusted)
+    return users
+
+
+def _doctype(users: Path, tmp_path: Path) -> Path:
+    laughs = '<?xml version="1.0"?><!DOCTYPE dds [<!ENTITY a "ENCRYPT"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+    sign_into(users, laughs + keystore.governance_xml("encrypt").split("?>", 1)[1].replace("ENCRYPT", "&b;"),
+              users / "enclaves" / "governance.p7s")
+    return users
+
+
+def _loop_inside(users: Path, tmp_path: Path) -> Path:
+    inside = users / "public" / "identity_ca.cert.pem"
+    inside.unlink()
+    inside.symlink_to("identity_ca.cert.pem")
+    return users
+
+
+def _loop(users: Path, tmp_path: Path) -> Path:
+    (tmp_path / "b").symlink_to("a")
+    (tmp_path / "a").symlink_to("b")
+    return tmp_path / "a"
+
+
+@pytest.mark.side_by_side  # the real agent describes itself
+@pytest.mark.parametrize("made,says", [
+    (_enclave_governance, "enclave /mwperf/sub's governance.p7s has domain_rule 1 (domains 0-230), topic_rule 1 "
+                          "(topic_expression '*') (discovery NONE, liveliness NONE, rtps NONE, metadata NONE, data "
+                          "NONE), enclaves/governance.p7s domain_rule 1"),
+    (_permissions, "enclaves/mwperf/sub/permissions.p7s: grant 'CN=/mwperf/sub''s <default> denies publish of "
+                   "rt/mwperf_echo_<run id> in domain 0"),
+    (partial(_permissions, expired=True), "enclaves/mwperf/sub/permissions.p7s: grant 'CN=/mwperf/sub' is valid "
+                                          "from 2020-01-01T00:00:00+00:00 to 2020-02-01T00:00:00+00:00, not now"),
+    (_other_ca, "enclave /mwperf/pub's identity_ca.cert.pem is not public/identity_ca.cert.pem"),
+    (_doctype, "enclaves/governance.p7s: a document type declaration (<!DOCTYPE>): refused"),
+    (_loop_inside, "not a keystore in SROS2's layout (public/identity_ca.cert.pem is in a symlink loop ("),
+    (_loop, "a symlink loop ("),
+], ids=["enclave-governance", "permissions", "expired", "other-ca", "doctype", "loop-inside", "loop"])
+def test_a_keystore_is_checked_as_each_agent_reads_it(tmp_path, made, says):
+    users = made(signed_keystore(tmp_path, keystore.governance_xml("encrypt")), tmp_path)
+    line = refused(tmp_path, "run", "--security", "encrypt", "--keystore", str(users))
+    assert line.startswith(f"mwperf: error: --keystore {users}: ") and says in line, line
+    if made is _loop:
+        assert str(tmp_path / "a") in line or str(tmp_path / "b") in line  # the path
 
 
 # -- a wrong certificate, a secured cross-vendor cell --------------------------------------------

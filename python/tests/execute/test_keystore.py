@@ -113,6 +113,32 @@ def test_a_users_keystore_is_read_and_its_governance_decides_the_level(tmp_path,
         users.enclave("/mwperf/sub")
 
 
+@pytest.mark.parametrize("level", ["auth", "sign", "encrypt"])
+def test_mwperfs_own_keystore_passes_every_check_of_a_users(tmp_path, made, level):
+    # read back as a user's keystore is: its governance's rule, each enclave's CAs, governance and permissions
+    source = made(level)
+    for name in ("/mwperf/pub", "/mwperf/sub", "/mwperf/sub1"):
+        source.enclave(name)
+    users = keystore.open_keystore(str(_copy(source, tmp_path / "ks")))
+    users.check(level)
+    for name in ("/mwperf/pub", "/mwperf/sub", "/mwperf/sub1"):
+        users.enclave(name)
+    assert str(users.rule()) == "domain_rule 1 (domains 0-230), topic_rule 1 (topic_expression '*')"
+    others = [other for other in keystore.LEVELS[1:] if other != level]
+    for other in others:  # a weaker level measures less than it says, a stronger one more: both refused
+        with pytest.raises(UsageError, match=rf"^--security {other}: {tmp_path / 'ks'}/enclaves/governance.p7s "
+                                             rf"domain_rule 1 \(domains 0-230\), topic_rule 1"):
+            users.check(other)
+    assert keystore.point_domain() == 0  # the agent's --domain default, which a topic point keeps
+
+
+def test_the_record_says_which_rule_it_read_the_kinds_from(made):
+    section = made("sign").describe([])
+    assert section["governance"] == {"document": "enclaves/governance.p7s", "domain": 0, "domain_rule": 1,
+                                     "domains": "0-230", "topic_rule": 1, "topic_expression": "*"}
+    assert section["protection"]["metadata"] == "SIGN"
+
+
 def test_sros2s_default_governance_is_the_encrypt_level():
     # SROS2's template: the message signed, discovery, liveliness, submessages and payloads encrypted
     kinds = {"discovery": "ENCRYPT", "liveliness": "ENCRYPT", "rtps": "SIGN", "metadata": "ENCRYPT",
@@ -136,3 +162,13 @@ def test_what_is_not_a_keystore_is_refused_with_the_reason(tmp_path, made):
     pki.smime_sign(other, forged / "enclaves" / "governance.xml", forged / "enclaves" / "governance.p7s")
     with pytest.raises(UsageError, match="governance.p7s does not verify against public/permissions_ca.cert.pem"):
         keystore.open_keystore(str(forged))
+
+
+def test_a_huge_signed_governance_is_refused_unread(tmp_path, made):
+    users = _copy(made("encrypt"), tmp_path / "ks")
+    huge = users / "enclaves" / "governance.p7s"
+    huge.unlink()
+    with huge.open("wb") as f:
+        f.truncate(5 << 20)
+    with pytest.raises(UsageError, match=r"enclaves/governance.p7s: 5242880 bytes, more than a signed document"):
+        keystore.open_keystore(str(users))

@@ -127,3 +127,28 @@ def test_a_record_from_before_scenarios_reads_with_scenario_null(tmp_path):
     (rundir.path / "results.jsonl").write_text(json.dumps(record) + "\n")
     (read,) = written(rundir.path)
     assert "scenario" in read and read["scenario"] is None
+
+
+def test_a_secured_record_from_before_the_governance_rule_reads(tmp_path):
+    """security.governance (the rule the kinds were read from) was added within version 2: a secured record
+    without it is valid and reads with it None; one with it reads it typed."""
+    from mwperf.results.rundir import RunDir
+
+    cert = {"subject": "CN=mwperf CA", "sha256": ":".join(["AB"] * 32), "key": "id-ecPublicKey prime256v1"}
+    record = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])
+    record["security"] = {"level": "encrypt", "keys": "made by mwperf (removed after the run)",
+                          "protection": {"discovery": "ENCRYPT", "liveliness": "ENCRYPT", "rtps": "NONE",
+                                         "metadata": "ENCRYPT", "data": "NONE"},
+                          "identity_ca": cert, "permissions_ca": cert, "identities": {"/mwperf/pub": cert},
+                          "algorithms": {"pub": None, "sub": None}}
+    rule = {"document": "enclaves/governance.p7s", "domain": 0, "domain_rule": 1, "domains": "0-230",
+            "topic_rule": 1, "topic_expression": "*"}
+    newer = json.loads(json.dumps(record))
+    newer["security"]["governance"] = rule
+    assert record_errors(record) == [] and record_errors(newer) == []
+    assert record_errors({**newer, "security": {**newer["security"], "governance": {**rule, "domain_rule": 0}}})
+    rundir = RunDir(tmp_path / "old").create()
+    (rundir.path / "results.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(newer) + "\n")
+    old, new = (typed(r) for r in written(rundir.path))
+    assert old.security.governance is None and old.security.protection["metadata"] == "ENCRYPT"
+    assert new.security.governance.topic_expression == "*" and new.security.governance.domain_rule == 1
