@@ -88,17 +88,18 @@ class SchemaError(ValueError):
 
 class StorageError(BadInput, OSError):
     """A run directory cannot be written (disk full, read-only, no
-    permission): ``path: cannot write: reason``. What was written before stays
+    permission): ``path: cannot write: reason`` (and, ``then``, what that leaves: ``run.json still
+    says 'running'``). What was written before stays
     and nothing half-written is left, so a sweep resumes once there is room.
     An OSError too (``errno``, ``strerror``, ``filename``), so that a caller
     that catches OSError around an optional file still does."""
 
-    def __init__(self, path, cause: OSError):
+    def __init__(self, path, cause: OSError, then: str | None = None):
         OSError.__init__(self, cause.errno, cause.strerror or str(cause), str(path))
-        self.path, self.reason = str(path), cause.strerror or str(cause)
+        self.path, self.reason, self.then = str(path), cause.strerror or str(cause), then
 
     def __str__(self) -> str:
-        return f"{self.path}: cannot write: {self.reason}"
+        return f"{self.path}: cannot write: {self.reason}" + (f"; {self.then}" if self.then else "")
 
 
 class Busy(BadInput):
