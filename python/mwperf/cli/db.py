@@ -75,7 +75,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.db_command is None:
         raise UsageError("db", None, "what: ingest DIR..., info or upgrade (see mwperf db --help)")
     if ns.db_command == "ingest":
-        from mwperf.results.rundir import records_file_problem
+        from mwperf.results.rundir import read_records, records_file_problem
 
         url, explicit = resolve(ns.db)
         if url is None and explicit:
@@ -85,6 +85,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
             problem = records_file_problem(each)
             if problem:
                 raise UsageError("db ingest", each, problem)
+            read_records(each, warn=_warn)  # a run the loader refuses (Refused): before the store is made or opened
         with opened(url, write=True) as conn:
             from mwperf.store.ingest import ingest_dir
 

@@ -18,6 +18,7 @@ the first point and, in a ``finally``, after the last
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 from dataclasses import dataclass, replace
@@ -199,6 +200,7 @@ def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts:
         bar.start(job.title if isinstance(job, ScenarioStep) else job.point.label())
         done = []
         for planned, outcome, started, own in _outcomes(job, agent, timeouts, pairs):
+            own = {**own, "launch_id": secrets.token_hex(8)}  # this launch's own id (a scenario flow's: its agents')
             record = {**merge_record(planned, outcome, run_id=rundir.path.name, time=started), **own}
             if not record_ok(record):
                 # A bug of mwperf's own (a result the schema does not allow): this

@@ -8,6 +8,7 @@ import io
 import json
 
 from conftest import FIXTURES, typed, written
+from synthetic import measured_stats
 from mwperf.cli.main import main
 from mwperf.export.compare import compare_runs
 from mwperf.results.rundir import RunDir
@@ -24,7 +25,7 @@ def template():
 def point(p50, ci, count=5000, loss=0.0, placement=(0, 1), repetition=None, index=0):
     r = copy.deepcopy(template())
     r["point"] = index
-    r["latency_us"].update(p50=p50, count=count, p50_ci=ci, p99_ci=None)
+    r["latency_us"] = measured_stats(r["latency_us"], p50=p50, count=count, p50_ci=ci, p99_ci=None)
     r["cpu"].update(pub=placement[0], sub=placement[1],
                     placement="same-core" if placement[0] == placement[1] else "cross-core")
     r["lost"] = int(round(loss * r["sent"]))
@@ -35,9 +36,15 @@ def point(p50, ci, count=5000, loss=0.0, placement=(0, 1), repetition=None, inde
 
 
 def run_dir(tmp_path, name, records):
+    """A run directory of ``records``; one made of a fixture line twice gets its own index (a launch of a
+    run is recorded once: the loader refuses the same launch twice)."""
     rundir = RunDir(tmp_path / name).create()
+    used: set[int] = set()
     for r in records:
         r["run_id"] = name
+        if r["point"] in used:
+            r["point"] = max(used) + 1
+        used.add(r["point"])
         rundir.append(r)
     return str(rundir.path)
 
@@ -263,10 +270,11 @@ def test_a_scenarios_flows_pair_by_scenario_flow_and_together(tmp_path):
     assert keys[0].label.endswith("[two-flows: imu together]")
     assert keys[2].label.endswith("[two-flows: imu alone]")
     slower = copy.deepcopy(records)
-    slower[0]["latency_us"]["p50"] *= 2
+    slower[0]["latency_us"] = measured_stats(slower[0]["latency_us"], p50=2 * slower[0]["latency_us"]["p50"])
     out = io.StringIO()
     compare_runs([run_dir(tmp_path, "a", copy.deepcopy(records)), run_dir(tmp_path, "b", slower)], out)
     rows = [line for line in out.getvalue().splitlines() if "[two-flows:" in line]
     assert len(rows) == 4
     (imu,) = [r for r in rows if "imu together" in r]
     assert "2.00" in imu and not any("2.00" in r for r in rows if r is not imu)
+

@@ -90,6 +90,7 @@ def test_participants_are_stopped_one_at_a_time_each_after_the_one_before_exited
 
     script = ("import sys, time\n"
               "log = open(sys.argv[1], 'a')\n"
+              "print('{\"event\": \"ready\"}', flush=True)\n"
               "for line in sys.stdin:\n"
               "    if line.strip() == 'stop':\n"
               "        log.write(f'stop {sys.argv[2]} {time.monotonic()}\\n'); log.flush()\n"
@@ -101,6 +102,8 @@ def test_participants_are_stopped_one_at_a_time_each_after_the_one_before_exited
     parts = [AgentProcess([_sys.executable, "-c", script, str(log), str(i), str(d)], f"participant {i}")
              for i, d in enumerate(delays)]
     try:
+        for p in parts:  # started (an interpreter each, slow on a loaded machine) before the stop is timed
+            assert p.wait_for({"ready"}, _time.monotonic() + 30) is not None
         started = _time.monotonic()
         codes = participants_stop(parts, 1.0)
         took = _time.monotonic() - started
