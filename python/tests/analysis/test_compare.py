@@ -278,3 +278,33 @@ def test_a_scenarios_flows_pair_by_scenario_flow_and_together(tmp_path):
     (imu,) = [r for r in rows if "imu together" in r]
     assert "2.00" in imu and not any("2.00" in r for r in rows if r is not imu)
 
+
+def test_a_run_over_a_shaped_link_against_one_on_loopback_is_marked_unlike(tmp_path):
+    """Issue 45.11: a run over a netns link compared with a loopback run printed without the "unlike" mark
+    other mismatched conditions get. The link (kind, rate, delay, loss) is part of like for like."""
+    from mwperf.plan.where import parse_link
+
+    shaped = parse_link("netns:rate=100mbit,delay=5ms,loss=1%").as_dict()
+    a = run_dir(tmp_path, "a", launches(30.0))
+    b = run_dir(tmp_path, "b", [{**r, "link": shaped} for r in launches(30.0)])
+    c = run_dir(tmp_path, "c", launches(30.0))
+    out = io.StringIO()
+    compare_runs([a, b], out)
+    text = out.getvalue()
+    assert "link loopback vs netns (rate 100 Mbit/s, delay 5 ms, loss 1 %)" in text, text
+    out = io.StringIO()
+    compare_runs([a, c], out)
+    assert "link " not in out.getvalue()  # alike: no mark
+
+
+def test_the_like_for_like_table_names_a_link_two_rows_differ_in():
+    from mwperf.export.like_for_like import like_for_like
+    from mwperf.plan.where import parse_link
+
+    near, far = point(30.0, None), {**point(30.0, None, index=1), "mw": "tcp", "transport": "tcp",
+                                    "link": parse_link("netns:gige").as_dict()}
+    far["adapter"] = {**far["adapter"], "name": "tcp"}
+    (section,) = like_for_like([typed(near), typed(far)])
+    rows = [row.cells for row in section.rows]
+    assert ["latency", "link", "loopback: udp (best-effort, udp); netns (rate 1000 Mbit/s): tcp (best-effort, tcp)"] \
+        in rows, rows
