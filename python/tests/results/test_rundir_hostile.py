@@ -423,3 +423,17 @@ def test_ls_shows_a_forged_run_as_refused_beside_the_others(tmp_path, capsys):
     assert " refused " in forged and " 6 " not in forged and " complete " in good and " 6 " in good, out
     assert err.count("\n") == 1 and err.startswith(f"mwperf: warning: {tmp_path / 'results' / 'forged'}: ") \
         and said in err, err
+
+
+def test_a_mean_within_a_nanosecond_of_whole_nanosecond_bounds_is_a_measurement(tmp_path):
+    """The agent's min and max are whole nanoseconds, its mean is not: one sample of 91308.5 ns reads mean
+    91.3085 us, min and max 91.308 us (a real Fast DDS throughput point's pings)."""
+    record = ok_latency()
+    record["latency_us"].update(count=1, min=91.308, max=91.308, mean=91.3085, p50=91.308, p90=91.308,
+                                p99=None, p9999=None, p999999=None, std=0.0)
+    run = make_run(tmp_path, [json.dumps(record)])
+    assert len(read_records(run)) == 1
+    record["latency_us"]["mean"] = 91.3105  # 2.5 ns above: not a mean of these samples
+    run = make_run(tmp_path, [json.dumps(record)], name="other")
+    with pytest.raises(Refused, match=r"latency_us.mean 91.3105 outside \[91.308, 91.308\]"):
+        read_records(run)
