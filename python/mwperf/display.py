@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 __all__ = ["printable", "shown", "PrintableStream", "unfiltered", "shown_store", "store_secrets", "is_server_store",
-           "unreadable_store_url"]
+           "unreadable_store_url", "foreign_store_url"]
 
 #: Bidirectional controls: marks, embeddings, overrides, isolates.
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
@@ -86,9 +86,23 @@ _PASSWORD_KEYWORD = re.compile(r"(?i)(\b[a-z_]*(?:pass|pwd)[a-z_]*\s*=\s*)('(?:[
 _PASSWORD_QUERY = re.compile(r"(?i)([?&][a-z_]*(?:pass|pwd)[a-z_]*=)([^&#]*)")
 
 
+#: Any URL's start, one slash or two (``mysql://``, ``postgresql+psycopg://``, ``postgresql:/``), and
+#: PostgreSQL's without a slash (``postgresql:qa:pw@host/db``): a text that starts so is a URL, never a DuckDB
+#: file's name (a file so named would be made in a folder ``postgresql:``).
+_ANY_URL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:/|postgres(?:ql)?[+:])", re.I)
+#: A URL's user part with a password (``user:pw@``): the password, up to the last ``@`` before the path.
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:/*)([^/?#@:]*):([^/?#]*)@")
+
+
 def is_server_store(url: str) -> bool:
     """A PostgreSQL URL or keyword string (not a DuckDB file)."""
     return bool(_URL.match(url) or _KEYWORDS.match(url))
+
+
+def foreign_store_url(url: str) -> bool:
+    """A URL that is no PostgreSQL URL mwperf reads (``mysql://...``, SQLAlchemy's ``postgresql+psycopg://...``,
+    a one-slash ``postgresql:/...``): refused before anything is opened or made of it."""
+    return bool(_ANY_URL.match(url)) and not _URL.match(url)
 
 
 def unreadable_store_url(url: str) -> bool:
@@ -106,8 +120,18 @@ def _split(url: str) -> SplitResult | None:
         return None
 
 
+def _shown_other_url(url: str) -> str:
+    """Any other URL without the password of its user part and of its query."""
+    text = _USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}@", url, count=1)
+    path, mark, query = text.partition("?")
+    return f"{path}{_query(query) if mark else ''}"
+
+
 def shown_store(url: str) -> str:
-    """The store as it may be printed: a PostgreSQL URL or keyword string without its password."""
+    """The store as it may be printed: a URL (of any kind, one mwperf reads or not) or a libpq keyword
+    string without its password."""
+    if foreign_store_url(url):
+        return _shown_other_url(url)
     if not is_server_store(url):
         return url
     if not _URL.match(url):
@@ -136,11 +160,14 @@ def _query(query: str) -> str:
 
 def store_secrets(url: str) -> list[str]:
     """Every password the store's text holds, as written and as decoded (to be masked in any message)."""
-    if not is_server_store(url):
+    if not (is_server_store(url) or foreign_store_url(url)):
         return []
     found = [m.group(2) for pattern in (_PASSWORD_KEYWORD, _PASSWORD_QUERY) for m in pattern.finditer(url)]
     address = url.partition("://")[2].partition("/")[0]
     if "@" in address and ":" in address.rpartition("@")[0]:
         found.append(address.rpartition("@")[0].split(":", 1)[1])
+    other = _USERINFO.match(url)
+    if other:
+        found.append(other.group(3))
     found += [unquote(f) for f in found] + [f.strip("'") for f in found]
     return sorted({f for f in found if len(f) >= 2}, key=len, reverse=True)

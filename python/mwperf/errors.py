@@ -6,7 +6,8 @@ carry what they are about as typed attributes, so that a caller (a sweep
 plan naming its key) never has to read their text:
 
 * :class:`UsageError`: an option of a command and the value given to it;
-* :class:`PlanError`: a sweep plan, the key and the value in it.
+* :class:`PlanError`: a sweep plan, the key and the value in it;
+* :class:`Refused`: records that contradict themselves (a forged or repeated launch), the run named.
 
 The others are trouble while running, each caught where a point or a command
 can go on without it.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 __all__ = [
     "MwperfError", "BadInput", "UsageError", "Unsupported", "PlanError", "UnitError", "AgentError", "PointFailed",
-    "ServiceError", "SchemaError", "StorageError", "Busy",
+    "ServiceError", "SchemaError", "StorageError", "Busy", "Refused",
 ]
 
 
@@ -88,19 +89,31 @@ class SchemaError(ValueError):
 
 class StorageError(BadInput, OSError):
     """A run directory cannot be written (disk full, read-only, no
-    permission): ``path: cannot write: reason``. What was written before stays
+    permission): ``path: cannot write: reason`` (and, ``then``, what that leaves: ``run.json still
+    says 'running'``). What was written before stays
     and nothing half-written is left, so a sweep resumes once there is room.
     An OSError too (``errno``, ``strerror``, ``filename``), so that a caller
     that catches OSError around an optional file still does."""
 
-    def __init__(self, path, cause: OSError):
+    def __init__(self, path, cause: OSError, then: str | None = None):
         OSError.__init__(self, cause.errno, cause.strerror or str(cause), str(path))
-        self.path, self.reason = str(path), cause.strerror or str(cause)
+        self.path, self.reason, self.then = str(path), cause.strerror or str(cause), then
 
     def __str__(self) -> str:
-        return f"{self.path}: cannot write: {self.reason}"
+        return f"{self.path}: cannot write: {self.reason}" + (f"; {self.then}" if self.then else "")
 
 
 class Busy(BadInput):
     """Another mwperf holds what this one needs (a run directory it writes,
     the machine's benchmark cores); the message names it."""
+
+
+class Refused(BadInput):
+    """Records that contradict themselves or each other (a launch recorded twice, more received than
+    sent, a negative percentile): refused as a whole, never shown as measurements
+    (:mod:`mwperf.results.checks`). ``source`` is the run directory (or the store's run), ``reason``
+    names the point and the field."""
+
+    def __init__(self, source: str, reason: str):
+        self.source, self.reason = source, reason
+        super().__init__(f"{source}: {reason}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from conftest import FIXTURES
 from mwperf.model.schema import record_ok
@@ -79,3 +79,84 @@ def hostile_rundir(path: Path) -> dict[int, str]:
     floor = json.loads((path / "floor.json").read_text())
     (path / "floor.json").write_text(json.dumps(_strings(floor, "floor.json", counter)))
     return counter.fields
+
+
+# -- forged numbers and repeated launches (issue 45.2, 45.4) --------------------------------------
+
+def _launches(n: int = 6) -> list[dict]:
+    """``n`` launches of the fixture's udp latency 64 B point, as a sweep of ``repetitions: n`` writes them:
+    each its index, repetition, hash and launch id, its p50 and every figure scaled around it (in order)."""
+    base = json.loads((FIXTURES / "results.jsonl").read_text().splitlines()[0])
+    out = []
+    for i in range(n):
+        r = json.loads(json.dumps(base))
+        factor = 1 + 0.01 * i
+        for name in ("latency_us", "rtt_us"):
+            stats = r[name]
+            for key in ("mean", "std", "min", "max", "p50", "p90", "p99", "p9999", "p999999"):
+                if isinstance(stats.get(key), (int, float)):
+                    stats[key] *= factor
+        r.update(run_id="forged", point=i, repetition=i, point_key=f"{0xabc:013x}{i:03x}", launch_id=f"{i + 1:016x}")
+        out.append(r)
+    return out
+
+
+def _set(path: str, value: Any) -> Callable[[dict], None]:
+    def change(record: dict) -> None:
+        *parents, last = path.split(".")
+        where = record
+        for part in parents:
+            where = where[part]
+        where[last] = value
+    return change
+
+
+#: Each forgery: how results.jsonl is made of the six good launches, and what the refusal must name.
+FORGERIES: dict[str, tuple[Callable[[list[dict]], list[dict]], str]] = {
+    "one launch copied six times": (lambda good: [good[0]] * 6, "point 0 (udp latency 64 B (best-effort, udp)), "
+                                                                "launch 1: repeated: the same record"),
+    "a run appended four times to itself": (lambda good: good * 4, "repeated: the same record"),
+    "a copy renumbered, the launch id kept": (lambda good: good + [{**good[0], "point": 6, "repetition": 6,
+                                                                    "point_key": "f" * 16}],
+                                              "launch_id 0000000000000001 is point 0's"),
+    "a copy renumbered, hash and repetition kept": (lambda good: good + [{**good[0], "point": 6, "launch_id": None}],
+                                                    "point_key 0000000000abc000 and repetition 0 are point 0's"),
+    "received above sent": (lambda good: [*good[:2], _with(good[2], _set("received", good[2]["sent"] + 5))],
+                            "point 2 (udp latency 64 B (best-effort, udp)), launch 3: received 13941 above sent 13936"),
+    "negative loss": (lambda good: [_with(good[0], _set("lost", -3))], "lost -3: negative"),
+    "a loss rate above 1": (lambda good: [_with(good[0], _set("loss_rate", 1.5))], "loss_rate 1.5: a loss rate"),
+    "a negative loss rate": (lambda good: [_with(good[0], _set("loss_rate", -0.25))], "loss_rate -0.25"),
+    "a negative p50": (lambda good: [_with(good[0], _set("latency_us.p50", -5.0))],
+                       "latency_us.p50 -5: negative, and no latency on one clock is"),
+    "a p99 below the p50": (lambda good: [_with(good[0], _set("rtt_us.p99", 1.0))],
+                            "rtt_us.p99 1 below rtt_us.p90 85.067: percentiles never decrease"),
+    "a mean outside min and max": (lambda good: [_with(good[0], _set("latency_us.mean", 99999.0))],
+                                   "latency_us.mean 99999 outside [7.716, 1710.59]"),
+    "a negative standard deviation": (lambda good: [_with(good[0], _set("latency_us.std", -1.0))],
+                                      "latency_us.std -1: a standard deviation is never negative"),
+    "an interval upside down": (lambda good: [_with(good[0], _set("latency_us.p50_ci", [40.0, 30.0]))],
+                                "latency_us.p50_ci [40, 30]: its low end above its high end"),
+    "launches of other builds": (lambda good: [*good[:3], _with(good[3], _set("adapter.version", "linux 9.9"))],
+                                 "point 3 (udp latency 64 B (best-effort, udp)), launch 4: adapter.version linux 9.9, "
+                                 "but linux 6.18.44-fc-v669 in point 0, a launch of the same point"),
+    "a launch of another adapter": (lambda good: [*good[:4], _with(good[4], _set("adapter.name", "tcp"))],
+                                    "launch 5: adapter.name tcp, but udp in point 0"),
+}
+
+
+def _with(record: dict, *changes: Callable[[dict], None]) -> dict:
+    record = json.loads(json.dumps(record))
+    for change in changes:
+        change(record)
+    return record
+
+
+def forged_rundir(path: Path, forgery: str) -> str:
+    """A run directory at ``path`` whose results.jsonl is the six good launches forged as ``forgery``
+    (a key of :data:`FORGERIES`; ``"none"``: the six good launches); what its refusal must say."""
+    make, said = FORGERIES[forgery] if forgery != "none" else ((lambda good: good), "")
+    (path / "samples").mkdir(parents=True)
+    (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in make(_launches())))
+    (path / "run.json").write_text(json.dumps({"run_id": "forged", "status": "complete", "hostname": "h",
+                                               "started": "2026-11-22T02:39:30.000Z"}))
+    return said

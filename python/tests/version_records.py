@@ -6,6 +6,7 @@ import copy
 import json
 
 from conftest import FIXTURES
+from synthetic import measured_stats
 
 #: (adapter, its library and version as its records name them first)
 BUILDS = {"cyclonedds": ("cyclonedds", "0.10.2"), "cyclonedds11": ("cyclonedds", "11.0.1"),
@@ -27,6 +28,6 @@ def record(mw, p50=50.0, size=1024, mode="latency", rate=1000.0, repetition=None
                               **config}
     r["adapter"]["sub_config"] = None
     r["size"], r["mode"], r["repetition"] = size, mode, repetition
-    r["latency_us"].update(p50=p50, p50_ci=[p50 * 0.99, p50 * 1.01])
+    r["latency_us"] = measured_stats(r["latency_us"], p50=p50, p50_ci=[p50 * 0.99, p50 * 1.01])
     r["samples_per_s"] = rate
     return r

@@ -34,7 +34,8 @@ strategies, or with agents of different build types, are refused unless
 what else its two points were measured through differently
 (:func:`mwperf.model.fairness.unlike`: zero-copy loan vs copy, shared
 memory vs network, busy-poll vs blocking wait, sync vs async publishing,
-middleware versions, socket buffer sizes).
+middleware versions, socket buffer sizes, the link: loopback vs a shaped
+namespace pair or two hosts).
 """
 
 from __future__ import annotations

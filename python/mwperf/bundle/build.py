@@ -225,8 +225,11 @@ def _remember(out: Path, arch: str, key: str, archive: Path) -> None:
     doc = doc if isinstance(doc, dict) else {}
     doc[arch] = {key: archive.name}
     partial = out / f"{_CACHE}.{os.getpid()}"
-    partial.write_text(json.dumps(doc, indent=1, sort_keys=True))
-    os.replace(partial, out / _CACHE)
+    try:
+        partial.write_text(json.dumps(doc, indent=1, sort_keys=True))
+        os.replace(partial, out / _CACHE)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def build(arch: str, out_dir: Path | str | None = None, log=print, cache: bool = True) -> Path:
@@ -246,12 +249,16 @@ def build(arch: str, out_dir: Path | str | None = None, log=print, cache: bool =
     key = _inputs_key(p)
     path = _cached(out, arch, key) if cache else None
     if path is None:
-        with tempfile.TemporaryDirectory(dir=out, prefix=".stage-") as tmp:
-            root = Path(tmp) / "bundle"
-            manifest = assemble(p, runner, root)
-            path = out / archive_name(manifest.agent_version, arch, manifest.hash)
-            write_archive(root, top_name(arch, manifest.hash), path)
-        _remember(out, arch, key, path)
+        try:  # a full disk: one line, and the stage, the partial archive and cache file gone with it
+            with tempfile.TemporaryDirectory(dir=out, prefix=".stage-") as tmp:
+                root = Path(tmp) / "bundle"
+                manifest = assemble(p, runner, root)
+                path = out / archive_name(manifest.agent_version, arch, manifest.hash)
+                write_archive(root, top_name(arch, manifest.hash), path)
+            _remember(out, arch, key, path)
+        except OSError as exc:
+            raise BundleError(f"--out {out}: cannot write there ({exc.strerror or exc}); nothing of this bundle "
+                              f"is left there") from None
     else:
         log("bundle: its inputs are unchanged since it was built")
     log(f"bundle: {path} ({path.stat().st_size / 1e6:.1f} MB, {time.monotonic() - started:.1f} s)")

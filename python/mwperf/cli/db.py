@@ -75,7 +75,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     if ns.db_command is None:
         raise UsageError("db", None, "what: ingest DIR..., info or upgrade (see mwperf db --help)")
     if ns.db_command == "ingest":
-        from mwperf.results.rundir import records_file_problem
+        from mwperf.results.rundir import read_records, records_file_problem
 
         url, explicit = resolve(ns.db)
         if url is None and explicit:
@@ -85,6 +85,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
             problem = records_file_problem(each)
             if problem:
                 raise UsageError("db ingest", each, problem)
+            read_records(each, warn=_warn)  # a run the loader refuses (Refused): before the store is made or opened
         with opened(url, write=True) as conn:
             from mwperf.store.ingest import ingest_dir
 
@@ -152,7 +153,7 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
     from mwperf.export.html import HtmlReport
     from mwperf.results.rundir import RunDir, read_records
     from mwperf.store import opened
-    from mwperf.store.connect import shown_url
+    from mwperf.store.connect import secrets, shown_url
     from mwperf.store.ingest import ingest_dir
 
     err = err or sys.stderr
@@ -163,7 +164,10 @@ def ingest_after_run(url: str | None, run_dir: Path, code: int, err: TextIO | No
             done = ingest_dir(conn, run_dir)
         err.write(f"store: {done.outcome} in {shown_url(url)}\n")
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong, the run's results are safe
-        err.write(f"mwperf: warning: not stored in {shown_url(url)}: {' '.join(str(exc).split())}; the results are "
+        said = " ".join(str(exc).split())
+        for secret in secrets(url):
+            said = said.replace(secret, "***")
+        err.write(f"mwperf: warning: not stored in {shown_url(url)}: {said}; the results are "
                   f"in {run_dir} (mwperf db ingest {run_dir} --db ... stores them)\n")
         return _report_last(run_dir, code, err)
     try:

@@ -82,28 +82,39 @@ def wanted(ns: argparse.Namespace) -> bool:
 def run_mode(ns: argparse.Namespace, argv: list[str], agent: str) -> int:
     """``mwperf run --mode discovery``."""
     given = {"mw": ns.mw, "link": ns.link, **{name: getattr(ns, f"disc_{ROWS[name].key}") for name in USER}}
-    return _measure(given, ns.out, agent, argv, ns.format, ns.force)
+    return _measure(given, ns.out, agent, argv, ns.format, ns.force, limits=(ns.max_points, ns.max_duration))
 
 
 def sweep_mode(ns: argparse.Namespace, argv: list[str], agent: str, lab: bool) -> int:
     """``mwperf sweep PLAN`` of a discovery plan (:mod:`mwperf.plan.discovery_plan`); ``lab``: a lab was asked."""
-    for flag, value in (("--resume", ns.resume), ("--launches", ns.launches), ("--max-points", ns.max_points),
-                        ("--db", ns.db), ("--inventory", "given" if lab else None)):
+    for flag, value in (("--resume", ns.resume), ("--launches", ns.launches), ("--db", ns.db),
+                        ("--inventory", "given" if lab else None)):
         if value is not None:
             raise UsageError(flag, str(value), "not with a discovery plan")
     given = given_of(load_discovery_plan(ns.plan))
+    limits = (ns.max_points, ns.max_duration)
     if ns.dry_run:
-        sys.stdout.write(dry_run(planned(given, ns.plan)[0]))
+        sys.stdout.write(dry_run(planned(given, ns.plan, limits=limits)[0]))
         return 0
-    return _measure(given, ns.out, agent, argv, ns.format, ns.force, plan=ns.plan)
+    return _measure(given, ns.out, agent, argv, ns.format, ns.force, plan=ns.plan, limits=limits)
 
 
-def planned(given: dict, plan: str | None = None, where: str = "") -> tuple[list[DiscoveryPoint], LinkProfile | None]:
+def planned(given: dict, plan: str | None = None, where: str = "",
+            limits: tuple[int | None, int | None] | None = None) -> tuple[list[DiscoveryPoint], LinkProfile | None]:
     """Every point of the lists ``given`` (every combination, for each middleware) and the link; bad input
-    names its option (UsageError) or, of a ``plan``, its key (PlanError; ``where``: inside ``also[i]``)."""
+    names its option (UsageError) or, of a ``plan``, its key (PlanError; ``where``: inside ``also[i]``).
+    ``limits`` (--max-points, --max-duration): the points counted and their time estimated first, refused
+    over the limits before one is made (:func:`mwperf.plan.budget.check_budget`)."""
     from mwperf.execute.discovery import DiscoveryPoint
+    from mwperf.plan.budget import check_budget
+    from mwperf.plan.sweep_plan import discovery_count, discovery_point_s
 
     mws, lists, timeout, link = checked_lists(given, plan, where)
+    if limits is not None:
+        count = discovery_count(mws, lists)
+        check_budget(plan or "run --mode discovery", count, count * discovery_point_s(lists, timeout),
+                     max_points=limits[0], max_duration_ns=limits[1], plan=plan is not None,
+                     what="discovery points")
     points = [DiscoveryPoint(mw, values["participants"], values["topics"], values["discovery"], timeout,
                              values["participants-as"])
               for mw in mws for values in (dict(zip(lists, combo)) for combo in _combos(lists))]
@@ -188,14 +199,14 @@ def _measure_points(points: list[tuple[DiscoveryPoint, LinkProfile | None]], age
 
 
 def _measure(given: dict, out_dir: str | None, agent: str, argv: list[str], fmt: str, force: bool,
-             plan: str | None = None) -> int:
+             plan: str | None = None, limits: tuple[int | None, int | None] = (None, None)) -> int:
     from mwperf.execute import lock
     from mwperf.export.discovery_report import RESULTS, all_sections, discovery_report
     from mwperf.export.tables import render_markdown, render_text
     from mwperf.plan.validate import default_out
     from mwperf.results.rundir import check_new_dir
 
-    points, link = planned(given, plan)
+    points, link = planned(given, plan, limits=limits)
     check_links([(point, link) for point in points])
     out = check_new_dir(Path(out_dir) if out_dir else default_out())
     if (out / RESULTS).exists():

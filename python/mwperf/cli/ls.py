@@ -34,9 +34,15 @@ class Run:
     def __init__(self, path: Path):
         from mwperf.results.rundir import RunDir, read_records
 
+        from mwperf.errors import Refused
+
         self.path = path
         self.doc = RunDir(path).read_run_json() or {}  # 'running' with no live writer reads 'killed'
-        records = read_records(path)
+        self.refused: str | None = None  # why the loader refused its records (a forged or repeated launch)
+        try:
+            records = read_records(path)
+        except Refused as exc:
+            records, self.refused = [], str(exc)
         statuses = [r.status for r in records]
         self.ok, self.failed = statuses.count("ok"), statuses.count("failed")
         self.scenarios: dict[str, tuple[set, int]] = {}  # a scenario's name: its points, its flows' records
@@ -73,7 +79,7 @@ class Run:
 
     @property
     def status(self) -> str:
-        return shown(self.doc.get("status") or "-", 20)
+        return "refused" if self.refused else shown(self.doc.get("status") or "-", 20)
 
     @property
     def command(self) -> str:
@@ -112,8 +118,11 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return 0
     scenarios = any(r.scenarios for r in runs)
     rows = [[shown(str(r.path), 200), r.started.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), r.status,
-             str(r.ok + r.failed), str(r.failed) if r.failed else "", *([r.scenario] if scenarios else []),
-             r.command] for r in runs]
+             "-" if r.refused else str(r.ok + r.failed), str(r.failed) if r.failed else "",
+             *([r.scenario] if scenarios else []), r.command] for r in runs]
+    for r in runs:  # its numbers are not shown: why, one line each
+        if r.refused:
+            print(f"mwperf: warning: {r.refused}", file=sys.stderr)
     headers = ["run", "started", "status", "points", "failed", *(["scenario"] if scenarios else []), "command"]
     sys.stdout.write(table_text(headers, rows, left=(0, 1, 2, *range(5, len(headers)))))
     return 0

@@ -25,6 +25,7 @@ from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import format_eta
 from mwperf.execute.search import DEFAULT_START_HZ, Criterion, Search, parse_criterion, worst_case_probes, worst_case_s
 from mwperf.model.record import Record
+from mwperf.plan.budget import check_budget
 from mwperf.plan.options import PlannedPoint
 
 __all__ = ["add_parser", "command", "describe", "plan_cells", "PLAN_FILE"]
@@ -178,6 +179,9 @@ def _start(ns: argparse.Namespace, argv: list[str], out: TextIO | None = None,
     agent, agent_info = found
     cells = (plan_cells(plan, agent, agent_info, crit=crit) if plan
              else _command_line_cells(ns, agent, agent_info, crit, check_out=resumed is None))
+    check_budget(plan.source if plan else "max-rate", len(cells) * worst_case_probes(crit), worst_case_s(cells, crit),
+                 max_points=getattr(ns, "max_points", None), max_duration_ns=getattr(ns, "max_duration", None),
+                 plan=plan is not None, what="probes", bound="at most")
     if ns.dry_run:
         (out or sys.stdout).write(describe(cells, crit))
         return 0

@@ -14,12 +14,14 @@ from mwperf.cli import discovery, hosts, scenario
 from mwperf.cli.common import described_agent, no_agent, run_outputs
 from mwperf.errors import StorageError, UnitError, UsageError
 from mwperf.execute.agent import ENV_AGENT
+from mwperf.plan.budget import parse_max_duration
 from mwperf.plan.options import DEFAULT_POINT_TIMEOUT, RunRequest
 from mwperf.plan.validate import build_run_options
 from mwperf.table import Row, snapshot
 from mwperf.units import parse_list
 
-__all__ = ["add_parser", "add_run_options", "add_table_options", "command", "request"]
+__all__ = ["add_parser", "add_run_options", "add_table_options", "command", "request", "check_run_budget",
+           "duration_limit"]
 
 #: The help group of each of the table's groups.
 GROUPS = {"point": "what is measured", "measure": "how it is measured",
@@ -121,6 +123,32 @@ def add_run_options(run: argparse.ArgumentParser) -> None:
                           "seconds before the first point; run.json records the skip)")
     run.add_argument("--force", action="store_true",
                      help="measure even while another mwperf measurement runs on this machine (both are perturbed)")
+    run.add_argument("--max-points", metavar="N", type=_whole,
+                     help="allow more points (launches) than 10000 (or $MWPERF_MAX_POINTS)")
+    run.add_argument("--max-duration", metavar="D", type=duration_limit,
+                     help="allow points estimated to take longer than 24h, e.g. 72h (or $MWPERF_MAX_DURATION)")
+
+
+def check_run_budget(opts, max_points: int | None, max_duration_ns: int | None) -> None:
+    """The run's points (each of its launches, both directions) against the limits of every plan
+    (:func:`mwperf.plan.budget.check_budget`), before anything is made."""
+    from mwperf.plan.budget import START_UP_S, check_budget
+    from mwperf.plan.launches import default_launches
+
+    launches = opts.launches or default_launches()
+    directions = 2 if opts.both_directions and opts.hosts is not None else 1
+    points = opts.points()
+    check_budget("run", len(points) * launches * directions,
+                 directions * sum(p.planned_s + launches * START_UP_S for p in points), max_points=max_points,
+                 max_duration_ns=max_duration_ns, plan=False, what="points (launches)")
+
+
+def duration_limit(text: str) -> int:
+    """--max-duration D as argparse takes it (its error a line of argparse's)."""
+    try:
+        return parse_max_duration(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(f"{text}: {exc.reason}") from None
 
 
 def _whole(text: str) -> int:
@@ -176,6 +204,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
         return scenario.command(ns, argv, request(ns), found)
     agent, agent_info = found
     opts = build_run_options(request(ns), agent_info, agent=agent)
+    check_run_budget(opts, ns.max_points, ns.max_duration)
     far = None
     if opts.hosts is not None:  # the far side in place, the options checked against its agents (exit 2 if not)
         far, opts = hosts.checked_on_hosts(opts, request(ns), ns, agent)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from mwperf.cli import discovery, sweep_lab
 from mwperf.cli.common import described_agent, no_agent, run_outputs
+from mwperf.cli.run import duration_limit
 from mwperf.description import AgentInfo
 from mwperf.errors import PlanError, UsageError
 from mwperf.execute.progress import START_UP_SAID, format_eta, start_up_s
@@ -65,6 +66,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                             "not only the headline; report.html has them all")
     sweep.add_argument("--max-points", metavar="N", type=_positive, help="allow a plan of more points than "
                        "10000 (or $MWPERF_MAX_POINTS)")
+    sweep.add_argument("--max-duration", metavar="D", type=duration_limit, help="allow a plan estimated to "
+                       "take longer than 24h, e.g. 72h (or $MWPERF_MAX_DURATION)")
     sweep.add_argument("--db", metavar="STORE", help="results store to ingest the run into: a DuckDB file, "
                        "postgresql://..., or none (default: $MWPERF_DB, else results/mwperf.duckdb for runs in "
                        "results/)")
@@ -100,7 +103,7 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
             pairs = lab[1]
             sys.stdout.write(f"on each of {len(pairs)} host pair(s), one at a time: "
                              f"{', '.join(p.name or f'{p.pub}:{p.sub}' for p in pairs)}\n")
-        return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points, ns.launches)
+        return _dry_run(ns.plan, agent, agent_info, sys.stdout, ns.max_points, ns.launches, ns.max_duration)
     from mwperf.cli.db import check_run_store, ingest_after_run
 
     out = Path(ns.resume or ns.out or default_out())
@@ -110,10 +113,12 @@ def command(ns: argparse.Namespace, argv: list[str]) -> int:
     elif ns.resume is not None:
         with lock.hold(ns.resume, force=ns.force, argv=argv) as held:  # one writer: the records read stay the records
             code = _resume(ns.resume, agent, agent_info, argv, ns.format, ns.max_points, held.machine,
-                           floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None)
+                           floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None,
+                           max_duration_ns=ns.max_duration)
     else:
         code = _sweep(ns.plan, str(out), agent, agent_info, argv, ns.format, ns.max_points, ns.force,
-                      floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None, launches=ns.launches)
+                      floor=not ns.no_floor, verbose=ns.verbose, stored=store is not None, launches=ns.launches,
+                      max_duration_ns=ns.max_duration)
     return ingest_after_run(store, out, code)
 
 
@@ -195,10 +200,10 @@ def _check(plan_path: str | None, resume_dir: str | None) -> None:
 
 
 def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: TextIO,
-            max_points: int | None = None, launches: int | None = None) -> int:
+            max_points: int | None = None, launches: int | None = None, max_duration_ns: int | None = None) -> int:
     plan = load_plan(plan_path)
     points = expand(_with_launches(plan, launches), out=default_out(), agent=agent, agent_info=agent_info,
-                    max_points=max_points)
+                    max_points=max_points, max_duration_ns=max_duration_ns)
     found = discovery.sweep_points(plan)
     out.write(describe(points) + (discovery.dry_run([p for p, _ in found]) if found else ""))
     return 0
@@ -206,7 +211,8 @@ def _dry_run(plan_path: str, agent: str | None, agent_info: AgentInfo, out: Text
 
 def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInfo,
            argv: list[str], fmt: str = "text", max_points: int | None = None, force: bool = False,
-           floor: bool = False, verbose: bool = False, stored: bool = False, launches: int | None = None) -> int:
+           floor: bool = False, verbose: bool = False, stored: bool = False, launches: int | None = None,
+           max_duration_ns: int | None = None) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -216,7 +222,8 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
     check_new_dir(out, fresh=False)
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL} (mwperf sweep --resume {out} finishes it)")
-    points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points)
+    points = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=max_points,
+                    max_duration_ns=max_duration_ns)
     check_placement(*(p.opts for p in points))  # before the run directory is made
     found = discovery.sweep_points(plan)
     discovery.check_links(found)
@@ -235,7 +242,8 @@ def _sweep(plan_path: str, out_dir: str | None, agent: str, agent_info: AgentInf
 
 def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
             fmt: str = "text", max_points: int | None = None, machine_lock: str | None = None,
-            floor: bool = False, verbose: bool = False, stored: bool = False) -> int:
+            floor: bool = False, verbose: bool = False, stored: bool = False,
+            max_duration_ns: int | None = None) -> int:
     from mwperf.execute import provenance
     from mwperf.execute.runner import execute
     from mwperf.model.merge import utc_now_iso
@@ -250,7 +258,8 @@ def _resume(run_dir: str, agent: str, agent_info: AgentInfo, argv: list[str],
     launches = saved.get("repetitions")  # the launches the sweep was started with (--launches or the plan's)
     if isinstance(launches, int) and not isinstance(launches, bool) and launches >= 1:
         plan = dataclasses.replace(plan, repetitions=launches)
-    points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points)
+    points = expand(plan, out=path, agent=agent, agent_info=agent_info, max_points=max_points,
+                    max_duration_ns=max_duration_ns)
     earlier = read_records(path, warn=lambda m: print(f"mwperf: warning: {m}", file=sys.stderr))
     if any((r.point_hash or "").startswith(OLD_KEY_PREFIX) for r in earlier):
         raise UsageError("--resume", run_dir, "written by an older mwperf (records v1): its points cannot be matched "

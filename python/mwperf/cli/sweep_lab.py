@@ -24,7 +24,8 @@ from typing import Callable
 
 from mwperf.description import AgentInfo
 from mwperf.errors import BadInput, UsageError
-from mwperf.plan.sweep_plan import Plan
+from mwperf.plan.budget import check_budget
+from mwperf.plan.sweep_plan import Plan, launches_s
 
 __all__ = ["add_options", "check", "sweep"]
 
@@ -94,7 +95,10 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
     if (out / RESULTS_JSONL).exists():
         raise UsageError("--out", str(out), f"already holds {RESULTS_JSONL}")
     spec = f"pub={pairs[0].pub},sub={pairs[0].sub}"
-    expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=ns.max_points, hosts=spec)  # as two-host
+    one = expand(plan, out=out, agent=agent, agent_info=agent_info, max_points=ns.max_points, hosts=spec,
+                 max_duration_ns=ns.max_duration)  # as two-host
+    check_budget(ns.plan, len(one) * len(pairs), launches_s(one) * len(pairs), max_points=ns.max_points,
+                 max_duration_ns=ns.max_duration, what=f"points on {len(pairs)} host pair(s)")
     lab_doc = None
     if inv is not None:
         ready = prepare.prepare(inv, Path(ns.bundles) if ns.bundles else None, ns.remote_dir, ns.tune,
@@ -111,7 +115,7 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
             def checked(target: str, bundle, info, spec=spec, planned=planned, name=pair.name) -> None:
                 try:
                     planned[target] = expand(plan, out=out, agent=agent, agent_info=info, max_points=ns.max_points,
-                                             hosts=spec, note=None)
+                                             hosts=spec, note=None, max_duration_ns=ns.max_duration)
                 except BadInput as exc:
                     if name is None:  # --hosts
                         raise UsageError("--hosts", target, f"its {bundle.arch} bundle's agent: {exc}") from None
@@ -121,7 +125,8 @@ def sweep(ns: argparse.Namespace, argv: list[str], agent: str, agent_info: Agent
             side = far_side(pair, ns, check=checked)
             sides.append(side)
             points = planned.get(side.pair.pub) or expand(plan, out=out, agent=agent, agent_info=agent_info,
-                                                           max_points=ns.max_points, hosts=spec, note=None)
+                                                           max_points=ns.max_points, hosts=spec, note=None,
+                                                           max_duration_ns=ns.max_duration)
             with_hosts = {id(p.opts): dataclasses.replace(p.opts, hosts=side.pair) for p in points}
             for p in points:
                 opts = with_hosts[id(p.opts)]

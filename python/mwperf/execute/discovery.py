@@ -49,8 +49,8 @@ from mwperf.table import snapshot
 __all__ = ["DiscoveryPoint", "run_point", "COUNTER_TABLE", "add_counters", "read_counters", "summarise"]
 
 COUNTER_TABLE = "mwperf_discovery"
-#: How long the participants may take together to exit after ``stop`` (a
-#: middleware that lingers for readers it cannot reach any more is killed then).
+#: How long each participant may take to exit after its ``stop`` (a middleware
+#: that lingers for readers it cannot reach any more is killed then).
 EXIT_TIMEOUT_S = 3.0
 #: How long every participant may take to start and say ``ready``.
 READY_TIMEOUT_S = 30.0
@@ -144,9 +144,7 @@ def _run(agent: str, point: DiscoveryPoint, pair: NetnsPair | None, service: Ser
             traffic = {key: {unit: sum(c[k][unit] for c in counted) for unit in ("packets", "bytes")}
                        for k, key in enumerate(("udp", "metatraffic_ports", "tcp"))}
     finally:
-        participants_stop(parts)
-        end = time.monotonic() + EXIT_TIMEOUT_S  # one deadline for all: then the rest are killed (None)
-        codes = [p.wait_exit(end) for p in parts]
+        codes = participants_stop(parts, EXIT_TIMEOUT_S)  # one at a time; one not gone by then is killed (None)
         for p in parts:
             p.kill()
     return summarise(point, events, traffic, pair.as_dict() if pair is not None else None, codes)

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mwperf.display import shown_store
+from mwperf.display import foreign_store_url, shown_store
 from mwperf.version import __version__
 from mwperf.errors import AgentError
 from mwperf.execute.agent import agent_version, describe
@@ -133,8 +133,10 @@ def _without_passwords(argv: list[str]) -> list[str]:
     for i, arg in enumerate(out):
         if arg.startswith("--db="):
             out[i] = "--db=" + shown_store(arg[5:])
-        elif i and out[i - 1] == "--db":
+        elif i and argv[i - 1] == "--db":
             out[i] = shown_store(arg)
+        elif foreign_store_url(arg) or arg.lower().startswith(("postgresql://", "postgres://")):
+            out[i] = shown_store(arg)  # a URL wherever it stands (an abbreviated --d, a positional)
     return out
 
 

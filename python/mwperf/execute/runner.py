@@ -18,6 +18,7 @@ the first point and, in a ``finally``, after the last
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 from dataclasses import dataclass, replace
@@ -31,6 +32,7 @@ from mwperf.execute.keeper import ServiceKeeper
 from mwperf.execute.point import DEFAULT_TIMEOUTS, Timeouts, check_placement, run_point
 from mwperf.execute.progress import Progress
 from mwperf.execute.scenario import ScenarioStep
+from mwperf.errors import StorageError
 from mwperf.execute.ssh import close_shared_connections
 from mwperf.interrupts import signals_deferred, sigterm_as_interrupt
 from mwperf.model.labels import point_id
@@ -133,6 +135,7 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
 
     records: list[Record] = []
     status = "running"
+    unwritten: OSError | None = None  # run.json's last word could not be written (a disk full at the end)
     # services kept across points, agent pairs across alike points (--reuse-agents; no search feeds them)
     pairs = Pairs(jobs, ServiceKeeper(), reuse=feed is None and any(job.opts.reuse_agents for job in jobs))
     with sigterm_as_interrupt():
@@ -158,12 +161,15 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
             progress.write("\nmwperf: interrupted; results so far are kept\n")
             progress.flush()
         finally:
-            # an unexpected exception on its way up leaves the run "failed"
+            # an unexpected exception on its way up leaves the run "failed", and run.json says why
             pending = sys.exc_info()[1]
             try:
-                _finish(doc, rundir, "failed" if status == "running" else status, earlier + records)
+                _finish(doc, rundir, "failed" if status == "running" else status, earlier + records,
+                        None if pending is None or isinstance(pending, KeyboardInterrupt) else str(pending))
             except OSError as exc:  # disk full / read-only: the error on its way up says so; clean up anyway
-                if str(exc) != str(pending):  # the same fault twice (run.json on a full disk) is said once
+                if pending is None:  # nothing else is on its way up: this run must not end as if it were fine
+                    unwritten = exc
+                elif str(exc) != str(pending):  # the same fault twice (run.json on a full disk) is said once
                     progress.write(f"mwperf: warning: {exc}\n")
             with signals_deferred():
                 pairs.close()
@@ -173,6 +179,11 @@ def execute(jobs: Sequence[PlannedPoint], rundir: RunDir, agent: str, doc: dict,
                 clean_and_say(progress, "after the run", leftovers, agent, outputs.verbose)
 
     everything = earlier + records
+    if unwritten is not None:
+        ok = sum(1 for r in everything if r.ok)
+        raise StorageError(rundir.run_json, unwritten,
+                           f"run.json still says 'running'; the {len(everything)} record(s) ({ok} ok) are in "
+                           f"results.jsonl") from None
     outputs.at_end(everything, records, rundir)
     if status == "interrupted":
         return 130
@@ -189,6 +200,7 @@ def _measure(jobs: Iterable[PlannedPoint], rundir: RunDir, agent: str, timeouts:
         bar.start(job.title if isinstance(job, ScenarioStep) else job.point.label())
         done = []
         for planned, outcome, started, own in _outcomes(job, agent, timeouts, pairs):
+            own = {**own, "launch_id": secrets.token_hex(8)}  # this launch's own id (a scenario flow's: its agents')
             record = {**merge_record(planned, outcome, run_id=rundir.path.name, time=started), **own}
             if not record_ok(record):
                 # A bug of mwperf's own (a result the schema does not allow): this
@@ -245,10 +257,13 @@ def _launches_of(earlier: list[Record], records: list[Record]) -> Callable[[Plan
     return complete
 
 
-def _finish(doc: dict, rundir: RunDir, status: str, everything: list[Record]) -> None:
-    """run.json's final word: the status, when, and how many points went how."""
+def _finish(doc: dict, rundir: RunDir, status: str, everything: list[Record], why: str | None = None) -> None:
+    """run.json's final word: the status, when, how many points went how, and why a run failed
+    (``status_note``: the error that ended it, a full disk's among them)."""
     ok = sum(1 for r in everything if r.ok)
     doc.update({"status": status, "finished": utc_now_iso()})
+    if why is not None:
+        doc["status_note"] = " ".join(why.split())[:500]
     doc["points"].update({"ok": ok, "failed": len(everything) - ok, "done": len(everything)})
     rundir.write_run_json(doc)
 

@@ -101,10 +101,23 @@ def participants_go(agents: Sequence[AgentProcess]) -> None:
         tell(agent, "go", close=False)
 
 
-def participants_stop(agents: Sequence[AgentProcess]) -> None:
-    """A discovery point's end: `stop` to every participant still there (one gone has nothing to stop)."""
+def participants_stop(agents: Sequence[AgentProcess], seconds: float) -> list[int | None]:
+    """A discovery point's end: `stop` to each participant in turn, each given ``seconds`` to exit before the
+    next is told (one gone has nothing to stop); their exit codes (None: still there, the caller kills it).
+
+    One at a time, because a participant must not be torn down while its peers are: rmw_fastrtps (ROS 2
+    Jazzy's Fast DDS 2.14) ends a participant with ``set_listener(nullptr)``, whose endless timeout
+    overflows into a busy wait holding the participant's listener mutex; a discovery callback already
+    running then (the peers' endpoints going, all at once when every participant is stopped together)
+    waits for that mutex, and on a loaded machine the busy wait takes it back every time: the participant
+    never exits (test_discovery_ros2.py, beside a CPU hog: 1 run in 20). Told one after another, a
+    participant's peers are idle while it goes, and each hears of the others' endpoints leaving while it
+    is not tearing itself down."""
+    codes: list[int | None] = []
     for agent in agents:
         agent.send_line("stop")
+        codes.append(agent.wait_exit(time.monotonic() + seconds))
+    return codes
 
 
 def check_exit(agent: AgentProcess, seconds: float) -> None:

@@ -1,7 +1,7 @@
 """The report's and the tables' like-for-like table: for each mode, what its
 rows were measured through where they differ (the zero-copy path, shared
 memory or network, busy-poll or blocking wait, sync or async publishing, the
-version of a library two rows share, the socket receive buffer), each value
+version of a library two rows share, the socket receive buffer, the link), each value
 with the rows that have it: rows that differ here do not measure the same
 thing (:mod:`mwperf.model.fairness`)."""
 
@@ -16,7 +16,7 @@ __all__ = ["like_for_like", "HEADERS"]
 
 HEADERS = ["Mode", "Differs in", "Rows (middleware, QoS) by value"]
 _NAMES = {"path": "data path", "transport": "transport", "wait": "wait", "publishing": "publishing",
-          "socket buffer": "socket receive buffer"}
+          "socket buffer": "socket receive buffer", "link": "link"}
 
 
 def _shown(key: str, value) -> str:

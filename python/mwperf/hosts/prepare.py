@@ -19,7 +19,7 @@ from mwperf.description import AgentInfo
 from mwperf.hosts.bundles import Bundle
 from mwperf.hosts.cleanup import FarLeftovers, clean_far
 from mwperf.hosts.place import Placed, ask, choose, install
-from mwperf.plan.where import HostPair
+from mwperf.plan.where import HostPair, check_host_text
 from mwperf.units import format_size
 
 __all__ = ["FarSide", "prepare", "buffer_warnings"]
@@ -52,6 +52,8 @@ def prepare(pair: HostPair, bundle_dir: Path | None, remote_dir: str | None, age
     """Ask both hosts, refuse what cannot run (UsageError naming the host) before copying anything, then put
     each bundle in place; ``agent`` (--agent) wins over the bundles. ``check(target, bundle, its agent's
     description)`` may refuse a host too, before anything is copied (the run's options)."""
+    check_host_text("--remote-dir", remote_dir)  # before anything runs on a host
+    check_host_text("--agent", agent)
     targets = list(dict.fromkeys((pair.pub, pair.sub)))
     facts = {t: ask(t, pair.ssh_options, remote_dir) for t in targets}
     if agent is not None:

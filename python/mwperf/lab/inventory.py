@@ -28,7 +28,7 @@ from pathlib import Path
 
 from mwperf.errors import UsageError
 from mwperf.lab.ansible import Workspace, tool
-from mwperf.plan.where import SSH_OPTIONS, HostPair
+from mwperf.plan.where import SSH_OPTIONS, HostPair, CONTROL_CHARACTER, user_ssh_options
 
 __all__ = ["LabHost", "Inventory", "read", "parse"]
 
@@ -81,7 +81,7 @@ class Inventory:
     def host_pair(self, pub: str, sub: str) -> HostPair:
         """The pair as ``--hosts`` takes it, named ``pub:sub`` (the records' ``host_pair``)."""
         a, b = self.hosts[pub], self.hosts[sub]
-        user = tuple(shlex.split(os.environ.get("MWPERF_SSH_OPTIONS", "")))
+        user = user_ssh_options()
         options = SSH_OPTIONS + user + a.options + _flatten([o for o in _option_pairs(b.options)
                                                             if o not in _option_pairs(a.options)])
         nic = a.nic if a.nic == b.nic else None
@@ -154,6 +154,9 @@ def _text(name: str, key: str, value: object, path: Path) -> str | None:
     if value is None:
         return None
     text = str(value)
+    if CONTROL_CHARACTER.search(text):
+        raise UsageError("--inventory", str(path), f"host {name}: {key} holds a control character (a newline, a "
+                                                   f"tab, an escape): refused before anything runs on a host")
     if "{{" in text or "{%" in text:
         raise UsageError("--inventory", str(path), f"host {name}: {key} is a template ({text}): mwperf reads the "
                                                    f"inventory's values as written")

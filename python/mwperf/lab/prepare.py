@@ -33,6 +33,7 @@ from mwperf.hosts.place import choose, install_command
 from mwperf.hosts.probe import SCRIPT, HostFacts, parse
 from mwperf.lab.ansible import Workspace, tool
 from mwperf.lab.inventory import Inventory
+from mwperf.plan.where import check_host_text
 
 __all__ = ["PLAYBOOK", "TUNED", "ReadyHost", "prepare", "restore", "installer"]
 
@@ -164,6 +165,7 @@ def _number(text: str) -> int | str:
 def prepare(inv: Inventory, bundle_dir: Path | None, remote_dir: str | None, tune: bool,
             out: TextIO | None = None) -> dict[str, ReadyHost]:
     """Every host of ``inv`` ready (see the module's doc), by name; UsageError naming the host that cannot be."""
+    check_host_text("--remote-dir", remote_dir)  # before anything runs on a host
     with Workspace() as ws:
         probed = _play(inv, ws, "probe", {"mwperf_dir": remote_dir or ""})
         chosen: dict[str, tuple[HostFacts, Bundle]] = {}

@@ -28,7 +28,12 @@ A record's traits:
   names (4 MiB asked reads back as 8 MiB on both);
 * ``agents``: fresh (started for the point) or an agent pair's (``reuse``,
   mwperf run --reuse-agents: opened for the pair's largest message, matched
-  before the point); a record without the field had fresh agents.
+  before the point); a record without the field had fresh agents;
+* ``link``: what lay between the two sides: one host's loopback, a namespace
+  pair's veth with its shaping (kind, rate, delay, jitter, loss), or two
+  hosts (``ssh``, the pair's name where a lab gave one): a point over a
+  100 Mbit/s link with 5 ms of delay measures the link as much as the
+  middleware.
 """
 
 from __future__ import annotations
@@ -115,6 +120,24 @@ def path_of(r: Record) -> str | None:
     return zero_copy(r.mw, r.transport, r.link is None, r.adapter.data_path)["path"]  # a record from before it
 
 
+def _link(r: Record) -> str | None:
+    """The link as a like-for-like trait: ``loopback``, ``netns gige (1000 Mbit/s)``, ``netns (rate 100 Mbit/s,
+    delay 5 ms, loss 1 %)``, ``two hosts (ssh)``; None for an imported point (not known)."""
+    if r.imported:
+        return None
+    link = r.link
+    if link is None or link.kind in (None, "none"):
+        return "loopback"
+    if link.kind == "ssh":
+        return "two hosts (ssh)"
+    parts = [f"rate {link.rate_mbit:g} Mbit/s" if link.rate_mbit else None,
+             f"delay {link.delay_ms:g} ms" if link.delay_ms else None,
+             f"jitter {link.jitter_ms:g} ms" if link.jitter_ms else None,
+             f"loss {link.loss_pct:g} %" if link.loss_pct else None]
+    shaped = ", ".join(p for p in parts if p)
+    return f"{link.kind} ({shaped})" if shaped else f"{link.kind} (unshaped)"
+
+
 def traits(r: Record) -> dict[str, Any]:
     """What the record was measured through (see the module's text)."""
     path = path_of(r)
@@ -129,6 +152,7 @@ def traits(r: Record) -> dict[str, Any]:
         "versions": dict(r.adapter.versions or {}),
         "socket buffer": _socket_buffer(r.adapter.sub_config) or _socket_buffer(r.adapter.config),
         "agents": None if r.imported else "reused agents" if r.reuse is not None else "fresh agents",
+        "link": _link(r),
     }
 
 
@@ -154,6 +178,8 @@ def unlike(a: Record, b: Record) -> list[str]:
             out.append(f"{lib} {ta['versions'][lib]} vs {tb['versions'][lib]}")
     if ta["agents"] and tb["agents"] and ta["agents"] != tb["agents"]:
         out.append(f"{ta['agents']} vs {tb['agents']}")
+    if ta["link"] and tb["link"] and ta["link"] != tb["link"]:
+        out.append(f"link {ta['link']} vs {tb['link']}")
     sa, sb = ta["socket buffer"], tb["socket buffer"]
     if sa and sb and sa != sb:
         out.append(f"socket receive buffer {_mib(sa)} vs {_mib(sb)}")

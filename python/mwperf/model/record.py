@@ -151,6 +151,7 @@ class Record:
     hosts: Sides[Host | None] | None  # with --hosts: each side's host
     host_pair: str | None  # sweep --inventory: the lab's pair of hosts, ``pub:sub`` (the inventory's names)
     samples_error: str | None = None  # why the agent could not write the samples file (--samples-out)
+    launch_id: str | None = None  # the launch's own random id (16 hex digits); None in records written before it
 
     @classmethod
     def from_json(cls, r: JsonObject) -> Record:
@@ -180,7 +181,7 @@ class Record:
             reuse=Reuse.of(g("reuse")), service=Service.of(g("service")), security=Security.of(g("security")),
             adaptive=Adaptive.of(g("adaptive")), search=Search.of(g("search")), launches=Launches.of(g("launches")),
             scenario=Scenario.of(g("scenario")), hosts=None if g("hosts") is None else Sides.of(g("hosts"), Host.of),
-            host_pair=g("host_pair"), samples_error=g("samples_error"))
+            host_pair=g("host_pair"), samples_error=g("samples_error"), launch_id=g("launch_id"))
 
     def __repr__(self) -> str:
         return (f"Record(run {self.run_id!r}, point {self.point}: {self.options.get('mw')} {self.options.get('mode')} "

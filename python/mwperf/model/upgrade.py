@@ -35,6 +35,10 @@ later (``ADDED_WITHIN_V2``: ``search``, a max-rate probe's section,
 ``launches``, a last repetition's spread, ``cpu_window`` and
 ``cpu_us_per_msg``, not measured then, ``scenario``, a scenario's flow, whose
 records went to scenario.json then, ``security``, a secured point's keys): an older record's is blank.
+Two fields added within version 2 are optional instead, and an older record simply lacks them:
+``samples_error`` and ``launch_id`` (each launch's own random id, by which the loader refuses a launch
+recorded twice: :mod:`mwperf.results.checks`; a record without one is keyed by its run, point,
+``point_key`` and ``repetition``).
 """
 
 from __future__ import annotations

@@ -41,14 +41,12 @@ from functools import partial
 import hashlib
 import itertools
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from mwperf.description import AgentInfo
-from mwperf.display import shown
 from mwperf.errors import PlanError, Unsupported, UsageError
 from mwperf.plan.checks import refused_option
 from mwperf.plan.discovery_plan import DiscoveryMatrix, checked_lists, given_of
@@ -57,21 +55,18 @@ from mwperf.plan.matrix import (ALSO, BUILT, CONTROLLER_KEYS, Matrix, excluded, 
                                 parse_also, parse_matrix, settings_of)
 from mwperf.plan.options import PlannedPoint, RunOptions, RunRequest, TestPoint
 from mwperf.plan.plan_file import load_yaml, read_plan_text
+from mwperf.plan.budget import ENV_MAX_POINTS, MAX_POINTS, START_UP_S, check_budget, max_points_default
 from mwperf.plan.validate import build_run_options, check_point
 from mwperf.table import OptionTable, snapshot
 
 __all__ = ["Plan", "load_plan", "parse_plan", "expand", "count_points", "check_size", "point_hash", "option_keys",
-           "MAX_POINTS", "ENV_MAX_POINTS"]
+           "MAX_POINTS", "ENV_MAX_POINTS", "launches_s", "discovery_count", "discovery_point_s"]
 
 #: The plan's own keys (its matrices' are options, :mod:`mwperf.plan.matrix`).
 SWEEP_KEYS = ("launches", "repetitions", "max_launches", "description", "search", ALSO)
 #: A max-rate plan's ``search`` keys (``mwperf max-rate``'s options of the same names).
 SEARCH_KEYS = ("loss", "p99", "step", "bounds")
 MAX_REPETITIONS = 1000
-#: A sweep of more points is refused unless the limit is raised (--max-points, $MWPERF_MAX_POINTS):
-#: at a second a point it runs for hours, at 30 s (rate-matrix.yaml) for days.
-MAX_POINTS = 10_000
-ENV_MAX_POINTS = "MWPERF_MAX_POINTS"
 #: From this many points, the count is printed before the plan is expanded.
 ANNOUNCE_POINTS = 1_000
 
@@ -181,16 +176,6 @@ def count_points(plan: Plan) -> int:
     return total * plan.launches
 
 
-def max_points_default() -> int:
-    """The point limit: $MWPERF_MAX_POINTS when set (UsageError when it is no whole number), else MAX_POINTS."""
-    text = os.environ.get(ENV_MAX_POINTS, "").strip()
-    if not text:
-        return MAX_POINTS
-    if not (text.isascii() and text.isdigit() and int(text) > 0):
-        raise UsageError(f"{ENV_MAX_POINTS}={shown(text, 40)}", None, "must be a whole number of points, 1 or more")
-    return int(text)
-
-
 def check_size(plan: Plan, max_points: int | None = None, note: Callable[[str], None] | None = None) -> int:
     """The plan's point count (:func:`count_points`); PlanError when it is over
     ``max_points`` (default :func:`max_points_default`); a large one is announced
@@ -264,11 +249,13 @@ def _planned(plan: Plan, matrix: Matrix, error: UsageError, agent_info: AgentInf
 def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
            cpu_count: int | None = None, max_points: int | None = None,
            note: Callable[[str], None] | None = _stderr_note, launches: int | None = None,
-           hosts: str | None = None) -> list[PlannedPoint]:
+           hosts: str | None = None, max_duration_ns: int | None = None) -> list[PlannedPoint]:
     """Every launch of every point of the plan (``launches``: instead of the plan's), in rounds, excluded
     points removed, each validated; PlanError names the first bad one, or a plan of more than
-    ``max_points`` points (:func:`check_size`). ``hosts``: the points run between two hosts
-    (``pub=USER@HOST,sub=USER@HOST``, as --hosts), validated as such."""
+    ``max_points`` points (:func:`check_size`), or one estimated to take longer than ``max_duration_ns``
+    (:func:`mwperf.plan.budget.check_budget`, its discovery matrices' points at their timeout).
+    ``hosts``: the points run between two hosts (``pub=USER@HOST,sub=USER@HOST``, as --hosts), validated
+    as such."""
     check_size(plan, max_points, note)
     points: list[tuple[RunOptions, TestPoint]] = []
     seen: set[str] = set()  # the same configuration written twice (1k and 1024, in two matrices) runs once
@@ -277,12 +264,37 @@ def expand(plan: Plan, *, out: Path, agent: str | None, agent_info: AgentInfo,
                                  cpu_count=cpu_count, hosts=hosts)
     if not points:
         raise PlanError(plan.source, "exclude", None, "every point is excluded")
+    extra_points, extra_s = 0, 0.0
     for discovery in plan.discovery:  # measured after the others (mwperf.cli.discovery): checked as these are
-        mws = checked_lists(given_of(discovery.options), plan.source, discovery.where)[0]
+        mws, lists, timeout_ns, _ = checked_lists(given_of(discovery.options), plan.source, discovery.where)
         for mw in (mw for mw in mws if mw not in agent_info.adapters):
             raise PlanError(plan.source, f"{discovery.where}.mw", mw, "not built here (built: "
                                                                       f"{', '.join(sorted(agent_info.adapters))})")
-    return interleaved(points, launches or plan.launches, plan.max_launches, point_hash, numbered=True)
+        count = discovery_count(mws, lists)
+        extra_points, extra_s = extra_points + count, extra_s + count * discovery_point_s(lists, timeout_ns)
+    jobs = interleaved(points, launches or plan.launches, plan.max_launches, point_hash, numbered=True)
+    check_budget(plan.source, len(jobs) + extra_points, launches_s(jobs) + extra_s, max_points=max_points,
+                 max_duration_ns=max_duration_ns)
+    return jobs
+
+
+def launches_s(jobs: list[PlannedPoint]) -> float:
+    """The least the launches take: each one's warm-up, duration and a start-up."""
+    return sum(job.point.planned_s + START_UP_S for job in jobs)
+
+
+def discovery_count(mws: list, lists: dict[str, list]) -> int:
+    """How many points the lists of a discovery plan make (every combination, for each middleware)."""
+    count = len(mws)
+    for values in lists.values():
+        count *= len(values)
+    return count
+
+
+def discovery_point_s(lists: dict[str, list], timeout_ns: int) -> float:
+    """The least a discovery point of these lists takes: its participants started (their median count)."""
+    participants = sorted(lists.get("participants") or [1])
+    return participants[len(participants) // 2] * START_UP_S
 
 
 def _built(plan: Plan, matrix: Matrix, opts: RunOptions) -> None:

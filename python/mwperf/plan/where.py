@@ -27,9 +27,12 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from mwperf.errors import UsageError
+from mwperf.display import shown
+from mwperf.errors import UnitError, UsageError
+from mwperf.units import parse_duration_ns
 
-__all__ = ["LinkProfile", "parse_link", "HostPair", "parse_hosts", "SSH_OPTIONS"]
+__all__ = ["LinkProfile", "parse_link", "HostPair", "parse_hosts", "SSH_OPTIONS", "user_ssh_options", "check_host_text",
+           "CONTROL_CHARACTER"]
 
 PROFILES = {
     "none": (None, 0.0),
@@ -42,6 +45,8 @@ _KEYS = ("rate", "loss", "delay", "jitter", "clock_offset")
 #: Never ask (a benchmark has no terminal), fail fast, keep the session alive.
 SSH_OPTIONS = ("-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5")
 _TARGET = re.compile(r"^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9.:_-]+$")
+#: A control character (C0, DEL, C1): never in a host string, a path or an option sent to a host.
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,12 @@ class LinkProfile:
                 "delay_ms": self.delay_ms, "jitter_ms": self.jitter_ms, "clock_offset_s": self.clock_offset_s}
 
 
+#: The range of a link's rate (Mbit/s): tbf's and netem's from 10 kbit/s, to 100 Gbit/s (no veth goes faster).
+RATE_RANGE_MBIT = (0.01, 100_000.0)
+#: The most delay or jitter a link takes: 10 s (netem holds every packet that long).
+MAX_DELAY_MS = 10_000.0
+
+
 def _rate_mbit(text: str, spec: str) -> float:
     m = _RATE.match(text.strip())
     if not m:
@@ -67,7 +78,24 @@ def _rate_mbit(text: str, spec: str) -> float:
     value = float(m.group(1)) * {"k": 1e-3, "m": 1.0, "g": 1e3, None: 1e-6}[(m.group(2) or "").lower() or None]
     if value <= 0:
         raise UsageError("--link", spec, f"rate {text}: must be positive")
+    low, high = RATE_RANGE_MBIT
+    if not low <= value <= high:
+        raise UsageError("--link", spec, f"rate {text}: must be from 10kbit to 100gbit")
     return value
+
+
+def _delay_ms(text: str, spec: str, what: str) -> float:
+    """A delay or jitter in milliseconds, by the command line's duration parser (a bare number is
+    milliseconds): never negative, at most MAX_DELAY_MS."""
+    value = text.strip()
+    try:
+        ns = parse_duration_ns(value + "ms" if value and (value[-1].isdigit() or value[-1] == ".") else value,
+                               allow_zero=True)
+    except UnitError as exc:
+        raise UsageError("--link", spec, f"{what} {text}: expected milliseconds, e.g. 2ms ({exc})") from None
+    if ns > MAX_DELAY_MS * 1e6:
+        raise UsageError("--link", spec, f"{what} {text}: must be at most {MAX_DELAY_MS / 1000:g}s")
+    return ns / 1e6
 
 
 def _pct(text: str, spec: str, what: str) -> float:
@@ -104,12 +132,7 @@ def parse_link(spec: str) -> LinkProfile:
             raise UsageError("--link", spec, f"'{part}': expected rate=..., loss=...%, delay=...ms, jitter=...ms "
                                              f"or clock_offset=...s")
         fields[key.strip()] = value.strip()
-    ms = {}
-    for key in ("delay", "jitter"):
-        try:
-            ms[key] = float(fields.get(key, "0").removesuffix("ms"))
-        except ValueError:
-            raise UsageError("--link", spec, f"{key} {fields[key]}: expected milliseconds, e.g. 2ms") from None
+    ms = {key: _delay_ms(fields[key], spec, key) if key in fields else 0.0 for key in ("delay", "jitter")}
     offset = 0
     if "clock_offset" in fields:
         text = fields["clock_offset"].removesuffix("s")
@@ -153,6 +176,30 @@ class HostPair:
                 "direction": "reverse" if self.reverse else "forward"}
 
 
+def user_ssh_options() -> tuple[str, ...]:
+    """``$MWPERF_SSH_OPTIONS`` split as a shell would (``-i "my key"``); UsageError naming it when it cannot be
+    (an unbalanced quote) or when it holds a control character (a newline would end the command line)."""
+    text = os.environ.get("MWPERF_SSH_OPTIONS", "")
+    try:
+        options = tuple(shlex.split(text))
+    except ValueError as exc:
+        raise UsageError("MWPERF_SSH_OPTIONS", shown(text, 120), f"not ssh options as a shell splits them ({exc})"
+                         ) from None
+    bad = next((o for o in options if CONTROL_CHARACTER.search(o)), None)
+    if bad is not None:
+        raise UsageError("MWPERF_SSH_OPTIONS", shown(text, 120), f"'{shown(bad, 60)}' holds a control character")
+    return options
+
+
+def check_host_text(option: str, value: str | None) -> None:
+    """UsageError when ``value`` (a path, an interface, an option for a far host: ``--remote-dir``, ``--agent``,
+    ``--nic``) holds a control character: a newline in a far host's command line ends it there, and what
+    follows would run as a command of its own (``--remote-dir $'x\\n/y'`` installed into ``x``)."""
+    if value is not None and CONTROL_CHARACTER.search(value):
+        raise UsageError(option, shown(value, 120), "holds a control character (a newline, a tab, an escape): "
+                                                   "refused before anything runs on a host")
+
+
 def _host_part(target: str) -> str:
     return target.rsplit("@", 1)[-1]
 
@@ -161,7 +208,7 @@ def parse_hosts(spec: str, data: str | None = None, nic: str | None = None,
                 ssh_options: tuple[str, ...] | None = None) -> HostPair:
     """``pub=user@hostA,sub=user@hostB``; UsageError naming the bad part."""
     if ssh_options is None:
-        ssh_options = SSH_OPTIONS + tuple(shlex.split(os.environ.get("MWPERF_SSH_OPTIONS", "")))
+        ssh_options = SSH_OPTIONS + user_ssh_options()
     sides: dict[str, str] = {}
     for part in spec.split(","):
         role, _, target = part.partition("=")
@@ -173,6 +220,7 @@ def parse_hosts(spec: str, data: str | None = None, nic: str | None = None,
         sides[role] = target
     if set(sides) != {"pub", "sub"}:
         raise UsageError("--hosts", spec, "needs both pub= and sub=")
+    check_host_text("--nic", nic)
     addresses = {role: _host_part(target) for role, target in sides.items()}
     if data is not None:
         for part in data.split(","):

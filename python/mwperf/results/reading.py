@@ -7,7 +7,10 @@ FIFO that would hang), read up to a bound, and every record is checked
 against the schema of its version (types, finite numbers, integers
 within 64 bits, a known ``schema_version``) and upgraded to the current one
 (:mod:`mwperf.model.upgrade`): every reader sees version 2. A bad record
-is skipped with one warning naming its line; nothing read raises.
+is skipped with one warning naming its line; records that contradict
+themselves or each other refuse the directory (:mod:`mwperf.results.checks`,
+:class:`mwperf.errors.Refused`): never a number shown that no measurement
+gave, never one launch counted twice.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from mwperf.model.provenance import SAMPLES_DIR, SAMPLES_FILE_RE, samples_path
 from mwperf.model.record import Record
 from mwperf.model.schema import SCHEMA_VERSIONS, record_errors, record_ok
 from mwperf.model.upgrade import add_missing_options, current
+from mwperf.results.checks import check_records
 from mwperf.results.strict_json import loads_strict
 
 __all__ = ["read_records", "read_samples", "samples_path", "read_lock", "lock_owner_alive", "process_start",
@@ -180,7 +184,11 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
     ``name`` in ``directory``), typed (:class:`~mwperf.model.record.Record`):
     the one loader of a run directory. A torn, corrupted or unknown line is skipped
     and named through ``warn(message)`` (once per process); a missing or
-    unsafe file gives no records and one warning."""
+    unsafe file gives no records and one warning. Records that contradict
+    themselves or each other (a launch recorded twice, more received than
+    sent, a negative percentile: :mod:`mwperf.results.checks`) refuse the
+    run directory as a whole: :class:`~mwperf.errors.Refused`, one line naming
+    the point and the field."""
     path = os.path.join(str(directory), name)
 
     def say(message: str) -> None:
@@ -229,7 +237,8 @@ def read_records(directory: Path | str, warn: Warn | None = None, name: str = RE
                     _VALID_LINES.clear()
                 _VALID_LINES.add(digest)
             records.append(Record.from_json(current(record)))
-    return records
+    # the records as a whole: each a measurement, each launch once, a point's launches alike (Refused otherwise)
+    return check_records(str(directory) if name == RESULTS_JSONL else path, records, str(directory))
 
 
 def read_samples(directory: Path | str, record: Record) -> list[float] | None:

@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from mwperf.display import is_server_store as is_postgres, shown_store as shown_url, store_secrets as secrets, \
-    unreadable_store_url
+from mwperf.display import foreign_store_url, is_server_store as is_postgres, shown_store as shown_url, \
+    store_secrets as secrets, unreadable_store_url
 from mwperf.errors import UsageError
 from mwperf.extras import need
 
@@ -217,9 +217,9 @@ def connect(url: str, *, read_only: bool = False) -> Connection:
     """A connection to the store ``url`` (a DuckDB file path, or a
     ``postgresql://`` URL). UsageError (one line, exit 2) when it cannot be
     reached or opened; a missing DuckDB file is created unless ``read_only``."""
-    if "://" in url and not is_postgres(url):
+    if foreign_store_url(url) or ("://" in url and not is_postgres(url)):
         raise UsageError("--db", shown_url(url), "unknown kind of store: give a DuckDB file path or a "
-                                                 "postgresql:// URL")
+                                                 "postgresql://USER@HOST[:PORT]/DB URL (two slashes)")
     if unreadable_store_url(url):
         raise UsageError("--db", shown_url(url), "not a URL that can be read (postgresql://USER@HOST[:PORT]/DB; an "
                                                  "IPv6 address in [brackets])")

@@ -6,15 +6,20 @@ record and upgrades older record versions), its provenance from run.json.
 The columns come from the frames of :mod:`mwperf.export.frame`, so a field
 the loader gives is a column without a list of fields here.
 
-**A run is stored once.** Its identity (``run_key``) is a digest of its run
-id, the host it ran on and when it started (run.json; the first record's time
-when there is none): the same run ingested twice, or from a copy of its
-directory elsewhere, is one run. A digest of its records and run.json
-(``records_hash``) says whether anything changed since: unchanged, the
-ingest is a no-op; changed (a sweep resumed, a run ingested while it was
-still running), the run's rows are replaced by what the directory holds now,
-in one transaction. The run directory stays the truth; the store can always
-be rebuilt from directories.
+**A run is stored once, and never changed.** Its identity (``run_key``) is a
+digest of its run id, the host it ran on and when it started (run.json; the
+first record's time when there is none): the same run ingested twice, or from
+a copy of its directory elsewhere, is one run. A digest of its records and
+run.json (``records_hash``) says whether anything changed since: unchanged,
+the ingest is a no-op. A run only ever grows: a sweep resumed, or a run
+ingested while it was still running, adds its new launches after the stored
+ones (each stored launch, keyed as the loader keys it,
+:func:`mwperf.results.checks.launch_key`, must be there unchanged and in its
+place) and its run.json's last word; a directory that changed, dropped or
+moved a stored launch, or changed a finished run's run.json alone, is refused
+in one line (a modified copy: ingest it into another store, or give it a run
+id of its own). The run directory stays the truth; the store can always be
+rebuilt from directories.
 
 **The columns are bounded and known.** A record's columns are the fields of
 the record schema (:func:`mwperf.model.schema.load_schema`): a free-form
@@ -41,6 +46,8 @@ from mwperf.errors import UsageError
 from mwperf.export.frame import points_frame, subscribers_frame
 from mwperf.model.labels import point_id
 from mwperf.model.record import Record
+from mwperf.model.upgrade import add_missing_options, current
+from mwperf.results.checks import launch_key, point_named
 from mwperf.results.rundir import RESULTS_JSONL, RunDir, read_records, shown
 from mwperf.model.schema import load_schema
 from mwperf.store.connect import Connection
@@ -176,13 +183,45 @@ def ingest_dir(conn: Connection, directory: str | Path, warn: Callable[[str], ob
                "run_json": json.dumps(run, ensure_ascii=False) if run else None}
 
     with conn.transaction():
-        had = conn.execute("SELECT records_hash FROM runs WHERE run_key = ?", (key,))
+        had = conn.execute("SELECT records_hash, source, run_json FROM runs WHERE run_key = ?", (key,))
         if had and had[0][0] == digest:
             return Ingested(str(path), run_id, hostname, len(records), "unchanged")
-        if had:
-            for table in ("subscribers", "points", "runs"):
-                conn.execute(f"DELETE FROM {table} WHERE run_key = ?", (key,))
+        kept = 0
+        if had:  # only ever grown: every stored launch the same, what is new added after them
+            kept = _stored_launches_kept(conn, key, records, path, run_id, had[0][1], had[0][2])
+            conn.execute("DELETE FROM runs WHERE run_key = ?", (key,))
         Columns(conn, "runs").insert([run_row])
-        Columns(conn, "points").insert(points)
-        Columns(conn, "subscribers").insert(subs)
+        Columns(conn, "points").insert(points[kept:])
+        Columns(conn, "subscribers").insert([row for row in subs if row["seq"] >= kept])
     return Ingested(str(path), run_id, hostname, len(records), "updated" if had else "stored")
+
+
+def _text(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _stored_launches_kept(conn: Connection, key: str, records: list[Record], path: Path, run_id: str,
+                          source: str | None, run_json: str | None) -> int:
+    """How many of the run's stored launches the directory holds unchanged, in their order, before its new
+    ones: all of them, or UsageError (one line) naming the first launch the directory changed, dropped or
+    has in another place. A run whose launches are all there already may still take its run.json's last
+    word (a run ingested while it ran, then finished), never a finished run's."""
+    stored = [json.loads(text) for (text,) in conn.execute(
+        "SELECT record FROM points WHERE run_key = ? ORDER BY seq", (key,))]
+    said = f"run {shown(run_id, 60)} is stored (from {shown(str(source), 120)}) and a stored run is never changed"
+    if len(records) < len(stored):
+        raise UsageError("db ingest", shown(str(path), 200), f"{said}: the store has {len(stored)} launches of it, "
+                                                            f"this directory {len(records)}")
+    for old, new in zip(stored, records):
+        old = current(old)
+        if old.get("schema_version") == 2:
+            add_missing_options(old)  # stored by an mwperf before an option was added: as the loader reads it now
+        if launch_key(Record.from_json(current(old))) != launch_key(new) or _text(old) != _text(new.json):
+            raise UsageError("db ingest", shown(str(path), 200),
+                             f"{said}: {point_named(new)} differs from the stored one (a modified copy? ingest "
+                             f"it into another store, or give it a run id of its own)")
+    finished = isinstance(run_json, str) and (json.loads(run_json) or {}).get("status") == "complete"
+    if len(records) == len(stored) and finished:
+        raise UsageError("db ingest", shown(str(path), 200), f"{said}: its launches are the stored ones, its "
+                                                            "run.json is not (a modified copy?)")
+    return len(stored)

@@ -8,6 +8,7 @@ import io
 import json
 
 from conftest import FIXTURES, typed, written
+from synthetic import measured_stats
 from mwperf.cli.main import main
 from mwperf.export.compare import compare_runs
 from mwperf.results.rundir import RunDir
@@ -24,7 +25,7 @@ def template():
 def point(p50, ci, count=5000, loss=0.0, placement=(0, 1), repetition=None, index=0):
     r = copy.deepcopy(template())
     r["point"] = index
-    r["latency_us"].update(p50=p50, count=count, p50_ci=ci, p99_ci=None)
+    r["latency_us"] = measured_stats(r["latency_us"], p50=p50, count=count, p50_ci=ci, p99_ci=None)
     r["cpu"].update(pub=placement[0], sub=placement[1],
                     placement="same-core" if placement[0] == placement[1] else "cross-core")
     r["lost"] = int(round(loss * r["sent"]))
@@ -35,9 +36,15 @@ def point(p50, ci, count=5000, loss=0.0, placement=(0, 1), repetition=None, inde
 
 
 def run_dir(tmp_path, name, records):
+    """A run directory of ``records``; one made of a fixture line twice gets its own index (a launch of a
+    run is recorded once: the loader refuses the same launch twice)."""
     rundir = RunDir(tmp_path / name).create()
+    used: set[int] = set()
     for r in records:
         r["run_id"] = name
+        if r["point"] in used:
+            r["point"] = max(used) + 1
+        used.add(r["point"])
         rundir.append(r)
     return str(rundir.path)
 
@@ -263,10 +270,41 @@ def test_a_scenarios_flows_pair_by_scenario_flow_and_together(tmp_path):
     assert keys[0].label.endswith("[two-flows: imu together]")
     assert keys[2].label.endswith("[two-flows: imu alone]")
     slower = copy.deepcopy(records)
-    slower[0]["latency_us"]["p50"] *= 2
+    slower[0]["latency_us"] = measured_stats(slower[0]["latency_us"], p50=2 * slower[0]["latency_us"]["p50"])
     out = io.StringIO()
     compare_runs([run_dir(tmp_path, "a", copy.deepcopy(records)), run_dir(tmp_path, "b", slower)], out)
     rows = [line for line in out.getvalue().splitlines() if "[two-flows:" in line]
     assert len(rows) == 4
     (imu,) = [r for r in rows if "imu together" in r]
     assert "2.00" in imu and not any("2.00" in r for r in rows if r is not imu)
+
+
+def test_a_run_over_a_shaped_link_against_one_on_loopback_is_marked_unlike(tmp_path):
+    """Issue 45.11: a run over a netns link compared with a loopback run printed without the "unlike" mark
+    other mismatched conditions get. The link (kind, rate, delay, loss) is part of like for like."""
+    from mwperf.plan.where import parse_link
+
+    shaped = parse_link("netns:rate=100mbit,delay=5ms,loss=1%").as_dict()
+    a = run_dir(tmp_path, "a", launches(30.0))
+    b = run_dir(tmp_path, "b", [{**r, "link": shaped} for r in launches(30.0)])
+    c = run_dir(tmp_path, "c", launches(30.0))
+    out = io.StringIO()
+    compare_runs([a, b], out)
+    text = out.getvalue()
+    assert "link loopback vs netns (rate 100 Mbit/s, delay 5 ms, loss 1 %)" in text, text
+    out = io.StringIO()
+    compare_runs([a, c], out)
+    assert "link " not in out.getvalue()  # alike: no mark
+
+
+def test_the_like_for_like_table_names_a_link_two_rows_differ_in():
+    from mwperf.export.like_for_like import like_for_like
+    from mwperf.plan.where import parse_link
+
+    near, far = point(30.0, None), {**point(30.0, None, index=1), "mw": "tcp", "transport": "tcp",
+                                    "link": parse_link("netns:gige").as_dict()}
+    far["adapter"] = {**far["adapter"], "name": "tcp"}
+    (section,) = like_for_like([typed(near), typed(far)])
+    rows = [row.cells for row in section.rows]
+    assert ["latency", "link", "loopback: udp (best-effort, udp); netns (rate 1000 Mbit/s): tcp (best-effort, tcp)"] \
+        in rows, rows

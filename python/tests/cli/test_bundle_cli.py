@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from mwperf.cli.main import main
 
 
@@ -22,3 +24,30 @@ def test_an_output_folder_that_cannot_be_written_is_one_line(tmp_path, capsys):
 def test_the_architecture_is_required(capsys):
     assert main(["bundle"]) == 2
     assert "--arch" in capsys.readouterr().err
+
+
+def test_a_full_file_system_is_one_line_and_leaves_nothing(tmp_path, capsys):
+    """Issue 45.6: `mwperf bundle --out` on a full file system was a traceback (OSError ENOSPC from the
+    stage). A 1 MiB tmpfs the test mounts (the bundle is tens of MB): exit 2, one line naming --out and the
+    reason, and the file system as empty as it was (no stage, no partial archive, no cache file)."""
+    import os
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("needs root to mount a tmpfs")
+    if not (Path(__file__).resolve().parents[3] / "agent" / "build" / "mwperf-agent").is_file():
+        pytest.skip("the agent is not built (agent/build)")
+    full = tmp_path / "full"
+    full.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "mwperf-test-full", str(full)], check=True)
+    try:
+        assert main(["bundle", "--arch", "x86_64", "--out", str(full), "--rebuild"]) == 2
+        err = capsys.readouterr().err
+        assert err.splitlines()[-1] == (f"mwperf: error: --out {full}: cannot write there (No space left on "
+                                        f"device); nothing of this bundle is left there"), err
+        assert "Traceback" not in err and list(full.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(full)], check=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import typed_all
+from synthetic import measured_stats
 from export.test_html import all_records, every_figure, parse, plotted_equals_records
 from mwperf.cli.main import main
 from mwperf.export.html import plotly_js
@@ -211,8 +212,8 @@ def test_the_first_screen_of_the_quick_plan_holds_its_three_sizes_and_its_figure
                 ("rate", hz, s) for s in (32, 1024, 63000) for hz in (100.0, 1000.0)]:
             raw = {**udp[mode, 1024 if mode == "latency" else 64], "mw": mw, "size": size, "rate_hz": rate,
                    "point": len(lines), "mbps": 100.0 * (i + 1)}
-            raw["latency_us"] = {**raw["latency_us"], "p50": 20.0 + i, "p50_ci": [17.4 + i, 22.6 + i],
-                                 "p99": 1000.0 + 37 * i, "p99_ci": [600.5 + i, 1900.5 + i]}
+            raw["latency_us"] = measured_stats(raw["latency_us"], p50=20.0 + i, p50_ci=[17.4 + i, 22.6 + i],
+                                               p99=1000.0 + 37 * i, p99_ci=[600.5 + i, 1900.5 + i])
             lines.append(json.dumps(raw) + "\n")
     (rundir.path / "results.jsonl").write_text("".join(lines))
     assert main(["report", str(rundir.path)]) == 0

@@ -52,11 +52,41 @@ def test_profiles(spec, expected):
     ("netns:rate=fast", "--link netns:rate=fast: rate fast: expected e.g. 100mbit or 1gbit"),
     ("netns:colour=red", "--link netns:colour=red: 'colour=red': expected rate=..."),
     ("netns:jitter=fast", "--link netns:jitter=fast: jitter fast: expected milliseconds"),
+    # issue 45.7: accepted, and handed to tc as they were
+    ("netns:delay=-5ms", "--link netns:delay=-5ms: delay -5ms: expected milliseconds, e.g. 2ms (duration must not"),
+    ("netns:jitter=-1", "--link netns:jitter=-1: jitter -1: expected milliseconds"),
+    ("netns:delay=nan", "--link netns:delay=nan: delay nan: expected milliseconds"),
+    ("netns:delay=inf", "--link netns:delay=inf: delay inf: expected milliseconds"),
+    ("netns:delay=1e400ms", "--link netns:delay=1e400ms: delay 1e400ms: expected milliseconds"),
+    ("netns:delay=1h", "--link netns:delay=1h: delay 1h: must be at most 10s"),
+    ("netns:gige,jitter=20s", "--link netns:gige,jitter=20s: jitter 20s: must be at most 10s"),
+    ("netns:rate=0.001kbit", "--link netns:rate=0.001kbit: rate 0.001kbit: must be from 10kbit to 100gbit"),
+    ("netns:rate=9999gbit", "--link netns:rate=9999gbit: rate 9999gbit: must be from 10kbit to 100gbit"),
+    ("netns:loss=nan", "--link netns:loss=nan: loss nan: must be between 0 and 100 %"),
+    ("netns:loss=-1%", "--link netns:loss=-1%: loss -1%: must be between 0 and 100 %"),
 ])
 def test_bad_profiles(spec, message):
     with pytest.raises(UsageError) as err:
         parse_link(spec)
     assert str(err.value).startswith(message)
+
+
+@pytest.mark.parametrize("spec, delay, jitter", [("netns:delay=5", 5.0, 0.0), ("netns:delay=2.5ms,jitter=500us", 2.5, 0.5),
+                                                 ("netns:delay=1s,jitter=0", 1000.0, 0.0)])
+def test_delays_by_the_command_lines_duration_parser(spec, delay, jitter):
+    """A bare number is milliseconds (as before); any unit of the command line's durations is taken."""
+    p = parse_link(spec)
+    assert (p.delay_ms, p.jitter_ms) == (delay, jitter)
+
+
+def test_a_plans_link_is_checked_by_the_same_parser(tmp_path):
+    """The plan's link: key, and a discovery plan's, go through parse_link: a negative delay is refused there too."""
+    from mwperf.errors import PlanError
+    from mwperf.plan.discovery_plan import checked_lists
+
+    given = {"mw": "cyclonedds", "participants": "2", "link": "netns:delay=-5ms"}
+    with pytest.raises(PlanError, match="plans/x.yaml: link: netns:delay=-5ms: delay -5ms: expected milliseconds"):
+        checked_lists(given, "plans/x.yaml")
 
 
 @needs_root

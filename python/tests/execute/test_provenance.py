@@ -33,6 +33,17 @@ def test_run_json_keeps_no_store_password():
                               "password=S3cretPW"]  # only a store's text is a store's
 
 
+def test_run_json_keeps_no_password_of_any_url_form():
+    """Issue 45.5: a URL of another kind (refused, but kept in run.json as given) kept its password: mysql://,
+    SQLAlchemy's postgresql+psycopg://, a one-slash postgresql:/, and a URL after an abbreviated option."""
+    argv = ["mwperf", "run", "--db", "mysql://qa:S3cretPW@db/x", "--db=postgresql+psycopg://qa:S3cretPW@db/x",
+            "--db", "postgresql:/qa:S3cretPW@db/x", "--d", "postgresql://qa:S3cretPW@db/x?sslmode=x&password=S3cretPW"]
+    doc = collect(run_id="r", argv=argv, options={}, agent=None, started="x")
+    assert "S3cretPW" not in json.dumps(doc)
+    assert doc["command"] == ["mwperf", "run", "--db", "mysql://qa@db/x", "--db=postgresql+psycopg://qa@db/x",
+                              "--db", "postgresql:/qa@db/x", "--d", "postgresql://qa@db/x?sslmode=x"]
+
+
 def test_collect_without_agent():
     doc = collect(run_id="r", argv=[], options={}, agent=None, started="x")
     assert doc["agent"]["error"] == "agent not found"

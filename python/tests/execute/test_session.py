@@ -73,3 +73,45 @@ def test_the_protocols_steps_are_written_in_the_session_alone():
                     if isinstance(text, str) and text.split(" ")[0] in steps:
                         found.append(f"{path.name}:{node.lineno}: {text!r}")
     assert found == []
+
+
+def test_participants_are_stopped_one_at_a_time_each_after_the_one_before_exited(tmp_path):
+    """Issue 45.15: a ROS 2 participant outlived its deadline (killed: exit code None) when every participant
+    was stopped at once: rmw_fastrtps's teardown busy-waits, holding the participant's listener mutex, for a
+    discovery callback that the peers' endpoints leaving at that moment had started (gdb: set_listener(nullptr)
+    against onWriterDiscovery). Ground truth here: each participant writes when it read `stop` and when it
+    exits; the next one reads its `stop` only after the one before has gone, and a stuck one is given its
+    deadline and reported None without holding the rest up past theirs."""
+    import sys as _sys
+    import time as _time
+
+    from mwperf.execute.process import AgentProcess
+    from mwperf.execute.session import participants_stop
+
+    script = ("import sys, time\n"
+              "log = open(sys.argv[1], 'a')\n"
+              "print('{\"event\": \"ready\"}', flush=True)\n"
+              "for line in sys.stdin:\n"
+              "    if line.strip() == 'stop':\n"
+              "        log.write(f'stop {sys.argv[2]} {time.monotonic()}\\n'); log.flush()\n"
+              "        time.sleep(float(sys.argv[3]))\n"
+              "        log.write(f'exit {sys.argv[2]} {time.monotonic()}\\n'); log.flush()\n"
+              "        sys.exit(0)\n")
+    log = tmp_path / "log"
+    delays = [0.3, 0.3, 30.0, 0.3]  # the third one hangs
+    parts = [AgentProcess([_sys.executable, "-c", script, str(log), str(i), str(d)], f"participant {i}")
+             for i, d in enumerate(delays)]
+    try:
+        for p in parts:  # started (an interpreter each, slow on a loaded machine) before the stop is timed
+            assert p.wait_for({"ready"}, _time.monotonic() + 30) is not None
+        started = _time.monotonic()
+        codes = participants_stop(parts, 1.0)
+        took = _time.monotonic() - started
+    finally:
+        for p in parts:
+            p.kill()
+    assert codes == [0, 0, None, 0]
+    events = [line.split() for line in log.read_text().splitlines()]
+    at = {(kind, int(i)): float(t) for kind, i, t in events}
+    assert at[("stop", 1)] >= at[("exit", 0)] and at[("stop", 3)] >= at[("stop", 2)] + 1.0
+    assert ("exit", 2) not in at and took < 0.3 * 3 + 1.0 + 2.0

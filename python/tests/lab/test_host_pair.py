@@ -8,6 +8,7 @@ import copy
 import json
 
 from conftest import FIXTURES, typed
+from synthetic import measured_stats
 from mwperf.analysis.history import build_series
 from mwperf.cli.main import main
 from mwperf.export.tables import build_sections
@@ -26,7 +27,7 @@ def records() -> list[dict]:
     for i, (pair, p50) in enumerate(PAIRS.items()):
         r = copy.deepcopy(base)
         r["point"], r["host_pair"], r["point_key"] = i, pair, f"{i:016x}"
-        r["latency_us"]["p50"] = p50
+        r["latency_us"] = measured_stats(r["latency_us"], p50=p50)
         validate_record(r)
         out.append(r)
     return out

@@ -82,6 +82,11 @@ def test_an_unknown_or_malformed_pair_is_one_line(tmp_path, capsys, pairs, said)
     ("all:\n  hosts:\n    pi:\n      ansible_host: no-such-host.invalid\n", "host pi: no-such-host.invalid does "
                                                                             "not resolve"),
     ("all:\n  hosts: {}\n", "no hosts in it"),
+    # issue 45.13: a newline in a value that reaches a far host's command line
+    ('all:\n  hosts:\n    pi:\n      ansible_host: 10.0.0.2\n      mwperf_nic: "eth0\\ntouch /tmp/x"\n',
+     "host pi: mwperf_nic holds a control character"),
+    ('all:\n  hosts:\n    pi:\n      ansible_host: 10.0.0.2\n      ansible_ssh_common_args: "-o A=b\\x1b[2J"\n',
+     "host pi: ansible_ssh_common_args holds a control character"),
 ])
 def test_a_bad_inventory_is_one_line(tmp_path, capsys, text, said):
     inv = _write(tmp_path, text)
@@ -95,3 +100,11 @@ def test_a_missing_inventory_and_lab_options_alone_are_one_line(tmp_path, capsys
     plan = tmp_path / "plan.yaml"
     assert main(["sweep", str(plan), "--pairs", "a:b"]) == 2
     assert capsys.readouterr().err == "mwperf: error: --pairs a:b: only with --inventory\n"
+
+
+def test_ssh_options_with_an_unbalanced_quote_are_one_line(tmp_path, capsys, monkeypatch):
+    """Issue 45.6: $MWPERF_SSH_OPTIONS with an unbalanced quote was shlex's traceback (No closing quotation)."""
+    monkeypatch.setenv("MWPERF_SSH_OPTIONS", "-i '/keys/my key")
+    err = _sweep(tmp_path, capsys, _write(tmp_path, GOOD), "--pairs", "laptop:pi")
+    assert err.startswith("mwperf: error: MWPERF_SSH_OPTIONS -i '/keys/my key: not ssh options as a shell splits "
+                          "them (No closing quotation)"), err

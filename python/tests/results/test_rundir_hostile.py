@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, typed, written
+from hostile_rundir import FORGERIES, forged_rundir
+from mwperf.errors import BadInput, Refused
 from mwperf.results.rundir import (
     MAX_LINE_BYTES, RunDir, read_records, read_samples, samples_path,
 )
@@ -141,11 +143,16 @@ def test_results_jsonl_that_is_a_fifo_does_not_hang(tmp_path):
     assert records == [] and "not a regular file" in warnings[0]
 
 
+def another_launch(record: dict, point: int = 1) -> dict:
+    """The record as another launch of its run would have it (its own index): one launch twice is refused."""
+    return {**copy.deepcopy(record), "point": point}
+
+
 def test_an_endless_line_is_skipped_and_what_follows_is_read(tmp_path):
-    good = ok_latency()
-    run = make_run(tmp_path, [json.dumps(good), b"[" * (MAX_LINE_BYTES + 10), json.dumps(good)])
+    good, other = ok_latency(), another_launch(ok_latency())
+    run = make_run(tmp_path, [json.dumps(good), b"[" * (MAX_LINE_BYTES + 10), json.dumps(other)])
     records, warnings = collect(run)
-    assert records == [good, good]
+    assert records == [good, other]
     assert len(warnings) == 1 and ":2: longer than 1 MiB" in warnings[0]
 
 
@@ -180,10 +187,10 @@ CORRUPT = {
 @pytest.mark.parametrize("name", list(CORRUPT))
 def test_a_corrupted_record_is_skipped_with_one_warning_naming_its_line(tmp_path, name):
     line, fragment = CORRUPT[name]
-    good = ok_latency()
-    run = make_run(tmp_path, [json.dumps(good), line, json.dumps(good)])
+    good, other = ok_latency(), another_launch(ok_latency())
+    run = make_run(tmp_path, [json.dumps(good), line, json.dumps(other)])
     records, warnings = collect(run)
-    assert records == [good, good]
+    assert records == [good, other]
     assert len(warnings) == 1, warnings
     assert warnings[0].startswith(f"{run / 'results.jsonl'}:2: ") and warnings[0].endswith("skipped")
     assert fragment in warnings[0], warnings[0]
@@ -345,3 +352,88 @@ def test_a_results_jsonl_that_is_no_file_is_named_for_what_it_is(tmp_path, capsy
         why = f"results.jsonl there is {kind}, not a file" if kind else "results.jsonl there is a link to nothing"
         assert err.endswith(f"{tmp_path}: {why}"), err
         target.rmdir() if target.is_dir() and not target.is_symlink() else target.unlink()
+
+
+# -- issue 45.2, 45.4: forged numbers and repeated launches refuse the run directory ---------------
+
+@pytest.mark.parametrize("forgery", list(FORGERIES))
+def test_a_forged_or_repeated_launch_refuses_the_run_directory_naming_point_and_field(tmp_path, forgery):
+    run = tmp_path / "run"
+    said = forged_rundir(run, forgery)
+    with pytest.raises(Refused) as caught:
+        read_records(run)
+    text = str(caught.value)
+    assert text.startswith(f"{run}: point ") and said in text and text.endswith("refused"), text
+    assert isinstance(caught.value, BadInput) and "\n" not in text
+
+
+def test_the_six_good_launches_load_and_a_record_without_a_launch_id_still_does(tmp_path):
+    forged_rundir(tmp_path / "good", "none")
+    records = read_records(tmp_path / "good")
+    assert [r.launch_id for r in records] == [f"{i + 1:016x}" for i in range(6)]
+    lines = (tmp_path / "good" / "results.jsonl").read_text().splitlines()
+    old = [json.loads(line) for line in lines]
+    for r in old:
+        del r["launch_id"]  # written before the field was added
+    (tmp_path / "good" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert [r.launch_id for r in read_records(tmp_path / "good")] == [None] * 6
+
+
+def test_a_samples_file_that_holds_other_than_its_count_refuses_the_run(tmp_path):
+    record = with_samples(ok_latency(), samples_path(0), 3)
+    run = make_run(tmp_path, [json.dumps(record)])
+    (run / samples_path(0)).write_bytes(b"\0" * 8 * 5)
+    with pytest.raises(Refused, match=r"samples_file.count 3: samples/00000.i64 holds 40 bytes, not 24"):
+        read_records(run)
+    (run / samples_path(0)).write_bytes(b"\0" * 8 * 3)
+    assert len(read_records(run)) == 1
+
+
+# every reader that shows numbers reads through the one loader: each refuses, one line, exit 2
+READERS = [["report", "{}"], ["compare", "{}", "{}"], ["check", "{b}", "{}"],
+           ["export", "{}", "--format", "perftest-csv", "--out", "{o}"], ["db", "ingest", "{}", "--db", "{d}"]]
+
+
+@pytest.mark.parametrize("forgery", ["one launch copied six times", "a negative p50", "received above sent"])
+@pytest.mark.parametrize("reader", READERS, ids=lambda r: r[0])
+def test_every_reader_refuses_a_forged_run_in_one_line(tmp_path, capsys, forgery, reader):
+    from mwperf.cli.main import main
+
+    run = tmp_path / "run"
+    said = forged_rundir(run, forgery)
+    (tmp_path / "b.yaml").write_text('budgets: [{p99: "<= 1s"}]\n')
+    argv = [a.format(str(run), b=tmp_path / "b.yaml", o=tmp_path / "out.csv", d=tmp_path / "s.duckdb")
+            for a in reader]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.startswith(f"mwperf: error: {run}: point ") and said in err, err
+    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "s.duckdb").exists()
+
+
+def test_ls_shows_a_forged_run_as_refused_beside_the_others(tmp_path, capsys):
+    """ls lists a folder of runs: a forged one is listed as refused, no count of it shown, its reason one
+    warning line; the others as they are."""
+    from mwperf.cli.main import main
+
+    said = forged_rundir(tmp_path / "results" / "forged", "one launch copied six times")
+    forged_rundir(tmp_path / "results" / "good", "none")
+    assert main(["ls", str(tmp_path / "results")]) == 0
+    out, err = capsys.readouterr()
+    forged, good = (next(line for line in out.splitlines() if f"/{name} " in line) for name in ("forged", "good"))
+    assert " refused " in forged and " 6 " not in forged and " complete " in good and " 6 " in good, out
+    assert err.count("\n") == 1 and err.startswith(f"mwperf: warning: {tmp_path / 'results' / 'forged'}: ") \
+        and said in err, err
+
+
+def test_a_mean_within_a_nanosecond_of_whole_nanosecond_bounds_is_a_measurement(tmp_path):
+    """The agent's min and max are whole nanoseconds, its mean is not: one sample of 91308.5 ns reads mean
+    91.3085 us, min and max 91.308 us (a real Fast DDS throughput point's pings)."""
+    record = ok_latency()
+    record["latency_us"].update(count=1, min=91.308, max=91.308, mean=91.3085, p50=91.308, p90=91.308,
+                                p99=None, p9999=None, p999999=None, std=0.0)
+    run = make_run(tmp_path, [json.dumps(record)])
+    assert len(read_records(run)) == 1
+    record["latency_us"]["mean"] = 91.3105  # 2.5 ns above: not a mean of these samples
+    run = make_run(tmp_path, [json.dumps(record)], name="other")
+    with pytest.raises(Refused, match=r"latency_us.mean 91.3105 outside \[91.308, 91.308\]"):
+        read_records(run)

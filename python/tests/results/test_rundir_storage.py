@@ -251,3 +251,71 @@ def test_results_csv_on_a_full_disk_says_where_the_records_are(tmpfs):
                                  f"{len(records)} record(s) are in results.jsonl (mwperf report {rundir.path} "
                                  "writes results.csv again)")
     assert len(read_records(rundir.path)) == len(records)
+
+
+# -- issue 45.10: a run that could not write its results never ends as if it were fine ---------
+
+def _quiet_outputs(after_point):
+    from mwperf.execute.runner import Outputs
+
+    return Outputs(after_point=after_point, line=lambda records: "", at_end=lambda everything, these, rundir: None)
+
+
+def _options(tmp_path, out: Path, sizes: str):
+    from execute.test_runner import options
+
+    return options(tmp_path, size=sizes, out=str(out), cpu="none")
+
+
+def test_a_disk_that_fills_after_the_last_record_is_an_error_naming_run_json(tmpfs, tmp_path, fake_agent):
+    """The disk fills once every record is in (the test fills it when the last is written): run.json's last
+    word cannot be written, and the run ended with exit 0 while run.json said 'running'. Now: StorageError
+    (exit 2), its one line saying run.json still says 'running' and where the records are."""
+    from mwperf.execute import runner
+
+    out = tmpfs / "run"
+    opts = _options(tmp_path, out, "32,64")
+
+    def after_point(records, rundir):
+        if len(records) == 2:
+            fill(tmpfs)
+
+    with pytest.raises(StorageError) as caught:
+        runner.run(opts, str(fake_agent), ["mwperf", "run"], outputs=_quiet_outputs(after_point),
+                   progress=open(os.devnull, "w"))
+    assert str(caught.value) == (f"{out}/run.json: cannot write: No space left on device; run.json still says "
+                                 "'running'; the 2 record(s) (2 ok) are in results.jsonl")
+    assert json.loads((out / "run.json").read_text())["status"] == "running"
+    assert len(read_records(out)) == 2 and check_clean(out)
+
+
+def test_a_run_whose_records_cannot_be_written_says_why_in_run_json(tmp_path, fake_agent):
+    """results.jsonl cannot grow (RLIMIT_FSIZE, set by the test once a record is in, so that run.json, smaller,
+    still fits): the run ends with the error on its way up, and run.json says 'failed' and why."""
+    import resource
+    import signal as _signal
+
+    from mwperf.execute import runner
+
+    out = tmp_path / "run"
+    opts = _options(tmp_path, out, "32,64,128,256,512,1k,2k,4k")
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old = _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)  # write(2) then fails with EFBIG
+
+    def after_point(records, rundir):
+        if len(records) == 1:
+            most = max(rundir.jsonl.stat().st_size, rundir.run_json.stat().st_size) + 4096
+            resource.setrlimit(resource.RLIMIT_FSIZE, (most, limits[1]))
+
+    try:
+        with pytest.raises(StorageError) as caught:
+            runner.run(opts, str(fake_agent), ["mwperf", "run"], outputs=_quiet_outputs(after_point),
+                       progress=open(os.devnull, "w"))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        _signal.signal(_signal.SIGXFSZ, old)
+    assert str(caught.value) == f"{out}/results.jsonl: cannot write: File too large"
+    doc = json.loads((out / "run.json").read_text())
+    assert doc["status"] == "failed" and doc["status_note"] == str(caught.value)
+    kept = check_clean(out)
+    assert 1 <= len(kept) < 8 and doc["points"]["done"] == len(kept)

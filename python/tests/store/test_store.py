@@ -103,6 +103,7 @@ def test_a_field_the_loader_adds_becomes_a_column_and_types_widen(tmp_path, stor
                                   "flag": [1, "text"][i % 2]}) for i, r in enumerate(real(path, warn=warn))]
 
     monkeypatch.setattr(ingest, "read_records", newer)
+    monkeypatch.setattr("mwperf.store.query.record_ok", lambda r: True)  # this mwperf reads the newer records
     with opened(store_url, write=True) as conn:
         ingest_dir(conn, run)
         got = conn.execute('SELECT "energy.joules", "energy.meter", flag FROM points ORDER BY seq')
@@ -166,3 +167,98 @@ def test_records_an_older_mwperf_stored_read_as_the_current_version(tmp_path, st
         stored = stored_points(conn)
     assert [s.record for s in stored] == read_records(run)
     assert {s.record.schema_version for s in stored} == {2}
+
+
+# -- issue 45.12: a stored run is never changed by a second ingest --------------------------------
+
+def _lines(path):
+    return [json.loads(line) for line in (path / "results.jsonl").read_text().splitlines()]
+
+
+def _write(path, records):
+    (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _stored_p50s(conn) -> list:
+    return [json.loads(text)["latency_us"]["p50"] if json.loads(text)["latency_us"] else None
+            for (text,) in conn.execute("SELECT record FROM points ORDER BY seq")]
+
+
+@pytest.mark.parametrize("change", ["a p50 changed", "a launch dropped", "two launches swapped",
+                                    "run.json changed alone"])
+def test_a_modified_copy_of_a_stored_run_is_refused_and_the_stored_run_stays(tmp_path, store_url, change):
+    """A modified copy of a stored run (same run id, host and start) silently replaced it: now one line,
+    and the stored run as it was."""
+    run = make_run(tmp_path, "results")
+    with opened(store_url, write=True) as conn:
+        assert ingest_dir(conn, run).outcome == "stored"
+        before = _stored_p50s(conn)
+        copy = tmp_path / "copy"
+        shutil.copytree(run, copy)
+        records = _lines(copy)
+        if change == "a p50 changed":
+            records[3]["latency_us"]["p50"] = records[3]["latency_us"]["p90"]  # still in order: a forgery
+            said = "point 3 (udp throughput 1024 B (best-effort, udp)) differs from the stored one"
+        elif change == "a launch dropped":
+            records = records[:-1]
+            said = "the store has 16 launches of it, this directory 15"
+        elif change == "two launches swapped":
+            records[0], records[1] = records[1], records[0]
+            said = "point 1 (udp latency 1024 B (best-effort, udp)) differs from the stored one"
+        else:
+            doc = json.loads((copy / "run.json").read_text())
+            (copy / "run.json").write_text(json.dumps({**doc, "kernel": "6.6.6-forged"}))
+            said = "its launches are the stored ones, its run.json is not"
+        _write(copy, records)
+        with pytest.raises(UsageError) as caught:
+            ingest_dir(conn, copy)
+        text = str(caught.value)
+        assert text.startswith(f"db ingest {copy}: run fixture is stored (from ") and said in text, text
+        assert "a stored run is never changed" in text and "\n" not in text
+        assert _stored_p50s(conn) == before
+        assert conn.execute("SELECT kernel FROM runs") == [("6.1.0-test",)]
+
+
+def test_a_run_ingested_while_it_ran_takes_its_new_launches_and_its_last_word(tmp_path, store_url):
+    run = make_run(tmp_path, "results", lines=5)
+    doc = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**doc, "status": "running"}))
+    with opened(store_url, write=True) as conn:
+        assert ingest_dir(conn, run).outcome == "stored"
+        first = conn.execute("SELECT seq, record FROM points ORDER BY seq")
+        (run / "run.json").write_text(json.dumps({**doc, "status": "complete"}))  # it finished, nothing new
+        assert ingest_dir(conn, run).outcome == "updated"
+        _write(run, [json.loads(line) for line in (FIXTURES / "results.jsonl").read_text().splitlines()])
+        assert ingest_dir(conn, run).outcome == "updated"
+        assert conn.execute("SELECT seq, record FROM points ORDER BY seq")[:5] == first  # the stored ones as they were
+        assert conn.execute("SELECT count(*), count(DISTINCT seq) FROM points") == [(16, 16)]
+        assert conn.execute("SELECT status FROM runs") == [("complete",)]
+
+
+# -- issue 45.14: the store's readers check what they read as the loader does --------------------
+
+def test_a_store_changed_by_other_hands_is_refused_by_its_readers(tmp_path, store_url):
+    from mwperf.errors import Refused
+    from mwperf.store.query import stored_points
+
+    run = make_run(tmp_path, "results")
+    with opened(store_url, write=True) as conn:
+        ingest_dir(conn, run)
+        assert len(stored_points(conn)) == 16
+        (text,) = conn.execute("SELECT record FROM points WHERE seq = 0")[0]
+        forged = json.loads(text)
+        forged["latency_us"]["p50"] = -5.0
+        conn.execute("UPDATE points SET record = ? WHERE seq = 0", (json.dumps(forged),))
+        with pytest.raises(Refused, match=r": run fixture: point 0 \(udp latency 64 B .*\): latency_us.p50 -5: "
+                                          r"negative"):
+            stored_points(conn)
+    with pytest.raises(Refused):
+        mwperf.load(db=store_url)
+    with opened(store_url, write=True) as conn:
+        conn.execute("UPDATE points SET record = ? WHERE seq = 0", (text,))
+        conn.execute("UPDATE points SET record = ? WHERE seq = 1", (text,))  # one launch stored twice
+        with pytest.raises(Refused, match="repeated: the same record of this launch came before"):
+            stored_points(conn)
+        conn.execute("UPDATE points SET record = ? WHERE seq = 1", ('{"schema_version": 2, "evil": 1}',))
+        with pytest.raises(Refused, match="a stored record that is not one of the results schema"):
+            stored_points(conn)

@@ -24,6 +24,12 @@ STORES = [
     f"host=127.0.0.1 port=1 password={SECRET} dbname=x",
     f"host=127.0.0.1 port=1 password='{SECRET} x' dbname=x",
     f"host=127.0.0.1 port=1 passwd={SECRET}",  # a misspelt keyword: libpq refuses it, no file is made of it
+    # issue 45.5: refused, but echoed with the password; the one-slash form made folders named after it
+    f"mysql://qa:{SECRET}@127.0.0.1:1/db",
+    f"postgresql+psycopg://qa:{SECRET}@127.0.0.1:1/db",
+    f"postgresql:/qa:{SECRET}@127.0.0.1:1/db",
+    f"postgresql:qa:{SECRET}@127.0.0.1:1/db",
+    f"sqlite:///qa:{SECRET}@x/db?password={SECRET}",
 ]
 COMMANDS = [["db", "ingest", "run"], ["db", "info"], ["history"], ["check", "--db", "{}", "budgets.yaml"]]
 
