@@ -147,8 +147,12 @@ def test_a_secured_record_from_before_the_governance_rule_reads(tmp_path):
     newer["security"]["governance"] = rule
     assert record_errors(record) == [] and record_errors(newer) == []
     assert record_errors({**newer, "security": {**newer["security"], "governance": {**rule, "domain_rule": 0}}})
-    rundir = RunDir(tmp_path / "old").create()
-    (rundir.path / "results.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(newer) + "\n")
-    old, new = (typed(r) for r in written(rundir.path))
+    # each in a run dir of its own: two records of one launch in one run are refused as repeated
+    read = []
+    for name, each in (("old", record), ("new", newer)):
+        rundir = RunDir(tmp_path / name).create()
+        (rundir.path / "results.jsonl").write_text(json.dumps(each) + "\n")
+        read += [typed(r) for r in written(rundir.path)]
+    old, new = read
     assert old.security.governance is None and old.security.protection["metadata"] == "ENCRYPT"
     assert new.security.governance.topic_expression == "*" and new.security.governance.domain_rule == 1
